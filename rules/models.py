@@ -241,6 +241,11 @@ class Fighter(Model):
     rescue_chance_given: bool = False
     lasting_injuries: list[str] = Field(default_factory=list)
     gang_hierarchy: bool = False
+    # Suffered a Critical Injury in the last battle: it dies in Clean House
+    # (PB-6A.1) unless a Medical Escort (PB-5.5) clears this first.
+    critical_injury: bool = False
+    # Was taken to the Doc this sequence; if it died anyway its gear is kept (PB-6A.1).
+    escorted_to_doc: bool = False
 
     def capture(self, captor_gang_id: str) -> None:
         """Mark the fighter Captured by ``captor_gang_id`` (PB-1.2)."""

@@ -1,0 +1,186 @@
+"""The shape of a rule data set: every table the sequence texts mention but do not print.
+
+The tables themselves live in data files (``rules/data/<name>/*.toml``) that
+:func:`rules.data.load_ruleset` reads and validates into a :class:`RuleSet`.
+A campaign may load its own directory of files instead. Nothing here holds a
+game value; that is the point.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import Field, model_validator
+
+from rules.models import Equipment, FighterCategory, Model, Name, Territory
+
+
+class InjuryEffectKind(StrEnum):
+    """What a Lasting Injury (or Lasting Damage) result does to the model."""
+
+    NONE = "none"  # Out Cold and the like
+    CONVALESCENCE = "convalescence"
+    RECOVERY = "recovery"
+    STAT = "stat"  # worsen (or improve, with a negative amount) a characteristic
+    XP = "xp"  # gain XP by a dice expression ("D3")
+    SKILL = "skill"  # gain a skill or special rule ("Fearsome")
+    CAPTURED = "captured"  # the escape roll of PB-1.2 follows
+    CRITICAL = "critical"  # dies unless a Medical Escort saves it (PB-5.5)
+    DEAD = "dead"  # Memorable Death
+    MULTIPLE = "multiple"  # roll more times (a dice expression), re-rolling ``reroll`` results
+    # Roll a D6 after each battle, on a 1 Convalescence (Old Battle Wound); kept as a note.
+    NOTE = "note"
+
+
+class InjuryEffect(Model):
+    kind: InjuryEffectKind
+    stat: str | None = None
+    # Positive amount makes the stat worse; "Impressive Scars: +1 Cool" is -1.
+    amount: int = 1
+    expression: str | None = None  # for XP and MULTIPLE
+    skill: str | None = None
+    reroll: list[str] = Field(default_factory=list)  # for MULTIPLE: result names re-rolled
+    # The result applies once; a repeat counts as this other result ("Out Cold").
+    repeat_as: str | None = None
+    text: str | None = None
+
+
+class InjuryEntry(Model):
+    low: int = Field(ge=1)
+    high: int = Field(ge=1)
+    name: Name
+    effects: list[InjuryEffect] = Field(default_factory=list)
+    description: str = ""
+
+
+class InjuryTable(Model):
+    """A D66 table (Lasting Injury) or a D6 table (vehicle Lasting Damage)."""
+
+    name: Name
+    dice: str = "D66"
+    entries: list[InjuryEntry]
+
+    @model_validator(mode="after")
+    def _no_overlaps(self) -> InjuryTable:
+        seen: set[int] = set()
+        for entry in self.entries:
+            if entry.low > entry.high:
+                raise ValueError(f"entry {entry.name} has low > high")
+            span = set(range(entry.low, entry.high + 1))
+            if span & seen:
+                raise ValueError(f"entry {entry.name} overlaps another")
+            seen |= span
+        return self
+
+    def lookup(self, result: int) -> InjuryEntry:
+        for entry in self.entries:
+            if entry.low <= result <= entry.high:
+                return entry
+        # Results above the table (a Lasting Damage roll boosted by Persistent
+        # Rattle) take the highest entry, as "7+ Write-off" reads.
+        highest = max(self.entries, key=lambda e: e.high)
+        if result > highest.high:
+            return highest
+        raise ValueError(f"{self.name} has no entry for {result}")
+
+
+class Scenario(Model):
+    roll: int = Field(ge=1, le=6)
+    name: Name
+    min_gangs: int = Field(default=2, ge=2, le=4)
+    max_gangs: int = Field(default=4, ge=2, le=4)
+    # "Zone Mortalis" / "Sector Mechanicus" when the scenario dictates it (PRE-5).
+    battlefield: str | None = None
+
+
+class HangerOnLimit(Model):
+    min_reputation: int = Field(ge=0)
+    max_hangers_on: int = Field(ge=0)
+
+
+class AdvancementOption(Model):
+    name: Name
+    xp_cost: int = Field(ge=0)
+    credits: int = Field(ge=0)
+    # Characteristics the player may choose from; empty for skills.
+    stats: list[str] = Field(default_factory=list)
+    # Repeats of the same characteristic cost this much more XP each (not Juves/Prospects).
+    repeat_xp_increase: int = 2
+    categories: list[FighterCategory] = Field(default_factory=list)  # empty: any
+
+
+class GangerAdvancementEntry(Model):
+    """One line of the Gangers' 2D6 advancement table."""
+
+    low: int = Field(ge=2, le=12)
+    high: int = Field(ge=2, le=12)
+    name: Name
+    stats: list[str] = Field(default_factory=list)
+    credits: int = Field(ge=0)
+    promote_to: FighterCategory | None = None
+
+
+class GangerAdvancementTable(Model):
+    xp_cost: int = 6
+    entries: list[GangerAdvancementEntry]
+
+
+class FighterTemplate(Model):
+    """A fighter of a House List, hired at founding cost (PB-6B.1)."""
+
+    fighter_type: Name
+    category: FighterCategory
+    cost: int = Field(ge=0)
+    gang_hierarchy: bool = False
+    special_rules: list[str] = Field(default_factory=list)
+    # Its own Equipment List, whose prices take precedence (PB-6B.5, PB-6D).
+    equipment_list: list[Equipment] = Field(default_factory=list)
+
+
+class VehicleTemplate(Model):
+    vehicle_type: Name
+    cost: int = Field(ge=0)
+
+
+class HouseList(Model):
+    house: Name
+    fighters: list[FighterTemplate] = Field(default_factory=list)
+    vehicles: list[VehicleTemplate] = Field(default_factory=list)
+
+
+class RuleSet(Model):
+    """Every table a campaign plays with."""
+
+    name: Name
+    description: str = ""
+    fighter_injuries: InjuryTable
+    crew_injuries: InjuryTable
+    lasting_damage: InjuryTable
+    scenarios: list[Scenario]
+    hangers_on_limits: list[HangerOnLimit]
+    advancements: list[AdvancementOption]
+    ganger_advancements: GangerAdvancementTable
+    territories: list[Territory] = Field(default_factory=list)
+    trading_post: list[Equipment] = Field(default_factory=list)
+    houses: list[HouseList] = Field(default_factory=list)
+
+    def max_hangers_on(self, reputation: int) -> int:
+        allowed = [lim.max_hangers_on for lim in self.hangers_on_limits
+                   if reputation >= lim.min_reputation]
+        return max(allowed, default=0)
+
+    def house(self, name: str) -> HouseList:
+        for house in self.houses:
+            if house.house.casefold() == name.casefold():
+                return house
+        from rules.errors import NotFound
+
+        raise NotFound(f"The rule set {self.name} has no House List called {name}.")
+
+    def trading_post_item(self, name: str) -> Equipment:
+        for item in self.trading_post:
+            if item.name.casefold() == name.casefold():
+                return item
+        from rules.errors import NotFound
+
+        raise NotFound(f"The Trading Post has no item called {name}.")
