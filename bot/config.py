@@ -1,0 +1,130 @@
+"""Configuration: a TOML file, with environment variables taking precedence.
+
+Every setting can be overridden by ``MUNDA_<SECTION>_<KEY>`` (for example
+``MUNDA_DISCORD_TOKEN`` or ``MUNDA_DATABASE_PATH``) so that a token never has
+to be written into a file on a shared host. Problems are reported as one
+:class:`ConfigError` line, never a traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+DISCORD_API_BASE = "https://discord.com/api/v10"
+ENV_PREFIX = "MUNDA_"
+
+
+class ConfigError(Exception):
+    """A configuration problem, worded for the person starting the bot."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class DiscordSettings(_Section):
+    token: str = ""
+    # Commands sync instantly to one guild during development; global sync
+    # can take up to an hour to show up in clients.
+    dev_guild_id: int | None = None
+    api_base: str = DISCORD_API_BASE
+    # Empty: use the URL Discord's REST API hands out (GET /gateway/bot).
+    gateway_url: str = ""
+
+    @field_validator("api_base")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value.rstrip("/")
+
+    @field_validator("gateway_url")
+    @classmethod
+    def _ws_url(cls, value: str) -> str:
+        if value and not value.startswith(("ws://", "wss://")):
+            raise ValueError("must start with ws:// or wss://")
+        return value
+
+
+class DatabaseSettings(_Section):
+    path: Path = Path("munda-arbitrator.db")
+    backup_dir: Path = Path("backups")
+    # Online backups taken while the bot runs; 0 turns them off.
+    backup_interval_hours: float = Field(default=24.0, ge=0)
+    backups_kept: int = Field(default=7, ge=1)
+
+
+class LoggingSettings(_Section):
+    level: str = "INFO"
+
+    @field_validator("level")
+    @classmethod
+    def _known_level(cls, value: str) -> str:
+        level = value.upper()
+        if level not in logging.getLevelNamesMapping():
+            raise ValueError(f"unknown log level {value!r}")
+        return level
+
+
+class Config(_Section):
+    discord: DiscordSettings = Field(default_factory=DiscordSettings)
+    database: DatabaseSettings = Field(default_factory=DatabaseSettings)
+    logging: LoggingSettings = Field(default_factory=LoggingSettings)
+
+    def require_token(self) -> str:
+        if not self.discord.token.strip():
+            raise ConfigError(
+                "No bot token: set [discord] token in the config file "
+                "or the MUNDA_DISCORD_TOKEN environment variable."
+            )
+        return self.discord.token.strip()
+
+
+def load_config(path: Path | None, environ: Mapping[str, str] | None = None) -> Config:
+    """Read ``path`` (if given and present), apply environment overrides, validate.
+
+    Relative database paths are resolved against the config file's folder so
+    the bot finds its data wherever it is started from.
+    """
+    env = os.environ if environ is None else environ
+    raw: dict[str, Any] = {}
+    base = Path.cwd()
+    if path is not None:
+        if not path.is_file():
+            raise ConfigError(f"Config file {path} not found (copy config.example.toml to start).")
+        try:
+            raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+            raise ConfigError(f"Config file {path} is not valid TOML: {error}") from None
+        base = path.resolve().parent
+    _apply_env(raw, env)
+    try:
+        config = Config.model_validate(raw)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise ConfigError(f"Config setting {where}: {first['msg']}") from None
+    db = config.database
+    if not db.path.is_absolute():
+        db.path = base / db.path
+    if not db.backup_dir.is_absolute():
+        db.backup_dir = base / db.backup_dir
+    return config
+
+
+def _apply_env(raw: dict[str, Any], env: Mapping[str, str]) -> None:
+    for section_name, section in Config.model_fields.items():
+        annotation = section.annotation
+        if not isinstance(annotation, type) or not issubclass(annotation, BaseModel):
+            continue
+        for key in annotation.model_fields:
+            name = f"{ENV_PREFIX}{section_name.upper()}_{key.upper()}"
+            if env.get(name, "") != "":
+                raw.setdefault(section_name, {})[key] = env[name]

@@ -1,0 +1,61 @@
+"""Configuration: file, environment overrides, one clear line on errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.config import ConfigError, load_config
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_example_config_is_valid(tmp_path: Path) -> None:
+    target = tmp_path / "config.toml"
+    target.write_text((ROOT / "config.example.toml").read_text())
+    config = load_config(target, environ={})
+    assert config.discord.api_base == "https://discord.com/api/v10"
+    assert config.database.path == tmp_path / "munda-arbitrator.db"
+    assert config.logging.level == "INFO"
+
+
+def test_environment_overrides_file(tmp_path: Path) -> None:
+    target = tmp_path / "config.toml"
+    target.write_text('[discord]\ntoken = "from-file"\n')
+    config = load_config(target, environ={
+        "MUNDA_DISCORD_TOKEN": "from-env",
+        "MUNDA_DISCORD_DEV_GUILD_ID": "42",
+        "MUNDA_DATABASE_PATH": "/data/x.db",
+        "MUNDA_LOGGING_LEVEL": "debug",
+    })
+    assert config.require_token() == "from-env"
+    assert config.discord.dev_guild_id == 42
+    assert config.database.path == Path("/data/x.db")
+    assert config.logging.level == "DEBUG"
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("[discord\n", "not valid TOML"),
+        ('[discord]\napi_base = "ftp://x"\n', "discord.api_base"),
+        ('[logging]\nlevel = "LOUD"\n', "logging.level"),
+        ('[discord]\ntypo = 1\n', "discord.typo"),
+    ],
+)
+def test_bad_config_gives_one_line(tmp_path: Path, text: str, fragment: str) -> None:
+    target = tmp_path / "config.toml"
+    target.write_text(text)
+    with pytest.raises(ConfigError) as error:
+        load_config(target, environ={})
+    assert fragment in str(error.value)
+    assert "\n" not in str(error.value)
+
+
+def test_missing_file_and_missing_token(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not found"):
+        load_config(tmp_path / "nope.toml", environ={})
+    config = load_config(None, environ={})
+    with pytest.raises(ConfigError, match="MUNDA_DISCORD_TOKEN"):
+        config.require_token()
