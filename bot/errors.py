@@ -1,0 +1,69 @@
+"""One place that turns any failure into a short, polite, ephemeral answer.
+
+Rules refusals and permission refusals are expected and are shown as they
+are. Anything else is logged with a reference the user can quote; the user
+never sees a traceback. Because every change is one database transaction, a
+failure always means nothing was changed, and the message says so.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+
+import discord
+from discord import app_commands
+
+from rules.errors import RulesError
+
+log = logging.getLogger(__name__)
+
+MAX_MESSAGE = 1900
+
+
+class Refused(Exception):
+    """The user may not do this (not their gang, not in the battle, not an Arbitrator)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def explain(error: BaseException) -> tuple[str, bool]:
+    """The message for ``error`` and whether it was expected (not worth a stack trace)."""
+    original = error
+    while isinstance(original, app_commands.CommandInvokeError | app_commands.TransformerError):
+        cause = original.__cause__ or getattr(original, "original", None)
+        if cause is None:
+            break
+        original = cause
+    if isinstance(original, RulesError | Refused):
+        return original.message, True
+    if isinstance(original, app_commands.TransformerError):
+        return f"I could not read the value '{str(original.value)[:50]}'.", True
+    if isinstance(original, app_commands.NoPrivateMessage):
+        return "This command only works inside a server.", True
+    if isinstance(original, app_commands.MissingPermissions | app_commands.CheckFailure):
+        return "You are not allowed to use this command here.", True
+    if isinstance(original, app_commands.CommandOnCooldown):
+        return f"Slow down: try again in {original.retry_after:.0f} seconds.", True
+    reference = secrets.token_hex(3)
+    log.error("unexpected error (ref %s)", reference, exc_info=original)
+    return (
+        f"Something went wrong on my side and nothing was changed (reference {reference}).",
+        False,
+    )
+
+
+async def answer_error(interaction: discord.Interaction, error: BaseException) -> None:
+    """Tell the user what failed, ephemerally, whether or not the interaction was answered."""
+    message, _expected = explain(error)
+    message = message[:MAX_MESSAGE]
+    try:
+        if interaction.response.is_done():
+            await interaction.followup.send(message, ephemeral=True)
+        else:
+            await interaction.response.send_message(message, ephemeral=True)
+    except discord.HTTPException:
+        # The interaction token may have expired (15 minutes); the log keeps the cause.
+        log.warning("could not deliver an error message for interaction %s", interaction.id)
