@@ -276,11 +276,14 @@ class Fighter(Model):
 
     @property
     def can_act(self) -> bool:
-        """May make a post-battle action (PB-5.0): hierarchy, not In Recovery nor Captured."""
-        return self.gang_hierarchy and self.status in (
-            FighterStatus.ACTIVE,
-            FighterStatus.CONVALESCENT,
-        )
+        """May make a post-battle action (PB-5.0): Gang Hierarchy and Active.
+
+        The text bars In Recovery and Captured fighters; REFERENCE.md adds that
+        Convalescence means no post-battle actions, and a fighter awaiting a
+        Medical Escort is in no state to act either.
+        """
+        active = self.status is FighterStatus.ACTIVE and not self.critical_injury
+        return self.gang_hierarchy and active
 
 
 # --------------------------------------------------------------------------- vehicles
@@ -378,6 +381,8 @@ class Territory(Model):
     income: str = Field(default="0", max_length=32)
     boons: list[str] = Field(default_factory=list)
     can_be_staked: bool = True
+    # Only gangs of this alignment collect the income ("D6x10 (Outlaw)"); None: every gang.
+    income_only_for: Alignment | None = None
     # Gang id of the controller; None while unclaimed.
     controller: str | None = None
 

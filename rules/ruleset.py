@@ -42,6 +42,9 @@ class InjuryEffect(Model):
     reroll: list[str] = Field(default_factory=list)  # for MULTIPLE: result names re-rolled
     # The result applies once; a repeat counts as this other result ("Out Cold").
     repeat_as: str | None = None
+    # Applies only when the fighter already has this result ("Partially
+    # Deafened: none; a second time -1 Leadership").
+    on_repeat: bool = False
     text: str | None = None
 
 

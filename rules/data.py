@@ -1,0 +1,337 @@
+"""Rule data sets: the TOML tables shipped with the bot, and a campaign's own.
+
+A data set is a directory of ``*.toml`` files. Each file defines one or more
+top-level tables of :class:`rules.ruleset.RuleSet` (``fighter_injuries``,
+``scenarios``, ...). ``manifest.toml`` must be there; it names the set and may
+name a ``base`` set whose tables fill in whatever this set does not define.
+So ``core-2018-injuries`` holds only its fighter injury table, and a campaign
+directory can replace one table of ``core-2023`` with a two-line manifest and
+one file.
+
+Decisions:
+
+- A table is replaced whole, never merged entry by entry: what is played is
+  what the campaign's file says.
+- The same table defined in two files of one set is an error, not a silent
+  choice of one of them.
+- A set's name is its manifest's ``name``, else its directory's name; the
+  description comes from the base when the set gives none.
+- ``base`` is a shipped set's name, or a directory relative to the set.
+- A string passed to :func:`load_ruleset` is a shipped set's name first,
+  otherwise the path of a directory. The bot must only pass paths it chose
+  (a campaign's own data directory), never text typed by a player.
+- Beyond the schema, the loader checks what would otherwise fail in the
+  middle of a game: dice tables that miss a result, names that a result
+  refers to but the table lacks, dice expressions it cannot roll, duplicate
+  scenario rolls and gaps in the Gangers' 2D6 table.
+- Loaded sets are plain models; treat them as read-only (``default_ruleset``
+  hands out one shared, cached object).
+"""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from rules.dice import parse
+from rules.errors import InvalidRequest, NotFound
+from rules.models import PROFILE_STATS
+from rules.ruleset import InjuryEffect, InjuryEffectKind, InjuryTable, RuleSet
+
+DEFAULT_RULESET = "core-2023"
+MANIFEST = "manifest.toml"
+# Keys of a manifest that describe the set itself rather than a table.
+_BASE_KEY = "base"
+# How many validation problems one message lists before "and N more".
+_MAX_PROBLEMS = 6
+
+
+@dataclass(frozen=True)
+class _Source:
+    """Where one data set's files are."""
+
+    root: Traversable
+    label: str  # shown in messages: "core-2023" or the directory's path
+    default_name: str
+    path: Path | None  # a directory on disk (campaign data), for relative bases
+
+    @property
+    def key(self) -> str:
+        return f"dir:{self.path.resolve()}" if self.path is not None else f"shipped:{self.label}"
+
+    def file_label(self, filename: str) -> str:
+        return str(self.path / filename) if self.path is not None else f"{self.label}/{filename}"
+
+
+@dataclass(frozen=True)
+class _Table:
+    """One top-level value and the file that defined it."""
+
+    value: Any
+    file: str
+
+
+def available_rulesets() -> list[str]:
+    """Names of the data sets shipped with the bot."""
+    root = _shipped_root()
+    return sorted(
+        entry.name
+        for entry in root.iterdir()
+        if entry.is_dir() and entry.joinpath(MANIFEST).is_file()
+    )
+
+
+def load_ruleset(name_or_path: str | Path) -> RuleSet:
+    """Load a shipped set by name, or a campaign's directory, and validate it.
+
+    Raises :class:`InvalidRequest` naming the file and the problem on bad data,
+    :class:`NotFound` for an unknown name.
+    """
+    source = _resolve(name_or_path)
+    tables = _collect(source, chain=())
+    ruleset = _validate(source, tables)
+    _check_consistency(ruleset, tables)
+    return ruleset
+
+
+@functools.cache
+def default_ruleset() -> RuleSet:
+    """The ``core-2023`` set, loaded once."""
+    return load_ruleset(DEFAULT_RULESET)
+
+
+# --------------------------------------------------------------------------- finding sets
+
+
+def _shipped_root() -> Traversable:
+    # Package data, not a path relative to the repository: works from a wheel too.
+    return resources.files("rules").joinpath("data")
+
+
+def _shipped(name: str) -> _Source:
+    return _Source(root=_shipped_root().joinpath(name), label=name, default_name=name, path=None)
+
+
+def _directory(path: Path) -> _Source:
+    return _Source(root=path, label=str(path), default_name=path.name, path=path)
+
+
+def _resolve(name_or_path: str | Path) -> _Source:
+    if isinstance(name_or_path, str) and name_or_path in available_rulesets():
+        return _shipped(name_or_path)
+    path = Path(name_or_path)
+    if path.is_dir():
+        return _directory(path)
+    shipped = ", ".join(available_rulesets())
+    raise NotFound(
+        f"There is no rule data set called '{name_or_path}' "
+        f"(shipped sets: {shipped}; or give a directory)."
+    )
+
+
+def _resolve_base(base: object, source: _Source, manifest: str) -> _Source:
+    if not isinstance(base, str) or not base.strip():
+        raise InvalidRequest(f"{manifest}: 'base' must be the name of a rule data set.")
+    if base in available_rulesets():
+        return _shipped(base)
+    if source.path is not None and (source.path / base).is_dir():
+        return _directory(source.path / base)
+    raise InvalidRequest(
+        f"{manifest}: the base set '{base}' does not exist "
+        f"(shipped sets: {', '.join(available_rulesets())})."
+    )
+
+
+# --------------------------------------------------------------------------- reading files
+
+
+def _collect(source: _Source, chain: tuple[str, ...]) -> dict[str, _Table]:
+    """The set's tables over those of its base (and the base's base...)."""
+    if source.key in chain:
+        raise InvalidRequest(f"{source.label}: its 'base' leads back to itself.")
+    own = _read_set(source)
+    manifest = source.file_label(MANIFEST)
+    merged: dict[str, _Table] = {}
+    base = own.pop(_BASE_KEY, None)
+    if base is not None:
+        merged = _collect(_resolve_base(base.value, source, manifest), (*chain, source.key))
+    merged.update(own)
+    if "name" not in own:
+        merged["name"] = _Table(source.default_name, manifest)
+    return merged
+
+
+def _read_set(source: _Source) -> dict[str, _Table]:
+    if not source.root.joinpath(MANIFEST).is_file():
+        raise InvalidRequest(f"{source.label} is not a rule data set: it has no {MANIFEST}.")
+    files = sorted(
+        (entry for entry in source.root.iterdir()
+         if entry.is_file() and entry.name.endswith(".toml")),
+        key=lambda entry: entry.name,
+    )
+    tables: dict[str, _Table] = {}
+    for entry in files:
+        label = source.file_label(entry.name)
+        for key, value in _read_toml(entry, label).items():
+            if key == _BASE_KEY and entry.name != MANIFEST:
+                raise InvalidRequest(f"{label}: 'base' belongs in {MANIFEST}.")
+            if key in tables:
+                raise InvalidRequest(
+                    f"{label}: '{key}' is already defined in {tables[key].file}; "
+                    "define each table in one file only."
+                )
+            tables[key] = _Table(value, label)
+    return tables
+
+
+def _read_toml(entry: Traversable, label: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(entry.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidRequest(f"{label} is not valid TOML: {exc}.") from None
+    except UnicodeDecodeError:
+        raise InvalidRequest(f"{label} is not UTF-8 text.") from None
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _validate(source: _Source, tables: dict[str, _Table]) -> RuleSet:
+    try:
+        return RuleSet.model_validate({key: table.value for key, table in tables.items()})
+    except ValidationError as exc:
+        problems = [_describe(error, tables) for error in exc.errors()]
+        shown = problems[:_MAX_PROBLEMS]
+        if len(problems) > _MAX_PROBLEMS:
+            shown.append(f"and {len(problems) - _MAX_PROBLEMS} more")
+        raise InvalidRequest(
+            f"The rule data set {source.label} is not valid:\n- " + "\n- ".join(shown)
+        ) from None
+
+
+def _describe(error: Any, tables: dict[str, _Table]) -> str:
+    loc: tuple[int | str, ...] = tuple(error["loc"])
+    key = str(loc[0]) if loc else ""
+    if error["type"] == "missing" and len(loc) == 1:
+        return f"the table '{key}' is missing: no file of the set or its base defines it"
+    where = _format_loc(loc)
+    if key in tables:
+        return f"{tables[key].file}: {where}: {error['msg']}"
+    return f"{where}: {error['msg']}"
+
+
+def _format_loc(loc: tuple[int | str, ...]) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part + 1}]" if isinstance(part, int) else (f".{part}" if text else part)
+    return text
+
+
+def _check_consistency(ruleset: RuleSet, tables: dict[str, _Table]) -> None:
+    for key in ("fighter_injuries", "crew_injuries", "lasting_damage"):
+        table: InjuryTable = getattr(ruleset, key)
+        problem = _injury_table_problem(table)
+        if problem:
+            raise InvalidRequest(f"{tables[key].file}: {key}: {problem}")
+    problem = _scenario_problem(ruleset)
+    if problem:
+        raise InvalidRequest(f"{tables['scenarios'].file}: scenarios: {problem}")
+    problem = _ganger_table_problem(ruleset)
+    if problem:
+        file = tables["ganger_advancements"].file
+        raise InvalidRequest(f"{file}: ganger_advancements: {problem}")
+    for advancement in ruleset.advancements:
+        bad = [stat for stat in advancement.stats if stat.lower() not in PROFILE_STATS]
+        if bad:
+            raise InvalidRequest(
+                f"{tables['advancements'].file}: advancements: '{advancement.name}' names "
+                f"unknown characteristics {bad}."
+            )
+    for territory in ruleset.territories:
+        if not territory.income.strip().isdigit():
+            _check_expression(territory.income, tables["territories"].file,
+                              f"the income of {territory.name}")
+
+
+def _possible_results(table: InjuryTable) -> list[int]:
+    dice = parse(table.dice)
+    if dice.d66:
+        return [tens * 10 + units for tens in range(1, 7) for units in range(1, 7)]
+    if dice.multiplier != 1:
+        raise InvalidRequest(f"{table.name}: a table is rolled without a multiplier.")
+    return list(range(dice.count, dice.count * dice.sides + 1))
+
+
+def _injury_table_problem(table: InjuryTable) -> str | None:
+    try:
+        results = _possible_results(table)
+    except InvalidRequest as exc:
+        return exc.message
+    names = {entry.name for entry in table.entries}
+    missing = [n for n in results if not any(e.low <= n <= e.high for e in table.entries)]
+    if missing:
+        return f"no entry for the results {missing}"
+    for entry in table.entries:
+        for effect in entry.effects:
+            problem = _effect_problem(effect, names)
+            if effect.repeat_as is not None and effect.repeat_as not in names:
+                problem = f"repeats as '{effect.repeat_as}', which the table does not have"
+            if problem:
+                return f"'{entry.name}' {problem}"
+    return None
+
+
+def _effect_problem(effect: InjuryEffect, names: set[str]) -> str | None:
+    kind, stat, expression, reroll = effect.kind, effect.stat, effect.expression, effect.reroll
+    if kind is InjuryEffectKind.STAT and (stat is None or stat.lower() not in PROFILE_STATS):
+        return f"changes an unknown characteristic {stat!r}"
+    if kind is InjuryEffectKind.SKILL and not effect.skill:
+        return "grants a skill without naming it"
+    if kind in (InjuryEffectKind.XP, InjuryEffectKind.MULTIPLE):
+        if not expression:
+            return f"needs an expression for its {kind.value} effect"
+        if not expression.strip().isdigit():
+            try:
+                parse(expression)
+            except InvalidRequest as exc:
+                return exc.message
+    unknown = [name for name in reroll if name not in names]
+    if unknown:
+        return f"re-rolls {unknown}, which the table does not have"
+    if kind is InjuryEffectKind.MULTIPLE and set(reroll) >= names:
+        return "re-rolls every result of the table, so its extra rolls could never end"
+    return None
+
+
+def _scenario_problem(ruleset: RuleSet) -> str | None:
+    rolls = [scenario.roll for scenario in ruleset.scenarios]
+    repeated = sorted({roll for roll in rolls if rolls.count(roll) > 1})
+    if repeated:
+        return f"more than one scenario for the roll {repeated}"
+    for scenario in ruleset.scenarios:
+        if scenario.min_gangs > scenario.max_gangs:
+            return (f"{scenario.name} needs at least {scenario.min_gangs} gangs "
+                    f"but takes at most {scenario.max_gangs}")
+    return None
+
+
+def _ganger_table_problem(ruleset: RuleSet) -> str | None:
+    for result in range(2, 13):
+        hits = [e.name for e in ruleset.ganger_advancements.entries if e.low <= result <= e.high]
+        if len(hits) != 1:
+            return f"the 2D6 result {result} matches {len(hits)} entries, not exactly one"
+    return None
+
+
+def _check_expression(expression: str, file: str, what: str) -> None:
+    try:
+        parse(expression)
+    except InvalidRequest as exc:
+        raise InvalidRequest(f"{file}: {what}: {exc.message}") from None
