@@ -1,0 +1,396 @@
+"""Update Roster E: Purchase Advancements (PB-6E, campaign only).
+
+Decisions where the texts are silent:
+
+- Costs and credits come from the rule set. A characteristic advancement
+  costs ``repeat_xp_increase`` (2) XP more for each advancement of that same
+  characteristic the fighter already has, whichever table gave it; Juves and
+  Prospects never pay the increase.
+- An option whose ``categories`` are listed is only for those categories.
+  Gangers buy nothing from the list (unless an option names Gangers): with
+  enough XP they roll the Gangers' 2D6 table instead, by asking for
+  :data:`GANGER_TABLE` or calling :func:`roll_ganger_advancement`.
+  Hangers-on and Brutes never advance. A Captive cannot advance; a fighter
+  In Recovery can.
+- A characteristic already at its best cannot be improved (refused, no XP
+  spent).
+- Skills: the rule set carries no skill lists, so a chosen skill is named by
+  the player, and a random one is a D6 rolled openly on the skill set the
+  player names, recorded as "<set> skill <n>"; a result the fighter already
+  has is re-rolled. Promotions ("Promoted to Champion, ...") change the
+  fighter's category, and a promotion to Champion gives Gang Hierarchy.
+- The Gangers' table gives a choice of two characteristics after the roll.
+  A ``stat`` passed with the request is taken when the rolled line offers
+  it (or the line offers only one); otherwise the XP and credits are spent,
+  the advancement is recorded without a characteristic, and the player
+  completes it with :func:`choose_advancement_stat`. A promotion rolled
+  without a named skill set rolls on "Primary" and says so.
+- Advancements are refused in skirmish play (PB-0).
+"""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import Field
+
+from rules.dice import Roller
+from rules.errors import InvalidRequest, NotEligible, NotFound
+from rules.models import Advancement, Fighter, FighterCategory, FighterStatus, Gang
+from rules.ruleset import AdvancementOption, GangerAdvancementEntry, RuleSet
+from rules.world import RuleResult, Workspace, World
+
+GANGER_TABLE = "Ganger advancement roll"
+_NO_REPEAT_INCREASE = frozenset({FighterCategory.JUVE, FighterCategory.PROSPECT})
+_NEVER_ADVANCE = frozenset({FighterCategory.HANGER_ON, FighterCategory.BRUTE})
+_PROMOTION = re.compile(r"promoted to (\w+)", re.IGNORECASE)
+SKILLS_PER_SET = 6
+DEFAULT_SKILL_SET = "Primary"
+
+
+class AdvancementResult(RuleResult):
+    gang_id: str
+    fighter_id: str
+    advancement: str
+    xp_spent: int
+    xp_left: int
+    credits_added: int
+    stat: str | None = None
+    stat_before: int | None = None
+    stat_after: int | None = None
+    skill: str | None = None
+    promoted_to: FighterCategory | None = None
+    # The Gangers' 2D6 result, when the table was rolled.
+    table_roll: int | None = None
+    # Characteristics still to choose from (complete with choose_advancement_stat).
+    pending_stats: list[str] = Field(default_factory=list)
+
+
+def buy_advancement(
+    world: World,
+    gang_id: str,
+    fighter_id: str,
+    option_name: str,
+    ruleset: RuleSet,
+    roller: Roller,
+    stat: str | None = None,
+    *,
+    skill: str | None = None,
+    skill_set: str | None = None,
+    skirmish: bool = False,
+) -> AdvancementResult:
+    """Spend a fighter's XP on an advancement from the rule set (PB-6E)."""
+    if option_name.strip().casefold() == GANGER_TABLE.casefold():
+        return roll_ganger_advancement(
+            world, gang_id, fighter_id, ruleset, roller, stat,
+            skill_set=skill_set, skirmish=skirmish,
+        )
+    ws = Workspace(world)
+    gang = ws.gang(gang_id)
+    fighter = gang.fighter(fighter_id)
+    _check_may_advance(gang, fighter, skirmish)
+    option = _option(ruleset, option_name)
+    _check_category(fighter, option)
+    chosen = _chosen_stat(option, stat)
+    xp_cost = _xp_cost(fighter, option, chosen)
+    _check_xp(fighter, option.name, xp_cost)
+    fields: dict[str, object] = {}
+    if chosen is not None:
+        fields.update(_improve(fighter, chosen))
+    else:
+        fields.update(_gain_skill(ws, fighter, option, roller, skill, skill_set))
+    fighter.xp -= xp_cost
+    fighter.cost += option.credits
+    fighter.advancements.append(
+        Advancement(name=option.name, xp_cost=xp_cost, credits=option.credits, stat=chosen)
+    )
+    ws.note(
+        f"{fighter.name} spends {xp_cost} XP on {option.name}; their cost rises by "
+        f"{option.credits} credits."
+    )
+    return ws.finish(
+        AdvancementResult,
+        clause="PB-6E",
+        title="Purchase an advancement",
+        gang_id=gang_id,
+        fighter_id=fighter_id,
+        advancement=option.name,
+        xp_spent=xp_cost,
+        xp_left=fighter.xp,
+        credits_added=option.credits,
+        **fields,
+    )
+
+
+def roll_ganger_advancement(
+    world: World,
+    gang_id: str,
+    fighter_id: str,
+    ruleset: RuleSet,
+    roller: Roller,
+    stat: str | None = None,
+    *,
+    skill_set: str | None = None,
+    skirmish: bool = False,
+) -> AdvancementResult:
+    """A Ganger spends 6 XP on a roll on the Gangers' 2D6 table (PB-6E)."""
+    ws = Workspace(world)
+    gang = ws.gang(gang_id)
+    fighter = gang.fighter(fighter_id)
+    _check_may_advance(gang, fighter, skirmish)
+    if fighter.category is not FighterCategory.GANGER:
+        raise NotEligible(f"Only Gangers roll on the Gangers' table; {fighter.name} is not one.")
+    table = ruleset.ganger_advancements
+    _check_xp(fighter, "a roll on the Gangers' table", table.xp_cost)
+    dice = ws.roll(roller, "2D6", f"Gangers' advancement for {fighter.name}")
+    entry = _ganger_entry(ruleset, dice.total)
+    fields: dict[str, object] = {"table_roll": dice.total}
+    chosen: str | None = None
+    name, credits = entry.name, entry.credits
+    if entry.promote_to is not None:
+        fields.update(_promote(fighter, entry.promote_to))
+        chosen_set = skill_set or DEFAULT_SKILL_SET
+        if _set_is_full(fighter, chosen_set):
+            ws.note(f"{fighter.name} already has every {chosen_set} skill: no skill to gain.")
+        else:
+            fields["skill"] = _roll_skill(ws, fighter, roller, chosen_set)
+    elif entry.stats:
+        # The roll is made openly and stands, so a characteristic that cannot
+        # improve is dropped from the choice rather than refusing the roll.
+        open_stats = [s for s in entry.stats if _can_improve(fighter, s)]
+        wanted = stat.strip().lower() if stat else None
+        if wanted in open_stats or len(open_stats) == 1:
+            chosen = wanted if wanted in open_stats else open_stats[0]
+            fields.update(_improve(fighter, chosen))
+        elif open_stats:
+            fields["pending_stats"] = open_stats
+            ws.note(f"{fighter.name} must now choose one of {_stat_names(open_stats)}.")
+        else:
+            ws.note(f"Neither {_stat_names(entry.stats)} can improve further: no effect.")
+            name, credits = f"{entry.name} (no effect)", 0
+    fighter.xp -= table.xp_cost
+    fighter.cost += credits
+    fighter.advancements.append(
+        Advancement(name=name, xp_cost=table.xp_cost, credits=credits, stat=chosen)
+    )
+    ws.note(f"{fighter.name} rolls {dice.total}: {entry.name} (+{credits} credits).")
+    return ws.finish(
+        AdvancementResult,
+        clause="PB-6E",
+        title="Gangers' advancement",
+        gang_id=gang_id,
+        fighter_id=fighter_id,
+        advancement=name,
+        xp_spent=table.xp_cost,
+        xp_left=fighter.xp,
+        credits_added=credits,
+        **fields,
+    )
+
+
+def choose_advancement_stat(
+    world: World, gang_id: str, fighter_id: str, stat: str, ruleset: RuleSet
+) -> AdvancementResult:
+    """Complete a Gangers' table result that left a choice of characteristic."""
+    ws = Workspace(world)
+    gang = ws.gang(gang_id)
+    fighter = gang.fighter(fighter_id)
+    pending = _pending(fighter, ruleset)
+    if pending is None:
+        raise NotEligible(f"{fighter.name} has no advancement waiting for a characteristic.")
+    advancement, entry = pending
+    key = stat.strip().lower()
+    if key not in entry.stats:
+        raise InvalidRequest(f"{entry.name}: choose one of {_stat_names(entry.stats)}.")
+    fields = _improve(fighter, key)
+    advancement.stat = key
+    return ws.finish(
+        AdvancementResult,
+        clause="PB-6E",
+        title="Choose a characteristic",
+        gang_id=gang_id,
+        fighter_id=fighter_id,
+        advancement=entry.name,
+        xp_spent=0,
+        xp_left=fighter.xp,
+        credits_added=0,
+        **fields,
+    )
+
+
+def available_options(ruleset: RuleSet, fighter: Fighter) -> list[AdvancementOption]:
+    """The options of the list this fighter's category may buy."""
+    return [o for o in ruleset.advancements if _category_allows(fighter, o)]
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def _check_may_advance(gang: Gang, fighter: Fighter, skirmish: bool) -> None:
+    if skirmish:
+        raise NotEligible("Advancements are bought in campaign play only; this is a skirmish.")
+    if not fighter.on_roster:
+        raise NotEligible(f"{fighter.name} is no longer on {gang.name}'s roster.")
+    if fighter.status is FighterStatus.CAPTURED:
+        raise NotEligible(f"{fighter.name} is held Captive and cannot advance.")
+    if fighter.category in _NEVER_ADVANCE:
+        raise NotEligible(f"{fighter.name} is a {fighter.category.value} and never advances.")
+
+
+def _option(ruleset: RuleSet, name: str) -> AdvancementOption:
+    wanted = name.strip().casefold()
+    for option in ruleset.advancements:
+        if option.name.casefold() == wanted:
+            return option
+    raise NotFound(f"The rule set {ruleset.name} has no advancement called {name}.")
+
+
+def _category_allows(fighter: Fighter, option: AdvancementOption) -> bool:
+    if option.categories:
+        return fighter.category in option.categories
+    return fighter.category is not FighterCategory.GANGER
+
+
+def _check_category(fighter: Fighter, option: AdvancementOption) -> None:
+    if _category_allows(fighter, option):
+        return
+    if fighter.category is FighterCategory.GANGER:
+        raise NotEligible(
+            f"{fighter.name} is a Ganger: Gangers roll on the Gangers' table instead."
+        )
+    raise NotEligible(f"{option.name} is not open to a {fighter.category.value}.")
+
+
+def _chosen_stat(option: AdvancementOption, stat: str | None) -> str | None:
+    if not option.stats:
+        return None
+    if stat is None:
+        if len(option.stats) == 1:
+            return option.stats[0]
+        raise InvalidRequest(f"{option.name}: choose one of {_stat_names(option.stats)}.")
+    key = stat.strip().lower()
+    if key not in option.stats:
+        raise InvalidRequest(f"{option.name}: choose one of {_stat_names(option.stats)}.")
+    return key
+
+
+def _xp_cost(fighter: Fighter, option: AdvancementOption, stat: str | None) -> int:
+    if stat is None or fighter.category in _NO_REPEAT_INCREASE:
+        return option.xp_cost
+    earlier = sum(1 for a in fighter.advancements if a.stat == stat)
+    return option.xp_cost + option.repeat_xp_increase * earlier
+
+
+def _check_xp(fighter: Fighter, what: str, xp_cost: int) -> None:
+    if fighter.xp < xp_cost:
+        raise NotEligible(f"{fighter.name} has {fighter.xp} XP; {what} costs {xp_cost} XP.")
+
+
+# --------------------------------------------------------------------------- effects
+
+
+def _can_improve(fighter: Fighter, stat: str) -> bool:
+    trial = fighter.profile.model_copy()
+    trial.improve(stat)
+    return trial.get(stat) != fighter.profile.get(stat)
+
+
+def _improve(fighter: Fighter, stat: str) -> dict[str, object]:
+    before = fighter.profile.get(stat)
+    fighter.profile.improve(stat)
+    after = fighter.profile.get(stat)
+    if after == before:
+        raise NotEligible(f"{fighter.name}'s {stat.upper()} cannot improve any further.")
+    return {"stat": stat, "stat_before": before, "stat_after": after}
+
+
+def _gain_skill(
+    ws: Workspace,
+    fighter: Fighter,
+    option: AdvancementOption,
+    roller: Roller,
+    skill: str | None,
+    skill_set: str | None,
+) -> dict[str, object]:
+    fields: dict[str, object] = {}
+    promotion = _PROMOTION.search(option.name)
+    is_random = "random" in option.name.casefold()
+    if is_random and not skill_set:
+        raise InvalidRequest(f"{option.name}: name the skill set to roll on.")
+    if not is_random and not (skill and skill.strip()):
+        raise InvalidRequest(f"{option.name}: name the skill {fighter.name} learns.")
+    if not is_random and skill is not None and skill.strip() in fighter.skills:
+        raise NotEligible(f"{fighter.name} already has {skill.strip()}.")
+    if is_random and skill_set is not None:
+        _check_set_not_full(fighter, skill_set)
+    if promotion is not None:
+        fields.update(_promote(fighter, _category(promotion.group(1))))
+    if is_random and skill_set is not None:
+        fields["skill"] = _roll_skill(ws, fighter, roller, skill_set)
+    elif skill is not None:
+        fighter.skills.append(skill.strip())
+        fields["skill"] = skill.strip()
+    return fields
+
+
+def _category(name: str) -> FighterCategory:
+    for category in FighterCategory:
+        if category.value.casefold() == name.casefold():
+            return category
+    raise InvalidRequest(f"The rule set promotes to {name}, which is no fighter category.")
+
+
+def _promote(fighter: Fighter, category: FighterCategory) -> dict[str, object]:
+    fighter.category = category
+    if category in (FighterCategory.LEADER, FighterCategory.CHAMPION):
+        fighter.gang_hierarchy = True
+    return {"promoted_to": category}
+
+
+def _skill_label(skill_set: str, number: int) -> str:
+    return f"{skill_set.strip()} skill {number}"
+
+
+def _set_is_full(fighter: Fighter, skill_set: str) -> bool:
+    every = {_skill_label(skill_set, n) for n in range(1, SKILLS_PER_SET + 1)}
+    return every <= set(fighter.skills)
+
+
+def _check_set_not_full(fighter: Fighter, skill_set: str) -> None:
+    if _set_is_full(fighter, skill_set):
+        raise NotEligible(f"{fighter.name} already has every {skill_set.strip()} skill.")
+
+
+def _roll_skill(ws: Workspace, fighter: Fighter, roller: Roller, skill_set: str) -> str:
+    _check_set_not_full(fighter, skill_set)
+    while True:
+        dice = ws.roll(roller, "D6", f"random {skill_set.strip()} skill for {fighter.name}")
+        label = _skill_label(skill_set, dice.total)
+        if label not in fighter.skills:
+            break
+        ws.note(f"{fighter.name} already has {label}: re-roll.")
+    fighter.skills.append(label)
+    ws.note(f"{fighter.name} gains {label} (read skill {dice.total} of the {skill_set} set).")
+    return label
+
+
+def _ganger_entry(ruleset: RuleSet, total: int) -> GangerAdvancementEntry:
+    for entry in ruleset.ganger_advancements.entries:
+        if entry.low <= total <= entry.high:
+            return entry
+    raise InvalidRequest(f"The Gangers' table of {ruleset.name} has no line for {total}.")
+
+
+def _pending(
+    fighter: Fighter, ruleset: RuleSet
+) -> tuple[Advancement, GangerAdvancementEntry] | None:
+    with_choice = {e.name: e for e in ruleset.ganger_advancements.entries if len(e.stats) > 1}
+    for advancement in reversed(fighter.advancements):
+        entry = with_choice.get(advancement.name)
+        if advancement.stat is None and entry is not None:
+            return advancement, entry
+    return None
+
+
+def _stat_names(stats: list[str]) -> str:
+    return " or ".join(s.upper() for s in stats)

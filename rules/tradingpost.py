@@ -1,0 +1,699 @@
+"""Update Roster B: Visit the Trading Post (PB-6B.1 to PB-6B.7).
+
+One function per action; each returns a result and never lets the Stash go
+below 0 credits. Decisions where the texts are silent:
+
+- Gang Composition (PB-6B.1) checks what REFERENCE.md states and no more:
+  at most one Leader on the roster, and after the hire at least as many
+  fighters with Gang Fighter (X) as without (equal is allowed). Whether a
+  fighter has Gang Fighter (X) is read from its special rules, as the House
+  Lists give them (the core data gives it to every fighter but Crew). A
+  fighter with no special rules at all (entered by hand) is judged by its
+  category: everyone but Crew has it. Hangers-on, Brutes and Hired Guns are
+  not counted. Per-type limits printed in a gang list ("0-2 Champions") are
+  not in the data and are not checked. Hiring a fighter with Gang Fighter (X)
+  is always allowed, even into a gang that is already out of balance.
+- A hired fighter gets the House List's founding cost, hierarchy and special
+  rules. House Lists carry no profiles, so it starts with the default
+  profile and the player corrects it on the roster.
+- Hangers-on and Brutes are recruited from the gang's own House List first,
+  then from any list of the rule set that offers that type as a Hanger-on or
+  Brute (hangers-on are shared by all houses). The limit by Reputation
+  counts every Hanger-on and Brute on the roster, Captives included.
+- A vehicle is bought without crew into the Stash (its ``stash_vehicles``),
+  or straight to a Crew fighter without a vehicle when one is named.
+- Selling (PB-6B.4) takes the item's recorded cost as its value; vehicles in
+  the Stash are not sold here. The D6x10 is rolled even when the item is
+  worth 5 or less, so the players see the roll the rule asks for.
+- Purchase from a fighter's own Equipment List (PB-6B.5) goes straight onto
+  that fighter at the list's price, within the three weapon slots. The list
+  entry's own availability decides: Common and Exclusive entries can be
+  bought, a Rare or Illegal entry needs the Seek Rare & Illegal roll. The
+  rule that such a purchase may not go to the Stash in the same sequence is
+  not tracked.
+- Seek Rare & Illegal (PB-6B.6) names its traders; each must be a fighter of
+  the gang that may make post-battle actions. The special modifier is bounded
+  to -10..+10. The result lists only Rare and Illegal items (Common items are
+  always on offer); Exclusive items are never unlocked. "Once per sequence" is
+  kept by :class:`rules.sequence.PostBattleSequence`.
+- PB-6B.7: :meth:`rules.models.Availability.parse` reads "Rarity rating N"
+  and "Legality rating N"; :func:`normalise_black_market` rewrites a source
+  label that says Black Market.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rules.dice import Roller
+from rules.errors import InsufficientCredits, InvalidRequest, NotEligible, NotFound, WeaponLimit
+from rules.models import (
+    Alignment,
+    Availability,
+    Equipment,
+    Fighter,
+    FighterCategory,
+    FighterStatus,
+    Gang,
+    Item,
+    Rarity,
+    Vehicle,
+    VehicleStatus,
+)
+from rules.ruleset import FighterTemplate, HouseList, RuleSet, VehicleTemplate
+from rules.world import RuleResult, Workspace, World
+
+MAX_WEAPON_SLOTS = 3
+MAX_CREDITS = 1_000_000
+MAX_SPECIAL_MODIFIER = 10
+# Illegal items are four levels harder to find for a Law Abiding gang (PB-6B.6).
+LAW_ABIDING_ILLEGAL_PENALTY = 4
+
+# Categories judged to have Gang Fighter (X) when a fighter carries no special rules.
+_GANG_FIGHTER_CATEGORIES = frozenset(
+    {
+        FighterCategory.LEADER,
+        FighterCategory.CHAMPION,
+        FighterCategory.GANGER,
+        FighterCategory.JUVE,
+        FighterCategory.PROSPECT,
+        FighterCategory.SPECIALIST,
+    }
+)
+HANGER_ON_CATEGORIES = frozenset({FighterCategory.HANGER_ON, FighterCategory.BRUTE})
+
+
+# --------------------------------------------------------------------------- results
+
+
+class HireResult(RuleResult):
+    gang_id: str
+    fighter_id: str
+    fighter_type: str
+    category: FighterCategory
+    cost: int
+
+
+class VehiclePurchaseResult(RuleResult):
+    gang_id: str
+    vehicle_id: str
+    vehicle_type: str
+    cost: int
+    crew_id: str | None
+
+
+class SaleResult(RuleResult):
+    gang_id: str
+    item_id: str
+    item_name: str
+    value: int
+    deduction: int
+    credits_gained: int
+
+
+class PurchaseResult(RuleResult):
+    gang_id: str
+    item_id: str
+    item_name: str
+    price: int
+    # None when the item went into the Stash.
+    fighter_id: str | None
+    source: str  # "Equipment List" or "Trading Post"
+
+
+class RareOffer(BaseModel):
+    """What one Seek Rare & Illegal roll put on offer for one gang (storable)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    gang_id: str
+    alignment: Alignment
+    dice_total: int
+    leader_bonus: int
+    champion_bonus: int
+    reputation_bonus: int
+    special_modifier: int
+    availability: int
+    unlocked: list[Equipment] = Field(default_factory=list)
+
+    @property
+    def unlocked_names(self) -> list[str]:
+        return [item.name for item in self.unlocked]
+
+    def find(self, name: str) -> Equipment | None:
+        for item in self.unlocked:
+            if item.name.casefold() == name.strip().casefold():
+                return item
+        return None
+
+
+class AvailabilityResult(RuleResult):
+    offer: RareOffer
+
+    @property
+    def availability(self) -> int:
+        return self.offer.availability
+
+    @property
+    def unlocked_names(self) -> list[str]:
+        return self.offer.unlocked_names
+
+
+# --------------------------------------------------------------------------- shared helpers
+
+
+def charge(gang: Gang, cost: int, what: str) -> None:
+    """Take ``cost`` credits from the Stash or refuse without changing anything."""
+    if cost > gang.credits:
+        raise InsufficientCredits(
+            f"{what} costs {cost} credits; {gang.name}'s Stash holds {gang.credits}."
+        )
+    gang.credits -= cost
+
+
+def gain(gang: Gang, credits: int) -> None:
+    if gang.credits + credits > MAX_CREDITS:
+        raise InvalidRequest(f"{gang.name}'s Stash cannot hold more than {MAX_CREDITS} credits.")
+    gang.credits += credits
+
+
+def ids_in_use(world: World) -> set[str]:
+    """Every fighter, vehicle and item id in the world (new ids must be fresh)."""
+    used: set[str] = set()
+    for gang in world.gangs.values():
+        used.update(item.id for item in gang.stash)
+        for fighter in gang.fighters:
+            used.add(fighter.id)
+            used.update(item.id for item in fighter.equipment)
+        for vehicle in gang.vehicles + gang.stash_vehicles:
+            used.add(vehicle.id)
+            used.update(item.id for item in vehicle.equipment + vehicle.upgrades)
+    return used
+
+
+def require_fresh_id(world: World, new_id: str) -> None:
+    if not new_id or len(new_id) > 64:
+        raise InvalidRequest("A new id must be 1 to 64 characters long.")
+    if new_id in ids_in_use(world):
+        raise InvalidRequest(f"The id {new_id} is already in use.")
+
+
+def house_list(ruleset: RuleSet, gang: Gang) -> HouseList:
+    return ruleset.house(gang.house)
+
+
+def fighter_template(ruleset: RuleSet, gang: Gang, fighter: Fighter) -> FighterTemplate | None:
+    """The House List entry a fighter was hired from, if the rule set knows its type."""
+    try:
+        house = house_list(ruleset, gang)
+    except NotFound:
+        return None
+    return _template_named(house.fighters, fighter.fighter_type)
+
+
+def own_list_entry(
+    ruleset: RuleSet, gang: Gang, fighter: Fighter, item_name: str
+) -> Equipment | None:
+    """The entry for ``item_name`` in the fighter's own Equipment List, if there is one."""
+    template = fighter_template(ruleset, gang, fighter)
+    if template is None:
+        return None
+    return _equipment_named(template.equipment_list, item_name)
+
+
+def trading_post_entry(ruleset: RuleSet, item_name: str) -> Equipment | None:
+    return _equipment_named(ruleset.trading_post, item_name)
+
+
+def check_weapon_slots(fighter: Fighter, equipment: Equipment) -> None:
+    """Refuse an item that would take a fighter past three weapon slots (PB-6D)."""
+    after = fighter.weapon_slots + equipment.weapon_slots
+    if equipment.weapon_slots and after > MAX_WEAPON_SLOTS:
+        star = " (a * weapon takes two)" if equipment.two_slots else ""
+        raise WeaponLimit(
+            f"{fighter.name} already uses {fighter.weapon_slots} of {MAX_WEAPON_SLOTS} weapon "
+            f"slots; {equipment.name}{star} would make {after}."
+        )
+
+
+def check_can_be_equipped(gang: Gang, fighter: Fighter) -> None:
+    if not fighter.on_roster:
+        raise NotEligible(f"{fighter.name} is no longer on {gang.name}'s roster.")
+    if fighter.status is FighterStatus.CAPTURED:
+        raise NotEligible(f"{fighter.name} is held Captive and cannot be given equipment.")
+
+
+def unlocks(availability: Availability, level: int, alignment: Alignment) -> bool:
+    """Whether an availability roll of ``level`` lets ``alignment`` buy this (PB-6B.6)."""
+    if availability.level is None:
+        return False  # Common needs no roll; Exclusive is never sold here
+    if availability.rarity is Rarity.RARE:
+        return availability.level <= level
+    if availability.rarity is Rarity.ILLEGAL:
+        if alignment is Alignment.OUTLAW:
+            return availability.level <= level
+        return availability.level <= level - LAW_ABIDING_ILLEGAL_PENALTY
+    return False
+
+
+def normalise_black_market(text: str) -> str:
+    """Read an older text's "Black Market" as the Trading Post (PB-6B.7)."""
+    return re.sub(r"\bblack[\s-]+market\b", "Trading Post", text, flags=re.IGNORECASE)
+
+
+def _template_named(templates: Iterable[FighterTemplate], name: str) -> FighterTemplate | None:
+    wanted = name.strip().casefold()
+    for template in templates:
+        if template.fighter_type.casefold() == wanted:
+            return template
+    return None
+
+
+def _equipment_named(catalogue: Iterable[Equipment], name: str) -> Equipment | None:
+    wanted = name.strip().casefold()
+    for entry in catalogue:
+        if entry.name.casefold() == wanted:
+            return entry
+    return None
+
+
+def _new_item(entry: Equipment, item_id: str, cost: int) -> Item:
+    data = entry.model_dump()
+    data["cost"] = cost
+    return Item(id=item_id, **data)
+
+
+# --------------------------------------------------------------------------- PB-6B.1 hire
+
+
+def hire_fighter(
+    world: World,
+    gang_id: str,
+    ruleset: RuleSet,
+    fighter_type: str,
+    name: str,
+    new_id: str,
+) -> HireResult:
+    """Hire a fighter or crew from the House List at founding cost, unequipped (PB-6B.1)."""
+    ws = Workspace(world)
+    gang = ws.gang(gang_id)
+    house = house_list(ruleset, gang)
+    template = _template_named(house.fighters, fighter_type)
+    if template is None:
+        raise NotFound(f"The {house.house} House List has no fighter type {fighter_type}.")
+    if template.category in HANGER_ON_CATEGORIES:
+        raise InvalidRequest(
+            f"{template.fighter_type} is a {template.category.value}: "
+            "recruit it as a Hanger-on or Brute."
+        )
+    require_fresh_id(ws.world, new_id)
+    recruit = _fighter_from(template, name, new_id)
+    _check_composition(gang, recruit)
+    charge(gang, template.cost, f"Hiring a {template.fighter_type}")
+    gang.fighters.append(recruit)
+    ws.note(f"{gang.name} hires {name}, a {template.fighter_type}, for {template.cost} credits.")
+    return ws.finish(
+        HireResult,
+        clause="PB-6B.1",
+        title="Hire a fighter",
+        gang_id=gang_id,
+        fighter_id=new_id,
+        fighter_type=template.fighter_type,
+        category=template.category,
+        cost=template.cost,
+    )
+
+
+def has_gang_fighter_rule(fighter: Fighter) -> bool:
+    """Whether the fighter counts as having Gang Fighter (X) for Gang Composition."""
+    if fighter.special_rules:
+        return any(rule.casefold().startswith("gang fighter") for rule in fighter.special_rules)
+    return fighter.category in _GANG_FIGHTER_CATEGORIES
+
+
+def _counts_for_composition(fighter: Fighter) -> bool:
+    if fighter.category in HANGER_ON_CATEGORIES:
+        return False
+    return not any(rule.casefold().startswith("hired gun") for rule in fighter.special_rules)
+
+
+def _check_composition(gang: Gang, recruit: Fighter) -> None:
+    roster = [f for f in gang.fighters if f.on_roster]
+    if recruit.category is FighterCategory.LEADER:
+        leaders = [f.name for f in roster if f.category is FighterCategory.LEADER]
+        if leaders:
+            raise NotEligible(f"{gang.name} already has a Leader ({leaders[0]}); a gang has one.")
+    if has_gang_fighter_rule(recruit):
+        return
+    counted = [f for f in [*roster, recruit] if _counts_for_composition(f)]
+    with_rule = sum(1 for f in counted if has_gang_fighter_rule(f))
+    without = len(counted) - with_rule
+    if with_rule < without:
+        raise NotEligible(
+            f"Hiring {recruit.name} would give {gang.name} {without} fighters without "
+            f"Gang Fighter (X) and only {with_rule} with it; hire fighters with it first."
+        )
+
+
+def _fighter_from(template: FighterTemplate, name: str, new_id: str) -> Fighter:
+    return Fighter(
+        id=new_id,
+        name=name,
+        category=template.category,
+        fighter_type=template.fighter_type,
+        cost=template.cost,
+        gang_hierarchy=template.gang_hierarchy,
+        special_rules=list(template.special_rules),
+    )
+
+
+# --------------------------------------------------------------------------- PB-6B.2 vehicle
+
+
+def purchase_vehicle(
+    world: World,
+    gang_id: str,
+    ruleset: RuleSet,
+    vehicle_type: str,
+    name: str,
+    new_id: str,
+    crew_id: str | None = None,
+) -> VehiclePurchaseResult:
+    """Buy a vehicle from the House List without Upgrades (PB-6B.2)."""
+    ws = Workspace(world)
+    gang = ws.gang(gang_id)
+    house = house_list(ruleset, gang)
+    template = _vehicle_named(house.vehicles, vehicle_type)
+    if template is None:
+        raise NotFound(f"The {house.house} House List has no vehicle {vehicle_type}.")
+    require_fresh_id(ws.world, new_id)
+    if crew_id is not None:
+        _check_free_crew(gang, crew_id)
+    charge(gang, template.cost, f"A {template.vehicle_type}")
+    vehicle = Vehicle(id=new_id, name=name, vehicle_type=template.vehicle_type, cost=template.cost)
+    if crew_id is None:
+        vehicle.status = VehicleStatus.IN_STASH
+        gang.stash_vehicles.append(vehicle)
+        ws.note(f"{name} waits in {gang.name}'s Stash for a crew.")
+    else:
+        vehicle.crew_id = crew_id
+        gang.vehicles.append(vehicle)
+        ws.note(f"{name} goes to {gang.fighter(crew_id).name}.")
+    return ws.finish(
+        VehiclePurchaseResult,
+        clause="PB-6B.2",
+        title="Purchase a vehicle",
+        gang_id=gang_id,
+        vehicle_id=new_id,
+        vehicle_type=template.vehicle_type,
+        cost=template.cost,
+        crew_id=crew_id,
+    )
+
+
+def _vehicle_named(templates: Iterable[VehicleTemplate], name: str) -> VehicleTemplate | None:
+    wanted = name.strip().casefold()
+    for template in templates:
+        if template.vehicle_type.casefold() == wanted:
+            return template
+    return None
+
+
+def _check_free_crew(gang: Gang, crew_id: str) -> None:
+    crew = gang.fighter(crew_id)
+    if crew.category is not FighterCategory.CREW or not crew.on_roster:
+        raise NotEligible(f"{crew.name} is not a crew member who can drive a vehicle.")
+    if any(v.crew_id == crew_id for v in gang.vehicles):
+        raise NotEligible(f"{crew.name} already has a vehicle.")
+
+
+# --------------------------------------------------------------------------- PB-6B.3 hangers-on
+
+
+def recruit_hanger_on(
+    world: World,
+    gang_id: str,
+    ruleset: RuleSet,
+    fighter_type: str,
+    name: str,
+    new_id: str,
+) -> HireResult:
+    """Recruit a Hanger-on or Brute if the gang's Reputation allows one more (PB-6B.3)."""
+    ws = Workspace(world)
+    gang = ws.gang(gang_id)
+    template = _hanger_on_template(ruleset, gang, fighter_type)
+    require_fresh_id(ws.world, new_id)
+    allowed = ruleset.max_hangers_on(gang.reputation)
+    current = [f for f in gang.fighters if f.on_roster and f.category in HANGER_ON_CATEGORIES]
+    if len(current) >= allowed:
+        raise NotEligible(
+            f"With Reputation {gang.reputation} {gang.name} may have {allowed} Hangers-on and "
+            f"Brutes, and already has {len(current)}."
+        )
+    charge(gang, template.cost, f"Recruiting a {template.fighter_type}")
+    gang.fighters.append(_fighter_from(template, name, new_id))
+    ws.note(
+        f"{gang.name} recruits {name}, a {template.fighter_type}, for {template.cost} credits "
+        f"({len(current) + 1} of {allowed} Hangers-on and Brutes)."
+    )
+    return ws.finish(
+        HireResult,
+        clause="PB-6B.3",
+        title="Recruit a Hanger-on or Brute",
+        gang_id=gang_id,
+        fighter_id=new_id,
+        fighter_type=template.fighter_type,
+        category=template.category,
+        cost=template.cost,
+    )
+
+
+def _hanger_on_template(ruleset: RuleSet, gang: Gang, fighter_type: str) -> FighterTemplate:
+    own = _template_named(house_list(ruleset, gang).fighters, fighter_type)
+    if own is not None and own.category not in HANGER_ON_CATEGORIES:
+        raise InvalidRequest(f"{own.fighter_type} is not a Hanger-on or Brute: hire it instead.")
+    if own is not None:
+        return own
+    for house in ruleset.houses:
+        shared = _template_named(house.fighters, fighter_type)
+        if shared is not None and shared.category in HANGER_ON_CATEGORIES:
+            return shared
+    raise NotFound(f"No Hanger-on or Brute called {fighter_type} is on offer to {gang.name}.")
+
+
+# --------------------------------------------------------------------------- PB-6B.4 sell
+
+
+def sell_item(
+    world: World, gang_id: str, item_id: str, roller: Roller, sequence_id: str
+) -> SaleResult:
+    """Sell an item from the Stash for its value minus D6x10, at least 5 (PB-6B.4)."""
+    ws = Workspace(world)
+    gang = ws.gang(gang_id)
+    item = _stash_item(gang, item_id)
+    if item.boon_of_sequence is not None and item.boon_of_sequence == sequence_id:
+        raise NotEligible(
+            f"{item.name} came from a Territory Boon in this post-battle sequence and "
+            "cannot be sold until a later one."
+        )
+    dice = ws.roll(roller, "D6x10", f"sale of {item.name} for {gang.name}")
+    credits = max(5, item.cost - dice.total)
+    gain(gang, credits)
+    gang.stash.remove(item)
+    ws.note(
+        f"{item.name} (worth {item.cost}) sells for {credits} credits after a "
+        f"deduction of {dice.total}."
+    )
+    return ws.finish(
+        SaleResult,
+        clause="PB-6B.4",
+        title="Sell an item",
+        gang_id=gang_id,
+        item_id=item.id,
+        item_name=item.name,
+        value=item.cost,
+        deduction=dice.total,
+        credits_gained=credits,
+    )
+
+
+def _stash_item(gang: Gang, item_id: str) -> Item:
+    for item in gang.stash:
+        if item.id == item_id:
+            return item
+    raise NotFound(f"{gang.name}'s Stash holds no item with id {item_id}.")
+
+
+# --------------------------------------------------------------------------- PB-6B.5 buy
+
+
+def buy_equipment(
+    world: World,
+    gang_id: str,
+    ruleset: RuleSet,
+    item_name: str,
+    new_id: str,
+    fighter_id: str | None = None,
+) -> PurchaseResult:
+    """Buy from a fighter's own Equipment List onto that fighter, or a Common item
+    from the Trading Post into the Stash (PB-6B.5)."""
+    ws = Workspace(world)
+    gang = ws.gang(gang_id)
+    require_fresh_id(ws.world, new_id)
+    if fighter_id is None:
+        entry = trading_post_entry(ruleset, item_name)
+        if entry is None:
+            raise NotFound(f"The Trading Post has no item called {item_name}.")
+        if entry.availability.rarity is not Rarity.COMMON:
+            raise NotEligible(
+                f"{entry.name} is {entry.availability}: only Common items can be bought this "
+                "way; Rare and Illegal ones need a Seek Rare & Illegal roll."
+            )
+        charge(gang, entry.cost, entry.name)
+        gang.stash.append(_new_item(entry, new_id, entry.cost))
+        ws.note(f"{gang.name} buys {entry.name} for {entry.cost} credits into the Stash.")
+        source = "Trading Post"
+    else:
+        fighter = gang.fighter(fighter_id)
+        check_can_be_equipped(gang, fighter)
+        entry = own_list_entry(ruleset, gang, fighter, item_name)
+        if entry is None:
+            raise NotEligible(
+                f"{item_name} is not on {fighter.name}'s Equipment List; buy it from the "
+                "Trading Post into the Stash instead."
+            )
+        if entry.availability.rarity in (Rarity.RARE, Rarity.ILLEGAL):
+            raise NotEligible(
+                f"{entry.name} is {entry.availability} even on {fighter.name}'s Equipment List; "
+                "it needs a Seek Rare & Illegal roll."
+            )
+        check_weapon_slots(fighter, entry)
+        charge(gang, entry.cost, entry.name)
+        fighter.equipment.append(_new_item(entry, new_id, entry.cost))
+        ws.note(f"{fighter.name} buys {entry.name} from their Equipment List for {entry.cost}.")
+        source = "Equipment List"
+    return ws.finish(
+        PurchaseResult,
+        clause="PB-6B.5",
+        title="Purchase equipment",
+        gang_id=gang_id,
+        item_id=new_id,
+        item_name=entry.name,
+        price=entry.cost,
+        fighter_id=fighter_id,
+        source=source,
+    )
+
+
+# --------------------------------------------------------------------------- PB-6B.6 rare
+
+
+def seek_rare_and_illegal(
+    world: World,
+    gang_id: str,
+    traders: list[Fighter],
+    roller: Roller,
+    ruleset: RuleSet,
+    special_modifier: int = 0,
+) -> AvailabilityResult:
+    """Roll the availability of Rare and Illegal items after a Trade action (PB-6B.6)."""
+    ws = Workspace(world)
+    gang = ws.gang(gang_id)
+    if not traders:
+        raise NotEligible(
+            f"{gang.name} may only Seek Rare & Illegal Equipment after a fighter made a "
+            "Trade post-battle action."
+        )
+    if abs(special_modifier) > MAX_SPECIAL_MODIFIER:
+        raise InvalidRequest(
+            f"A special rule modifier must be between -{MAX_SPECIAL_MODIFIER} and "
+            f"+{MAX_SPECIAL_MODIFIER}."
+        )
+    # Categories come from the gang's own record, not from what the caller passed.
+    roster = [_trader(gang, trader.id) for trader in traders]
+    if len({f.id for f in roster}) != len(roster):
+        raise InvalidRequest("Name each trading fighter once.")
+    dice = ws.roll(roller, "2D6", f"Rare & Illegal availability for {gang.name}")
+    leader = 2 if any(f.category is FighterCategory.LEADER for f in roster) else 0
+    champions = sum(1 for f in roster if f.category is FighterCategory.CHAMPION)
+    reputation = gang.reputation // 10
+    level = dice.total + leader + champions + reputation + special_modifier
+    unlocked = [
+        entry
+        for entry in ruleset.trading_post
+        if unlocks(entry.availability, level, gang.alignment)
+    ]
+    offer = RareOffer(
+        gang_id=gang_id,
+        alignment=gang.alignment,
+        dice_total=dice.total,
+        leader_bonus=leader,
+        champion_bonus=champions,
+        reputation_bonus=reputation,
+        special_modifier=special_modifier,
+        availability=level,
+        unlocked=unlocked,
+    )
+    ws.note(
+        f"Availability {level} = {dice.total} (2D6) + {leader} (Leader) + {champions} "
+        f"(Champions) + {reputation} (Reputation {gang.reputation}) "
+        f"{special_modifier:+d} (special)."
+    )
+    ws.note(
+        "On offer: " + (", ".join(f"{e.name} ({e.availability})" for e in unlocked) or "nothing")
+        + "."
+    )
+    return ws.finish(
+        AvailabilityResult, clause="PB-6B.6", title="Seek Rare & Illegal Equipment", offer=offer
+    )
+
+
+def _trader(gang: Gang, fighter_id: str) -> Fighter:
+    fighter = gang.fighter(fighter_id)
+    if not fighter.can_act:
+        raise NotEligible(
+            f"{fighter.name} cannot make post-battle actions, so cannot have traded."
+        )
+    return fighter
+
+
+def buy_rare_item(
+    world: World,
+    gang_id: str,
+    item_name: str,
+    availability_result: AvailabilityResult | RareOffer,
+    new_id: str,
+) -> PurchaseResult:
+    """Buy a Rare or Illegal item the gang's availability roll unlocked, into the Stash."""
+    offer = (
+        availability_result.offer
+        if isinstance(availability_result, AvailabilityResult)
+        else availability_result
+    )
+    ws = Workspace(world)
+    gang = ws.gang(gang_id)
+    if offer.gang_id != gang_id:
+        raise NotEligible(f"That availability roll belongs to another gang, not {gang.name}.")
+    entry = offer.find(item_name)
+    if entry is None:
+        raise NotEligible(
+            f"{item_name} is not on offer to {gang.name} at availability {offer.availability}."
+        )
+    require_fresh_id(ws.world, new_id)
+    charge(gang, entry.cost, entry.name)
+    gang.stash.append(_new_item(entry, new_id, entry.cost))
+    ws.note(f"{gang.name} buys {entry.name} ({entry.availability}) for {entry.cost} credits.")
+    return ws.finish(
+        PurchaseResult,
+        clause="PB-6B.6",
+        title="Buy a Rare or Illegal item",
+        gang_id=gang_id,
+        item_id=new_id,
+        item_name=entry.name,
+        price=entry.cost,
+        fighter_id=None,
+        source="Trading Post",
+    )
