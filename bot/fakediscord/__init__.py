@@ -1,0 +1,58 @@
+"""A local fake of Discord's REST API v10 and gateway, plus a driver for tests.
+
+See docs/fake-discord.md. Typical use::
+
+    fake = FakeDiscord.demo()
+    base_url = await fake.start()
+    restore = point_discord_py_at(base_url)   # in the bot's process
+    ...
+    driver = fake.driver()
+    result = await driver.slash("Underhive", "general", "alice", "gang create", name="Ash Wolves")
+"""
+
+from bot.fakediscord.client import gateway_url_for, point_discord_py_at, point_discord_py_from_env
+from bot.fakediscord.common import CallbackType, ChannelType, InteractionType, MessageFlag, Perm
+from bot.fakediscord.driver import BotResponseError, Driver
+from bot.fakediscord.errors import (
+    ApiError,
+    CommandInputError,
+    FakeDiscordError,
+    NotConnected,
+    WaitTimeout,
+)
+from bot.fakediscord.interactions import InteractionRecord
+from bot.fakediscord.messages import Attachment, Message, Upload
+from bot.fakediscord.result import Choice, InteractionResult
+from bot.fakediscord.server import FakeDiscord
+from bot.fakediscord.world import Channel, Guild, Member, Role, User, World
+
+__all__ = [
+    "ApiError",
+    "Attachment",
+    "BotResponseError",
+    "CallbackType",
+    "Channel",
+    "ChannelType",
+    "Choice",
+    "CommandInputError",
+    "Driver",
+    "FakeDiscord",
+    "FakeDiscordError",
+    "Guild",
+    "InteractionRecord",
+    "InteractionResult",
+    "InteractionType",
+    "Member",
+    "Message",
+    "MessageFlag",
+    "NotConnected",
+    "Perm",
+    "Role",
+    "Upload",
+    "User",
+    "WaitTimeout",
+    "World",
+    "gateway_url_for",
+    "point_discord_py_at",
+    "point_discord_py_from_env",
+]

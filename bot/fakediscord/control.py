@@ -1,0 +1,101 @@
+"""``/_fake/*`` HTTP endpoints for driving a standalone fake by hand (curl, a REPL).
+
+Tests should use :class:`Driver` directly; these exist so ``python -m bot.fakediscord``
+is useful against a bot started in another terminal.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import web
+from aiohttp.typedefs import Handler
+
+from bot.fakediscord.errors import FakeDiscordError
+from bot.fakediscord.http_util import ok, read_body
+from bot.fakediscord.result import InteractionResult
+
+if TYPE_CHECKING:
+    from bot.fakediscord.server import FakeDiscord
+
+
+def _describe(result: InteractionResult) -> dict[str, Any]:
+    return {
+        "interaction_id": str(result.id),
+        "kind": result.kind,
+        "latency": result.latency,
+        "message_id": str(result.message.id) if result.message else None,
+        "content": result.content,
+        "ephemeral": result.ephemeral,
+        "embeds": result.embeds,
+        "components": result.components,
+        "modal": result.modal,
+        "choices": [{"name": c.name, "value": c.value} for c in result.choices],
+        "text": result.text(),
+    }
+
+
+def control_routes(fake: FakeDiscord) -> list[tuple[str, str, Handler]]:
+    driver = fake.driver()
+
+    async def summary(request: web.Request) -> web.Response:
+        world = fake.world
+        return ok(
+            {
+                "base_url": fake.base_url,
+                "gateway_url": fake.gateway_url,
+                "bot": world.bot.to_payload(),
+                "connected": fake.gateway.is_connected(),
+                "guilds": {
+                    g.name: {
+                        "id": str(g.id),
+                        "channels": [c.name for c in g.channels.values()],
+                        "members": [m.user.username for m in g.members.values()],
+                        "commands": fake.commands.visible_names(g.id),
+                    }
+                    for g in world.guilds.values()
+                },
+                "unknown_routes": fake.unknown_routes,
+            }
+        )
+
+    async def transcript(request: web.Request) -> web.Response:
+        guild = request.query.get("guild")
+        channel = request.query.get("channel", "general")
+        try:
+            text = fake.transcript(channel, guild)
+        except FakeDiscordError as exc:
+            return web.Response(status=404, text=str(exc))
+        return web.Response(text=text + "\n")
+
+    async def act(request: web.Request) -> web.Response:
+        body, _ = await read_body(request)
+        action = request.match_info["action"]
+        try:
+            if action == "slash":
+                result = await driver.slash(
+                    body.get("guild"),
+                    body["channel"],
+                    body["user"],
+                    body["command"],
+                    options=body.get("options") or {},
+                )
+            elif action == "click":
+                result = await driver.click(
+                    int(body["message_id"]), body["custom_id"], body["user"]
+                )
+            elif action == "select":
+                result = await driver.select(
+                    int(body["message_id"]), body["custom_id"], body["values"], body["user"]
+                )
+            else:
+                return web.Response(status=404, text=f"unknown action {action}")
+        except (FakeDiscordError, KeyError) as exc:
+            return ok({"error": str(exc)}, status=400)
+        return ok(_describe(result))
+
+    return [
+        ("GET", "/_fake", summary),
+        ("GET", "/_fake/transcript", transcript),
+        ("POST", "/_fake/{action}", act),
+    ]

@@ -1,0 +1,27 @@
+"""The shared objects every HTTP handler needs, bundled to avoid import cycles."""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from dataclasses import dataclass, field
+
+from bot.fakediscord.commands import CommandRegistry
+from bot.fakediscord.gateway import Gateway
+from bot.fakediscord.interactions import Interactions
+from bot.fakediscord.world import World
+
+log = logging.getLogger("bot.fakediscord")
+
+
+@dataclass(eq=False)
+class Services:
+    world: World
+    commands: CommandRegistry
+    interactions: Interactions
+    gateway: Gateway
+    token: str | None
+    # (method, path, status) of recent requests, newest last; handy when a test fails.
+    requests: deque[tuple[str, str, int]] = field(default_factory=lambda: deque(maxlen=2000))
+    unknown_routes: list[str] = field(default_factory=list)
+    internal_errors: list[str] = field(default_factory=list)
