@@ -1,0 +1,102 @@
+"""The launcher: ``munda-arbitrator run|demo`` (also ``python -m bot``)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+from pathlib import Path
+
+from bot.config import Config, ConfigError, load_config
+
+log = logging.getLogger("bot")
+
+DEFAULT_CONFIG = Path("config.toml")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="munda-arbitrator", description="A Discord bot that runs Necromunda campaigns."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="connect to Discord and serve the campaign")
+    run.add_argument("--config", type=Path, default=None,
+                     help="config file (default: ./config.toml if it exists)")
+    demo = commands.add_parser(
+        "demo", help="play a scripted campaign offline and print what the players would see"
+    )
+    demo.add_argument("--seed", type=int, default=7, help="dice seed (same seed, same game)")
+    demo.add_argument("--rules-only", action="store_true",
+                      help="print the rules engine's post-battle sequence without the bot")
+    return parser
+
+
+def configure_logging(level: str) -> None:
+    logging.basicConfig(
+        level=level, stream=sys.stderr,
+        format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "run":
+            path = args.config
+            if path is None and DEFAULT_CONFIG.is_file():
+                path = DEFAULT_CONFIG
+            config = load_config(path)
+            config.require_token()
+            configure_logging(config.logging.level)
+            return asyncio.run(run_bot(config))
+        if args.command == "demo":
+            from bot.demo import run_demo
+
+            return run_demo(seed=args.seed, rules_only=args.rules_only)
+    except ConfigError as error:
+        print(f"munda-arbitrator: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+async def run_bot(config: Config) -> int:
+    """Run until Discord closes us or SIGTERM/SIGINT asks for a clean shutdown."""
+    from bot.app import MundaBot
+    from bot.endpoints import apply_rest_base
+    from bot.storage import Storage
+    from bot.storage.errors import StorageError
+
+    apply_rest_base(config.discord)
+    try:
+        storage = await Storage.open(config.database.path)
+    except StorageError as error:
+        print(f"munda-arbitrator: {error.message}", file=sys.stderr)
+        return 2
+    bot = MundaBot(config, storage)
+    loop = asyncio.get_running_loop()
+    stopping: set[asyncio.Task[None]] = set()
+
+    def stop() -> None:
+        log.info("shutting down")
+        stopping.add(loop.create_task(bot.close()))
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop)
+    try:
+        async with bot:
+            await bot.start(config.require_token())
+    finally:
+        if stopping:
+            await asyncio.gather(*stopping)
+        await storage.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
