@@ -1,0 +1,40 @@
+"""Campaign storage: per-server SQLite with migrations, transactions and a ledger.
+
+See docs/storage.md. Everything SQL stays inside this package; callers use
+:class:`Storage` (one call, one transaction) or ``storage.transaction()``.
+"""
+
+from bot.storage.codec import new_id
+from bot.storage.database import LATEST_VERSION
+from bot.storage.errors import DatabaseTooNew, MigrationFailed, StaleWorld, StorageError
+from bot.storage.records import (
+    EXPORT_FORMAT,
+    EXPORT_VERSION,
+    ActionRecord,
+    Campaign,
+    CampaignDocument,
+    LedgerEvent,
+    SequenceRecord,
+    Snapshot,
+)
+from bot.storage.repository import Storage
+from bot.storage.transaction import Transaction
+
+__all__ = [
+    "EXPORT_FORMAT",
+    "EXPORT_VERSION",
+    "LATEST_VERSION",
+    "ActionRecord",
+    "Campaign",
+    "CampaignDocument",
+    "DatabaseTooNew",
+    "LedgerEvent",
+    "MigrationFailed",
+    "SequenceRecord",
+    "Snapshot",
+    "StaleWorld",
+    "Storage",
+    "StorageError",
+    "Transaction",
+    "new_id",
+]

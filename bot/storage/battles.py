@@ -1,0 +1,122 @@
+"""Battles (rules.models.Battle) and their participants."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import aiosqlite
+
+from bot.storage.codec import BATTLE_COLUMNS, Row, battle_from_row, battle_row, now, placeholders
+from rules.errors import InvalidRequest, NotFound
+from rules.models import Battle
+
+_SELECT = f"SELECT b.pk, {', '.join('b.' + c for c in BATTLE_COLUMNS)} FROM battles b"
+
+
+async def _participants(db: aiosqlite.Connection, pks: list[int]) -> dict[int, list[str]]:
+    found: dict[int, list[str]] = {pk: [] for pk in pks}
+    if pks:
+        rows = await db.execute_fetchall(
+            f"SELECT battle_pk, gang_id FROM battle_gangs"
+            f" WHERE battle_pk IN ({placeholders(len(pks))}) ORDER BY battle_pk, position",
+            pks,
+        )
+        for row in rows:
+            found[int(row[0])].append(str(row[1]))
+    return found
+
+
+async def _to_battles(db: aiosqlite.Connection, rows: list[Row]) -> list[Battle]:
+    gangs = await _participants(db, [int(row["pk"]) for row in rows])
+    return [battle_from_row(row, gangs[int(row["pk"])]) for row in rows]
+
+
+async def _battle_pk(db: aiosqlite.Connection, campaign_pk: int, battle_id: str) -> int:
+    rows = list(
+        await db.execute_fetchall(
+            "SELECT pk FROM battles WHERE campaign_pk = ? AND id = ?", (campaign_pk, battle_id)
+        )
+    )
+    if not rows:
+        raise NotFound(f"There is no battle with id {battle_id} in this campaign.")
+    return int(rows[0][0])
+
+
+async def _check_gangs(db: aiosqlite.Connection, campaign_pk: int, battle: Battle) -> None:
+    rows = await db.execute_fetchall(
+        "SELECT id FROM gangs WHERE campaign_pk = ?"
+        f" AND id IN ({placeholders(len(battle.gang_ids))})",
+        (campaign_pk, *battle.gang_ids),
+    )
+    missing = set(battle.gang_ids) - {str(row[0]) for row in rows}
+    if missing:
+        raise NotFound(f"There is no gang with id {sorted(missing)[0]} in this campaign.")
+
+
+async def create(
+    db: aiosqlite.Connection, campaign_pk: int, battle: Battle, *, check_gangs: bool = True
+) -> Battle:
+    """Store a new battle; its gangs must exist unless it is history being imported."""
+    if check_gangs:
+        await _check_gangs(db, campaign_pk, battle)
+    stamp = now()
+    columns = ("campaign_pk", *BATTLE_COLUMNS, "created_at", "updated_at")
+    try:
+        cursor = await db.execute(
+            f"INSERT INTO battles ({', '.join(columns)}) VALUES ({placeholders(len(columns))})",
+            (campaign_pk, *battle_row(battle), stamp, stamp),
+        )
+    except sqlite3.IntegrityError as error:
+        raise InvalidRequest(
+            f"There is already a battle with id {battle.id} in this campaign."
+        ) from error
+    await _write_participants(db, int(cursor.lastrowid or 0), battle)
+    return await get(db, campaign_pk, battle.id)
+
+
+async def _write_participants(db: aiosqlite.Connection, battle_pk: int, battle: Battle) -> None:
+    await db.execute("DELETE FROM battle_gangs WHERE battle_pk = ?", (battle_pk,))
+    await db.executemany(
+        "INSERT INTO battle_gangs (battle_pk, position, gang_id) VALUES (?, ?, ?)",
+        [(battle_pk, position, gang_id) for position, gang_id in enumerate(battle.gang_ids)],
+    )
+
+
+async def update(db: aiosqlite.Connection, campaign_pk: int, battle: Battle) -> Battle:
+    """Write a battle's result and end states (e.g. as the players report them)."""
+    pk = await _battle_pk(db, campaign_pk, battle.id)
+    await _check_gangs(db, campaign_pk, battle)
+    assignments = ", ".join(f"{column} = ?" for column in BATTLE_COLUMNS)
+    await db.execute(
+        f"UPDATE battles SET {assignments}, updated_at = ? WHERE pk = ?",
+        (*battle_row(battle), now(), pk),
+    )
+    await _write_participants(db, pk, battle)
+    return await get(db, campaign_pk, battle.id)
+
+
+async def get(db: aiosqlite.Connection, campaign_pk: int, battle_id: str) -> Battle:
+    rows = list(
+        await db.execute_fetchall(
+            f"{_SELECT} WHERE b.campaign_pk = ? AND b.id = ?", (campaign_pk, battle_id)
+        )
+    )
+    if not rows:
+        raise NotFound(f"There is no battle with id {battle_id} in this campaign.")
+    return (await _to_battles(db, rows))[0]
+
+
+async def list_recent(
+    db: aiosqlite.Connection, campaign_pk: int, *, gang_id: str | None, limit: int | None
+) -> list[Battle]:
+    """Battles newest first, optionally only those ``gang_id`` fought in."""
+    sql = f"{_SELECT} WHERE b.campaign_pk = ?"
+    params: list[object] = [campaign_pk]
+    if gang_id is not None:
+        sql += " AND b.pk IN (SELECT battle_pk FROM battle_gangs WHERE gang_id = ?)"
+        params.append(gang_id)
+    sql += " ORDER BY b.pk DESC"
+    if limit is not None:
+        sql += " LIMIT ?"
+        params.append(limit)
+    return await _to_battles(db, list(await db.execute_fetchall(sql, params)))

@@ -1,0 +1,177 @@
+"""Campaign rows: every lookup is by guild id first, which is what isolates servers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import aiosqlite
+
+from bot.storage.codec import Row, dumps, name_key, new_id, now
+from bot.storage.records import Campaign
+from rules.errors import InvalidRequest, NotFound
+from rules.models import CampaignSettings
+
+_SELECT = (
+    "SELECT pk, id, guild_id, name, is_default, scenario_die, ruleset, skirmish,"
+    " arbitrator_user_ids, arbitrator_role_id, report_channel_id, created_at FROM campaigns"
+)
+
+
+def campaign_from_row(row: Row) -> Campaign:
+    return Campaign(
+        id=row["id"],
+        guild_id=row["guild_id"],
+        settings=CampaignSettings(
+            name=row["name"],
+            scenario_die=row["scenario_die"],
+            ruleset=row["ruleset"],
+            skirmish=bool(row["skirmish"]),
+        ),
+        is_default=bool(row["is_default"]),
+        arbitrator_user_ids=json.loads(row["arbitrator_user_ids"]),
+        arbitrator_role_id=row["arbitrator_role_id"],
+        report_channel_id=row["report_channel_id"],
+        created_at=row["created_at"],
+    )
+
+
+async def campaign_row(db: aiosqlite.Connection, guild_id: int, campaign_id: str) -> Row:
+    rows = list(
+        await db.execute_fetchall(
+            f"{_SELECT} WHERE guild_id = ? AND id = ?", (guild_id, campaign_id)
+        )
+    )
+    if not rows:
+        raise NotFound(f"There is no campaign with id {campaign_id} on this server.")
+    return rows[0]
+
+
+async def campaign_pk(db: aiosqlite.Connection, guild_id: int, campaign_id: str) -> int:
+    rows = list(
+        await db.execute_fetchall(
+            "SELECT pk FROM campaigns WHERE guild_id = ? AND id = ?", (guild_id, campaign_id)
+        )
+    )
+    if not rows:
+        raise NotFound(f"There is no campaign with id {campaign_id} on this server.")
+    return int(rows[0][0])
+
+
+async def get_by_name(db: aiosqlite.Connection, guild_id: int, name: str) -> Campaign:
+    rows = list(
+        await db.execute_fetchall(
+            f"{_SELECT} WHERE guild_id = ? AND name_key = ?", (guild_id, name_key(name))
+        )
+    )
+    if not rows:
+        raise NotFound(f"There is no campaign called '{name}' on this server.")
+    return campaign_from_row(rows[0])
+
+
+async def get_default(db: aiosqlite.Connection, guild_id: int) -> Campaign:
+    rows = list(
+        await db.execute_fetchall(
+            f"{_SELECT} WHERE guild_id = ? AND is_default = 1", (guild_id,)
+        )
+    )
+    if not rows:
+        raise NotFound("This server has no campaign yet; an Arbitrator can start one.")
+    return campaign_from_row(rows[0])
+
+
+async def list_all(db: aiosqlite.Connection, guild_id: int) -> list[Campaign]:
+    rows = await db.execute_fetchall(f"{_SELECT} WHERE guild_id = ? ORDER BY pk", (guild_id,))
+    return [campaign_from_row(row) for row in rows]
+
+
+async def _name_free(
+    db: aiosqlite.Connection, guild_id: int, name: str, except_id: str | None = None
+) -> None:
+    rows = list(
+        await db.execute_fetchall(
+            "SELECT id FROM campaigns WHERE guild_id = ? AND name_key = ?",
+            (guild_id, name_key(name)),
+        )
+    )
+    if rows and rows[0][0] != except_id:
+        raise InvalidRequest(f"There is already a campaign called '{name}' on this server.")
+
+
+async def create(
+    db: aiosqlite.Connection,
+    guild_id: int,
+    settings: CampaignSettings,
+    *,
+    arbitrator_user_ids: Sequence[int],
+    arbitrator_role_id: int | None,
+    report_channel_id: int | None,
+    make_default: bool,
+    campaign_id: str | None = None,
+    created_at: str | None = None,
+) -> Campaign:
+    await _name_free(db, guild_id, settings.name)
+    has_default = bool(
+        list(
+            await db.execute_fetchall(
+                "SELECT 1 FROM campaigns WHERE guild_id = ? AND is_default = 1", (guild_id,)
+            )
+        )
+    )
+    # The first campaign of a server is its default, so commands work at once.
+    default = make_default or not has_default
+    if default:
+        await db.execute("UPDATE campaigns SET is_default = 0 WHERE guild_id = ?", (guild_id,))
+    new = campaign_id or new_id()
+    await db.execute(
+        "INSERT INTO campaigns (id, guild_id, name, name_key, is_default, scenario_die, ruleset,"
+        " skirmish, arbitrator_user_ids, arbitrator_role_id, report_channel_id, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            new, guild_id, settings.name, name_key(settings.name), int(default),
+            settings.scenario_die.value, settings.ruleset, int(settings.skirmish),
+            dumps(list(arbitrator_user_ids)), arbitrator_role_id, report_channel_id,
+            created_at or now(),
+        ),
+    )
+    return campaign_from_row(await campaign_row(db, guild_id, new))
+
+
+async def update(db: aiosqlite.Connection, guild_id: int, campaign: Campaign) -> Campaign:
+    """Write settings, name, Arbitrators and report channel (not the default flag)."""
+    await campaign_pk(db, guild_id, campaign.id)
+    await _name_free(db, guild_id, campaign.name, except_id=campaign.id)
+    settings = campaign.settings
+    await db.execute(
+        "UPDATE campaigns SET name = ?, name_key = ?, scenario_die = ?, ruleset = ?,"
+        " skirmish = ?, arbitrator_user_ids = ?, arbitrator_role_id = ?,"
+        " report_channel_id = ? WHERE guild_id = ? AND id = ?",
+        (
+            settings.name, name_key(settings.name), settings.scenario_die.value,
+            settings.ruleset, int(settings.skirmish), dumps(campaign.arbitrator_user_ids),
+            campaign.arbitrator_role_id, campaign.report_channel_id, guild_id, campaign.id,
+        ),
+    )
+    return campaign_from_row(await campaign_row(db, guild_id, campaign.id))
+
+
+async def set_default(db: aiosqlite.Connection, guild_id: int, campaign_id: str) -> Campaign:
+    await campaign_pk(db, guild_id, campaign_id)
+    await db.execute("UPDATE campaigns SET is_default = 0 WHERE guild_id = ?", (guild_id,))
+    await db.execute(
+        "UPDATE campaigns SET is_default = 1 WHERE guild_id = ? AND id = ?",
+        (guild_id, campaign_id),
+    )
+    return campaign_from_row(await campaign_row(db, guild_id, campaign_id))
+
+
+async def delete(db: aiosqlite.Connection, guild_id: int, campaign_id: str) -> None:
+    """Delete a campaign with all it holds; the oldest remaining one becomes default."""
+    row = await campaign_row(db, guild_id, campaign_id)
+    await db.execute("DELETE FROM campaigns WHERE pk = ?", (row["pk"],))
+    if row["is_default"]:
+        await db.execute(
+            "UPDATE campaigns SET is_default = 1 WHERE pk ="
+            " (SELECT MIN(pk) FROM campaigns WHERE guild_id = ?)",
+            (guild_id,),
+        )

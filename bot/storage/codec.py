@@ -1,0 +1,250 @@
+"""Rows to models and back: the only place that knows both column order and fields.
+
+Reading builds plain dicts (``*_data``) so that a whole gang is validated by
+pydantic in one call, which is several times faster than a call per fighter
+and item. Each ``*_row`` function returns the values in the order of its ``*_COLUMNS``
+tuple, with booleans as 0/1 and small lists as compact JSON, exactly as SQLite
+returns them; so a stored row and a freshly computed one compare equal when
+nothing changed and the roster writer can skip it.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from rules.models import PROFILE_STATS, Battle, Fighter, Gang, Item, Territory, Vehicle
+
+Row = sqlite3.Row
+Values = tuple[Any, ...]
+
+
+def new_id() -> str:
+    """A fresh short id for a gang, fighter, item, vehicle, territory or battle."""
+    return secrets.token_hex(6)
+
+
+def name_key(name: str) -> str:
+    """The form names are compared in: case-folded, whitespace collapsed."""
+    return " ".join(name.split()).casefold()
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def loads_list(text: str) -> Any:
+    # Most of these lists are empty; skipping the decoder for them is a
+    # measurable share of loading a gang.
+    return [] if text == "[]" else json.loads(text)
+
+
+def placeholders(count: int) -> str:
+    return ",".join("?" * count)
+
+
+# ------------------------------------------------------------------ gangs
+
+GANG_COLUMNS = (
+    "id", "name", "name_key", "house", "owner", "alignment", "credits", "reputation",
+    "battles_fought",
+)
+
+
+def gang_row(gang: Gang) -> Values:
+    return (
+        gang.id, gang.name, name_key(gang.name), gang.house, gang.owner,
+        gang.alignment.value, gang.credits, gang.reputation, gang.battles_fought,
+    )
+
+
+# ------------------------------------------------------------------ fighters
+
+_STAT_COLUMNS = tuple("int_" if s == "int" else s for s in PROFILE_STATS)
+
+FIGHTER_COLUMNS = (
+    "position", "id", "name", "name_key", "category", "fighter_type", "cost",
+    *_STAT_COLUMNS,
+    "xp", "kills", "advancements", "skills", "special_rules", "status", "captured_by",
+    "rescue_chance_given", "lasting_injuries", "gang_hierarchy", "critical_injury",
+    "escorted_to_doc",
+)
+
+
+def fighter_row(fighter: Fighter, position: int) -> Values:
+    profile = fighter.profile
+    return (
+        position, fighter.id, fighter.name, name_key(fighter.name), fighter.category.value,
+        fighter.fighter_type, fighter.cost,
+        *(profile.get(stat) for stat in PROFILE_STATS),
+        fighter.xp, fighter.kills,
+        dumps([a.model_dump(mode="json") for a in fighter.advancements]),
+        dumps(fighter.skills), dumps(fighter.special_rules), fighter.status.value,
+        fighter.captured_by, int(fighter.rescue_chance_given),
+        dumps(fighter.lasting_injuries), int(fighter.gang_hierarchy),
+        int(fighter.critical_injury), int(fighter.escorted_to_doc),
+    )
+
+
+def fighter_data(row: Row, equipment: list[dict[str, Any]]) -> dict[str, Any]:
+    """The fighter of ``row`` as validator input; the gang validates it with the rest."""
+    return {
+        "id": row["id"],
+        "name": row["name"],
+        "category": row["category"],
+        "fighter_type": row["fighter_type"],
+        "cost": row["cost"],
+        "profile": {
+            stat: row[column] for stat, column in zip(PROFILE_STATS, _STAT_COLUMNS, strict=True)
+        },
+        "xp": row["xp"],
+        "kills": row["kills"],
+        "advancements": loads_list(row["advancements"]),
+        "skills": loads_list(row["skills"]),
+        "special_rules": loads_list(row["special_rules"]),
+        "equipment": equipment,
+        "status": row["status"],
+        "captured_by": row["captured_by"],
+        "rescue_chance_given": bool(row["rescue_chance_given"]),
+        "lasting_injuries": loads_list(row["lasting_injuries"]),
+        "gang_hierarchy": bool(row["gang_hierarchy"]),
+        "critical_injury": bool(row["critical_injury"]),
+        "escorted_to_doc": bool(row["escorted_to_doc"]),
+    }
+
+
+# ------------------------------------------------------------------ vehicles
+
+VEHICLE_COLUMNS = (
+    "in_stash", "position", "id", "name", "name_key", "vehicle_type", "cost",
+    "lasting_damage", "crew_id", "status",
+)
+
+
+def vehicle_row(vehicle: Vehicle, position: int, in_stash: bool) -> Values:
+    return (
+        int(in_stash), position, vehicle.id, vehicle.name, name_key(vehicle.name),
+        vehicle.vehicle_type, vehicle.cost, dumps(vehicle.lasting_damage), vehicle.crew_id,
+        vehicle.status.value,
+    )
+
+
+def vehicle_data(
+    row: Row, upgrades: list[dict[str, Any]], equipment: list[dict[str, Any]]
+) -> dict[str, Any]:
+    return {
+        "id": row["id"],
+        "name": row["name"],
+        "vehicle_type": row["vehicle_type"],
+        "cost": row["cost"],
+        "upgrades": upgrades,
+        "equipment": equipment,
+        "lasting_damage": loads_list(row["lasting_damage"]),
+        "crew_id": row["crew_id"],
+        "status": row["status"],
+    }
+
+
+# ------------------------------------------------------------------ items
+
+ITEM_COLUMNS = (
+    "slot", "fighter_pk", "vehicle_pk", "position", "id", "name", "cost", "kind", "rarity",
+    "level", "two_slots", "grants_mounted", "boon_of_sequence",
+)
+STASH, FIGHTER, VEHICLE_UPGRADE, VEHICLE_EQUIPMENT = (
+    "stash", "fighter", "vehicle_upgrade", "vehicle_equipment",
+)
+
+
+def item_row(
+    item: Item, slot: str, position: int, fighter_pk: int | None, vehicle_pk: int | None
+) -> Values:
+    return (
+        slot, fighter_pk, vehicle_pk, position, item.id, item.name, item.cost,
+        item.kind.value, item.availability.rarity.value, item.availability.level,
+        int(item.two_slots), int(item.grants_mounted), item.boon_of_sequence,
+    )
+
+
+def item_data(row: Row) -> dict[str, Any]:
+    return {
+        "id": row["id"],
+        "name": row["name"],
+        "cost": row["cost"],
+        "kind": row["kind"],
+        "availability": {"rarity": row["rarity"], "level": row["level"]},
+        "two_slots": bool(row["two_slots"]),
+        "grants_mounted": bool(row["grants_mounted"]),
+        "boon_of_sequence": row["boon_of_sequence"],
+    }
+
+
+# ------------------------------------------------------------------ territories
+
+TERRITORY_COLUMNS = (
+    "position", "id", "name", "name_key", "income", "boons", "can_be_staked", "controller",
+)
+
+
+def territory_row(territory: Territory, position: int) -> Values:
+    return (
+        position, territory.id, territory.name, name_key(territory.name), territory.income,
+        dumps(territory.boons), int(territory.can_be_staked), territory.controller,
+    )
+
+
+def territory_from_row(row: Row) -> Territory:
+    return Territory.model_validate(
+        {
+            "id": row["id"],
+            "name": row["name"],
+            "income": row["income"],
+            "boons": loads_list(row["boons"]),
+            "can_be_staked": bool(row["can_be_staked"]),
+            "controller": row["controller"],
+        }
+    )
+
+
+# ------------------------------------------------------------------ battles
+
+BATTLE_COLUMNS = (
+    "id", "scenario", "battlefield", "winner", "staked_territory", "is_campaign",
+    "rescue_mission", "details",
+)
+_BATTLE_DETAILS = (
+    "fighters", "vehicles", "gangs_with_models_left", "bottled_out", "enemies_out_of_action",
+)
+
+
+def battle_row(battle: Battle) -> Values:
+    dumped = battle.model_dump(mode="json")
+    return (
+        battle.id, battle.scenario, battle.battlefield, battle.winner, battle.staked_territory,
+        int(battle.campaign), int(battle.rescue_mission),
+        dumps({key: dumped[key] for key in _BATTLE_DETAILS}),
+    )
+
+
+def battle_from_row(row: Row, gang_ids: Sequence[str]) -> Battle:
+    return Battle.model_validate(
+        {
+            "id": row["id"],
+            "gang_ids": list(gang_ids),
+            "scenario": row["scenario"],
+            "battlefield": row["battlefield"],
+            "winner": row["winner"],
+            "staked_territory": row["staked_territory"],
+            "campaign": bool(row["is_campaign"]),
+            "rescue_mission": bool(row["rescue_mission"]),
+            **json.loads(row["details"]),
+        }
+    )

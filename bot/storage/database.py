@@ -1,0 +1,145 @@
+"""The SQLite connection: pragmas and the migrations runner.
+
+Migrations are the numbered ``migrations/NNNN_name.sql`` files shipped as
+package data. Each is applied in its own transaction together with the bump
+of ``PRAGMA user_version``, so a failed migration leaves the file exactly at
+the previous version. A file whose version is higher than the newest
+migration this release ships was written by a newer release and is refused
+before anything is changed.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import aiosqlite
+
+from bot.storage.errors import DatabaseTooNew, MigrationFailed
+
+DEFAULT_BUSY_TIMEOUT_MS = 5_000
+_MIGRATION_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    sql: str
+
+
+def load_migrations() -> list[Migration]:
+    """Every migration shipped with the package, in version order."""
+    found: list[Migration] = []
+    for entry in (resources.files("bot.storage") / "migrations").iterdir():
+        match = _MIGRATION_NAME.match(entry.name)
+        if match is None:
+            continue
+        found.append(Migration(int(match.group(1)), match.group(2), entry.read_text("utf-8")))
+    found.sort(key=lambda m: m.version)
+    expected = list(range(1, len(found) + 1))
+    if [m.version for m in found] != expected:
+        raise MigrationFailed(
+            f"Migration files are not numbered 1..{len(found)} without gaps: "
+            f"{[m.version for m in found]}."
+        )
+    return found
+
+
+LATEST_VERSION = len(load_migrations())
+
+
+def split_statements(script: str) -> list[str]:
+    """Cut a script into statements, keeping trigger bodies whole.
+
+    ``executescript`` would commit the migration's transaction before running,
+    so statements are executed one by one inside it instead.
+    """
+    statements: list[str] = []
+    start = 0
+    for index, char in enumerate(script):
+        if char != ";":
+            continue
+        candidate = script[start : index + 1]
+        if sqlite3.complete_statement(candidate):
+            if _has_sql(candidate):
+                statements.append(candidate.strip())
+            start = index + 1
+    if _has_sql(script[start:]):
+        raise MigrationFailed(f"Unterminated SQL statement: {script[start:].strip()[:80]!r}")
+    return statements
+
+
+def _has_sql(text: str) -> bool:
+    lines = (line.split("--", 1)[0].strip() for line in text.splitlines())
+    return any(line and line != ";" for line in lines)
+
+
+async def connect(
+    path: str | Path,
+    *,
+    busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
+    migrations: list[Migration] | None = None,
+) -> aiosqlite.Connection:
+    """Open ``path``, set the pragmas and bring the schema up to date.
+
+    ``migrations`` defaults to all shipped ones; tests pass a prefix to build
+    a database as an older release left it.
+    """
+    # isolation_level=None: the storage layer issues BEGIN/COMMIT itself, so
+    # the sqlite3 module never opens or commits a transaction behind its back.
+    conn = await aiosqlite.connect(str(path), isolation_level=None)
+    try:
+        conn.row_factory = sqlite3.Row
+        await conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+        await conn.execute("PRAGMA foreign_keys = ON")
+        await conn.execute("PRAGMA journal_mode = WAL")
+        # WAL with synchronous=NORMAL never corrupts; at worst a power cut
+        # loses the last commits, which a bot can afford.
+        await conn.execute("PRAGMA synchronous = NORMAL")
+        await migrate(conn, str(path), load_migrations() if migrations is None else migrations)
+    except BaseException:
+        await conn.close()
+        raise
+    return conn
+
+
+async def schema_version(conn: aiosqlite.Connection) -> int:
+    rows = list(await conn.execute_fetchall("PRAGMA user_version"))
+    return int(rows[0][0])
+
+
+async def migrate(conn: aiosqlite.Connection, path: str, migrations: list[Migration]) -> int:
+    """Apply the migrations newer than the file; return the resulting version."""
+    known = migrations[-1].version if migrations else 0
+    current = await schema_version(conn)
+    if current > known:
+        raise DatabaseTooNew(path, current, known)
+    for migration in migrations:
+        if migration.version <= current:
+            continue
+        # Re-read inside the write lock: another process may have migrated
+        # the file while this one waited for it.
+        await conn.execute("BEGIN IMMEDIATE")
+        try:
+            if await schema_version(conn) >= migration.version:
+                await conn.execute("COMMIT")
+                continue
+            for statement in split_statements(migration.sql):
+                await conn.execute(statement)
+            await conn.execute(f"PRAGMA user_version = {migration.version}")
+            await conn.execute("COMMIT")
+        except sqlite3.Error as error:
+            await conn.execute("ROLLBACK")
+            raise MigrationFailed(
+                f"Migration {migration.version:04d}_{migration.name} failed on {path}: "
+                f"{error}. The database was left at version {migration.version - 1}."
+            ) from error
+        except BaseException:
+            if conn.in_transaction:
+                await conn.execute("ROLLBACK")
+            raise
+    return await schema_version(conn)

@@ -1,0 +1,41 @@
+"""Errors the storage layer raises besides the rules' own (NotFound, InvalidRequest).
+
+Two audiences: :class:`DatabaseTooNew` and :class:`MigrationFailed` are for the
+server operator who starts the bot; :class:`StaleWorld` is a refusal a player
+can read, so it is a :class:`rules.errors.RulesError` and the bot shows it as
+it shows any other refusal.
+"""
+
+from __future__ import annotations
+
+from rules.errors import RulesError
+
+
+class StorageError(Exception):
+    """Base of the storage layer's own failures; ``message`` is readable as it is."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class DatabaseTooNew(StorageError):
+    """The database file was written by a newer version of the bot."""
+
+    def __init__(self, path: str, found: int, known: int) -> None:
+        super().__init__(
+            f"The database {path} has schema version {found}, but this version of "
+            f"Munda Arbitrator only knows versions up to {known}. It was written by a "
+            "newer release of the bot: upgrade the bot, or restore a backup made by "
+            "this release. The file was not changed."
+        )
+        self.found = found
+        self.known = known
+
+
+class MigrationFailed(StorageError):
+    """A migration raised; its transaction was rolled back and the version kept."""
+
+
+class StaleWorld(RulesError):
+    """The stored gangs changed between loading them and applying a result."""

@@ -1,0 +1,442 @@
+"""The ledger: actions with their undo snapshots, and one event per roll, change and note.
+
+Every write to gangs and territories goes through :func:`record_action`, in
+the transaction of the write itself, so the ledger can never miss a change or
+record one that was rolled back.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import aiosqlite
+
+from bot.storage.codec import Row, dumps, now, placeholders
+from bot.storage.errors import StaleWorld
+from bot.storage.records import ActionRecord, LedgerEvent, Snapshot
+from bot.storage.roster import (
+    GangWrite,
+    TerritoryWrite,
+    fetch_rosters,
+    fetch_territories,
+    gang_from_rows,
+    save_rosters,
+    save_territories,
+    territories_from_rows,
+)
+from rules.dice import DiceRoll
+from rules.errors import InvalidRequest, NotFound
+from rules.world import Change, World, diff_worlds
+
+_EVENT_COLUMNS = (
+    "campaign_pk", "action_pk", "at", "actor", "kind", "clause", "battle_id", "step",
+    "expression", "faces", "total", "purpose", "subject", "subject_id", "subject_name",
+    "gang_id", "path", "before", "after", "text",
+)
+_EVENT_INSERT = (
+    f"INSERT INTO ledger_events ({', '.join(_EVENT_COLUMNS)})"
+    f" VALUES ({placeholders(len(_EVENT_COLUMNS))})"
+)
+_EVENT_SELECT = f"SELECT pk, {', '.join(_EVENT_COLUMNS)} FROM ledger_events e"
+_ACTION_SELECT = (
+    "SELECT a.pk, a.at, a.actor, a.clause, a.title, a.battle_id, a.step, a.notes, a.undoes_pk,"
+    " (SELECT u.pk FROM actions u WHERE u.undoes_pk = a.pk) AS undone_by,"
+    " (SELECT json_group_array(gang_id) FROM action_gangs g WHERE g.action_pk = a.pk)"
+    " AS gang_ids FROM actions a"
+)
+# Change paths whose values are gang ids: the gangs they name are touched too.
+_GANG_REFERENCES = ("controller", "captured_by")
+
+
+@dataclass
+class Action:
+    """What an action writes, whatever produced it."""
+
+    clause: str
+    title: str
+    actor: str
+    changes: Sequence[Change]
+    rolls: Sequence[DiceRoll] = ()
+    notes: Sequence[str] = ()
+    battle_id: str | None = None
+    step: str | None = None
+    undoes: int | None = None
+    undo_text: str | None = None
+    extra_gang_ids: set[str] = field(default_factory=set)
+
+
+def affected(changes: Iterable[Change]) -> tuple[list[str], list[str]]:
+    """Gang ids and territory ids a list of changes touches, in first-seen order."""
+    gangs: dict[str, None] = {}
+    territories: dict[str, None] = {}
+    for change in changes:
+        if change.subject == "territory":
+            territories[change.subject_id] = None
+        elif change.subject == "gang":
+            gangs[change.subject_id] = None
+        elif change.gang_id is not None:
+            gangs[change.gang_id] = None
+    return list(gangs), list(territories)
+
+
+async def apply_world(
+    db: aiosqlite.Connection, campaign_pk: int, after: World, action: Action
+) -> int:
+    """Write the gangs and territories that ``action.changes`` touch as ``after`` has them.
+
+    The stored state must be the one the changes were computed from: if it is
+    not, someone else wrote in between and :class:`StaleWorld` refuses. Returns
+    the new action's pk.
+    """
+    gang_ids, territory_ids = affected(action.changes)
+    old_gangs = await fetch_rosters(db, campaign_pk, gang_ids)
+    old_territories = await fetch_territories(db, campaign_pk, territory_ids)
+    before = World(
+        gangs={gang_id: gang_from_rows(rows) for gang_id, rows in old_gangs.items()},
+        territories=territories_from_rows(old_territories),
+    )
+    target = World(
+        gangs={g: after.gangs[g] for g in gang_ids if g in after.gangs},
+        territories={t: after.territories[t] for t in territory_ids if t in after.territories},
+    )
+    _check_current(before, target, action.changes)
+    snapshot = Snapshot(
+        gangs={g: before.gangs.get(g) for g in gang_ids},
+        territories={t: before.territories.get(t) for t in territory_ids},
+    )
+    action_pk = await _insert_action(db, campaign_pk, action, snapshot, gang_ids)
+    await save_rosters(
+        db,
+        campaign_pk,
+        [GangWrite(g, target.gangs.get(g), old_gangs.get(g)) for g in gang_ids],
+    )
+    await save_territories(
+        db,
+        campaign_pk,
+        [TerritoryWrite(t, target.territories.get(t), old_territories.get(t))
+         for t in territory_ids],
+    )
+    await _insert_events(db, campaign_pk, action_pk, action)
+    return action_pk
+
+
+def _check_current(before: World, target: World, changes: Sequence[Change]) -> None:
+    created = {
+        (c.subject, c.subject_id)
+        for c in changes
+        if c.subject in ("gang", "territory") and c.path == "" and c.before is None
+    }
+    gang_ids, territory_ids = affected(changes)
+    for gang_id in gang_ids:
+        if gang_id not in before.gangs and ("gang", gang_id) not in created:
+            raise NotFound(f"There is no gang with id {gang_id} in this campaign.")
+    for territory_id in territory_ids:
+        if territory_id not in before.territories and ("territory", territory_id) not in created:
+            raise NotFound(f"There is no territory with id {territory_id} in this campaign.")
+    # The result's own changes and the difference between what is stored and
+    # what it wants to store agree exactly when nobody wrote in between.
+    stored = Counter(c.model_dump_json() for c in diff_worlds(before, target))
+    claimed = Counter(c.model_dump_json() for c in changes)
+    if stored != claimed:
+        names = sorted({c.subject_name for c in changes if c.subject in ("gang", "territory")}
+                       | {g.name for g in before.gangs.values()})
+        raise StaleWorld(
+            f"{', '.join(names) or 'The campaign'} changed while this was being worked out "
+            "(someone else acted first). Nothing was saved; please try again."
+        )
+
+
+def pack_snapshot(snapshot: Snapshot) -> bytes:
+    return zlib.compress(snapshot.model_dump_json(by_alias=True).encode("utf-8"))
+
+
+def unpack_snapshot(blob: bytes) -> Snapshot:
+    return Snapshot.model_validate_json(zlib.decompress(blob))
+
+
+async def _insert_action(
+    db: aiosqlite.Connection,
+    campaign_pk: int,
+    action: Action,
+    snapshot: Snapshot,
+    gang_ids: list[str],
+) -> int:
+    cursor = await db.execute(
+        "INSERT INTO actions (campaign_pk, at, actor, clause, title, battle_id, step, notes,"
+        " snapshot, undoes_pk) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            campaign_pk, now(), action.actor, action.clause, action.title, action.battle_id,
+            action.step, dumps(list(action.notes)), pack_snapshot(snapshot),
+            action.undoes,
+        ),
+    )
+    action_pk = cursor.lastrowid
+    assert action_pk is not None
+    touched = dict.fromkeys(gang_ids)
+    for change in action.changes:
+        if change.path in _GANG_REFERENCES:
+            for value in (change.before, change.after):
+                if isinstance(value, str):
+                    touched[value] = None
+    touched.update(dict.fromkeys(action.extra_gang_ids))
+    await db.executemany(
+        "INSERT INTO action_gangs (action_pk, gang_id) VALUES (?, ?)",
+        [(action_pk, gang_id) for gang_id in touched],
+    )
+    return action_pk
+
+
+async def _insert_events(
+    db: aiosqlite.Connection, campaign_pk: int, action_pk: int, action: Action
+) -> None:
+    at = now()
+    head = (campaign_pk, action_pk, at, action.actor)
+    where = (action.clause, action.battle_id, action.step)
+    rows: list[tuple[object, ...]] = []
+    if action.undo_text is not None:
+        rows.append((*head, "undo", *where, *([None] * 11), action.undo_text))
+    for dice in action.rolls:
+        rows.append(
+            (*head, "roll", *where, dice.expression, dumps(list(dice.faces)), dice.total,
+             dice.purpose, *([None] * 8))
+        )
+    for note in action.notes:
+        rows.append((*head, "note", *where, *([None] * 11), note))
+    for change in action.changes:
+        rows.append(
+            (*head, "change", *where, None, None, None, None, change.subject,
+             change.subject_id, change.subject_name, change.gang_id, change.path,
+             dumps(change.before), dumps(change.after), None)
+        )
+    await db.executemany(_EVENT_INSERT, rows)
+
+
+async def insert_plain_events(db: aiosqlite.Connection, rows: list[tuple[object, ...]]) -> None:
+    """Append events that belong to no action (imported history), in _EVENT_COLUMNS order."""
+    await db.executemany(_EVENT_INSERT, rows)
+
+
+def note_event(actor: str, text: str, clause: str = "STORAGE") -> LedgerEvent:
+    """A free-standing note (id 0 until stored)."""
+    return LedgerEvent(id=0, kind="note", at=now(), actor=actor, clause=clause, text=text)
+
+
+def event_values(campaign_pk: int, event: LedgerEvent) -> tuple[object, ...]:
+    """An event as a row of _EVENT_COLUMNS, detached from its action."""
+    is_change = event.kind == "change"
+    return (
+        campaign_pk, None, event.at.isoformat(), event.actor, event.kind, event.clause,
+        event.battle_id, event.step, event.expression,
+        None if event.faces is None else dumps(event.faces), event.total, event.purpose,
+        event.subject, event.subject_id, event.subject_name, event.gang_id, event.path,
+        dumps(event.before) if is_change else None, dumps(event.after) if is_change else None,
+        event.text,
+    )
+
+
+# ------------------------------------------------------------------ undo
+
+
+async def undo_last(
+    db: aiosqlite.Connection, campaign_pk: int, *, actor: str, battle_id: str | None
+) -> ActionRecord:
+    """Put back the snapshot of the last action not yet undone; return that action."""
+    rows = list(
+        await db.execute_fetchall(
+            "SELECT pk, clause, title, battle_id, snapshot FROM actions a"
+            " WHERE campaign_pk = ? AND undoes_pk IS NULL"
+            " AND NOT EXISTS (SELECT 1 FROM actions u WHERE u.undoes_pk = a.pk)"
+            " ORDER BY pk DESC LIMIT 1",
+            (campaign_pk,),
+        )
+    )
+    if not rows:
+        raise InvalidRequest("There is nothing to undo in this campaign.")
+    last = rows[0]
+    if battle_id is not None and last["battle_id"] != battle_id:
+        raise InvalidRequest(
+            "The last action in this campaign was not part of this battle, and only "
+            "the last action can be undone."
+        )
+    snapshot = unpack_snapshot(last["snapshot"])
+    old_gangs = await fetch_rosters(db, campaign_pk, list(snapshot.gangs))
+    old_territories = await fetch_territories(db, campaign_pk, list(snapshot.territories))
+    current = World(
+        gangs={g: gang_from_rows(rows) for g, rows in old_gangs.items()},
+        territories=territories_from_rows(old_territories),
+    )
+    target = World(
+        gangs={g: gang for g, gang in snapshot.gangs.items() if gang is not None},
+        territories={t: terr for t, terr in snapshot.territories.items() if terr is not None},
+    )
+    action = Action(
+        clause=last["clause"],
+        title=f"Undo: {last['title']}",
+        actor=actor,
+        changes=diff_worlds(current, target),
+        battle_id=last["battle_id"],
+        undoes=int(last["pk"]),
+        undo_text=f"Undid action #{last['pk']} ({last['clause']} {last['title']}).",
+        extra_gang_ids=set(snapshot.gangs),
+    )
+    undo_snapshot = Snapshot(
+        gangs={g: current.gangs.get(g) for g in snapshot.gangs},
+        territories={t: current.territories.get(t) for t in snapshot.territories},
+    )
+    undo_pk = await _insert_action(db, campaign_pk, action, undo_snapshot, list(snapshot.gangs))
+    await save_rosters(
+        db,
+        campaign_pk,
+        [GangWrite(g, new, old_gangs.get(g)) for g, new in snapshot.gangs.items()],
+    )
+    await save_territories(
+        db,
+        campaign_pk,
+        [TerritoryWrite(t, new, old_territories.get(t)) for t, new in snapshot.territories.items()],
+    )
+    await _restore_sequences(db, campaign_pk, int(last["pk"]))
+    await _insert_events(db, campaign_pk, undo_pk, action)
+    return await get_action(db, campaign_pk, int(last["pk"]))
+
+
+async def _restore_sequences(db: aiosqlite.Connection, campaign_pk: int, action_pk: int) -> None:
+    rows = await db.execute_fetchall(
+        "SELECT key, model, battle_id, state_before FROM action_sequences WHERE action_pk = ?",
+        (action_pk,),
+    )
+    for row in rows:
+        if row["state_before"] is None:
+            await db.execute(
+                "DELETE FROM sequences WHERE campaign_pk = ? AND key = ?", (campaign_pk, row["key"])
+            )
+            continue
+        await db.execute(
+            "INSERT INTO sequences (campaign_pk, key, model, battle_id, state, revision,"
+            " updated_at) VALUES (?, ?, ?, ?, ?, 1, ?) ON CONFLICT (campaign_pk, key) DO UPDATE"
+            " SET model = excluded.model, battle_id = excluded.battle_id,"
+            " state = excluded.state, revision = revision + 1, updated_at = excluded.updated_at",
+            (campaign_pk, row["key"], row["model"], row["battle_id"], row["state_before"], now()),
+        )
+
+
+async def remember_sequence(
+    db: aiosqlite.Connection,
+    action_pk: int,
+    key: str,
+    previous: Row | None,
+) -> None:
+    """Keep the state a sequence had before ``action_pk`` (the first one written wins)."""
+    await db.execute(
+        "INSERT OR IGNORE INTO action_sequences (action_pk, key, model, battle_id, state_before)"
+        " VALUES (?, ?, ?, ?, ?)",
+        (
+            action_pk,
+            key,
+            None if previous is None else previous["model"],
+            None if previous is None else previous["battle_id"],
+            None if previous is None else previous["state"],
+        ),
+    )
+
+
+# ------------------------------------------------------------------ reading
+
+
+def _action_from_row(row: Row) -> ActionRecord:
+    return ActionRecord(
+        id=row["pk"],
+        at=row["at"],
+        actor=row["actor"],
+        clause=row["clause"],
+        title=row["title"],
+        battle_id=row["battle_id"],
+        step=row["step"],
+        notes=json.loads(row["notes"]),
+        gang_ids=json.loads(row["gang_ids"]),
+        undoes=row["undoes_pk"],
+        undone_by=row["undone_by"],
+    )
+
+
+async def get_action(db: aiosqlite.Connection, campaign_pk: int, action_pk: int) -> ActionRecord:
+    rows = list(
+        await db.execute_fetchall(
+            f"{_ACTION_SELECT} WHERE a.campaign_pk = ? AND a.pk = ?", (campaign_pk, action_pk)
+        )
+    )
+    if not rows:
+        raise NotFound(f"There is no action #{action_pk} in this campaign.")
+    return _action_from_row(rows[0])
+
+
+async def list_actions(
+    db: aiosqlite.Connection, campaign_pk: int, *, battle_id: str | None, limit: int
+) -> list[ActionRecord]:
+    where = "a.campaign_pk = ?"
+    params: list[object] = [campaign_pk]
+    if battle_id is not None:
+        where, params = where + " AND a.battle_id = ?", [*params, battle_id]
+    rows = await db.execute_fetchall(
+        f"{_ACTION_SELECT} WHERE {where} ORDER BY a.pk DESC LIMIT ?", (*params, limit)
+    )
+    return [_action_from_row(row) for row in rows]
+
+
+def _event_from_row(row: Row) -> LedgerEvent:
+    is_change = row["kind"] == "change"
+    return LedgerEvent(
+        id=row["pk"],
+        kind=row["kind"],
+        at=row["at"],
+        actor=row["actor"],
+        clause=row["clause"],
+        action_id=row["action_pk"],
+        battle_id=row["battle_id"],
+        step=row["step"],
+        expression=row["expression"],
+        faces=None if row["faces"] is None else json.loads(row["faces"]),
+        total=row["total"],
+        purpose=row["purpose"],
+        subject=row["subject"],
+        subject_id=row["subject_id"],
+        subject_name=row["subject_name"],
+        gang_id=row["gang_id"],
+        path=row["path"],
+        before=json.loads(row["before"]) if is_change else None,
+        after=json.loads(row["after"]) if is_change else None,
+        text=row["text"],
+    )
+
+
+async def events(
+    db: aiosqlite.Connection,
+    campaign_pk: int,
+    *,
+    gang_id: str | None = None,
+    battle_id: str | None = None,
+    limit: int | None = None,
+    newest_first: bool = True,
+) -> list[LedgerEvent]:
+    """Events of a campaign, optionally of one gang (its changes and the rolls and
+    notes of the actions that touched it) and/or one battle."""
+    where = ["e.campaign_pk = ?"]
+    params: list[object] = [campaign_pk]
+    if gang_id is not None:
+        where.append(
+            "(e.gang_id = ? OR (e.gang_id IS NULL AND e.action_pk IN"
+            " (SELECT action_pk FROM action_gangs WHERE gang_id = ?)))"
+        )
+        params += [gang_id, gang_id]
+    if battle_id is not None:
+        where.append("e.battle_id = ?")
+        params.append(battle_id)
+    order = "DESC" if newest_first else "ASC"
+    sql = f"{_EVENT_SELECT} WHERE {' AND '.join(where)} ORDER BY e.pk {order}"
+    if limit is not None:
+        sql += " LIMIT ?"
+        params.append(limit)
+    return [_event_from_row(row) for row in await db.execute_fetchall(sql, params)]

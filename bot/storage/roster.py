@@ -1,0 +1,461 @@
+"""Reading and writing gangs (with fighters, vehicles and items) and territories.
+
+Writes are diffs: the stored rows of a gang are compared with the rows the
+new model gives, and only rows that differ are updated, inserted or deleted.
+Deletes of every gang come first, so a fighter may move between gangs, and
+names that change are released before any is taken, so two fighters may swap
+names, all within one action.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiosqlite
+
+from bot.storage.codec import (
+    FIGHTER,
+    FIGHTER_COLUMNS,
+    GANG_COLUMNS,
+    ITEM_COLUMNS,
+    STASH,
+    TERRITORY_COLUMNS,
+    VEHICLE_COLUMNS,
+    VEHICLE_EQUIPMENT,
+    VEHICLE_UPGRADE,
+    Row,
+    Values,
+    fighter_data,
+    fighter_row,
+    gang_row,
+    item_data,
+    item_row,
+    name_key,
+    placeholders,
+    territory_from_row,
+    territory_row,
+    vehicle_data,
+    vehicle_row,
+)
+from rules.errors import InvalidRequest
+from rules.models import Gang, Item, Territory
+
+_GANG_SELECT = f"SELECT pk, {', '.join(GANG_COLUMNS)} FROM gangs"
+_FIGHTER_SELECT = f"SELECT pk, gang_pk, {', '.join(FIGHTER_COLUMNS)} FROM fighters"
+_VEHICLE_SELECT = f"SELECT pk, gang_pk, {', '.join(VEHICLE_COLUMNS)} FROM vehicles"
+_ITEM_SELECT = f"SELECT pk, gang_pk, {', '.join(ITEM_COLUMNS)} FROM items"
+_TERRITORY_SELECT = f"SELECT pk, {', '.join(TERRITORY_COLUMNS)} FROM territories"
+
+
+@dataclass
+class RosterRows:
+    """The stored rows of one gang, as read at the start of a write."""
+
+    gang: Row
+    fighters: list[Row] = field(default_factory=list)
+    vehicles: list[Row] = field(default_factory=list)
+    items: list[Row] = field(default_factory=list)
+
+    @property
+    def pk(self) -> int:
+        return int(self.gang["pk"])
+
+
+# ------------------------------------------------------------------ reading
+
+
+async def fetch_rosters(
+    db: aiosqlite.Connection, campaign_pk: int, gang_ids: Collection[str] | None = None
+) -> dict[str, RosterRows]:
+    """Rows of the named gangs of one campaign (all of them for None), in creation order.
+
+    Gangs that do not exist are simply missing from the answer.
+    """
+    if gang_ids is None:
+        gang_rows = await db.execute_fetchall(
+            f"{_GANG_SELECT} WHERE campaign_pk = ? ORDER BY pk", (campaign_pk,)
+        )
+    else:
+        ids = list(dict.fromkeys(gang_ids))
+        if not ids:
+            return {}
+        gang_rows = await db.execute_fetchall(
+            f"{_GANG_SELECT} WHERE campaign_pk = ? AND id IN ({placeholders(len(ids))})"
+            " ORDER BY pk",
+            (campaign_pk, *ids),
+        )
+    by_pk = {int(row["pk"]): RosterRows(gang=row) for row in gang_rows}
+    if not by_pk:
+        return {}
+    pks = list(by_pk)
+    where = f"WHERE gang_pk IN ({placeholders(len(pks))})"
+    for row in await db.execute_fetchall(f"{_FIGHTER_SELECT} {where} ORDER BY position", pks):
+        by_pk[int(row["gang_pk"])].fighters.append(row)
+    for row in await db.execute_fetchall(f"{_VEHICLE_SELECT} {where} ORDER BY position", pks):
+        by_pk[int(row["gang_pk"])].vehicles.append(row)
+    for row in await db.execute_fetchall(f"{_ITEM_SELECT} {where} ORDER BY position", pks):
+        by_pk[int(row["gang_pk"])].items.append(row)
+    return {str(rows.gang["id"]): rows for rows in by_pk.values()}
+
+
+def gang_from_rows(rows: RosterRows) -> Gang:
+    owned: dict[tuple[str, int | None], list[dict[str, Any]]] = {}
+    for row in rows.items:
+        owner = row["fighter_pk"] if row["slot"] == FIGHTER else row["vehicle_pk"]
+        owned.setdefault((row["slot"], owner), []).append(item_data(row))
+    vehicles: tuple[list[dict[str, Any]], list[dict[str, Any]]] = ([], [])
+    for row in rows.vehicles:
+        vehicles[row["in_stash"]].append(
+            vehicle_data(
+                row,
+                owned.get((VEHICLE_UPGRADE, row["pk"]), []),
+                owned.get((VEHICLE_EQUIPMENT, row["pk"]), []),
+            )
+        )
+    gang = rows.gang
+    return Gang.model_validate(
+        {
+            "id": gang["id"],
+            "name": gang["name"],
+            "house": gang["house"],
+            "owner": gang["owner"],
+            "alignment": gang["alignment"],
+            "credits": gang["credits"],
+            "reputation": gang["reputation"],
+            "battles_fought": gang["battles_fought"],
+            "stash": owned.get((STASH, None), []),
+            "stash_vehicles": vehicles[1],
+            "fighters": [
+                fighter_data(row, owned.get((FIGHTER, row["pk"]), [])) for row in rows.fighters
+            ],
+            "vehicles": vehicles[0],
+        }
+    )
+
+
+async def fetch_territories(
+    db: aiosqlite.Connection, campaign_pk: int, territory_ids: Collection[str] | None = None
+) -> dict[str, Row]:
+    if territory_ids is None:
+        rows = await db.execute_fetchall(
+            f"{_TERRITORY_SELECT} WHERE campaign_pk = ? ORDER BY position", (campaign_pk,)
+        )
+    else:
+        ids = list(dict.fromkeys(territory_ids))
+        if not ids:
+            return {}
+        rows = await db.execute_fetchall(
+            f"{_TERRITORY_SELECT} WHERE campaign_pk = ? AND id IN ({placeholders(len(ids))})"
+            " ORDER BY position",
+            (campaign_pk, *ids),
+        )
+    return {str(row["id"]): row for row in rows}
+
+
+def territories_from_rows(rows: dict[str, Row]) -> dict[str, Territory]:
+    return {territory_id: territory_from_row(row) for territory_id, row in rows.items()}
+
+
+# ------------------------------------------------------------------ writing
+
+
+@dataclass
+class GangWrite:
+    """One gang to write: ``new`` None deletes it, ``old`` None creates it."""
+
+    gang_id: str
+    new: Gang | None
+    old: RosterRows | None
+
+
+async def save_rosters(
+    db: aiosqlite.Connection, campaign_pk: int, writes: Sequence[GangWrite]
+) -> None:
+    survivors: dict[str, _Survivors] = {}
+    for write in writes:
+        if write.old is not None:
+            survivors[write.gang_id] = await _delete_missing(db, write)
+    for write in writes:
+        if write.new is not None and write.old is not None:
+            await _release_names(db, write.new, write.old, survivors[write.gang_id])
+    for write in writes:
+        if write.new is not None:
+            await _upsert_gang(db, campaign_pk, write.new, write.old, survivors.get(write.gang_id))
+
+
+@dataclass
+class _Survivors:
+    """Stored rows still present after the deletes, by domain id."""
+
+    fighters: dict[str, Row]
+    vehicles: dict[str, Row]
+    items: dict[str, Row]
+
+
+async def _delete_missing(db: aiosqlite.Connection, write: GangWrite) -> _Survivors:
+    old = write.old
+    assert old is not None
+    if write.new is None:
+        await db.execute("DELETE FROM gangs WHERE pk = ?", (old.pk,))
+        return _Survivors({}, {}, {})
+    new = write.new
+    fighter_ids = {f.id for f in new.fighters}
+    vehicle_ids = {v.id for v in [*new.vehicles, *new.stash_vehicles]}
+    item_ids = {item.id for item in _all_items(new)}
+    gone_fighters = {row["pk"] for row in old.fighters if row["id"] not in fighter_ids}
+    gone_vehicles = {row["pk"] for row in old.vehicles if row["id"] not in vehicle_ids}
+    # Items of a deleted fighter or vehicle go with it (ON DELETE CASCADE);
+    # one that moved to the Stash or another fighter is inserted again.
+    cascaded = {
+        row["pk"]
+        for row in old.items
+        if row["fighter_pk"] in gone_fighters or row["vehicle_pk"] in gone_vehicles
+    }
+    gone_items = [
+        row["pk"] for row in old.items if row["id"] not in item_ids and row["pk"] not in cascaded
+    ]
+    await _delete_pks(db, "items", gone_items)
+    await _delete_pks(db, "fighters", list(gone_fighters))
+    await _delete_pks(db, "vehicles", list(gone_vehicles))
+    lost = set(gone_items) | cascaded
+    return _Survivors(
+        fighters={r["id"]: r for r in old.fighters if r["pk"] not in gone_fighters},
+        vehicles={r["id"]: r for r in old.vehicles if r["pk"] not in gone_vehicles},
+        items={r["id"]: r for r in old.items if r["pk"] not in lost},
+    )
+
+
+async def _delete_pks(db: aiosqlite.Connection, table: str, pks: list[int]) -> None:
+    if pks:
+        await db.execute(f"DELETE FROM {table} WHERE pk IN ({placeholders(len(pks))})", pks)
+
+
+def _all_items(gang: Gang) -> list[Item]:
+    items = list(gang.stash)
+    for fighter in gang.fighters:
+        items += fighter.equipment
+    for vehicle in [*gang.vehicles, *gang.stash_vehicles]:
+        items += vehicle.upgrades + vehicle.equipment
+    return items
+
+
+async def _upsert_gang(
+    db: aiosqlite.Connection,
+    campaign_pk: int,
+    gang: Gang,
+    old: RosterRows | None,
+    survivors: _Survivors | None,
+) -> None:
+    values = gang_row(gang)
+    if old is None:
+        gang_pk = await _insert(db, "gangs", ("campaign_pk", *GANG_COLUMNS),
+                                (campaign_pk, *values), "gang", gang.name)
+        survivors = _Survivors({}, {}, {})
+    else:
+        gang_pk = old.pk
+        if tuple(old.gang)[1:] != values:
+            await _update(db, "gangs", GANG_COLUMNS, values, gang_pk, "gang", gang.name)
+    assert survivors is not None
+
+    fighter_rows = [(f.id, f.name, fighter_row(f, pos)) for pos, f in enumerate(gang.fighters)]
+    vehicle_rows = [
+        (v.id, v.name, vehicle_row(v, pos, in_stash))
+        for in_stash, vehicles in ((False, gang.vehicles), (True, gang.stash_vehicles))
+        for pos, v in enumerate(vehicles)
+    ]
+    fighter_pks = await _upsert_children(
+        db, "fighters", "fighter", FIGHTER_COLUMNS, campaign_pk, gang_pk,
+        survivors.fighters, fighter_rows,
+    )
+    vehicle_pks = await _upsert_children(
+        db, "vehicles", "vehicle", VEHICLE_COLUMNS, campaign_pk, gang_pk,
+        survivors.vehicles, vehicle_rows,
+    )
+    await _upsert_items(db, gang_pk, gang, fighter_pks, vehicle_pks, survivors.items)
+
+
+async def _release_names(
+    db: aiosqlite.Connection, gang: Gang, old: RosterRows, survivors: _Survivors
+) -> None:
+    # Unique indexes are checked row by row, so two names swapped (within a
+    # gang or across gangs) would collide half-way: every renamed row first
+    # parks on a key no name can have, and the upserts then write the new one.
+    renamed = {
+        "fighters": [
+            survivors.fighters[f.id]["pk"]
+            for f in gang.fighters
+            if f.id in survivors.fighters
+            and survivors.fighters[f.id]["name_key"] != name_key(f.name)
+        ],
+        "vehicles": [
+            survivors.vehicles[v.id]["pk"]
+            for v in [*gang.vehicles, *gang.stash_vehicles]
+            if v.id in survivors.vehicles
+            and survivors.vehicles[v.id]["name_key"] != name_key(v.name)
+        ],
+        "gangs": [old.pk] if old.gang["name_key"] != name_key(gang.name) else [],
+    }
+    for table, pks in renamed.items():
+        if pks:
+            await db.execute(
+                f"UPDATE {table} SET name_key = char(0) || pk"
+                f" WHERE pk IN ({placeholders(len(pks))})",
+                pks,
+            )
+
+
+async def _upsert_children(
+    db: aiosqlite.Connection,
+    table: str,
+    kind: str,
+    columns: tuple[str, ...],
+    campaign_pk: int,
+    gang_pk: int,
+    stored: dict[str, Row],
+    rows: list[tuple[str, str, Values]],
+) -> dict[str, int]:
+    pks: dict[str, int] = {}
+    for record_id, name, values in rows:
+        row = stored.get(record_id)
+        if row is None:
+            pks[record_id] = await _insert(
+                db, table, ("campaign_pk", "gang_pk", *columns),
+                (campaign_pk, gang_pk, *values), kind, name,
+            )
+            continue
+        pks[record_id] = int(row["pk"])
+        # Rows are (pk, gang_pk, *columns) as read before any write, so a
+        # row parked by _release_names still differs and is rewritten here.
+        if tuple(row)[2:] != values:
+            await _update(db, table, columns, values, int(row["pk"]), kind, name)
+    return pks
+
+
+async def _upsert_items(
+    db: aiosqlite.Connection,
+    gang_pk: int,
+    gang: Gang,
+    fighter_pks: dict[str, int],
+    vehicle_pks: dict[str, int],
+    stored: dict[str, Row],
+) -> None:
+    rows: list[Values] = [
+        item_row(item, STASH, pos, None, None) for pos, item in enumerate(gang.stash)
+    ]
+    for fighter in gang.fighters:
+        rows += [
+            item_row(item, FIGHTER, pos, fighter_pks[fighter.id], None)
+            for pos, item in enumerate(fighter.equipment)
+        ]
+    for vehicle in [*gang.vehicles, *gang.stash_vehicles]:
+        vehicle_pk = vehicle_pks[vehicle.id]
+        rows += [
+            item_row(item, VEHICLE_UPGRADE, pos, None, vehicle_pk)
+            for pos, item in enumerate(vehicle.upgrades)
+        ]
+        rows += [
+            item_row(item, VEHICLE_EQUIPMENT, pos, None, vehicle_pk)
+            for pos, item in enumerate(vehicle.equipment)
+        ]
+    id_at = ITEM_COLUMNS.index("id")
+    inserts: list[Values] = []
+    for values in rows:
+        row = stored.get(values[id_at])
+        if row is None:
+            inserts.append((gang_pk, *values))
+        elif tuple(row)[2:] != values:
+            await _update(db, "items", ITEM_COLUMNS, values, int(row["pk"]), "item",
+                          str(values[id_at]))
+    if inserts:
+        columns = ("gang_pk", *ITEM_COLUMNS)
+        try:
+            await db.executemany(
+                f"INSERT INTO items ({', '.join(columns)}) VALUES ({placeholders(len(columns))})",
+                inserts,
+            )
+        except sqlite3.IntegrityError as error:
+            raise InvalidRequest(
+                f"{gang.name} would hold two items with the same id; nothing was saved."
+            ) from error
+
+
+async def _insert(
+    db: aiosqlite.Connection,
+    table: str,
+    columns: tuple[str, ...],
+    values: Values,
+    kind: str,
+    name: str,
+) -> int:
+    try:
+        cursor = await db.execute(
+            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({placeholders(len(columns))})",
+            values,
+        )
+    except sqlite3.IntegrityError as error:
+        raise duplicate(kind, name, error) from error
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid
+
+
+async def _update(
+    db: aiosqlite.Connection,
+    table: str,
+    columns: tuple[str, ...],
+    values: Values,
+    pk: int,
+    kind: str,
+    name: str,
+) -> None:
+    assignments = ", ".join(f"{column} = ?" for column in columns)
+    try:
+        await db.execute(f"UPDATE {table} SET {assignments} WHERE pk = ?", (*values, pk))
+    except sqlite3.IntegrityError as error:
+        raise duplicate(kind, name, error) from error
+
+
+def duplicate(kind: str, name: str, error: sqlite3.IntegrityError) -> InvalidRequest:
+    """A readable refusal for a unique constraint that a write broke."""
+    text = str(error)
+    if "name_key" in text:
+        return InvalidRequest(f"There is already a {kind} called '{name}' in this campaign.")
+    if "UNIQUE" in text:
+        return InvalidRequest(f"There is already a {kind} with that id in this campaign.")
+    return InvalidRequest(f"The {kind} '{name}' could not be saved: {text}.")
+
+
+@dataclass
+class TerritoryWrite:
+    territory_id: str
+    new: Territory | None
+    old: Row | None
+
+
+async def save_territories(
+    db: aiosqlite.Connection, campaign_pk: int, writes: Sequence[TerritoryWrite]
+) -> None:
+    for write in writes:
+        if write.old is not None and write.new is None:
+            await db.execute("DELETE FROM territories WHERE pk = ?", (write.old["pk"],))
+    for write in writes:
+        if write.new is None:
+            continue
+        if write.old is None:
+            rows = list(
+                await db.execute_fetchall(
+                    "SELECT COALESCE(MAX(position), -1) + 1 FROM territories"
+                    " WHERE campaign_pk = ?",
+                    (campaign_pk,),
+                )
+            )
+            values = territory_row(write.new, int(rows[0][0]))
+            await _insert(db, "territories", ("campaign_pk", *TERRITORY_COLUMNS),
+                          (campaign_pk, *values), "territory", write.new.name)
+            continue
+        values = territory_row(write.new, int(write.old["position"]))
+        if tuple(write.old)[1:] != values:
+            await _update(db, "territories", TERRITORY_COLUMNS, values, int(write.old["pk"]),
+                          "territory", write.new.name)

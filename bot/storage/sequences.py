@@ -1,0 +1,103 @@
+"""Pre-/post-battle sequences in progress, stored as one JSON document each.
+
+The storage layer stays generic: whatever pydantic model the rules engine
+uses for a sequence is dumped as JSON and read back with the model type the
+caller names, so a sequence resumes after a restart exactly where it was.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+import aiosqlite
+from pydantic import BaseModel, ValidationError
+
+from bot.storage.codec import Row, now
+from bot.storage.errors import StorageError
+from bot.storage.records import SequenceRecord
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def model_name(model_type: type[BaseModel]) -> str:
+    return f"{model_type.__module__}.{model_type.__qualname__}"
+
+
+async def stored(db: aiosqlite.Connection, campaign_pk: int, key: str) -> Row | None:
+    rows = list(
+        await db.execute_fetchall(
+            "SELECT key, model, battle_id, state, revision, updated_at FROM sequences"
+            " WHERE campaign_pk = ? AND key = ?",
+            (campaign_pk, key),
+        )
+    )
+    return rows[0] if rows else None
+
+
+async def save(
+    db: aiosqlite.Connection,
+    campaign_pk: int,
+    key: str,
+    state: BaseModel,
+    battle_id: str | None,
+) -> int:
+    """Insert or replace the state of ``key``; returns its new revision (1, 2, ...)."""
+    cursor = await db.execute(
+        "INSERT INTO sequences (campaign_pk, key, model, battle_id, state, revision, updated_at)"
+        " VALUES (?, ?, ?, ?, ?, 1, ?) ON CONFLICT (campaign_pk, key) DO UPDATE"
+        " SET model = excluded.model, battle_id = excluded.battle_id, state = excluded.state,"
+        " revision = revision + 1, updated_at = excluded.updated_at RETURNING revision",
+        (
+            campaign_pk, key, model_name(type(state)), battle_id,
+            state.model_dump_json(by_alias=True), now(),
+        ),
+    )
+    row = await cursor.fetchone()
+    await cursor.close()
+    assert row is not None
+    return int(row[0])
+
+
+def read_state(row: Row, model_type: type[M]) -> M:
+    try:
+        return model_type.model_validate_json(row["state"])
+    except ValidationError as error:
+        raise StorageError(
+            f"The stored state of sequence {row['key']} (a {row['model']}) cannot be read "
+            f"as {model_name(model_type)}: {error}"
+        ) from error
+
+
+async def delete(db: aiosqlite.Connection, campaign_pk: int, key: str) -> bool:
+    cursor = await db.execute(
+        "DELETE FROM sequences WHERE campaign_pk = ? AND key = ?", (campaign_pk, key)
+    )
+    return cursor.rowcount > 0
+
+
+async def list_all(db: aiosqlite.Connection, campaign_pk: int) -> list[SequenceRecord]:
+    rows = await db.execute_fetchall(
+        "SELECT key, model, battle_id, revision, updated_at FROM sequences"
+        " WHERE campaign_pk = ? ORDER BY pk",
+        (campaign_pk,),
+    )
+    return [
+        SequenceRecord(
+            key=row["key"],
+            model=row["model"],
+            battle_id=row["battle_id"],
+            revision=row["revision"],
+            updated_at=row["updated_at"],
+        )
+        for row in rows
+    ]
+
+
+async def all_rows(db: aiosqlite.Connection, campaign_pk: int) -> list[Row]:
+    return list(
+        await db.execute_fetchall(
+            "SELECT key, model, battle_id, state, revision FROM sequences"
+            " WHERE campaign_pk = ? ORDER BY pk",
+            (campaign_pk,),
+        )
+    )

@@ -1,0 +1,423 @@
+"""One transaction on one server's data: the typed API every caller goes through.
+
+A :class:`Transaction` is bound to a guild id when it is opened, and every
+method resolves the campaign it names through that guild id first: a server
+can only ever reach its own campaigns, whatever ids or names it passes.
+``Storage`` opens one per call; ``async with storage.transaction(guild_id)``
+hands one to a caller that must load, decide and apply atomically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypeVar
+
+import aiosqlite
+from pydantic import BaseModel
+
+from bot.storage import battles, campaigns, exporting, gangs, ledger, sequences
+from bot.storage.codec import Row, territory_from_row
+from bot.storage.records import (
+    ActionRecord,
+    Campaign,
+    CampaignDocument,
+    LedgerEvent,
+    SequenceRecord,
+)
+from bot.storage.roster import fetch_rosters, fetch_territories, gang_from_rows
+from rules.errors import InvalidRequest, NotFound
+from rules.models import Battle, CampaignSettings, Fighter, Gang, Item, Territory, Vehicle
+from rules.world import RuleResult, World
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class Transaction:
+    """Repository operations inside one SQLite transaction, scoped to one guild."""
+
+    def __init__(self, db: aiosqlite.Connection, guild_id: int, *, writable: bool) -> None:
+        self.guild_id = guild_id
+        self._conn = db
+        self._writable = writable
+        self._open = True
+        # Undo of an action also rewinds the sequences saved in its transaction.
+        self._last_action: int | None = None
+        self._sequences_before: dict[str, Row | None] = {}
+
+    def close(self) -> None:
+        self._open = False
+
+    @property
+    def _db(self) -> aiosqlite.Connection:
+        if not self._open:
+            raise RuntimeError("This transaction has ended; open a new one.")
+        return self._conn
+
+    def _write_db(self) -> aiosqlite.Connection:
+        if not self._writable:
+            raise RuntimeError("This is a read-only transaction; use storage.transaction().")
+        return self._db
+
+    async def _campaign(self, campaign_id: str) -> int:
+        return await campaigns.campaign_pk(self._db, self.guild_id, campaign_id)
+
+    # -------------------------------------------------------------- campaigns
+
+    async def create_campaign(
+        self,
+        settings: CampaignSettings,
+        *,
+        arbitrator_user_ids: Sequence[int] = (),
+        arbitrator_role_id: int | None = None,
+        report_channel_id: int | None = None,
+        make_default: bool = False,
+    ) -> Campaign:
+        """Start a campaign; the server's first one becomes its default."""
+        return await campaigns.create(
+            self._write_db(), self.guild_id, settings,
+            arbitrator_user_ids=arbitrator_user_ids, arbitrator_role_id=arbitrator_role_id,
+            report_channel_id=report_channel_id, make_default=make_default,
+        )
+
+    async def get_campaign(self, campaign_id: str) -> Campaign:
+        row = await campaigns.campaign_row(self._db, self.guild_id, campaign_id)
+        return campaigns.campaign_from_row(row)
+
+    async def get_campaign_by_name(self, name: str) -> Campaign:
+        return await campaigns.get_by_name(self._db, self.guild_id, name)
+
+    async def get_default_campaign(self) -> Campaign:
+        return await campaigns.get_default(self._db, self.guild_id)
+
+    async def list_campaigns(self) -> list[Campaign]:
+        return await campaigns.list_all(self._db, self.guild_id)
+
+    async def update_campaign(self, campaign: Campaign) -> Campaign:
+        """Write settings (name included), Arbitrators and report channel."""
+        return await campaigns.update(self._write_db(), self.guild_id, campaign)
+
+    async def rename_campaign(self, campaign_id: str, new_name: str) -> Campaign:
+        campaign = await self.get_campaign(campaign_id)
+        settings = CampaignSettings.model_validate(
+            {**campaign.settings.model_dump(), "name": new_name}
+        )
+        return await self.update_campaign(campaign.model_copy(update={"settings": settings}))
+
+    async def set_default_campaign(self, campaign_id: str) -> Campaign:
+        return await campaigns.set_default(self._write_db(), self.guild_id, campaign_id)
+
+    async def delete_campaign(self, campaign_id: str) -> None:
+        """Delete a campaign with its gangs, battles and ledger."""
+        await campaigns.delete(self._write_db(), self.guild_id, campaign_id)
+
+    # -------------------------------------------------------------- gangs
+
+    async def get_gang(self, campaign_id: str, gang_id: str) -> Gang:
+        world = await gangs.load_world(self._db, await self._campaign(campaign_id), [gang_id], ())
+        return world.gang(gang_id)
+
+    async def get_gang_by_name(self, campaign_id: str, name: str) -> Gang:
+        pk = await self._campaign(campaign_id)
+        gang_id = await gangs.gang_id_by_name(self._db, pk, name)
+        return (await gangs.load_world(self._db, pk, [gang_id], ())).gang(gang_id)
+
+    async def list_gangs(self, campaign_id: str, *, owner: str | None = None) -> list[Gang]:
+        """Every gang of the campaign (or of one owner), in the order they joined."""
+        pk = await self._campaign(campaign_id)
+        ids = None if owner is None else await gangs.gang_ids_of_owner(self._db, pk, owner)
+        rows = await fetch_rosters(self._db, pk, ids)
+        return [gang_from_rows(r) for r in rows.values()]
+
+    async def create_gang(self, campaign_id: str, gang: Gang, *, actor: str) -> Gang:
+        """Store a new gang with its roster; ids are kept (make new ones with new_id())."""
+        pk = await self._campaign(campaign_id)
+        if await fetch_rosters(self._write_db(), pk, [gang.id]):
+            raise InvalidRequest(f"There is already a gang with id {gang.id} in this campaign.")
+        world = await gangs.edit(
+            self._db, pk, actor=actor, title=f"New gang {gang.name}", change=gangs.add_gang(gang)
+        )
+        return world.gang(gang.id)
+
+    async def update_gang(
+        self, campaign_id: str, gang: Gang, *, actor: str, title: str = "Roster edit"
+    ) -> Gang:
+        """Store ``gang`` as it is now: fields, fighters, vehicles, Stash."""
+        return await self._edit_gang(campaign_id, gang.id, gangs.replace_gang(gang), actor, title)
+
+    async def rename_gang(
+        self, campaign_id: str, gang_id: str, new_name: str, *, actor: str
+    ) -> Gang:
+        change = gangs.set_gang_fields(gang_id, name=new_name)
+        return await self._edit_gang(campaign_id, gang_id, change, actor, f"Rename to {new_name}")
+
+    async def transfer_gang(
+        self, campaign_id: str, gang_id: str, new_owner: str, *, actor: str
+    ) -> Gang:
+        """Give the gang to another Discord user (owner is the user id as a string)."""
+        change = gangs.set_gang_fields(gang_id, owner=new_owner)
+        return await self._edit_gang(campaign_id, gang_id, change, actor, "Transfer owner")
+
+    async def delete_gang(self, campaign_id: str, gang_id: str, *, actor: str) -> None:
+        """Delete a gang; its territories become unclaimed. Undo brings it back."""
+        pk = await self._campaign(campaign_id)
+        territory_ids = await gangs.territory_ids_of(self._write_db(), pk, gang_id)
+        await gangs.edit(
+            self._db, pk, actor=actor, title="Delete gang", change=gangs.delete_gang(gang_id),
+            gang_ids=[gang_id], territory_ids=territory_ids,
+        )
+
+    async def _edit_gang(
+        self, campaign_id: str, gang_id: str, change: gangs.Edit, actor: str, title: str
+    ) -> Gang:
+        pk = await self._campaign(campaign_id)
+        world = await gangs.edit(
+            self._write_db(), pk, actor=actor, title=title, change=change, gang_ids=[gang_id]
+        )
+        return world.gang(gang_id)
+
+    # -------------------------------------------------------------- fighters, vehicles, Stash
+
+    async def add_fighter(
+        self, campaign_id: str, gang_id: str, fighter: Fighter, *, actor: str
+    ) -> Fighter:
+        change = gangs.add_fighter(gang_id, fighter)
+        gang = await self._edit_gang(campaign_id, gang_id, change, actor, f"Add {fighter.name}")
+        return gang.fighter(fighter.id)
+
+    async def update_fighter(
+        self, campaign_id: str, gang_id: str, fighter: Fighter, *, actor: str
+    ) -> Fighter:
+        change = gangs.replace_fighter(gang_id, fighter)
+        gang = await self._edit_gang(campaign_id, gang_id, change, actor, f"Edit {fighter.name}")
+        return gang.fighter(fighter.id)
+
+    async def remove_fighter(
+        self, campaign_id: str, gang_id: str, fighter_id: str, *, actor: str
+    ) -> Fighter:
+        fighter = (await self.get_gang(campaign_id, gang_id)).fighter(fighter_id)
+        change = gangs.remove_fighter(gang_id, fighter_id)
+        await self._edit_gang(campaign_id, gang_id, change, actor, f"Remove {fighter.name}")
+        return fighter
+
+    async def find_fighter(self, campaign_id: str, name: str) -> tuple[Gang, Fighter]:
+        """The fighter called ``name`` in this campaign, with its gang."""
+        return await gangs.fighter_by_name(self._db, await self._campaign(campaign_id), name)
+
+    async def captives_held_by(self, campaign_id: str, gang_id: str) -> list[tuple[Gang, Fighter]]:
+        """Fighters of other gangs that ``gang_id`` holds Captive, with their gangs."""
+        return await gangs.captives_held_by(self._db, await self._campaign(campaign_id), gang_id)
+
+    async def add_vehicle(
+        self, campaign_id: str, gang_id: str, vehicle: Vehicle, *, actor: str, stash: bool = False
+    ) -> Vehicle:
+        change = gangs.add_vehicle(gang_id, vehicle, stash)
+        gang = await self._edit_gang(campaign_id, gang_id, change, actor, f"Add {vehicle.name}")
+        return next(v for v in [*gang.vehicles, *gang.stash_vehicles] if v.id == vehicle.id)
+
+    async def update_vehicle(
+        self, campaign_id: str, gang_id: str, vehicle: Vehicle, *, actor: str
+    ) -> Vehicle:
+        change = gangs.replace_vehicle(gang_id, vehicle)
+        await self._edit_gang(campaign_id, gang_id, change, actor, f"Edit {vehicle.name}")
+        return vehicle
+
+    async def remove_vehicle(
+        self, campaign_id: str, gang_id: str, vehicle_id: str, *, actor: str
+    ) -> None:
+        change = gangs.remove_vehicle(gang_id, vehicle_id)
+        await self._edit_gang(campaign_id, gang_id, change, actor, "Remove vehicle")
+
+    async def add_stash_item(
+        self, campaign_id: str, gang_id: str, item: Item, *, actor: str
+    ) -> Item:
+        change = gangs.add_stash_item(gang_id, item)
+        await self._edit_gang(campaign_id, gang_id, change, actor, f"{item.name} to the Stash")
+        return item
+
+    async def remove_stash_item(
+        self, campaign_id: str, gang_id: str, item_id: str, *, actor: str
+    ) -> Item:
+        gang = await self.get_gang(campaign_id, gang_id)
+        item = next((i for i in gang.stash if i.id == item_id), None)
+        if item is None:
+            raise NotFound(f"{gang.name} has no item with id {item_id} in its Stash.")
+        change = gangs.remove_stash_item(gang_id, item_id)
+        await self._edit_gang(campaign_id, gang_id, change, actor, f"{item.name} out of the Stash")
+        return item
+
+    # -------------------------------------------------------------- territories and worlds
+
+    async def add_territory(
+        self, campaign_id: str, territory: Territory, *, actor: str
+    ) -> Territory:
+        pk = await self._campaign(campaign_id)
+        if await fetch_territories(self._write_db(), pk, [territory.id]):
+            raise InvalidRequest(
+                f"There is already a territory with id {territory.id} in this campaign."
+            )
+        gang_ids = [territory.controller] if territory.controller else []
+        world = await gangs.edit(
+            self._db, pk, actor=actor, title=f"New territory {territory.name}",
+            change=gangs.add_territory(territory), gang_ids=gang_ids,
+        )
+        return world.territory(territory.id)
+
+    async def get_territory(self, campaign_id: str, territory_id: str) -> Territory:
+        rows = await fetch_territories(self._db, await self._campaign(campaign_id), [territory_id])
+        if territory_id not in rows:
+            raise NotFound(f"There is no territory with id {territory_id} in this campaign.")
+        return territory_from_row(rows[territory_id])
+
+    async def list_territories(
+        self, campaign_id: str, *, controller: str | None = None
+    ) -> list[Territory]:
+        rows = await fetch_territories(self._db, await self._campaign(campaign_id))
+        found = [territory_from_row(row) for row in rows.values()]
+        return [t for t in found if controller is None or t.controller == controller]
+
+    async def assign_territory(
+        self, campaign_id: str, territory_id: str, gang_id: str | None, *, actor: str
+    ) -> Territory:
+        """Give a territory to ``gang_id`` (None: unclaimed)."""
+        world = await gangs.edit(
+            self._write_db(), await self._campaign(campaign_id), actor=actor,
+            title="Assign territory", change=gangs.assign_territory(territory_id, gang_id),
+            gang_ids=[gang_id] if gang_id else [], territory_ids=[territory_id],
+        )
+        return world.territory(territory_id)
+
+    async def remove_territory(self, campaign_id: str, territory_id: str, *, actor: str) -> None:
+        await gangs.edit(
+            self._write_db(), await self._campaign(campaign_id), actor=actor,
+            title="Remove territory", change=gangs.remove_territory(territory_id),
+            territory_ids=[territory_id],
+        )
+
+    async def load_world(self, campaign_id: str, gang_ids: Sequence[str]) -> World:
+        """The named gangs and every territory of the campaign."""
+        return await gangs.load_world(self._db, await self._campaign(campaign_id), gang_ids)
+
+    # -------------------------------------------------------------- actions and ledger
+
+    async def apply(
+        self,
+        campaign_id: str,
+        result: RuleResult,
+        *,
+        actor: str,
+        battle_id: str | None = None,
+        step: str | None = None,
+    ) -> ActionRecord:
+        """Store a rules result: snapshot, new state and ledger rows, all or nothing.
+
+        Raises StaleWorld if the stored gangs are no longer those the result
+        was computed from (load them inside this transaction to rule it out).
+        """
+        pk = await self._campaign(campaign_id)
+        action = ledger.Action(
+            clause=result.clause, title=result.title, actor=actor, changes=result.changes,
+            rolls=result.rolls, notes=result.notes, battle_id=battle_id, step=step,
+        )
+        action_pk = await ledger.apply_world(self._write_db(), pk, result.world, action)
+        self._last_action = action_pk
+        for key, previous in self._sequences_before.items():
+            await ledger.remember_sequence(self._db, action_pk, key, previous)
+        return await ledger.get_action(self._db, pk, action_pk)
+
+    async def undo_last_action(
+        self, campaign_id: str, *, actor: str, battle_id: str | None = None
+    ) -> ActionRecord:
+        """Restore the state before the last action not yet undone; return that action.
+
+        With ``battle_id``, refuse unless that action belongs to the battle.
+        """
+        pk = await self._campaign(campaign_id)
+        return await ledger.undo_last(self._write_db(), pk, actor=actor, battle_id=battle_id)
+
+    async def list_actions(
+        self, campaign_id: str, *, battle_id: str | None = None, limit: int = 20
+    ) -> list[ActionRecord]:
+        pk = await self._campaign(campaign_id)
+        return await ledger.list_actions(self._db, pk, battle_id=battle_id, limit=limit)
+
+    async def recent_events(
+        self,
+        campaign_id: str,
+        gang_id: str | None = None,
+        battle_id: str | None = None,
+        limit: int = 20,
+    ) -> list[LedgerEvent]:
+        """The latest ledger events, newest first."""
+        pk = await self._campaign(campaign_id)
+        return await ledger.events(self._db, pk, gang_id=gang_id, battle_id=battle_id, limit=limit)
+
+    async def battle_events(self, campaign_id: str, battle_id: str) -> list[LedgerEvent]:
+        """Every event of one battle, oldest first: the Arbitrator's report."""
+        pk = await self._campaign(campaign_id)
+        return await ledger.events(self._db, pk, battle_id=battle_id, newest_first=False)
+
+    # -------------------------------------------------------------- battles
+
+    async def create_battle(self, campaign_id: str, battle: Battle) -> Battle:
+        return await battles.create(self._write_db(), await self._campaign(campaign_id), battle)
+
+    async def update_battle(self, campaign_id: str, battle: Battle) -> Battle:
+        return await battles.update(self._write_db(), await self._campaign(campaign_id), battle)
+
+    async def get_battle(self, campaign_id: str, battle_id: str) -> Battle:
+        return await battles.get(self._db, await self._campaign(campaign_id), battle_id)
+
+    async def list_battles(
+        self, campaign_id: str, *, gang_id: str | None = None, limit: int | None = 50
+    ) -> list[Battle]:
+        """Battles newest first, optionally only those ``gang_id`` fought."""
+        pk = await self._campaign(campaign_id)
+        return await battles.list_recent(self._db, pk, gang_id=gang_id, limit=limit)
+
+    # -------------------------------------------------------------- sequences
+
+    async def save_sequence(
+        self, campaign_id: str, key: str, state: BaseModel, *, battle_id: str | None = None
+    ) -> int:
+        """Store the state of a sequence in progress; returns its revision."""
+        pk = await self._campaign(campaign_id)
+        await self._remember_sequence(pk, key)
+        return await sequences.save(self._write_db(), pk, key, state, battle_id)
+
+    async def load_sequence(self, campaign_id: str, key: str, model_type: type[M]) -> M | None:
+        """The stored state of ``key`` read as ``model_type``; None if there is none."""
+        row = await sequences.stored(self._db, await self._campaign(campaign_id), key)
+        return None if row is None else sequences.read_state(row, model_type)
+
+    async def delete_sequence(self, campaign_id: str, key: str) -> bool:
+        pk = await self._campaign(campaign_id)
+        await self._remember_sequence(pk, key)
+        return await sequences.delete(self._write_db(), pk, key)
+
+    async def list_sequences(self, campaign_id: str) -> list[SequenceRecord]:
+        return await sequences.list_all(self._db, await self._campaign(campaign_id))
+
+    async def _remember_sequence(self, campaign_pk: int, key: str) -> None:
+        if key in self._sequences_before:
+            return
+        previous = await sequences.stored(self._write_db(), campaign_pk, key)
+        self._sequences_before[key] = previous
+        if self._last_action is not None:
+            await ledger.remember_sequence(self._db, self._last_action, key, previous)
+
+    # -------------------------------------------------------------- export and import
+
+    async def export_campaign(self, campaign_id: str) -> CampaignDocument:
+        """The whole campaign as a versioned document (see docs/storage.md)."""
+        return await exporting.export_campaign(self._db, self.guild_id, campaign_id)
+
+    async def import_campaign(
+        self, document: exporting.Document, *, actor: str, name: str | None = None
+    ) -> Campaign:
+        """Create a campaign on this server from an exported document (model, dict or JSON).
+
+        Ids inside the campaign are kept; the campaign gets a new id.
+        """
+        return await exporting.import_campaign(
+            self._write_db(), self.guild_id, document, actor=actor, name=name
+        )

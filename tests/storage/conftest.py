@@ -1,0 +1,101 @@
+"""Fixtures: a real SQLite file per test, a campaign on guild A, and gang builders."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.storage import Campaign, Storage
+from rules.dice import ScriptedRoller
+from rules.models import (
+    Advancement,
+    CampaignSettings,
+    EquipmentKind,
+    FighterCategory,
+    FighterStatus,
+    Gang,
+    VehicleStatus,
+)
+from rules.world import RuleResult, Workspace, World
+from tests import factories as f
+
+GUILD_A = 111_111_111_111_111_111
+GUILD_B = 222_222_222_222_222_222
+ACTOR = "333333333333333333"
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "campaigns.sqlite3"
+
+
+@pytest.fixture
+async def storage(db_path: Path) -> AsyncIterator[Storage]:
+    store = await Storage.open(db_path)
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+@pytest.fixture
+async def campaign(storage: Storage) -> Campaign:
+    return await storage.create_campaign(GUILD_A, CampaignSettings(name="Ash Wastes"))
+
+
+def full_gang(name: str = "Ash Wolves", prefix: str = "a", **fields: Any) -> Gang:
+    """A gang that uses every part of the roster: profiles, equipment, vehicles, Stash."""
+    boss = f.fighter(
+        f"{prefix} Boss", FighterCategory.LEADER, cost=120, id=f"{prefix}-boss",
+        xp=7, kills=2, skills=["Nerves of Steel"], special_rules=["Leader"],
+        lasting_injuries=["Humiliated"],
+        advancements=[Advancement(name="+1 WS", xp_cost=6, credits=10, stat="ws")],
+        equipment=[f.item("Lasgun", 15, id=f"{prefix}-i1"),
+                   f.item("Flak armour", 10, EquipmentKind.ARMOUR, id=f"{prefix}-i2",
+                          availability="Rare (8)")],
+    )
+    boss.profile.improve("ws")
+    ganger = f.fighter(f"{prefix} Ganger", id=f"{prefix}-ganger",
+                       equipment=[f.item("Autopistol", 10, id=f"{prefix}-i3")])
+    van = f.vehicle(f"{prefix} Van", id=f"{prefix}-van", crew_id=ganger.id,
+                    upgrades=[f.item("Ram", 20, EquipmentKind.VEHICLE_UPGRADE,
+                                     id=f"{prefix}-i4")],
+                    equipment=[f.item("Heavy stubber", 130, id=f"{prefix}-i5", two_slots=True)],
+                    lasting_damage=["Loss of Power"])
+    wreck = f.vehicle(f"{prefix} Wreck", id=f"{prefix}-wreck", status=VehicleStatus.IN_STASH)
+    return f.gang(
+        name, fighters=[boss, ganger], id=fields.pop("id", f"{prefix}-gang"),
+        vehicles=[van], stash_vehicles=[wreck],
+        stash=[f.item("Stimm-slug stash", 30, EquipmentKind.WARGEAR, id=f"{prefix}-i6",
+                      availability="Illegal (9)", boon_of_sequence="seq1")],
+        reputation=5, battles_fought=3, **fields,
+    )
+
+
+def post_battle_step(world: World, gang_id: str, fighter_id: str, faces: list[int]) -> RuleResult:
+    """A small rules function as the engine writes them: rolls, credits and a status."""
+    ws = Workspace(world)
+    roller = ScriptedRoller(faces)
+    gang = ws.gang(gang_id)
+    income = ws.roll(roller, "D6x10", f"income for {gang.name}")
+    gang.credits += income.total
+    recovery = ws.roll(roller, "D6", f"recovery of {gang.fighter(fighter_id).name}")
+    status = FighterStatus.ACTIVE if recovery.total >= 4 else FighterStatus.IN_RECOVERY
+    gang.fighter(fighter_id).set_status(status)
+    ws.note(f"{gang.name} collects {income.total} credits.")
+    return ws.finish(RuleResult, clause="PB-4", title="Collect Income")
+
+
+def add_credits(world: World, gang_id: str, amount: int) -> RuleResult:
+    ws = Workspace(world)
+    ws.gang(gang_id).credits += amount
+    return ws.finish(RuleResult, clause="TEST", title=f"+{amount} credits")
+
+
+async def scalar(storage: Storage, sql: str) -> Any:
+    """One value straight from the file, for checks the API deliberately does not offer."""
+    rows = list(await storage._conn.execute_fetchall(sql))
+    return rows[0][0]
