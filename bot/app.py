@@ -1,0 +1,74 @@
+"""The bot object: cogs, the command tree with its single error handler, start-up and shutdown."""
+
+from __future__ import annotations
+
+import logging
+import pkgutil
+from collections.abc import Sequence
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.config import Config
+from bot.endpoints import discover_gateway
+from bot.errors import answer_error
+from bot.storage import Storage
+
+log = logging.getLogger(__name__)
+
+def discover_cogs() -> list[str]:
+    """Every module of the ``cogs`` package: one cog per area of use (RoboDanny's layout)."""
+    import cogs
+
+    return sorted(f"cogs.{m.name}" for m in pkgutil.iter_modules(cogs.__path__)
+                  if not m.name.startswith("_"))
+
+
+class MundaTree(app_commands.CommandTree["MundaBot"]):
+    """Command tree whose one error handler answers every failed command ephemerally."""
+
+    async def on_error(
+        self, interaction: discord.Interaction[MundaBot], error: app_commands.AppCommandError, /
+    ) -> None:
+        await answer_error(interaction, error)
+
+
+class MundaBot(commands.Bot):
+    def __init__(self, config: Config, storage: Storage, cogs: Sequence[str] | None = None) -> None:
+        super().__init__(
+            # Slash commands only: no prefix commands, no message content.
+            command_prefix=commands.when_mentioned,
+            intents=discord.Intents(guilds=True),
+            tree_cls=MundaTree,
+            # Names typed by players never turn into pings (issue: hostile input).
+            allowed_mentions=discord.AllowedMentions.none(),
+            help_command=None,
+        )
+        self.config = config
+        self.storage = storage
+        self._cog_names = list(cogs) if cogs is not None else discover_cogs()
+
+    async def setup_hook(self) -> None:
+        await discover_gateway(self.config.discord, self.http)
+        for name in self._cog_names:
+            await self.load_extension(name)
+        guild_id = self.config.discord.dev_guild_id
+        if guild_id is not None:
+            guild = discord.Object(id=guild_id)
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+        else:
+            synced = await self.tree.sync()
+        log.info("synced %d slash commands%s", len(synced),
+                 f" to guild {guild_id}" if guild_id else " globally")
+
+    async def on_ready(self) -> None:
+        log.info("ready as %s in %d servers", self.user, len(self.guilds))
+
+    async def close(self) -> None:
+        try:
+            await super().close()
+        finally:
+            await self.storage.close()
+            log.info("database closed")

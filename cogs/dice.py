@@ -1,0 +1,40 @@
+"""/roll: any dice expression the rules support, rolled openly in the channel."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.render import roll_line, safe
+from rules.dice import SecureRoller, roll
+
+if TYPE_CHECKING:
+    from bot.app import MundaBot
+
+
+class Dice(commands.Cog):
+    def __init__(self, bot: MundaBot) -> None:
+        self.bot = bot
+        self.roller = SecureRoller()
+
+    @app_commands.command(name="roll", description="Roll dice openly: D6, 2D6, D66, D3x10...")
+    @app_commands.describe(expression="D3, D6, 2D6, D66, 3D6, D3x10, D6x10, 2D6x10, D6x5",
+                           purpose="what the roll is for (shown with it)")
+    async def roll_command(
+        self,
+        interaction: discord.Interaction[MundaBot],
+        expression: app_commands.Range[str, 1, 32],
+        purpose: app_commands.Range[str, 0, 100] = "",
+    ) -> None:
+        why = purpose.strip() or f"roll by {interaction.user.display_name}"
+        dice = roll(self.roller, expression, why)
+        await interaction.response.send_message(
+            f"{safe(interaction.user.display_name)} rolls\n{roll_line(dice)}"
+        )
+
+
+async def setup(bot: MundaBot) -> None:
+    await bot.add_cog(Dice(bot))

@@ -1,0 +1,23 @@
+"""End-to-end fixtures: the real bot process against the project's fake Discord.
+
+One bot process serves a whole test module (starting one takes a couple of
+seconds); tests keep to their own names so they do not see each other's
+gangs. Each module gets a fresh database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from bot.arena import Arena, open_arena
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def arena(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Arena]:
+    workdir: Path = tmp_path_factory.mktemp("arena")
+    async with open_arena(workdir) as running:
+        yield running
