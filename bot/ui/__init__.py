@@ -1,0 +1,81 @@
+"""Discord-facing building blocks shared by the cogs: embeds, buttons, small checks.
+
+``roster`` builds roster and standings embeds (pure functions), ``confirm``
+holds the restart-proof Confirm/Cancel buttons. The helpers below turn what a
+player typed into model values with player-readable refusals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+import discord
+from pydantic import ValidationError
+
+from rules.errors import InvalidRequest
+
+T = TypeVar("T")
+
+# Discord's limits for one message's embeds.
+EMBEDS_PER_MESSAGE = 10
+EMBED_CHARS_PER_MESSAGE = 6000
+
+
+def checked(build: Callable[[], T], what: str) -> T:
+    """Run a model constructor/assignment; a ValidationError becomes a clear refusal.
+
+    Discord's client already bounds lengths and numbers; this is the server-side
+    second line for anything that slips past (or a future option without bounds).
+    """
+    try:
+        return build()
+    except ValidationError as error:
+        problems = []
+        for detail in error.errors()[:3]:
+            field = ".".join(str(part) for part in detail.get("loc", ()) if part != "__root__")
+            message = str(detail.get("msg", "is not valid"))
+            problems.append(f"{field}: {message}" if field else message)
+        raise InvalidRequest(f"That {what} is not valid: {'; '.join(problems)}.") from None
+
+
+def clean_name(text: str, what: str = "name") -> str:
+    """A name as stored: surrounding and repeated whitespace removed, never empty."""
+    name = " ".join(text.split())
+    if not name:
+        raise InvalidRequest(f"The {what} cannot be empty.")
+    if len(name) > 100:
+        raise InvalidRequest(f"The {what} is too long: at most 100 characters.")
+    return name
+
+
+def embed_batches(embeds: Sequence[discord.Embed]) -> list[list[discord.Embed]]:
+    """Group embeds into messages within Discord's per-message limits (10 embeds, 6000 chars)."""
+    batches: list[list[discord.Embed]] = []
+    current: list[discord.Embed] = []
+    size = 0
+    for embed in embeds:
+        length = len(embed)
+        full = len(current) >= EMBEDS_PER_MESSAGE or size + length > EMBED_CHARS_PER_MESSAGE
+        if current and full:
+            batches.append(current)
+            current, size = [], 0
+        current.append(embed)
+        size += length
+    if current:
+        batches.append(current)
+    return batches
+
+
+async def send_embeds(
+    interaction: discord.Interaction, embeds: Sequence[discord.Embed], *, content: str = ""
+) -> None:
+    """Answer publicly: the first batch of embeds as the response, the rest as follow-ups."""
+    batches = embed_batches(embeds) or [[]]
+    first, rest = batches[0], batches[1:]
+    if interaction.response.is_done():
+        await interaction.followup.send(content or discord.utils.MISSING, embeds=first)
+    else:
+        await interaction.response.send_message(content or None, embeds=first)
+    for batch in rest:
+        await interaction.followup.send(embeds=batch)
