@@ -6,7 +6,13 @@ See docs/storage.md. Everything SQL stays inside this package; callers use
 
 from bot.storage.codec import new_id
 from bot.storage.database import LATEST_VERSION
-from bot.storage.errors import DatabaseTooNew, MigrationFailed, StaleWorld, StorageError
+from bot.storage.errors import (
+    DatabaseDamaged,
+    DatabaseTooNew,
+    MigrationFailed,
+    StaleWorld,
+    StorageError,
+)
 from bot.storage.records import (
     EXPORT_FORMAT,
     EXPORT_VERSION,
@@ -27,6 +33,7 @@ __all__ = [
     "ActionRecord",
     "Campaign",
     "CampaignDocument",
+    "DatabaseDamaged",
     "DatabaseTooNew",
     "LedgerEvent",
     "MigrationFailed",

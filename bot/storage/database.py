@@ -18,7 +18,7 @@ from pathlib import Path
 
 import aiosqlite
 
-from bot.storage.errors import DatabaseTooNew, MigrationFailed
+from bot.storage.errors import DatabaseDamaged, DatabaseTooNew, MigrationFailed
 
 DEFAULT_BUSY_TIMEOUT_MS = 5_000
 _MIGRATION_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
@@ -95,6 +95,7 @@ async def connect(
     try:
         conn.row_factory = sqlite3.Row
         await conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+        await check_integrity(conn, str(path))
         await conn.execute("PRAGMA foreign_keys = ON")
         await conn.execute("PRAGMA journal_mode = WAL")
         # WAL with synchronous=NORMAL never corrupts; at worst a power cut
@@ -105,6 +106,21 @@ async def connect(
         await conn.close()
         raise
     return conn
+
+
+async def check_integrity(conn: aiosqlite.Connection, path: str) -> None:
+    """Refuse a damaged file before anything writes to it.
+
+    ``quick_check`` reads every page (seconds for a large file) but skips the
+    index cross-checks of ``integrity_check``, which would make start-up slow.
+    """
+    try:
+        rows = list(await conn.execute_fetchall("PRAGMA quick_check(5)"))
+    except sqlite3.DatabaseError as error:
+        raise DatabaseDamaged(path, str(error)) from error
+    problems = [str(row[0]) for row in rows if str(row[0]) != "ok"]
+    if problems:
+        raise DatabaseDamaged(path, "; ".join(problems)[:300])
 
 
 async def schema_version(conn: aiosqlite.Connection) -> int:

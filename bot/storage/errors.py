@@ -33,6 +33,17 @@ class DatabaseTooNew(StorageError):
         self.known = known
 
 
+class DatabaseDamaged(StorageError):
+    """The file is not a SQLite database, or its integrity check failed."""
+
+    def __init__(self, path: str, detail: str) -> None:
+        super().__init__(
+            f"The database {path} is damaged ({detail}). The bot did not start and did "
+            "not change the file. Restore the latest backup with "
+            "'munda-arbitrator restore BACKUP_FILE' (see README, Reliability)."
+        )
+
+
 class MigrationFailed(StorageError):
     """A migration raised; its transaction was rolled back and the version kept."""
 

@@ -1,0 +1,45 @@
+"""A damaged database file is refused at start-up with a clear message, untouched."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.storage import DatabaseDamaged, Storage
+from rules.models import CampaignSettings
+
+
+async def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "munda.db"
+    path.write_bytes(b"this is not sqlite" * 100)
+    before = path.read_bytes()
+    with pytest.raises(DatabaseDamaged) as error:
+        await Storage.open(path)
+    assert "damaged" in error.value.message
+    assert "restore" in error.value.message
+    assert path.read_bytes() == before
+
+
+async def test_a_corrupted_page_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "munda.db"
+    storage = await Storage.open(path)
+    for n in range(40):
+        await storage.create_campaign(1, CampaignSettings(name=f"Campaign {n}"))
+    await storage.close()
+    data = bytearray(path.read_bytes())
+    # Scribble over the middle of the file, past the header page, where the
+    # table b-trees live.
+    middle = len(data) // 2
+    data[middle : middle + 2048] = b"\xff" * 2048
+    path.write_bytes(bytes(data))
+    with pytest.raises(DatabaseDamaged):
+        await Storage.open(path)
+
+
+async def test_a_healthy_file_opens(tmp_path: Path) -> None:
+    storage = await Storage.open(tmp_path / "munda.db")
+    await storage.close()
+    reopened = await Storage.open(tmp_path / "munda.db")
+    assert await reopened.schema_version() >= 1
+    await reopened.close()
