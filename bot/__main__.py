@@ -25,6 +25,15 @@ def _parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="connect to Discord and serve the campaign")
     run.add_argument("--config", type=Path, default=None,
                      help="config file (default: ./config.toml if it exists)")
+    backup = commands.add_parser(
+        "backup", help="write an online backup now (safe while the bot runs)"
+    )
+    backup.add_argument("--config", type=Path, default=None)
+    restore = commands.add_parser(
+        "restore", help="replace the database with a backup (stop the bot first)"
+    )
+    restore.add_argument("backup", type=Path, help="the backup file to restore")
+    restore.add_argument("--config", type=Path, default=None)
     demo = commands.add_parser(
         "demo", help="play a scripted campaign offline and print what the players would see"
     )
@@ -44,11 +53,16 @@ def configure_logging(level: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        if args.command == "run":
+        if args.command in ("run", "backup", "restore"):
             path = args.config
             if path is None and DEFAULT_CONFIG.is_file():
                 path = DEFAULT_CONFIG
             config = load_config(path)
+        if args.command == "backup":
+            return asyncio.run(backup_now(config))
+        if args.command == "restore":
+            return asyncio.run(restore_now(config, args.backup))
+        if args.command == "run":
             config.require_token()
             configure_logging(config.logging.level)
             return asyncio.run(run_bot(config))
@@ -61,6 +75,38 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    return 0
+
+
+async def backup_now(config: Config) -> int:
+    from bot.backups import take_backup
+    from bot.storage import Storage, StorageError
+
+    try:
+        storage = await Storage.open(config.database.path)
+    except StorageError as error:
+        print(f"munda-arbitrator: {error.message}", file=sys.stderr)
+        return 2
+    try:
+        path = await take_backup(storage, config.database.backup_dir, config.database.backups_kept)
+    finally:
+        await storage.close()
+    print(f"backup written to {path}")
+    return 0
+
+
+async def restore_now(config: Config, backup: Path) -> int:
+    from bot.backups import restore_backup
+    from bot.storage import StorageError
+
+    try:
+        kept = await restore_backup(backup, config.database.path)
+    except StorageError as error:
+        print(f"munda-arbitrator: {error.message}", file=sys.stderr)
+        return 2
+    print(f"restored {backup} to {config.database.path}")
+    if kept is not None:
+        print(f"the previous database was kept as {kept}")
     return 0
 
 

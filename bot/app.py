@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import pkgutil
 from collections.abc import Sequence
@@ -10,6 +11,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.backups import backup_loop
 from bot.config import Config
 from bot.endpoints import discover_gateway
 from bot.errors import answer_error
@@ -47,6 +49,7 @@ class MundaBot(commands.Bot):
         )
         self.config = config
         self.storage = storage
+        self._backups: asyncio.Task[None] | None = None
         self._cog_names = list(cogs) if cogs is not None else discover_cogs()
 
     async def setup_hook(self) -> None:
@@ -62,11 +65,18 @@ class MundaBot(commands.Bot):
             synced = await self.tree.sync()
         log.info("synced %d slash commands%s", len(synced),
                  f" to guild {guild_id}" if guild_id else " globally")
+        db = self.config.database
+        if db.backup_interval_hours > 0:
+            self._backups = asyncio.create_task(backup_loop(
+                self.storage, db.backup_dir, db.backups_kept, db.backup_interval_hours
+            ))
 
     async def on_ready(self) -> None:
         log.info("ready as %s in %d servers", self.user, len(self.guilds))
 
     async def close(self) -> None:
+        if self._backups is not None:
+            self._backups.cancel()
         try:
             await super().close()
         finally:
