@@ -1,0 +1,170 @@
+"""/stash: put items and credits into a gang's Stash, take them out, and show it.
+
+Credits never go negative: removing more than the Stash holds is refused
+with both amounts, and one call adds at most 10,000 credits (a typo guard;
+the Stash itself holds up to 1,000,000, the model's cap). An item and
+credits given in one call are one roster edit, so the ledger shows them as
+one action and undo takes both back.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from discord import app_commands
+from discord.ext import commands
+
+from bot.autocomplete import campaign_names, gang_names, stash_item_names, trading_post_items
+from bot.context import actor_of, guild_id_of, require_gang_control, storage_of
+from bot.render import safe
+from bot.rulesets import ruleset_for
+from bot.ui import send_embeds
+from bot.ui.ledger import gang_change_lines, lines_embeds, send_lines
+from cogs.fighter import (
+    MAX_CREDITS,
+    GuildReads,
+    Interaction,
+    Name,
+    bounded,
+    campaign_in,
+    catalogue_entry,
+    item_line,
+    new_item,
+    pick_item,
+)
+from rules.errors import InsufficientCredits, InvalidRequest
+from rules.models import Gang
+from rules.tradingpost import gain
+
+if TYPE_CHECKING:
+    from bot.app import MundaBot
+
+MAX_CREDITS_PER_CALL = 10_000
+StashKind = Literal["weapon", "wargear", "armour", "vehicle upgrade"]
+
+
+def stash_lines(gang: Gang) -> list[str]:
+    lines = [f"💰 **{gang.credits:,}** credits"]
+    lines += [f"• {item_line(item)}" for item in gang.stash]
+    lines += [
+        f"• 🚗 {safe(v.name)} ({safe(v.vehicle_type) or 'vehicle'}, {v.total_cost} credits, "
+        "waiting for a crew)"
+        for v in gang.stash_vehicles
+    ]
+    if not gang.stash and not gang.stash_vehicles:
+        lines.append("No equipment in the Stash.")
+    lines.append(f"Stash value {gang.stash_value:,} · wealth {gang.wealth:,} credits")
+    return lines
+
+
+class StashCog(commands.GroupCog, group_name="stash", group_description="A gang's Stash"):
+    def __init__(self, bot: MundaBot) -> None:
+        self.bot = bot
+        super().__init__()
+
+    @app_commands.command(name="add", description="Put an item and/or credits into a Stash")
+    @app_commands.describe(
+        gang="the gang whose Stash it is",
+        item="an item to put in the Stash",
+        cost="the item's value (default: its Trading Post price)",
+        kind="the item's kind (default: as the Trading Post says, else wargear)",
+        two_slots="a weapon marked * that takes two of a fighter's three weapon slots",
+        credits="credits to add (1 to 10,000)",
+        campaign="the campaign (default: the server's default campaign)",
+    )
+    @app_commands.autocomplete(gang=gang_names, item=trading_post_items, campaign=campaign_names)
+    async def add(
+        self,
+        interaction: Interaction,
+        gang: Name,
+        item: Name | None = None,
+        cost: int | None = None,
+        kind: StashKind | None = None,
+        two_slots: bool | None = None,
+        credits: int | None = None,
+        campaign: Name | None = None,
+    ) -> None:
+        if item is None and credits is None:
+            raise InvalidRequest("Give an item, credits, or both.")
+        if item is None and (cost is not None or kind is not None or two_slots is not None):
+            raise InvalidRequest("cost, kind and two_slots describe an item; give the item too.")
+        bounded(credits, 1, MAX_CREDITS_PER_CALL, "Credits added in one go")
+        async with storage_of(interaction).transaction(guild_id_of(interaction)) as tx:
+            found = await campaign_in(tx, campaign)
+            before = await tx.get_gang_by_name(found.id, gang)
+            require_gang_control(found, before, interaction)
+            after = before.model_copy(deep=True)
+            what = []
+            if credits is not None:
+                gain(after, credits)
+                what.append(f"{credits} credits")
+            if item is not None:
+                entry, _source = catalogue_entry(ruleset_for(found), after, None, item)
+                added = new_item(item, entry, cost, kind, two_slots)
+                after.stash = [*after.stash, added]
+                what.append(added.name)
+            stored = await tx.update_gang(found.id, after, actor=actor_of(interaction),
+                                          title=f"Into the Stash: {', '.join(what)}")
+        await send_lines(interaction, f"{safe(stored.name)}'s Stash",
+                         gang_change_lines(before, stored))
+
+    @app_commands.command(name="remove", description="Take an item and/or credits out of a Stash")
+    @app_commands.describe(
+        gang="the gang whose Stash it is",
+        item="an item to take out (it leaves the gang)",
+        credits="credits to take out",
+        campaign="the campaign (default: the server's default campaign)",
+    )
+    @app_commands.autocomplete(gang=gang_names, item=stash_item_names, campaign=campaign_names)
+    async def remove(
+        self,
+        interaction: Interaction,
+        gang: Name,
+        item: Name | None = None,
+        credits: int | None = None,
+        campaign: Name | None = None,
+    ) -> None:
+        if item is None and credits is None:
+            raise InvalidRequest("Give an item, credits, or both.")
+        bounded(credits, 1, MAX_CREDITS, "Credits taken out")
+        async with storage_of(interaction).transaction(guild_id_of(interaction)) as tx:
+            found = await campaign_in(tx, campaign)
+            before = await tx.get_gang_by_name(found.id, gang)
+            require_gang_control(found, before, interaction)
+            after = before.model_copy(deep=True)
+            what = []
+            if credits is not None:
+                if credits > after.credits:
+                    raise InsufficientCredits(
+                        f"{after.name}'s Stash holds {after.credits:,} credits; "
+                        f"{credits:,} cannot be taken out."
+                    )
+                after.credits -= credits
+                what.append(f"{credits} credits")
+            if item is not None:
+                taken = pick_item(after.stash, item, f"{after.name}'s Stash")
+                after.stash = [i for i in after.stash if i.id != taken.id]
+                what.append(taken.name)
+            stored = await tx.update_gang(found.id, after, actor=actor_of(interaction),
+                                          title=f"Out of the Stash: {', '.join(what)}")
+        await send_lines(interaction, f"{safe(stored.name)}'s Stash",
+                         gang_change_lines(before, stored))
+
+    @app_commands.command(name="show", description="Show a gang's Stash: credits, items, vehicles")
+    @app_commands.describe(
+        gang="the gang whose Stash to show",
+        campaign="the campaign (default: the server's default campaign)",
+    )
+    @app_commands.autocomplete(gang=gang_names, campaign=campaign_names)
+    async def show(
+        self, interaction: Interaction, gang: Name, campaign: Name | None = None
+    ) -> None:
+        source = GuildReads.of(interaction)
+        found = await campaign_in(source, campaign)
+        target = await source.get_gang_by_name(found.id, gang)
+        await send_embeds(interaction,
+                          lines_embeds(f"{safe(target.name)}'s Stash", stash_lines(target)))
+
+
+async def setup(bot: MundaBot) -> None:
+    await bot.add_cog(StashCog(bot))

@@ -1,0 +1,342 @@
+"""/fighter and /vehicle through the real bot process against the fake Discord.
+
+Alice (server owner) starts the campaign, so she is its Arbitrator; Bob is a
+plain member who owns only the gangs he founds. Every test founds its own
+gangs, since the module shares one bot and one database.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from bot.arena import Arena
+from bot.fakediscord import InteractionResult
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+G, CH = "Underhive", "general"
+
+
+def said(result: InteractionResult) -> str:
+    """Everything the bot answered: content and embeds of every message."""
+    return "\n".join(f"{m.content}\n{m.embed_text()}" for m in result.messages)
+
+
+async def slash(arena: Arena, user: str, command: str, **options: Any) -> InteractionResult:
+    return await arena.driver.slash(G, CH, user, command, **options)
+
+
+async def ok(arena: Arena, user: str, command: str, **options: Any) -> str:
+    """Run a command that must succeed publicly; return what it said."""
+    result = await slash(arena, user, command, **options)
+    assert not result.ephemeral, f"/{command} was refused: {result.content}"
+    return said(result)
+
+
+async def refused(arena: Arena, user: str, command: str, **options: Any) -> str:
+    """Run a command that must be refused ephemerally; return the refusal."""
+    result = await slash(arena, user, command, **options)
+    assert result.ephemeral, f"/{command} was not refused: {said(result)}"
+    assert "Something went wrong" not in result.content, result.content
+    return result.content
+
+
+async def card(arena: Arena, fighter: str) -> str:
+    return await ok(arena, "bob", "fighter show", fighter=fighter)
+
+
+async def stash(arena: Arena, gang: str) -> str:
+    return await ok(arena, "bob", "stash show", gang=gang)
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module", autouse=True)
+async def campaign(arena: Arena) -> str:
+    await ok(arena, "alice", "campaign create", name="Roster Wars")
+    return "Roster Wars"
+
+
+async def new_gang(arena: Arena, owner: str, name: str, credits: int = 1000) -> str:
+    await ok(arena, owner, "gang create", name=name, house="Goliath",
+             alignment="Law Abiding", credits=credits)
+    return name
+
+
+# --------------------------------------------------------------------------- add
+
+
+async def test_add_from_house_list_and_by_hand_charges_nothing(arena: Arena) -> None:
+    gang = await new_gang(arena, "alice", "Forge Lords")
+    text = await ok(arena, "alice", "fighter add", gang=gang, name="Krag",
+                    fighter_type="Forge Tyrant")
+    assert "Forge Tyrant" in text and "135 credits" in text
+    shown = await card(arena, "Krag")
+    assert "Leader" in shown and "Gang Leader" in shown and "135 (135 with gear)" in shown
+
+    await ok(arena, "alice", "fighter add", gang=gang, name="Spud", category="Juve", cost=30)
+    assert "Juve" in await card(arena, "Spud")
+    # A type the House List lacks is written as typed when category and cost are given.
+    await ok(arena, "alice", "fighter add", gang=gang, name="Vex", fighter_type="Hired Gun",
+             category="Specialist", cost=60)
+    assert "Hired Gun" in await card(arena, "Vex")
+    assert "1,000" in await stash(arena, gang)
+
+    message = await refused(arena, "alice", "fighter add", gang=gang, name="Nobody")
+    assert "House List" in message
+    message = await refused(arena, "alice", "fighter add", gang=gang, name="Krag",
+                            category="Ganger", cost=50)
+    assert "already a fighter called" in message
+
+
+async def test_add_with_pay_hires_through_the_trading_post(arena: Arena) -> None:
+    gang = await new_gang(arena, "alice", "Paying Lords", credits=100)
+    text = await ok(arena, "alice", "fighter add", gang=gang, name="Brakk",
+                    fighter_type="Bully", pay=True)
+    assert "55 credits" in text
+    assert "45" in await stash(arena, gang)
+    message = await refused(arena, "alice", "fighter add", gang=gang, name="Dear",
+                            fighter_type="Forge Boss", pay=True)
+    assert "95 credits" in message and "45" in message
+    await refused(arena, "alice", "fighter add", gang=gang, name="Cheap", category="Juve",
+                  cost=5, pay=True)
+
+
+# --------------------------------------------------------------------------- equip
+
+
+async def test_equip_up_to_three_weapon_slots_and_the_fourth_is_refused(arena: Arena) -> None:
+    gang = await new_gang(arena, "alice", "Gear Lords")
+    await ok(arena, "alice", "fighter add", gang=gang, name="Gorr", fighter_type="Forge Boss")
+    text = await ok(arena, "alice", "fighter equip", fighter="Gorr", item="Autogun")
+    assert "15 credits" in text and "1 of 3" in text
+    text = await ok(arena, "alice", "fighter equip", fighter="Gorr", item="Renderizer")
+    assert "3 of 3" in text  # a * weapon takes two slots
+
+    before = await card(arena, "Gorr")
+    message = await refused(arena, "alice", "fighter equip", fighter="Gorr", item="Stub gun")
+    assert "3 of 3 weapon slots" in message and "Stub gun" in message
+    after = await card(arena, "Gorr")
+    assert after == before and "Stub gun" not in after
+
+    # Armour takes no weapon slot; an unknown item needs its cost.
+    await ok(arena, "alice", "fighter equip", fighter="Gorr", item="Furnace plates")
+    assert "cost" in await refused(arena, "alice", "fighter equip", fighter="Gorr",
+                                   item="Lucky charm")
+    await ok(arena, "alice", "fighter equip", fighter="Gorr", item="Lucky charm", cost=5)
+    shown = await card(arena, "Gorr")
+    assert "Furnace plates" in shown and "Lucky charm · wargear · 5 credits" in shown
+    assert "3 of 3" in shown and "95 (160 with gear)" in shown
+
+
+async def test_equip_from_the_stash_and_unequip_back(arena: Arena) -> None:
+    gang = await new_gang(arena, "alice", "Stash Lords")
+    await ok(arena, "alice", "fighter add", gang=gang, name="Dreg", fighter_type="Bully")
+    await ok(arena, "alice", "stash add", gang=gang, item="Autogun")
+    text = await ok(arena, "alice", "fighter equip", fighter="Dreg", item="Autogun",
+                    from_stash=True)
+    assert "Autogun" in text
+    assert "Autogun" in await card(arena, "Dreg")
+    assert "Autogun" not in await stash(arena, gang)
+    await refused(arena, "alice", "fighter equip", fighter="Dreg", item="Autogun",
+                  from_stash=True)
+
+    text = await ok(arena, "alice", "fighter unequip", fighter="Dreg", item="Autogun")
+    assert "Stash" in text
+    assert "Autogun" not in await card(arena, "Dreg")
+    assert "Autogun" in await stash(arena, gang)
+    await refused(arena, "alice", "fighter unequip", fighter="Dreg", item="Autogun")
+
+
+# --------------------------------------------------------------------------- status, retire
+
+
+async def test_statuses_and_capture(arena: Arena) -> None:
+    gang = await new_gang(arena, "alice", "Status Lords")
+    rivals = await new_gang(arena, "bob", "Status Rivals")
+    await ok(arena, "alice", "fighter add", gang=gang, name="Mog", fighter_type="Bully")
+    text = await ok(arena, "alice", "fighter status", fighter="Mog", status="In Recovery")
+    assert "Active → In Recovery" in text
+    assert "already" in await refused(arena, "alice", "fighter status", fighter="Mog",
+                                      status="In Recovery")
+    assert "captor" in await refused(arena, "alice", "fighter status", fighter="Mog",
+                                     status="Captured")
+    await refused(arena, "alice", "fighter status", fighter="Mog", status="Captured",
+                  captor=gang)
+    await ok(arena, "alice", "fighter status", fighter="Mog", status="Captured", captor=rivals)
+    assert "Captured by Status Rivals" in await card(arena, "Mog")
+    await ok(arena, "alice", "fighter status", fighter="Mog", status="Active")
+    assert "Captured" not in await card(arena, "Mog")
+    text = await ok(arena, "alice", "fighter status", fighter="Mog", status="Dead")
+    assert "Clean House" in text
+
+
+async def test_retire_sends_gear_to_the_stash(arena: Arena) -> None:
+    gang = await new_gang(arena, "alice", "Retiring Lords")
+    await ok(arena, "alice", "fighter add", gang=gang, name="Old Bull", fighter_type="Bully")
+    await ok(arena, "alice", "fighter equip", fighter="Old Bull", item="Fighting knife")
+    await ok(arena, "alice", "fighter equip", fighter="Old Bull", item="Furnace plates")
+    text = await ok(arena, "alice", "fighter retire", fighter="Old Bull")
+    assert "retires" in text
+    assert "no fighter called" in await refused(arena, "bob", "fighter show",
+                                                fighter="Old Bull")
+    shown = await stash(arena, gang)
+    assert "Fighting knife" in shown and "Furnace plates" in shown
+
+    # Retired as a status does the same.
+    await ok(arena, "alice", "fighter add", gang=gang, name="Young Bull", fighter_type="Bully")
+    await ok(arena, "alice", "fighter equip", fighter="Young Bull", item="Stub gun")
+    await ok(arena, "alice", "fighter status", fighter="Young Bull", status="Retired")
+    assert "Stub gun" in await stash(arena, gang)
+
+
+# --------------------------------------------------------------------------- edit
+
+
+async def test_edit_profile_cost_xp_and_name(arena: Arena) -> None:
+    gang = await new_gang(arena, "alice", "Edit Lords")
+    await ok(arena, "alice", "fighter add", gang=gang, name="Thug", fighter_type="Bully")
+    text = await ok(arena, "alice", "fighter edit", fighter="Thug", ws=3, s=4,
+                    options={"int": 6}, cost=60, xp=5)
+    for expected in ("ws 4 → 3", "s 3 → 4", "int 7 → 6", "cost 55 → 60", "xp 0 → 5"):
+        assert expected in text, text
+    shown = await card(arena, "Thug")
+    assert "3+" in shown and "60 (60 with gear)" in shown
+    await ok(arena, "alice", "fighter edit", fighter="thug", name="Big Thug")
+    assert "Big Thug" in await card(arena, "Big Thug")
+    assert "at least one" in await refused(arena, "alice", "fighter edit", fighter="Big Thug")
+
+
+async def test_hostile_input_is_refused_politely_or_shown_escaped(arena: Arena) -> None:
+    gang = await new_gang(arena, "alice", "Hostile Lords")
+    await ok(arena, "alice", "fighter add", gang=gang, name="Grim", fighter_type="Bully")
+    before = await card(arena, "Grim")
+
+    message = await refused(arena, "alice", "fighter edit", fighter="Grim", ws=13)
+    assert "WS" in message and "between 1 and 12" in message
+    message = await refused(arena, "alice", "fighter edit", fighter="Grim", cost=-5)
+    assert "between 0 and 1,000,000" in message
+    assert "between" in await refused(arena, "alice", "fighter edit", fighter="Grim",
+                                      xp=10**12)
+    assert "between" in await refused(arena, "alice", "fighter add", gang=gang, name="Neg",
+                                      category="Juve", cost=-1)
+    assert "between" in await refused(arena, "alice", "fighter equip", fighter="Grim",
+                                      item="Gold tooth", cost=-10)
+    assert "empty" in await refused(arena, "alice", "fighter add", gang=gang, name="   ",
+                                    category="Juve", cost=5)
+    assert await card(arena, "Grim") == before
+
+    hostile = ("**@everyone** <@&1> __x__ `y` " + "~" * 100)[:100]
+    result = await slash(arena, "alice", "fighter add", gang=gang, name=hostile,
+                         category="Ganger", cost=40)
+    assert not result.ephemeral
+    assert "@everyone" not in said(result).replace("@\u200beveryone", "")
+    assert result.message is not None and result.message.pinged_user_ids() == []
+    shown = await slash(arena, "bob", "fighter show", fighter=hostile)
+    embed = shown.embed
+    assert embed is not None
+    assert embed["title"].startswith(r"\*\*@")
+    assert "@everyone" not in embed["title"].replace("@\u200beveryone", "")
+    assert len(embed["title"]) <= 256
+
+
+# --------------------------------------------------------------------------- permissions
+
+
+async def test_a_player_cannot_change_someone_elses_gang(arena: Arena) -> None:
+    gang = await new_gang(arena, "alice", "Guarded Lords")
+    await ok(arena, "alice", "fighter add", gang=gang, name="Guard", fighter_type="Bully")
+    await ok(arena, "alice", "fighter equip", fighter="Guard", item="Autogun")
+    await ok(arena, "alice", "stash add", gang=gang, item="Mesh armour")
+    await ok(arena, "alice", "vehicle add", gang=gang, name="Guard Quad",
+             vehicle_type="Outrider Quad")
+    fighter_before = await card(arena, "Guard")
+    stash_before = await stash(arena, gang)
+
+    attempts: list[tuple[str, dict[str, Any]]] = [
+        ("fighter add", {"gang": gang, "name": "Spy", "category": "Juve", "cost": 5}),
+        ("fighter edit", {"fighter": "Guard", "ws": 2}),
+        ("fighter equip", {"fighter": "Guard", "item": "Stub gun"}),
+        ("fighter equip", {"fighter": "Guard", "item": "Mesh armour", "from_stash": True}),
+        ("fighter unequip", {"fighter": "Guard", "item": "Autogun"}),
+        ("fighter status", {"fighter": "Guard", "status": "Dead"}),
+        ("fighter retire", {"fighter": "Guard"}),
+        ("vehicle add", {"gang": gang, "name": "Spy Quad", "cost": 10}),
+        ("vehicle edit", {"vehicle": "Guard Quad", "cost": 1}),
+        ("stash add", {"gang": gang, "credits": 100}),
+        ("stash remove", {"gang": gang, "item": "Mesh armour"}),
+    ]
+    for command, options in attempts:
+        message = await refused(arena, "bob", command, **options)
+        assert "not your gang" in message, (command, message)
+    assert await card(arena, "Guard") == fighter_before
+    assert await stash(arena, gang) == stash_before
+
+    # Bob may change his own gang; Carol (an Administrator) may change anyone's.
+    own = await new_gang(arena, "bob", "Bob's Own")
+    await ok(arena, "bob", "fighter add", gang=own, name="Bobling", category="Juve", cost=25)
+    await ok(arena, "carol", "fighter edit", fighter="Guard", xp=1)
+
+
+# --------------------------------------------------------------------------- vehicles
+
+
+async def test_vehicle_add_crew_and_lasting_damage(arena: Arena) -> None:
+    gang = await new_gang(arena, "alice", "Wheel Lords")
+    await ok(arena, "alice", "fighter add", gang=gang, name="Driver",
+             fighter_type="Goliath Crew")
+    await ok(arena, "alice", "fighter add", gang=gang, name="Walker", fighter_type="Bully")
+    text = await ok(arena, "alice", "vehicle add", gang=gang, name="Rumbler",
+                    vehicle_type="Outrider Quad", crew="Driver")
+    assert "75 credits" in text and "driven by Driver" in text
+    text = await ok(arena, "alice", "vehicle add", gang=gang, name="Spare", cost=40)
+    assert "Stash" in text
+    assert "crew" in await refused(arena, "alice", "vehicle add", gang=gang, name="Bad",
+                                   cost=10, crew="Walker")
+    assert "already drives" in await refused(arena, "alice", "vehicle edit", vehicle="Spare",
+                                             crew="Driver")
+
+    text = await ok(arena, "alice", "vehicle edit", vehicle="Rumbler",
+                    add_damage="persistent rattle")
+    assert "Persistent Rattle" in text
+    text = await ok(arena, "alice", "vehicle edit", vehicle="Rumbler", clear_damage=True,
+                    cost=80, name="Big Rumbler")
+    assert "cost 75 → 80" in text
+    await ok(arena, "alice", "vehicle edit", vehicle="Big Rumbler", remove_crew=True)
+    assert "Big Rumbler" in await stash(arena, gang)
+    await ok(arena, "alice", "vehicle edit", vehicle="Spare", crew="Driver")
+    assert "Spare" not in await stash(arena, gang)
+
+    text = await ok(arena, "alice", "vehicle add", gang=gang, name="Bought",
+                    vehicle_type="Outrider Quad", pay=True)
+    assert "bought for 75 credits" in text and "credits 1000 → 925" in text
+    assert "925" in await stash(arena, gang)
+
+
+# --------------------------------------------------------------------------- autocomplete
+
+
+async def test_autocomplete_suggests_from_the_roster_and_the_rule_set(arena: Arena) -> None:
+    gang = await new_gang(arena, "alice", "Suggest Lords")
+    await ok(arena, "alice", "fighter add", gang=gang, name="Hinter", fighter_type="Bully")
+    await ok(arena, "alice", "fighter equip", fighter="Hinter", item="Stub gun")
+    await ok(arena, "alice", "stash add", gang=gang, item="Lasgun")
+    await ok(arena, "alice", "vehicle add", gang=gang, name="Hint Quad", cost=10)
+    driver = arena.driver
+
+    async def names(command: str, focused: str, **values: Any) -> list[str]:
+        choices = await driver.autocomplete(G, CH, "bob", command, focused=focused, **values)
+        return [choice.name for choice in choices]
+
+    assert await names("fighter unequip", "item", fighter="Hinter", item="") == ["Stub gun"]
+    offered = await names("fighter equip", "item", fighter="Hinter", item="")
+    assert "Lasgun" in offered and "Fighting knife" in offered and "Autogun" in offered
+    assert await names("fighter equip", "item", fighter="Hinter", item="",
+                       from_stash=True) == ["Lasgun"]
+    assert await names("vehicle add", "vehicle_type", gang=gang, vehicle_type="") == [
+        "Cargo-8 Ridgehauler", "Outrider Quad"]
+    assert "Persistent Rattle" in await names("vehicle edit", "add_damage", vehicle="Hint Quad",
+                                              add_damage="pers")
+    assert await names("fighter add", "fighter_type", gang=gang, fighter_type="forge") == [
+        "Forge Boss", "Forge Tyrant", "Forge-born"]
