@@ -13,6 +13,7 @@ import secrets
 
 import discord
 from discord import app_commands
+from discord.utils import escape_markdown
 
 from rules.errors import RulesError
 
@@ -38,7 +39,8 @@ def explain(error: BaseException) -> tuple[str, bool]:
             break
         original = cause
     if isinstance(original, RulesError | Refused):
-        return original.message, True
+        # Refusals quote names players typed; show them as typed, not as markdown.
+        return escape_markdown(original.message), True
     if isinstance(original, app_commands.TransformerError):
         return f"I could not read the value '{str(original.value)[:50]}'.", True
     if isinstance(original, app_commands.NoPrivateMessage):
