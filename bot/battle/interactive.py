@@ -1,0 +1,591 @@
+"""Shared pieces of the interactive post-battle commands: /rewards, /action, /roster, /captive.
+
+The cogs stay thin adapters; what they have in common lives here:
+
+- :func:`run_of` / :func:`battle_of` find the post-battle run a gang is in and
+  its battle, refusing politely when there is none.
+- :func:`act` defers the interaction (privately), runs one rules function in a
+  stage through :func:`bot.battle.engine.act_in_stage` (which stores it and
+  posts the lines in the battle's thread) and answers the player privately
+  with the same lines.
+- :class:`DecisionButton`: the Pay / Don't pay buttons of a Medical Escort or a
+  Negotiate Repairs. The cost is rolled (and stored) first; the button's
+  custom id carries the campaign, the battle, the acting fighter, the patient
+  or vehicle and the rolled value, so it works after a restart and never
+  rolls the cost again.
+- :class:`AgreementButton`: a question several players must agree to (a
+  captive trade, deferring a sub-step). Its state is a small record stored
+  with ``save_sequence`` (key ``agreement:<id>``); cogs register what happens
+  once everyone agreed with :func:`register_agreement`.
+
+discord.py only logs exceptions raised by dynamic items, so every refusal and
+failure of a button is answered with :func:`bot.errors.answer_error`, like a
+slash command's.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Literal
+
+import discord
+from pydantic import BaseModel, ConfigDict, Field
+
+from bot.battle.engine import ActResult, act_in_stage, find_active_run
+from bot.battle.state import PostBattleRun, run_key
+from bot.context import guild_id_of, is_arbitrator, require_gang_control, storage_of
+from bot.errors import Refused, answer_error
+from bot.render import safe
+from bot.rulesets import ruleset_for
+from bot.storage import ActionRecord, Campaign, LedgerEvent, Storage, new_id
+from bot.ui import embed_batches
+from bot.ui.ledger import lines_embeds
+from rules.actions import ActionResult, Actor, medical_escort_treat, negotiate_repairs
+from rules.dice import Roller
+from rules.errors import InvalidRequest
+from rules.models import Battle, Gang
+from rules.sequence import Step, SubStep
+from rules.world import RuleResult, World
+
+if TYPE_CHECKING:
+    from bot.app import MundaBot
+
+log = logging.getLogger(__name__)
+
+Interaction = discord.Interaction["MundaBot"]
+Stages = Sequence[tuple[Step, SubStep | None]]
+Compute = Callable[[World, PostBattleRun, Roller], RuleResult]
+Bookkeeping = Callable[[PostBattleRun, RuleResult], None]
+
+CUSTOM_ID_MAX = 100
+_ID = r"[A-Za-z0-9_-]{1,64}"
+POST_BATTLE_ACTIONS: Stages = ((Step.POST_BATTLE_ACTIONS, None),)
+
+
+# =========================================================================== runs and acting
+
+
+async def run_of(interaction: Interaction, campaign: Campaign, gang: Gang) -> PostBattleRun:
+    """The gang's active post-battle run, or a polite refusal."""
+    run = await find_active_run(
+        storage_of(interaction), guild_id_of(interaction), campaign.id, gang.id
+    )
+    if run is None:
+        raise Refused(
+            f"{safe(gang.name)} has no post-battle sequence in progress "
+            "(start one with /postbattle start)."
+        )
+    return run
+
+
+async def battle_of(interaction: Interaction, campaign: Campaign, run: PostBattleRun) -> Battle:
+    return await storage_of(interaction).get_battle(
+        guild_id_of(interaction), campaign.id, run.battle_id
+    )
+
+
+async def battle_world(interaction: Interaction, campaign: Campaign, run: PostBattleRun) -> World:
+    """The battle's gangs and the owners of the captives they hold (for reading only)."""
+    storage, guild_id = storage_of(interaction), guild_id_of(interaction)
+    gang_ids = list(run.gang_ids)
+    for gang_id in run.gang_ids:
+        for owner, _captive in await storage.captives_held_by(guild_id, campaign.id, gang_id):
+            if owner.id not in gang_ids:
+                gang_ids.append(owner.id)
+    return await storage.load_world(guild_id, campaign.id, gang_ids)
+
+
+async def defer_privately(interaction: Interaction) -> None:
+    """Acknowledge now (Discord wants an answer within 3 s); answers and refusals stay private."""
+    if not interaction.response.is_done():
+        await interaction.response.defer(ephemeral=True, thinking=True)
+
+
+async def act(
+    interaction: Interaction,
+    *,
+    campaign: Campaign,
+    gang: Gang,
+    stages: Stages,
+    compute: Compute,
+    bookkeeping: Bookkeeping | None = None,
+) -> ActResult:
+    """Run ``compute`` in one of ``stages`` of ``gang``'s run and tell the player privately.
+
+    The caller has checked ``require_gang_control``. Everyone sees the lines in
+    the battle's thread (posted by the engine); the player gets them here too.
+    """
+    await defer_privately(interaction)
+    done = await act_in_stage(
+        interaction, campaign=campaign, gang=gang, stages=stages, compute=compute,
+        bookkeeping=bookkeeping,
+    )
+    lines = [*done.lines, f"Posted in <#{done.run.target_channel_id}> for everyone."]
+    await send_private(interaction, safe(done.result.title, 200), lines)
+    return done
+
+
+async def send_private(interaction: Interaction, title: str, lines: Sequence[str]) -> None:
+    """Follow up privately with ``lines`` as embeds, paged within Discord's limits."""
+    for batch in embed_batches(lines_embeds(title, lines, empty="Done.")):
+        await interaction.followup.send(embeds=batch, ephemeral=True)
+
+
+def note_result(world: World, clause: str, title: str, notes: Sequence[str]) -> RuleResult:
+    """A result that changes nothing: a decision recorded in the ledger and the thread."""
+    return RuleResult(clause=clause, title=title, notes=list(notes), world=world)
+
+
+def actor_for(run: PostBattleRun, battle: Battle, gang_id: str, fighter_id: str) -> Actor:
+    """The rules' Actor, with the fighters of the gang that have acted in this run."""
+    if run.battle_id != battle.id:
+        raise Refused("That belongs to another battle's post-battle sequence.")
+    return Actor(
+        battle=battle, gang_id=gang_id, fighter_id=fighter_id,
+        already_acted=run.sequence.already_acted(gang_id),
+    )
+
+
+def record_action(run: PostBattleRun, result: RuleResult) -> None:
+    """Bookkeeping of a post-battle action: the fighter has made its one action (PB-5.0)."""
+    if not isinstance(result, ActionResult):
+        raise TypeError(f"{type(result).__name__} is not a post-battle action result")
+    run.sequence.record_action_result(result)
+
+
+# =========================================================================== quotes in the ledger
+
+
+async def live_actions(
+    storage: Storage, guild_id: int, campaign_id: str, battle_id: str
+) -> list[tuple[ActionRecord, list[LedgerEvent]]]:
+    """The battle's actions that stand (neither undone nor undos), newest first, with events."""
+    actions = await storage.list_actions(guild_id, campaign_id, battle_id=battle_id, limit=500)
+    standing = [a for a in actions if a.undone_by is None and a.undoes is None]
+    if not standing:
+        return []
+    events = await storage.battle_events(guild_id, campaign_id, battle_id)
+    by_action: dict[int, list[LedgerEvent]] = {}
+    for event in events:
+        if event.action_id is not None:
+            by_action.setdefault(event.action_id, []).append(event)
+    return [(action, by_action.get(action.id, [])) for action in standing]
+
+
+async def stored_quote(
+    storage: Storage,
+    guild_id: int,
+    campaign_id: str,
+    battle_id: str,
+    quote_title: str,
+    decision_title: str,
+) -> int | None:
+    """The value rolled for a quote that is still waiting for its decision, if any.
+
+    A Medical Escort's cost and a repair's die are rolled and stored before the
+    player decides; asking again must show that roll, not roll another. The
+    ledger is the record: the latest quote of this battle (not undone) with no
+    decision (not undone) after it.
+    """
+    for action, events in await live_actions(storage, guild_id, campaign_id, battle_id):
+        if action.title == decision_title:
+            return None
+        if action.title == quote_title:
+            rolls = [e.total for e in events if e.kind == "roll" and e.total is not None]
+            return rolls[-1] if rolls else None
+    return None
+
+
+async def rolled_before(
+    storage: Storage, guild_id: int, campaign_id: str, battle_id: str, purpose: str
+) -> bool:
+    """Whether a standing action of this battle already rolled dice for ``purpose``."""
+    return any(
+        event.kind == "roll" and event.purpose == purpose
+        for _action, events in await live_actions(storage, guild_id, campaign_id, battle_id)
+        for event in events
+    )
+
+
+# =========================================================================== Pay / Don't pay
+
+
+class DecisionKind(StrEnum):
+    ESCORT = "e"  # Medical Escort: the value is the rolled cost
+    REPAIRS = "r"  # Negotiate Repairs: the value is the rolled D6
+
+
+_DECISION = (
+    rf"munda:pay:(?P<kind>[er]):(?P<campaign>{_ID}):(?P<battle>{_ID}):(?P<actor>{_ID}):"
+    rf"(?P<target>{_ID}):(?P<value>[0-9]{{1,3}}):(?P<pay>[yn])"
+)
+
+
+class DecisionButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=_DECISION):
+    """Pay or refuse a rolled Medical Escort cost or repair price; all state in the custom id."""
+
+    def __init__(
+        self,
+        kind: DecisionKind,
+        campaign_id: str,
+        battle_id: str,
+        actor_id: str,
+        target_id: str,
+        value: int,
+        pay: bool,
+        *,
+        disabled: bool = False,
+    ) -> None:
+        custom_id = (
+            f"munda:pay:{kind.value}:{campaign_id}:{battle_id}:{actor_id}:{target_id}:"
+            f"{value}:{'y' if pay else 'n'}"
+        )
+        if len(custom_id) > CUSTOM_ID_MAX or not re.fullmatch(_DECISION, custom_id):
+            # Ids of an imported campaign can be longer than fits in a button.
+            raise InvalidRequest("That decision cannot be put on a button; ask an Arbitrator.")
+        label = ("Pay" if pay else "Don't pay") if kind is DecisionKind.ESCORT else (
+            "Pay for repairs" if pay else "Leave it"
+        )
+        super().__init__(
+            discord.ui.Button(
+                label=label,
+                style=discord.ButtonStyle.success if pay else discord.ButtonStyle.danger,
+                custom_id=custom_id,
+                disabled=disabled,
+            )
+        )
+        self.kind = kind
+        self.campaign_id = campaign_id
+        self.battle_id = battle_id
+        self.actor_id = actor_id
+        self.target_id = target_id
+        self.value = value
+        self.pay = pay
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> DecisionButton:
+        return cls(
+            DecisionKind(match["kind"]), match["campaign"], match["battle"], match["actor"],
+            match["target"], int(match["value"]), match["pay"] == "y",
+        )
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        try:
+            await self._decide(interaction)
+        except Exception as error:  # discord.py would only log it: answer instead
+            await answer_error(interaction, error)
+
+    async def _decide(self, interaction: Interaction) -> None:
+        storage, guild_id = storage_of(interaction), guild_id_of(interaction)
+        campaign = await storage.get_campaign(guild_id, self.campaign_id)
+        run = await storage.load_sequence(
+            guild_id, campaign.id, run_key(self.battle_id), PostBattleRun
+        )
+        if run is None:
+            raise Refused("That post-battle sequence no longer exists.")
+        world = await storage.load_world(guild_id, campaign.id, run.gang_ids)
+        gang, fighter = world.find_fighter(self.actor_id)
+        require_gang_control(campaign, gang, interaction)
+        battle = await storage.get_battle(guild_id, campaign.id, run.battle_id)
+        ruleset = ruleset_for(campaign)
+        await interaction.response.defer()
+
+        def compute(world: World, run: PostBattleRun, roller: Roller) -> RuleResult:
+            actor = actor_for(run, battle, gang.id, fighter.id)
+            if self.kind is DecisionKind.ESCORT:
+                return medical_escort_treat(
+                    world, actor, self.target_id, roller, ruleset, cost=self.value,
+                    pay=self.pay,
+                )
+            return negotiate_repairs(world, actor, self.target_id, die=self.value, pay=self.pay)
+
+        done = await act_in_stage(
+            interaction, campaign=campaign, gang=gang, stages=POST_BATTLE_ACTIONS,
+            compute=compute, bookkeeping=record_action,
+        )
+        decided = "paid" if self.pay else "did not pay"
+        message = interaction.message
+        before = message.content if message is not None else ""
+        text = "\n".join([before, f"**{user_name(interaction)} {decided}.**", *done.lines])
+        await interaction.edit_original_response(content=_clip(text), view=None)
+
+
+def decision_view(
+    kind: DecisionKind,
+    campaign_id: str,
+    battle_id: str,
+    actor_id: str,
+    target_id: str,
+    value: int,
+    *,
+    affordable: bool,
+) -> discord.ui.View:
+    """Pay (disabled when the Stash cannot cover it) and Don't pay."""
+    view = discord.ui.View(timeout=None)
+    ids = (campaign_id, battle_id, actor_id, target_id, value)
+    view.add_item(DecisionButton(kind, *ids, pay=True, disabled=not affordable))
+    view.add_item(DecisionButton(kind, *ids, pay=False))
+    return view
+
+
+def user_name(interaction: discord.Interaction[Any]) -> str:
+    """The interacting user's display name, escaped, for messages."""
+    return safe(getattr(interaction.user, "display_name", None) or str(interaction.user), 60)
+
+
+def _clip(text: str, limit: int = 1900) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# =========================================================================== agreements
+
+
+class AgreementStatus(StrEnum):
+    OPEN = "open"
+    DONE = "done"
+    DECLINED = "declined"
+
+
+class Agreement(BaseModel):
+    """A question that the players of some gangs (and maybe the Arbitrator) must agree to."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    id: str = Field(min_length=1, max_length=64)
+    kind: str = Field(pattern=r"^[a-z][a-z-]{0,15}$")
+    campaign_id: str
+    question: str = Field(max_length=1500)
+    # The gangs whose players must agree, by id, with their names for the message.
+    gang_names: dict[str, str]
+    needs_arbitrator: bool = False
+    agreed: list[str] = Field(default_factory=list)
+    arbitrator_agreed: bool = False
+    status: AgreementStatus = AgreementStatus.OPEN
+    proposed_by: int
+    # What the registered handler needs (ids, amounts), as the cog chose.
+    details: dict[str, str | int | None] = Field(default_factory=dict)
+    outcome: str = ""
+
+    @property
+    def key(self) -> str:
+        return agreement_key(self.id)
+
+    @property
+    def complete(self) -> bool:
+        everyone = all(gang_id in self.agreed for gang_id in self.gang_names)
+        return everyone and (self.arbitrator_agreed or not self.needs_arbitrator)
+
+    def waiting_for(self) -> list[str]:
+        names = [safe(name) for gang_id, name in self.gang_names.items()
+                 if gang_id not in self.agreed]
+        if self.needs_arbitrator and not self.arbitrator_agreed:
+            names.append("an Arbitrator")
+        return names
+
+    def text(self) -> str:
+        agreed = [safe(self.gang_names[g]) for g in self.agreed if g in self.gang_names]
+        if self.needs_arbitrator and self.arbitrator_agreed:
+            agreed.append("an Arbitrator")
+        lines = [self.question]
+        lines.append(f"Agreed: {', '.join(agreed) or 'nobody yet'}.")
+        if self.status is AgreementStatus.OPEN:
+            lines.append(f"Waiting for: {', '.join(self.waiting_for()) or 'nobody'}.")
+        elif self.status is AgreementStatus.DECLINED:
+            lines.append(f"**Declined.** {self.outcome}")
+        else:
+            lines.append(f"**Agreed by all.** {self.outcome}")
+        return _clip("\n".join(lines))
+
+
+def agreement_key(agreement_id: str) -> str:
+    return f"agreement:{agreement_id}"
+
+
+@dataclass(frozen=True)
+class AgreementOutcome:
+    """What a carried-out agreement says in its message (and optionally posts as lines)."""
+
+    summary: str
+    lines: Sequence[str] = ()
+
+
+AgreementHandler = Callable[[Interaction, Agreement], Awaitable[AgreementOutcome]]
+_HANDLERS: dict[str, AgreementHandler] = {}
+
+
+def register_agreement(kind: str, handler: AgreementHandler) -> None:
+    """Make ``handler(interaction, agreement)`` carry out ``kind`` once everyone agreed."""
+    _HANDLERS[kind] = handler
+
+
+def unregister_agreement(kind: str) -> None:
+    _HANDLERS.pop(kind, None)
+
+
+def new_agreement(
+    kind: str,
+    campaign_id: str,
+    question: str,
+    gangs: Sequence[Gang],
+    *,
+    proposed_by: int,
+    needs_arbitrator: bool = False,
+    details: dict[str, str | int | None] | None = None,
+) -> Agreement:
+    return Agreement(
+        id=new_id(), kind=kind, campaign_id=campaign_id, question=_clip(question, 1500),
+        gang_names={g.id: g.name for g in gangs}, needs_arbitrator=needs_arbitrator,
+        proposed_by=proposed_by, details=details or {},
+    )
+
+
+def agree_as(
+    agreement: Agreement, campaign: Campaign, gangs: Sequence[Gang], interaction: Interaction
+) -> list[str]:
+    """Record the agreement of whoever is interacting: their own gangs, and the Arbitrator's.
+
+    Returns what was newly agreed (gang names, "the Arbitrator"); refuses
+    someone who has no say.
+    """
+    user = str(interaction.user.id)
+    newly: list[str] = []
+    for gang in gangs:
+        concerned = gang.id in agreement.gang_names and gang.id not in agreement.agreed
+        if concerned and gang.owner == user:
+            agreement.agreed = [*agreement.agreed, gang.id]
+            newly.append(gang.name)
+    if agreement.needs_arbitrator and not agreement.arbitrator_agreed and is_arbitrator(
+        campaign, interaction
+    ):
+        agreement.arbitrator_agreed = True
+        newly.append("the Arbitrator")
+    return newly
+
+
+def has_say(
+    agreement: Agreement, campaign: Campaign, gangs: Sequence[Gang], interaction: Interaction
+) -> bool:
+    user = str(interaction.user.id)
+    owns = any(g.id in agreement.gang_names and g.owner == user for g in gangs)
+    return owns or is_arbitrator(campaign, interaction)
+
+
+_AGREEMENT = rf"munda:agree:(?P<campaign>{_ID}):(?P<agreement>{_ID}):(?P<choice>yes|no)"
+
+
+class AgreementButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=_AGREEMENT):
+    """Agree or decline; the state is the stored :class:`Agreement` the custom id names."""
+
+    def __init__(self, campaign_id: str, agreement_id: str, choice: Literal["yes", "no"]) -> None:
+        custom_id = f"munda:agree:{campaign_id}:{agreement_id}:{choice}"
+        if len(custom_id) > CUSTOM_ID_MAX or not re.fullmatch(_AGREEMENT, custom_id):
+            raise InvalidRequest("That question cannot be put on a button; ask an Arbitrator.")
+        yes = choice == "yes"
+        super().__init__(
+            discord.ui.Button(
+                label="Agree" if yes else "Decline",
+                style=discord.ButtonStyle.success if yes else discord.ButtonStyle.secondary,
+                custom_id=custom_id,
+            )
+        )
+        self.campaign_id = campaign_id
+        self.agreement_id = agreement_id
+        self.choice = choice
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> AgreementButton:
+        choice: Literal["yes", "no"] = "yes" if match["choice"] == "yes" else "no"
+        return cls(match["campaign"], match["agreement"], choice)
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        try:
+            await self._answer(interaction)
+        except Exception as error:  # discord.py would only log it: answer instead
+            await answer_error(interaction, error)
+
+    async def _answer(self, interaction: Interaction) -> None:
+        storage, guild_id = storage_of(interaction), guild_id_of(interaction)
+        async with storage.transaction(guild_id) as tx:
+            campaign = await tx.get_campaign(self.campaign_id)
+            agreement = await tx.load_sequence(campaign.id, agreement_key(self.agreement_id),
+                                               Agreement)
+            if agreement is None:
+                raise Refused("That question no longer exists.")
+            if agreement.status is not AgreementStatus.OPEN:
+                raise Refused(f"That question is closed ({agreement.status.value}).")
+            gangs = await tx.list_gangs(campaign.id)
+            if not has_say(agreement, campaign, gangs, interaction):
+                raise Refused("Only the players of the gangs concerned, or an Arbitrator, can "
+                              "answer this.")
+            if self.choice == "no":
+                agreement.status = AgreementStatus.DECLINED
+                agreement.outcome = f"{user_name(interaction)} declined; nothing was changed."
+            elif not agree_as(agreement, campaign, gangs, interaction) and not agreement.complete:
+                raise Refused(_nothing_to_agree(agreement, gangs, interaction))
+            await tx.save_sequence(campaign.id, agreement.key, agreement)
+        await interaction.response.defer()
+        if agreement.status is AgreementStatus.OPEN and agreement.complete:
+            await carry_out(interaction, agreement)
+            return
+        view = agreement_view(agreement) if agreement.status is AgreementStatus.OPEN else None
+        await interaction.edit_original_response(content=agreement.text(), view=view)
+
+
+def _nothing_to_agree(
+    agreement: Agreement, gangs: Sequence[Gang], interaction: discord.Interaction[Any]
+) -> str:
+    user = str(interaction.user.id)
+    if any(g.id in agreement.gang_names and g.owner == user for g in gangs):
+        return f"You have already agreed; waiting for {', '.join(agreement.waiting_for())}."
+    return ("The players answer this for their own gangs. An Arbitrator can act for everyone "
+            "by running the command themselves.")
+
+
+async def carry_out(interaction: Interaction, agreement: Agreement) -> AgreementOutcome:
+    """Everyone agreed: run the registered handler, then close the question.
+
+    A handler that refuses (the captive was traded meanwhile, the stage moved
+    on) leaves the question open, so it can be tried again or declined.
+    """
+    handler = _HANDLERS.get(agreement.kind)
+    if handler is None:
+        raise Refused("This question no longer does anything; run the command again.")
+    outcome = await handler(interaction, agreement)
+    agreement.status = AgreementStatus.DONE
+    agreement.outcome = outcome.summary
+    await storage_of(interaction).save_sequence(
+        guild_id_of(interaction), agreement.campaign_id, agreement.key, agreement
+    )
+    await interaction.edit_original_response(content=agreement.text(), view=None)
+    return outcome
+
+
+def agreement_view(agreement: Agreement) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(AgreementButton(agreement.campaign_id, agreement.id, "yes"))
+    view.add_item(AgreementButton(agreement.campaign_id, agreement.id, "no"))
+    return view
+
+
+DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (DecisionButton, AgreementButton)
+
+
+async def add_dynamic_items(bot: MundaBot) -> None:
+    """Register the buttons once (several cogs call this; re-adding is harmless)."""
+    bot.add_dynamic_items(*DYNAMIC_ITEMS)

@@ -1,0 +1,135 @@
+"""What the bot computes by itself when a stage opens, and what players do in the others.
+
+A stage that opens runs its automatic computations in order, each on the
+world the previous one left, each stored as its own action (so an undo can
+take them back one by one). Interactive stages compute nothing: they open with
+instructions and the players act with the stage commands.
+
+- Wrap-up: :func:`rules.wrapup.wrap_up`, then :func:`rules.battle_record.record_battle_fought`
+  (the gangs' ``battles_fought`` goes up once, in the Wrap-up's transaction).
+- Assign/Reassign Territory: :func:`rules.territory.assign_territory`.
+- Collect Income: :func:`rules.income.collect_income`.
+- Update Roster A: :func:`rules.cleanhouse.clean_house` for each gang, at opening.
+- Update Roster F: the Gang Rating against the one stored at the start (PB-6F).
+- Report Results: :func:`rules.report.battle_report` (the embed is posted on the last confirmation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from rules.battle_record import record_battle_fought
+from rules.cleanhouse import clean_house
+from rules.dice import Roller
+from rules.income import collect_income
+from rules.models import Battle
+from rules.ruleset import RuleSet
+from rules.sequence import PostBattleSequence, Stage, Step, SubStep
+from rules.territory import assign_territory
+from rules.world import RuleResult, World
+from rules.wrapup import wrap_up
+
+Computation = Callable[[World, Roller], RuleResult]
+
+
+@dataclass(frozen=True)
+class StageInputs:
+    """What the automatic computations of a stage read besides the world."""
+
+    battle: Battle
+    sequence: PostBattleSequence
+    ruleset: RuleSet
+    in_recovery_before: list[str]
+    captor_by_fighter: dict[str, str]
+
+
+def opening_computations(stage: Stage, inputs: StageInputs) -> list[Computation]:
+    """The rules functions the bot runs, in order, when ``stage`` opens."""
+    step, substep = stage
+    battle = inputs.battle
+    if step is Step.WRAP_UP:
+        return [
+            lambda world, roller: wrap_up(
+                world, battle, inputs.ruleset, roller,
+                in_recovery_before=list(inputs.in_recovery_before),
+                captor_by_fighter=dict(inputs.captor_by_fighter),
+            ),
+            lambda world, _roller: record_battle_fought(world, battle),
+        ]
+    if step is Step.ASSIGN_TERRITORY:
+        return [lambda world, _roller: assign_territory(world, battle)]
+    if step is Step.COLLECT_INCOME:
+        return [lambda world, roller: collect_income(world, battle, roller)]
+    if substep is SubStep.CLEAN_HOUSE:
+        return [_clean_house_for(battle, gang_id) for gang_id in battle.gang_ids]
+    if substep is SubStep.GANG_RATING:
+        return [lambda world, _roller: inputs.sequence.update_gang_rating(world)]
+    if step is Step.REPORT_RESULTS:
+        return [lambda world, _roller: inputs.sequence.report(world, battle)]
+    return []
+
+
+def _clean_house_for(battle: Battle, gang_id: str) -> Computation:
+    return lambda world, _roller: clean_house(world, battle, gang_id)
+
+
+# What players do in each stage, with the commands of the interactive stages.
+INSTRUCTIONS: dict[Stage, str] = {
+    (Step.WRAP_UP, None): (
+        "Rolled by the bot: succumb rolls, Lasting Injuries, escapes, scrap, abandoned "
+        "vehicles, In Recovery cleared. Check the results, then confirm."
+    ),
+    (Step.ASSIGN_TERRITORY, None): "Settled by the bot from the outcome. Confirm to go on.",
+    (Step.RECEIVE_REWARDS, None): (
+        "Each player enters the scenario's rewards for their gang with `/rewards claim` "
+        "(reward dice, at most 4D6; reputation; items). Confirm when done: a gang "
+        "without rewards simply confirms."
+    ),
+    (Step.COLLECT_INCOME, None): "Rolled by the bot for every Territory held. Confirm to go on.",
+    (Step.POST_BATTLE_ACTIONS, None): (
+        "Each eligible fighter may make one action with `/action take` (`/action list` shows "
+        "who may): Trade, Sell to the Guilders, Claim Bounty, Dispose, Medical Escort, "
+        "Negotiate Repairs. Confirm when done."
+    ),
+    (Step.UPDATE_ROSTER, SubStep.CLEAN_HOUSE): (
+        "The dead were cleared by the bot. Retire fighters with `/roster retire` or scrap "
+        "vehicles with `/roster scrap`, then confirm."
+    ),
+    (Step.UPDATE_ROSTER, SubStep.TRADING_POST): (
+        "`/roster hire`, `vehicle`, `hangeron`, `sell`, `buy`, `seek` (Rare & Illegal "
+        "availability) and `buyrare`. Confirm when done, or `/roster defer` (PB-6B.8)."
+    ),
+    (Step.UPDATE_ROSTER, SubStep.TERRITORY_BOONS): (
+        "Claim your Territories' Boons with `/roster boon`, then confirm."
+    ),
+    (Step.UPDATE_ROSTER, SubStep.DISTRIBUTE_EQUIPMENT): (
+        "Give Stash equipment to fighters with `/roster give` (three weapon slots each) or "
+        "take it back with `/roster take`; confirm when done, or `/roster defer`."
+    ),
+    (Step.UPDATE_ROSTER, SubStep.ADVANCEMENTS): (
+        "Spend XP with `/roster advance`, then confirm, or `/roster defer` (PB-6B.8)."
+    ),
+    (Step.UPDATE_ROSTER, SubStep.GANG_RATING): (
+        "Recalculated by the bot (PB-6F). Confirm to go on."
+    ),
+    (Step.REPORT_RESULTS, None): (
+        "Confirm to send this report to the campaign's report channel."
+    ),
+}
+
+
+def instructions(stage: Stage) -> str:
+    return INSTRUCTIONS.get(stage, "Confirm to go on.")
+
+
+def is_interactive(stage: Stage) -> bool:
+    """Players act with commands in this stage (it computes nothing by itself)."""
+    return stage in {
+        (Step.RECEIVE_REWARDS, None),
+        (Step.POST_BATTLE_ACTIONS, None),
+        (Step.UPDATE_ROSTER, SubStep.TRADING_POST),
+        (Step.UPDATE_ROSTER, SubStep.TERRITORY_BOONS),
+        (Step.UPDATE_ROSTER, SubStep.DISTRIBUTE_EQUIPMENT),
+        (Step.UPDATE_ROSTER, SubStep.ADVANCEMENTS),
+    }

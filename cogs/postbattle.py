@@ -1,0 +1,306 @@
+"""/postbattle: start a battle's post-battle sequence, see where it is, and steer it.
+
+Thin adapters over :mod:`bot.battle.engine`: the players report their gangs'
+end states and confirm each step with the buttons in the battle's thread;
+these commands start a run, show its status, and give Arbitrators the same
+confirm-on-behalf, undo and cancel as the buttons. The cog also registers
+the dynamic buttons (so clicks on old messages work after a restart) and, at
+start-up, posts whatever stage message a crash left unposted.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.autocomplete import campaign_names, choose, gang_names, territory_names
+from bot.battle import engine, render, views
+from bot.battle.engine import StartRequest
+from bot.battle.state import RUN_KEY_PREFIX, Phase, PostBattleRun
+from bot.context import actor_of, guild_id_of, require_arbitrator, resolve_campaign, storage_of
+from bot.errors import Refused
+from bot.render import safe
+from bot.storage import Campaign, StorageError
+from rules.errors import InvalidRequest, RulesError
+from rules.models import Gang
+
+if TYPE_CHECKING:
+    from bot.app import MundaBot
+
+log = logging.getLogger(__name__)
+
+Interaction = discord.Interaction["MundaBot"]
+Name = app_commands.Range[str, 1, 100]
+Choices = list[app_commands.Choice[str]]
+CAMPAIGN_HELP = "campaign (default: the server's default campaign)"
+DRAW = "draw"
+
+
+# --------------------------------------------------------------------------- autocomplete
+
+
+async def _campaign_of(interaction: Interaction) -> Campaign:
+    name = getattr(interaction.namespace, "campaign", None)
+    return await resolve_campaign(interaction, name if isinstance(name, str) else None)
+
+
+async def battle_choices(interaction: Interaction, current: str) -> Choices:
+    """Recorded battles without a finished or running sequence, newest first."""
+    try:
+        campaign = await _campaign_of(interaction)
+        storage, guild_id = storage_of(interaction), guild_id_of(interaction)
+        battles = await storage.list_battles(guild_id, campaign.id, limit=50)
+        names = {g.id: g.name for g in await storage.list_gangs(guild_id, campaign.id)}
+        with_runs = {r.battle_id for r in await storage.list_sequences(guild_id, campaign.id)
+                     if r.key.startswith(RUN_KEY_PREFIX)}
+        taken: set[str] = set()
+        async with storage.transaction(guild_id) as tx:
+            for battle in battles:
+                if battle.id in with_runs:
+                    run = await engine.load_run(tx, campaign.id, battle.id)
+                    if run is not None and run.phase is not Phase.CANCELLED:
+                        taken.add(battle.id)
+    except (RulesError, Refused, StorageError):
+        return []
+    except Exception:
+        log.exception("battle autocomplete failed")
+        return []
+    typed = current.casefold().strip()
+    found: Choices = []
+    for battle in battles:
+        if battle.id in taken:
+            continue
+        label = " vs ".join(names.get(g, "?") for g in battle.gang_ids)
+        if battle.scenario:
+            label += f" · {battle.scenario}"
+        label = f"{label} · {battle.id}"
+        if typed in label.casefold():
+            found.append(app_commands.Choice(name=label[:100], value=battle.id))
+    return found[:25]
+
+
+async def winner_choices(interaction: Interaction, current: str) -> Choices:
+    """The gangs named so far (or the battle's), and "draw"."""
+    try:
+        campaign = await _campaign_of(interaction)
+        storage, guild_id = storage_of(interaction), guild_id_of(interaction)
+        gangs = await storage.list_gangs(guild_id, campaign.id)
+        namespace = interaction.namespace
+        picked = [getattr(namespace, f"gang{n}", None) for n in range(1, 5)]
+        names = [p for p in picked if isinstance(p, str) and p]
+        battle_id = getattr(namespace, "battle", None)
+        if isinstance(battle_id, str) and battle_id:
+            battle = await storage.get_battle(guild_id, campaign.id, battle_id)
+            by_id = {g.id: g.name for g in gangs}
+            names = [by_id.get(g, g) for g in battle.gang_ids]
+        if not names:
+            names = [g.name for g in gangs]
+    except (RulesError, Refused, StorageError):
+        return choose([DRAW], current)
+    except Exception:
+        log.exception("winner autocomplete failed")
+        return []
+    return choose([*names, DRAW], current)[:25]
+
+
+# --------------------------------------------------------------------------- the cog
+
+
+class PostBattleCog(commands.GroupCog, group_name="postbattle",
+                    group_description="The post-battle sequence of a battle"):
+    def __init__(self, bot: MundaBot) -> None:
+        self.bot = bot
+        self._resumed = False
+        super().__init__()
+
+    async def cog_load(self) -> None:
+        self.bot.add_dynamic_items(*views.DYNAMIC_ITEMS)
+
+    async def cog_unload(self) -> None:
+        self.bot.remove_dynamic_items(*views.DYNAMIC_ITEMS)
+
+    @commands.Cog.listener()
+    async def on_ready(self) -> None:
+        # on_ready comes again after a reconnect; posting what is missing once is enough.
+        if self._resumed:
+            return
+        self._resumed = True
+        try:
+            count = await engine.resume_all(self.bot)
+            log.info("post-battle sequences checked at start-up: %d in progress", count)
+        except Exception:
+            log.exception("could not resume post-battle sequences")
+
+    # ------------------------------------------------------------------ start
+
+    @app_commands.command(name="start", description="Start the post-battle sequence of a battle")
+    @app_commands.describe(
+        winner="the winning gang, or draw",
+        battle="a battle recorded with /prebattle (or name the gangs instead)",
+        gang1="first gang", gang2="second gang", gang3="third gang", gang4="fourth gang",
+        territory="the Territory staked on the battle",
+        scenario="the scenario played",
+        skirmish="a skirmish: skip the campaign-only parts and the report",
+        campaign=CAMPAIGN_HELP,
+    )
+    @app_commands.autocomplete(
+        winner=winner_choices, battle=battle_choices, gang1=gang_names, gang2=gang_names,
+        gang3=gang_names, gang4=gang_names, territory=territory_names, campaign=campaign_names,
+    )
+    async def start(
+        self,
+        interaction: Interaction,
+        winner: Name,
+        battle: app_commands.Range[str, 1, 64] | None = None,
+        gang1: Name | None = None,
+        gang2: Name | None = None,
+        gang3: Name | None = None,
+        gang4: Name | None = None,
+        territory: Name | None = None,
+        scenario: app_commands.Range[str, 1, 100] | None = None,
+        skirmish: bool | None = None,
+        campaign: Name | None = None,
+    ) -> None:
+        found = await resolve_campaign(interaction, campaign)
+        storage, guild_id = storage_of(interaction), guild_id_of(interaction)
+        named = [g for g in (gang1, gang2, gang3, gang4) if g]
+        if battle and named:
+            raise InvalidRequest("Give either a recorded battle or the gangs, not both.")
+        gangs = [await storage.get_gang_by_name(guild_id, found.id, n) for n in named]
+        if battle:
+            recorded = await storage.get_battle(guild_id, found.id, battle)
+            gangs = [await storage.get_gang(guild_id, found.id, g) for g in recorded.gang_ids]
+        elif len(gangs) < 2:
+            raise InvalidRequest("Name at least two gangs, or a battle recorded with /prebattle.")
+        request = StartRequest(
+            battle_id=battle or None,
+            gang_ids=[g.id for g in gangs],
+            winner=_winner_id(winner, gangs),
+            staked_territory=await _territory_id(interaction, found, territory),
+            scenario=" ".join(scenario.split()) if scenario else None,
+            skirmish=skirmish,
+        )
+        await engine.check_start(interaction, found, request)  # refusals stay private
+        await interaction.response.defer(thinking=True)
+        await engine.start_run(interaction, found, request)
+
+    # ------------------------------------------------------------------ status
+
+    @app_commands.command(name="status", description="Where a post-battle sequence is")
+    @app_commands.describe(gang="a gang in the sequence (default: yours)", campaign=CAMPAIGN_HELP)
+    @app_commands.autocomplete(gang=gang_names, campaign=campaign_names)
+    async def status(
+        self, interaction: Interaction, gang: Name | None = None, campaign: Name | None = None
+    ) -> None:
+        found = await resolve_campaign(interaction, campaign)
+        run = await _run_for(interaction, found, gang)
+        storage, guild_id = storage_of(interaction), guild_id_of(interaction)
+        names = {g.id: g.name for g in await storage.list_gangs(guild_id, found.id)}
+        await interaction.response.send_message(
+            embed=render.status_embed(run, names, engine.thread_url(guild_id, run))
+        )
+        # A step stored but never posted (the bot stopped in between) shows up now.
+        await engine.redraw_missing(self.bot, guild_id, found, run)
+
+    # ------------------------------------------------------------------ Arbitrators
+
+    @app_commands.command(name="confirm-on-behalf",
+                          description="Arbitrator: confirm the current step for a player")
+    @app_commands.describe(gang="the gang whose player you confirm for", campaign=CAMPAIGN_HELP)
+    @app_commands.autocomplete(gang=gang_names, campaign=campaign_names)
+    async def confirm_on_behalf(
+        self, interaction: Interaction, gang: Name, campaign: Name | None = None
+    ) -> None:
+        found = await resolve_campaign(interaction, campaign)
+        require_arbitrator(found, interaction)
+        run = await _run_for(interaction, found, gang)
+        target = await storage_of(interaction).get_gang_by_name(
+            guild_id_of(interaction), found.id, gang)
+        await interaction.response.defer(thinking=True, ephemeral=True)
+        scene, note = await engine.confirm_stage(
+            interaction, found.id, run.battle_id, None, target.id, on_behalf=True)
+        if scene is not None:
+            await engine.publish(self.bot, scene)
+        await interaction.followup.send(note, ephemeral=True)
+
+    @app_commands.command(name="undo",
+                          description="Arbitrator: undo the last confirmed step of a sequence")
+    @app_commands.describe(gang="a gang in the sequence", campaign=CAMPAIGN_HELP)
+    @app_commands.autocomplete(gang=gang_names, campaign=campaign_names)
+    async def undo(
+        self, interaction: Interaction, gang: Name, campaign: Name | None = None
+    ) -> None:
+        found = await resolve_campaign(interaction, campaign)
+        require_arbitrator(found, interaction)
+        run = await _run_for(interaction, found, gang)
+        await interaction.response.defer(thinking=True, ephemeral=True)
+        scene, note = await engine.undo_stage(interaction, found.id, run.battle_id, None)
+        await engine.publish(self.bot, scene)
+        await interaction.followup.send(note, ephemeral=True)
+
+    @app_commands.command(name="cancel", description="Arbitrator: cancel a post-battle sequence")
+    @app_commands.describe(gang="a gang in the sequence", campaign=CAMPAIGN_HELP)
+    @app_commands.autocomplete(gang=gang_names, campaign=campaign_names)
+    async def cancel(
+        self, interaction: Interaction, gang: Name, campaign: Name | None = None
+    ) -> None:
+        found = await resolve_campaign(interaction, campaign)
+        require_arbitrator(found, interaction)
+        run = await _run_for(interaction, found, gang)
+        await interaction.response.defer(thinking=True, ephemeral=True)
+        scene, note = await engine.cancel_run(interaction, found.id, run.battle_id)
+        await engine.publish(self.bot, scene)
+        await interaction.followup.send(note, ephemeral=True)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _winner_id(winner: str, gangs: list[Gang]) -> str | None:
+    typed = " ".join(winner.split()).casefold()
+    match = [g for g in gangs if g.name.casefold() == typed]
+    if match:
+        return match[0].id
+    if typed == DRAW:
+        return None
+    names = ", ".join(safe(g.name) for g in gangs)
+    raise InvalidRequest(f"The winner must be one of the battle's gangs ({names}) or 'draw'.")
+
+
+async def _territory_id(
+    interaction: Interaction, campaign: Campaign, name: str | None
+) -> str | None:
+    if not name:
+        return None
+    typed = " ".join(name.split()).casefold()
+    found = await storage_of(interaction).list_territories(guild_id_of(interaction), campaign.id)
+    match = [t for t in found if t.name.casefold() == typed]
+    if not match:
+        raise InvalidRequest(f"There is no Territory called '{safe(name, 50)}' in "
+                             f"{safe(campaign.name)}.")
+    return match[0].id
+
+
+async def _run_for(interaction: Interaction, campaign: Campaign, gang: str | None) -> PostBattleRun:
+    """The run of the named gang, or of one of the user's gangs."""
+    storage, guild_id = storage_of(interaction), guild_id_of(interaction)
+    if gang:
+        gangs = [await storage.get_gang_by_name(guild_id, campaign.id, gang)]
+    else:
+        gangs = await storage.list_gangs(guild_id, campaign.id, owner=actor_of(interaction))
+    async with storage.transaction(guild_id) as tx:
+        for candidate in gangs:
+            run = await engine.active_run_in(tx, campaign.id, candidate.id)
+            if run is not None:
+                return run
+    if gang:
+        raise Refused(f"{safe(gangs[0].name)} is in no post-battle sequence now.")
+    raise Refused("None of your gangs is in a post-battle sequence now; name a gang.")
+
+
+async def setup(bot: MundaBot) -> None:
+    await bot.add_cog(PostBattleCog(bot))

@@ -1,0 +1,299 @@
+"""/prebattle: the pre-battle sequence (PRE-1 to PRE-6) as one message; the battle recorded.
+
+A participating player or an Arbitrator names two to four gangs; the bot
+orders them by Gang Rating with the tie-breaks and roll-offs of PRE-2, names
+the Underdog, rolls the scenario on the campaign's die (or takes a declared
+Rescue Mission, PB-1.7) and settles the battlefield, all with a secure
+roller. The rolls go to the ledger with the new battle's id, the battle is
+recorded so that ``/postbattle start`` can start from it, and whatever the
+gangs still had deferred from earlier post-battle sequences is closed
+(PB-6B.8), in the same transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.autocomplete import campaign_names, gang_names
+from bot.battle.engine import find_active_run
+from bot.battle.state import PostBattleRun
+from bot.context import actor_of, guild_id_of, is_arbitrator, resolve_campaign, storage_of
+from bot.errors import Refused
+from bot.render import roll_line, safe
+from bot.rulesets import ruleset_for
+from bot.storage import Campaign, new_id
+from bot.ui import checked
+from cogs.fighter import GuildReads, same_name, suggest
+from rules.dice import SecureRoller
+from rules.errors import InvalidRequest
+from rules.models import Battle, FighterStatus, Gang
+from rules.prebattle import (
+    Battlefield,
+    BattlefieldMethod,
+    PreBattleResult,
+    RescueMission,
+    TieBreak,
+    prebattle,
+)
+from rules.sequence import SubStep
+
+if TYPE_CHECKING:
+    from bot.app import MundaBot
+
+Interaction = discord.Interaction["MundaBot"]
+Name = app_commands.Range[str, 1, 100]
+Choices = list[app_commands.Choice[str]]
+
+FIELD_MAX = 1024
+TITLE_MAX = 256
+EMBED_MAX = 6000
+PRE_BATTLE_STEP = "Pre-battle sequence"
+BATTLEFIELD_CHOICES = [app_commands.Choice(name=b.value, value=b.value) for b in Battlefield]
+
+
+async def captive_names(interaction: Interaction, current: str) -> Choices:
+    """Captured fighters of the campaign (a Rescue Mission is for one of them)."""
+
+    def names(_campaign: Campaign, gangs: list[Gang]) -> Iterable[str]:
+        return (f.name for g in gangs for f in g.fighters if f.status is FighterStatus.CAPTURED)
+
+    return await suggest(interaction, current, names)
+
+
+def fit_field(lines: Sequence[str], limit: int = FIELD_MAX) -> str:
+    """Lines joined within an embed field's limit; what does not fit is counted."""
+    shown: list[str] = []
+    size = 0
+    for number, line in enumerate(lines):
+        more = f"… and {len(lines) - number} more"
+        if size + len(line) + 1 > limit - len(more) - 1:
+            shown.append(more)
+            break
+        shown.append(line)
+        size += len(line) + 1
+    return "\n".join(shown) or "—"
+
+
+def prebattle_embed(
+    result: PreBattleResult, gangs: dict[str, Gang], battle: Battle, closed: Sequence[str]
+) -> discord.Embed:
+    """Everything the pre-battle sequence decided, in one embed (under 6000 characters)."""
+    names = [safe(gangs[gang_id].name, 60) for gang_id in battle.gang_ids]
+    title = f"Pre-battle: {' vs '.join(names)}"
+    scenario = result.scenario
+    if scenario.rescue is not None:
+        rescue = scenario.rescue
+        captive = gangs[rescue.owner_gang_id].fighter(rescue.captive_fighter_id)
+        scenario_text = (
+            f"**{RESCUE_TEXT}** (PB-1.7): {safe(gangs[rescue.owner_gang_id].name)} comes for "
+            f"{safe(captive.name)}, held by {safe(gangs[rescue.captor_gang_id].name)}. "
+            "It replaces the scenario roll."
+        )
+    else:
+        die = scenario.die.value if scenario.die else "die"
+        faces = ", ".join(str(r.total) for r in scenario.rolls)
+        again = " (rolled again until a scenario fit)" if len(scenario.rolls) > 1 else ""
+        scenario_text = (
+            f"**{safe(scenario.name)}**: rolled on a **{die}** (the campaign's scenario die) "
+            f"→ {faces}{again}."
+        )
+    embed = discord.Embed(
+        title=title[:TITLE_MAX], description=scenario_text, colour=discord.Colour.dark_red()
+    )
+    order = [
+        f"{place.position}. **{safe(place.gang_name)}**: {safe(place.reason, 300)}"
+        + (" · **Underdog**" if place.underdog else "")
+        for place in result.order
+    ]
+    embed.add_field(name="Order by Gang Rating (PRE-1, PRE-2)", value=fit_field(order),
+                    inline=False)
+    if any(place.tie_break is TieBreak.ROLL_OFF for place in result.order):
+        rolloff = [roll_line(dice) for dice in result.rolls if "roll-off" in dice.purpose]
+        embed.add_field(name=ROLL_OFF_FIELD,
+                        value=fit_field(rolloff), inline=False)
+    underdog = gangs[result.underdog_id]
+    embed.add_field(name="Underdog (PRE-3)", value=safe(underdog.name), inline=True)
+    embed.add_field(name="Scenario (PRE-4)", value=fit_field([safe(scenario.name)]),
+                    inline=True)
+    embed.add_field(name="Battlefield (PRE-5)", value=battlefield_text(result), inline=False)
+    embed.add_field(name="Priority (PRE-6)", value=fit_field([safe(result.priority, 500)]),
+                    inline=False)
+    embed.add_field(name="Every roll", value=fit_field([roll_line(d) for d in result.rolls]
+                                                       or ["No dice were needed."]),
+                    inline=False)
+    if closed:
+        embed.add_field(name="Deferred sub-steps now closed (PB-6B.8)", value=fit_field(closed),
+                        inline=False)
+    embed.set_footer(text=f"Battle recorded ({battle.id}): after the battle, start its "
+                          "post-battle sequence with /postbattle start.")
+    return within_limits(embed)
+
+
+ROLL_OFF_FIELD = "Roll-off (the winner counts as the lower rating)"
+
+
+def within_limits(embed: discord.Embed, limit: int = EMBED_MAX) -> discord.Embed:
+    """Keep the one message under Discord's 6000 characters, even with absurd names.
+
+    The roll-off field only repeats rolls that "Every roll" lists, so it goes
+    first; then the longest fields are shortened.
+    """
+    if len(embed) > limit:
+        for index, field in enumerate(embed.fields):
+            if field.name == ROLL_OFF_FIELD:
+                embed.remove_field(index)
+                break
+    while len(embed) > limit:
+        index, longest = max(enumerate(embed.fields), key=lambda pair: len(pair[1].value or ""))
+        value = longest.value or ""
+        shorter = value[: max(1, len(value) - (len(embed) - limit) - 1)] + "…"
+        embed.set_field_at(index, name=longest.name or "", value=shorter,
+                           inline=bool(longest.inline))
+    return embed
+
+
+RESCUE_TEXT = "Rescue Mission"
+
+
+def battlefield_text(result: PreBattleResult) -> str:
+    field = result.battlefield
+    name = f"**{safe(field.battlefield)}**"
+    if field.method is BattlefieldMethod.ROLL and field.roll is not None:
+        return f"{name}: no agreement, so a D6 → {field.roll.total} (4+ Sector Mechanicus)."
+    if field.method is BattlefieldMethod.AGREED:
+        return f"{name}, as the players agreed."
+    return fit_field([f"{name}, as the scenario dictates.", *map(safe, field.notes)])
+
+
+class PreBattleCog(commands.Cog):
+    def __init__(self, bot: MundaBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="prebattle",
+                          description="Pre-battle sequence: order, Underdog, scenario, battlefield")
+    @app_commands.describe(
+        gang1="a gang that fights",
+        gang2="another gang that fights",
+        gang3="a third gang (optional)",
+        gang4="a fourth gang (optional)",
+        battlefield="the battlefield the players agreed on (else a D6 decides)",
+        rescue_captive="a captive whose gang plays a Rescue Mission instead of the scenario roll",
+        campaign="the campaign (default: the server's default campaign)",
+    )
+    @app_commands.autocomplete(gang1=gang_names, gang2=gang_names, gang3=gang_names,
+                               gang4=gang_names, rescue_captive=captive_names,
+                               campaign=campaign_names)
+    @app_commands.choices(battlefield=BATTLEFIELD_CHOICES)
+    async def prebattle_command(
+        self,
+        interaction: Interaction,
+        gang1: Name,
+        gang2: Name,
+        gang3: Name | None = None,
+        gang4: Name | None = None,
+        battlefield: str | None = None,
+        rescue_captive: Name | None = None,
+        campaign: Name | None = None,
+    ) -> None:
+        named = [name for name in (gang1, gang2, gang3, gang4) if name]
+        for index, name in enumerate(named):
+            if any(same_name(name, other) for other in named[:index]):
+                raise InvalidRequest(f"{safe(name)} is listed more than once.")
+        found = await resolve_campaign(interaction, campaign)
+        storage, guild_id = storage_of(interaction), guild_id_of(interaction)
+        gangs = [await storage.get_gang_by_name(guild_id, found.id, name) for name in named]
+        _require_participant_or_arbitrator(found, gangs, interaction)
+        runs = await _runs_to_close(interaction, found, gangs)
+        rescue = await _rescue(interaction, found, gangs, rescue_captive)
+        ruleset = ruleset_for(found)
+        async with storage.transaction(guild_id) as tx:
+            world = await tx.load_world(found.id, [g.id for g in gangs])
+            result = prebattle(
+                world, [g.id for g in gangs], ruleset, found.settings, SecureRoller(),
+                agreed_battlefield=battlefield, rescue=rescue,
+            )
+            battle = await tx.create_battle(found.id, checked(lambda: Battle(
+                id=new_id(), gang_ids=[g.id for g in gangs],
+                scenario=result.scenario.name[:100],
+                battlefield=result.battlefield.battlefield[:100],
+                campaign=not found.settings.skirmish, rescue_mission=rescue is not None,
+            ), "battle"))
+            await tx.apply(found.id, result, actor=actor_of(interaction), battle_id=battle.id,
+                           step=PRE_BATTLE_STEP)
+            closed: list[str] = []
+            for gang_id, key in runs:
+                run = await tx.load_sequence(found.id, key, PostBattleRun)
+                if run is None:
+                    continue
+                left = run.sequence.close_deferred_at_prebattle(gang_id)
+                await tx.save_sequence(found.id, run.key, run, battle_id=run.battle_id)
+                closed += _closed_lines(world.gang(gang_id), left.get(gang_id, []))
+        by_id = {g.id: g for g in world.gangs.values()}
+        await interaction.response.send_message(
+            embed=prebattle_embed(result, by_id, battle, closed)
+        )
+
+
+def _require_participant_or_arbitrator(
+    campaign: Campaign, gangs: Sequence[Gang], interaction: Interaction
+) -> None:
+    user = actor_of(interaction)
+    if any(g.owner == user for g in gangs) or is_arbitrator(campaign, interaction):
+        return
+    raise Refused("Only a player of one of these gangs, or an Arbitrator, can start their "
+                  "pre-battle sequence.")
+
+
+async def _runs_to_close(
+    interaction: Interaction, campaign: Campaign, gangs: Sequence[Gang]
+) -> list[tuple[str, str]]:
+    """(gang id, run key) of the finished runs whose deferrals this pre-battle closes.
+
+    A gang still in the middle of a post-battle sequence cannot start another
+    battle: that sequence is finished (or cancelled) first.
+    """
+    storage, guild_id = storage_of(interaction), guild_id_of(interaction)
+    found: list[tuple[str, str]] = []
+    for gang in gangs:
+        run = await find_active_run(storage, guild_id, campaign.id, gang.id)
+        if run is None:
+            continue
+        if run.in_progress:
+            raise Refused(
+                f"{safe(gang.name)} is still in the post-battle sequence of its last battle; "
+                "finish it (or have an Arbitrator cancel it) first."
+            )
+        found.append((gang.id, run.key))
+    return found
+
+
+async def _rescue(
+    interaction: Interaction, campaign: Campaign, gangs: Sequence[Gang], captive: str | None
+) -> RescueMission | None:
+    if not captive:
+        return None
+    owner, fighter = await GuildReads.of(interaction).find_fighter(campaign.id, captive)
+    ids = {g.id for g in gangs}
+    if fighter.status is not FighterStatus.CAPTURED or fighter.captured_by is None:
+        raise InvalidRequest(f"{safe(fighter.name)} is not held captive: there is no one to "
+                             "rescue.")
+    if owner.id not in ids or fighter.captured_by not in ids:
+        raise InvalidRequest(
+            f"A Rescue Mission for {safe(fighter.name)} is fought between {safe(owner.name)} "
+            "and the gang holding it; name both of them (and no other gang)."
+        )
+    return RescueMission(owner_gang_id=owner.id, captor_gang_id=fighter.captured_by,
+                         captive_fighter_id=fighter.id)
+
+
+def _closed_lines(gang: Gang, substeps: Sequence[SubStep]) -> list[str]:
+    return [f"{safe(gang.name)}: {substep.value} is closed." for substep in substeps]
+
+
+async def setup(bot: MundaBot) -> None:
+    await bot.add_cog(PreBattleCog(bot))

@@ -1,0 +1,219 @@
+"""Shared steps of the post-battle end-to-end tests: set up gangs, start a run, confirm steps.
+
+Everything goes through the real bot process and the fake Discord, as a
+player would: slash commands, the report panels' selects and the stage
+messages' Confirm buttons.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from bot.arena import Arena
+from bot.fakediscord import Driver
+from bot.fakediscord.messages import Message
+from bot.fakediscord.world import Channel
+
+T = TypeVar("T")
+
+GUILD = "Underhive"
+CHANNEL = "general"
+
+
+async def bot_ready(arena: Arena) -> None:
+    """Wait until the bot has its guilds cached (threads need it), as its log says."""
+
+    def ready() -> bool | None:
+        text = arena.log_path.read_text(errors="replace") if arena.log_path.exists() else ""
+        return True if "ready as" in text else None
+
+    await until(ready, "the bot to be ready", timeout=30.0)
+
+
+def ensure_member(arena: Arena, name: str) -> None:
+    """A plain member (no roles) of the Underhive, added once per arena."""
+    world = arena.fake.world
+    if any(u.username == name for u in world.users.values()):
+        return
+    user = arena.fake.add_user(name, global_name=name.capitalize())
+    arena.fake.guild(GUILD).add_member(user)
+
+
+async def slash(driver: Driver, user: str, command: str, **values: object) -> str:
+    """Run a slash command; fail with the answer when it was refused."""
+    result = await driver.slash(GUILD, CHANNEL, user, command, **values)
+    text = result.text()
+    assert "Something went wrong" not in text, text
+    return text
+
+
+async def new_campaign(driver: Driver, name: str) -> None:
+    text = await slash(driver, "alice", "campaign create", name=name)
+    assert "has begun" in text, text
+
+
+async def new_gang(
+    driver: Driver, user: str, campaign: str, name: str, *, house: str = "Goliath",
+    alignment: str = "Law Abiding", credits: int = 1000,
+) -> None:
+    text = await slash(driver, user, "gang create", name=name, house=house,
+                       alignment=alignment, credits=credits, campaign=campaign)
+    assert "joins" in text, text
+
+
+async def new_fighter(
+    driver: Driver, user: str, campaign: str, gang: str, name: str, fighter_type: str
+) -> None:
+    text = await slash(driver, user, "fighter add", gang=gang, name=name,
+                       fighter_type=fighter_type, campaign=campaign)
+    assert "joins" in text, text
+
+
+async def until(check: Callable[[], T | None], what: str, timeout: float = 10.0) -> T:
+    """Poll ``check`` until it returns something (the bot posts after answering)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        found = check()
+        if found is not None:
+            return found
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.05)
+
+
+async def thread_named(driver: Driver, words: str, after: int = 0) -> Channel:
+    """The newest thread of #general whose name contains ``words`` (waits for it)."""
+
+    def find() -> Channel | None:
+        threads = [t for t in driver.threads(CHANNEL, guild=GUILD)
+                   if words in t.name and t.id > after]
+        return threads[-1] if threads else None
+
+    return await until(find, f"a thread named {words!r}")
+
+
+def thread_messages(driver: Driver, thread: Channel) -> list[Message]:
+    return driver.messages(thread, guild=GUILD, include_ephemeral=False)
+
+
+async def panel_of(driver: Driver, thread: Channel, gang: str) -> Message:
+    """The report panel of ``gang`` in the battle's thread."""
+
+    def find() -> Message | None:
+        for message in reversed(thread_messages(driver, thread)):
+            text = message.content + " ".join(str(e) for e in message.embeds)
+            if gang in text and _has(message, "munda:pb:submit:"):
+                return message
+        return None
+
+    return await until(find, f"the report panel of {gang}")
+
+
+async def stage_message(driver: Driver, thread: Channel, label: str) -> Message:
+    """The newest stage message whose embeds mention ``label`` and carry a Confirm button."""
+
+    def find() -> Message | None:
+        for message in reversed(thread_messages(driver, thread)):
+            text = " ".join(str(e) for e in message.embeds) + message.content
+            if label in text and _has(message, "munda:pb:confirm:"):
+                return message
+        return None
+
+    return await until(find, f"the stage message of {label!r}")
+
+
+def _has(message: Message, prefix: str) -> bool:
+    return any(str(c.get("custom_id", "")).startswith(prefix)
+               for c in message.iter_components())
+
+
+def custom_id(message: Message, prefix: str) -> str:
+    for comp in message.iter_components():
+        if str(comp.get("custom_id", "")).startswith(prefix):
+            return str(comp["custom_id"])
+    raise AssertionError(f"no component {prefix} in {message.id}")
+
+
+async def report(
+    driver: Driver, thread: Channel, user: str, gang: str,
+    marks: Sequence[tuple[str, Sequence[str]]] = (),
+) -> None:
+    """Fill ``gang``'s report panel: for each (section label, fighter names), then Submit."""
+    for section, names in marks:
+        panel = await panel_of(driver, thread, gang)
+        chooser = panel.component(custom_id(panel, "munda:pb:sec:"))
+        value = next(o["value"] for o in chooser["options"] if o["label"] == section)
+        await driver.select(panel, chooser["custom_id"], [value], user)
+        suffix, wanted = f":{value}:0", list(names)
+        panel = await until(lambda: _panel_with(driver, thread, gang, suffix),  # noqa: B023
+                            f"the {section} section of {gang}")
+        await driver.select(panel, custom_id(panel, "munda:pb:pick:"), wanted, user)
+        await until(lambda: _panel_showing(driver, thread, gang, wanted),  # noqa: B023
+                    f"{gang}'s panel to show {wanted}")
+    panel = await panel_of(driver, thread, gang)
+    result = await driver.click(panel, custom_id(panel, "munda:pb:submit:"), user)
+    assert "Something went wrong" not in result.text(), result.text()
+    await until(lambda: _submitted(driver, thread, gang), f"{gang}'s report to be submitted")
+
+
+def _submitted(driver: Driver, thread: Channel, gang: str) -> bool | None:
+    for message in thread_messages(driver, thread):
+        body = message.content + " ".join(str(e) for e in message.embeds)
+        if f"End of battle: {gang}" in body and "Submitted by" in body:
+            return True
+    return None
+
+
+def _panel_with(
+    driver: Driver, thread: Channel, gang: str, pick_suffix: str, text: str = ""
+) -> Message | None:
+    for message in reversed(thread_messages(driver, thread)):
+        body = message.content + " ".join(str(e) for e in message.embeds)
+        if gang not in body or not _has(message, "munda:pb:submit:"):
+            continue
+        picks = [str(c.get("custom_id", "")) for c in message.iter_components()
+                 if str(c.get("custom_id", "")).startswith("munda:pb:pick:")]
+        if any(p.endswith(pick_suffix) for p in picks) and text in body:
+            return message
+        return None
+    return None
+
+
+def _panel_showing(
+    driver: Driver, thread: Channel, gang: str, names: Sequence[str]
+) -> Message | None:
+    message = _panel_with(driver, thread, gang, "")
+    if message is None:
+        return None
+    chosen = {o.get("label") for c in message.iter_components() for o in c.get("options", [])
+              if o.get("default") and str(c.get("custom_id", "")).startswith("munda:pb:pick:")}
+    return message if set(names) <= chosen else None
+
+
+async def confirm(driver: Driver, thread: Channel, label: str, users: Sequence[str]) -> None:
+    """Every player presses Confirm on the stage message of ``label``."""
+    for user in users:
+        message = await stage_message(driver, thread, label)
+        result = await driver.click(message, custom_id(message, "munda:pb:confirm:"), user)
+        if result.ephemeral:
+            assert "Something went wrong" not in result.text(), result.text()
+
+
+async def confirm_until(
+    driver: Driver, thread: Channel, labels: Sequence[str], users: Sequence[str]
+) -> None:
+    for label in labels:
+        await confirm(driver, thread, label, users)
+
+
+def all_text(driver: Driver, channel: Channel | str) -> str:
+    return driver.transcript(channel, guild=GUILD)
+
+
+def number_after(pattern: str, text: str) -> int:
+    found = re.search(pattern, text)
+    assert found, f"{pattern!r} not in {text[-2000:]}"
+    return int(found.group(1))

@@ -1,0 +1,397 @@
+"""/postbattle through the real bot process: reports, seven steps, confirmations, the report.
+
+Alice (server owner) starts every campaign, so she is its Arbitrator; Carol
+has an Administrator role, so she is one too; Bob is a plain player. Each
+test plays its own campaign, since the module shares one bot and database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Any
+
+import pytest
+
+from bot.arena import Arena
+from bot.fakediscord import InteractionResult
+from bot.fakediscord.messages import Message
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+G, CH = "Underhive", "general"
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def said(result: InteractionResult) -> str:
+    return "\n".join(f"{m.content}\n{m.embed_text()}" for m in result.messages)
+
+
+async def ok(arena: Arena, user: str, command: str, **options: Any) -> str:
+    result = await arena.driver.slash(G, CH, user, command, **options)
+    assert not result.ephemeral, f"/{command} was refused: {result.content}"
+    return said(result)
+
+
+async def campaign(arena: Arena, name: str) -> str:
+    ARENA[:] = [arena]
+    await ok(arena, "alice", "campaign create", name=name, report_channel="campaign")
+    return name
+
+
+async def gang(arena: Arena, owner: str, name: str, camp: str, fighters: int = 3,
+               credits: int = 100) -> str:
+    await ok(arena, owner, "gang create", name=name, house="Goliath",
+             alignment="Law Abiding", credits=credits, campaign=camp)
+    categories = ["Leader", "Champion"] + ["Ganger"] * max(0, fighters - 2)
+    for number, category in enumerate(categories[:fighters], start=1):
+        await ok(arena, owner, "fighter add", gang=name, name=f"{name} {number}",
+                 category=category, cost=50 + 10 * number, campaign=camp)
+    return name
+
+
+async def eventually(check: Any, what: str, timeout: float = 10.0) -> Any:
+    """Poll ``check()`` until it returns something truthy (the bot works after answering)."""
+    for _ in range(int(timeout / 0.05)):
+        found = check()
+        if found:
+            return found
+        await asyncio.sleep(0.05)
+    tail = ARENA[0].log_tail(80) if ARENA else ""
+    raise AssertionError(f"timed out waiting for {what}\n{tail}")
+
+
+# The arena of the running test, so a timeout can show the bot's log.
+ARENA: list[Arena] = []
+
+
+async def thread_of(arena: Arena, title_part: str) -> Any:
+    threads = await eventually(
+        lambda: [t for t in arena.driver.threads(CH, guild=G) if title_part in t.name],
+        f"a thread named like {title_part!r}")
+    return threads[-1]
+
+
+def in_thread(arena: Arena, thread: Any) -> list[Message]:
+    return [m for m in arena.driver.messages(thread, guild=G, include_ephemeral=False)]
+
+
+def titled(messages: list[Message], part: str) -> list[Message]:
+    return [m for m in messages if m.embeds and part in (m.embeds[0].get("title") or "")]
+
+
+def report_panel(arena: Arena, thread: Any, gang_name: str) -> Message:
+    found = titled(in_thread(arena, thread), f"End of battle: {gang_name}")
+    assert found, f"no report panel for {gang_name}"
+    return found[-1]
+
+
+def open_stage(arena: Arena, thread: Any) -> Message | None:
+    """The stage message that still has a Confirm button."""
+    for message in reversed(in_thread(arena, thread)):
+        if any((c.get("custom_id") or "").startswith("munda:pb:confirm:")
+               for c in message.buttons):
+            return message
+    return None
+
+
+async def start(arena: Arena, user: str, camp: str, winner: str, *gangs: str,
+                **options: Any) -> tuple[InteractionResult, Any]:
+    named = {f"gang{i}": g for i, g in enumerate(gangs, start=1)}
+    result = await arena.driver.slash(G, CH, user, "postbattle start", winner=winner,
+                                      campaign=camp, **named, **options)
+    assert not result.ephemeral, result.content
+    thread = await thread_of(arena, " vs ".join(gangs)[:60])
+    for g in gangs:
+        await eventually(lambda g=g: titled(in_thread(arena, thread), f"End of battle: {g}"),
+                         f"the report panel of {g}")
+    return result, thread
+
+
+async def pick(arena: Arena, thread: Any, gang_name: str, user: str, section: str,
+               values: list[str]) -> None:
+    """Choose ``values`` in one section of a gang's report panel."""
+    panel = report_panel(arena, thread, gang_name)
+    changed = await arena.driver.select(panel, "Report which part?", [section], user)
+    await changed.wait_for_update()
+    panel = report_panel(arena, thread, gang_name)
+    select = next(s for s in panel.selects
+                  if (s.get("custom_id") or "").startswith("munda:pb:pick:")
+                  and s["custom_id"].endswith(":0"))
+    chosen = await arena.driver.select(panel, select["custom_id"], values, user)
+    await chosen.wait_for_update()
+
+
+async def submit(arena: Arena, thread: Any, gang_name: str, user: str) -> str:
+    result = await arena.driver.click(report_panel(arena, thread, gang_name), "Submit", user)
+    await result.wait_followups(1)
+    return result.followups[-1].content
+
+
+async def confirm(arena: Arena, thread: Any, user: str) -> str:
+    stage = open_stage(arena, thread)
+    assert stage is not None, "no step is open"
+    result = await arena.driver.click(stage, "Confirm", user)
+    if result.ephemeral:
+        return result.content
+    await result.wait_followups(1)
+    return result.followups[-1].content
+
+
+def stage_text(arena: Arena, thread: Any, label: str) -> str:
+    found = titled(in_thread(arena, thread), label)
+    assert found, f"no message for {label}"
+    return found[-1].embed_text()
+
+
+async def gang_show(arena: Arena, name: str, camp: str) -> str:
+    return await ok(arena, "alice", "gang show", gang=name, campaign=camp)
+
+
+def figure(text: str, label: str) -> int:
+    match = re.search(rf"{label}\W*(\d+)", text)
+    assert match, f"no {label} in {text!r}"
+    return int(match.group(1))
+
+
+STEPS = [
+    "Wrap-up", "Assign/Reassign Territory", "Receive Rewards", "Collect Income",
+    "Post-battle Actions", "A. Clean House", "B. Visit the Trading Post",
+    "C. Gain Boons from Territories", "D. Distribute Equipment", "E. Purchase Advancements",
+    "F. Update Gang Rating", "Report Results",
+]
+
+
+# --------------------------------------------------------------------------- tests
+
+
+async def test_two_gang_campaign_battle_all_seven_steps_and_report(arena: Arena) -> None:
+    camp = await campaign(arena, "Ash Wastes")
+    await gang(arena, "bob", "Iron Fangs", camp)
+    await gang(arena, "carol", "Sump Rats", camp)
+    await ok(arena, "alice", "campaign territory add", name="Old Ruins", income="D6x10",
+             campaign=camp)
+    result, thread = await start(arena, "bob", camp, "Iron Fangs", "Iron Fangs", "Sump Rats",
+                                 territory="Old Ruins", scenario="Border Dispute")
+    assert "Won by Iron Fangs" in said(result)
+
+    await pick(arena, thread, "Sump Rats", "carol", "ooa", ["Sump Rats 3"])
+    await pick(arena, thread, "Iron Fangs", "bob", "enemies", ["1"])
+    panel = report_panel(arena, thread, "Sump Rats").embed_text()
+    assert "Sump Rats 3" in panel
+    assert "Waiting for: Sump Rats" in await submit(arena, thread, "Iron Fangs", "bob")
+    assert "Wrap-up" in await submit(arena, thread, "Sump Rats", "carol")
+
+    wrap = stage_text(arena, thread, "Wrap-up")
+    assert "Lasting Injury for Sump Rats 3" in wrap
+    for label in STEPS:
+        current = open_stage(arena, thread)
+        assert current is not None and label in current.embeds[0]["title"], (
+            label, current and current.embeds[0]["title"])
+        assert "Sump Rats" in current.embed_text()  # awaited
+        assert "Confirmed" in await confirm(arena, thread, "bob")
+        assert "Already confirmed" in await confirm(arena, thread, "bob")
+        await confirm(arena, thread, "carol")
+    assert open_stage(arena, thread) is None
+
+    report = (await eventually(
+        lambda: titled(arena.driver.messages("campaign", guild=G), "Battle report"),
+        "the battle report"))[-1]
+    text = report.embed_text()
+    assert "Won by Iron Fangs" in text and "Territory won: Old Ruins" in text
+    assert "Enemies Out of Action: 1" in text
+    for name in ("Iron Fangs", "Sump Rats"):
+        shown = await gang_show(arena, name, camp)
+        field = report.embeds[0]["fields"]
+        value = next(f["value"] for f in field if name in f["name"])
+        assert figure(value, "Gang Rating") == figure(shown, "Gang Rating")
+        assert figure(value, "Wealth") == figure(shown, "Wealth")
+        assert figure(shown, "Battles fought") == 1
+    assert "discord.com/channels/" in text or "thread" in text.lower()
+
+
+
+async def run_through(arena: Arena, thread: Any, players: list[str]) -> list[str]:
+    """Every player confirms every step until none is open; returns the step titles seen."""
+    seen: list[str] = []
+    while (stage := open_stage(arena, thread)) is not None:
+        seen.append(stage.embeds[0]["title"])
+        for player in players:
+            await confirm(arena, thread, player)
+        assert len(seen) < 20, seen
+    return seen
+
+
+async def reports_in(arena: Arena, channel: str) -> list[Message]:
+    return titled(arena.driver.messages(channel, guild=G), "Battle report")
+
+
+async def test_three_gang_battle_names_captors_and_reports_every_gang(arena: Arena) -> None:
+    camp = await campaign(arena, "Three Domes")
+    await gang(arena, "alice", "Glass Eyes", camp)
+    await gang(arena, "bob", "Hook Hands", camp)
+    await gang(arena, "carol", "Rust Saints", camp)
+    _, thread = await start(arena, "alice", camp, "Hook Hands",
+                            "Glass Eyes", "Hook Hands", "Rust Saints")
+    await pick(arena, thread, "Rust Saints", "carol", "ooa", ["Rust Saints 2", "Rust Saints 3"])
+    refusal = await submit(arena, thread, "Rust Saints", "carol")
+    assert "which enemy took each fighter" in refusal and "Rust Saints 2" in refusal
+    await pick(arena, thread, "Rust Saints", "carol", "Taken Out of Action by Hook Hands",
+               ["Rust Saints 2"])
+    await pick(arena, thread, "Rust Saints", "carol", "Taken Out of Action by Glass Eyes",
+               ["Rust Saints 3"])
+    panel = report_panel(arena, thread, "Rust Saints").embed_text()
+    assert "Rust Saints 2, by Hook Hands" in panel and "Rust Saints 3, by Glass Eyes" in panel
+    await pick(arena, thread, "Hook Hands", "bob", "enemies", ["1"])
+    await pick(arena, thread, "Glass Eyes", "alice", "enemies", ["1"])
+    for name, player in (("Rust Saints", "carol"), ("Hook Hands", "bob"),
+                         ("Glass Eyes", "alice")):
+        await submit(arena, thread, name, player)
+    wrap = stage_text(arena, thread, "Wrap-up")
+    assert "Lasting Injury for Rust Saints 2" in wrap and "Lasting Injury for Rust Saints 3" in wrap
+    steps = await run_through(arena, thread, ["alice", "bob", "carol"])
+    assert len(steps) == len(STEPS)
+    report = (await eventually(lambda: titled(arena.driver.messages("campaign", guild=G),
+                                              "Glass Eyes vs Hook Hands vs Rust Saints"),
+                               "the three-gang report"))[-1]
+    text = report.embed_text()
+    assert "Won by Hook Hands" in text and "Territory won: none" in text
+    assert text.count("Enemies Out of Action: 1") == 2
+
+
+async def test_draw_over_a_controlled_territory_leaves_it_with_its_controller(
+    arena: Arena,
+) -> None:
+    camp = await campaign(arena, "Dust Flats")
+    await gang(arena, "bob", "Cinder Kin", camp)
+    await gang(arena, "carol", "Pale Host", camp)
+    await ok(arena, "alice", "campaign territory add", name="Slag Pit", income="10",
+             campaign=camp)
+    await ok(arena, "alice", "campaign territory assign", territory="Slag Pit", gang="Pale Host",
+             campaign=camp)
+    _, thread = await start(arena, "bob", camp, "draw", "Cinder Kin", "Pale Host",
+                            territory="Slag Pit")
+    await submit(arena, thread, "Cinder Kin", "bob")
+    await submit(arena, thread, "Pale Host", "carol")
+    await run_through(arena, thread, ["bob", "carol"])
+    assert "draw: Slag Pit stays with Pale Host" in stage_text(arena, thread, "Assign/Reassign")
+    assert "Pale Host collects 10 credits" in stage_text(arena, thread, "Collect Income")
+    report = (await eventually(lambda: titled(arena.driver.messages("campaign", guild=G),
+                                              "Cinder Kin vs Pale Host"), "the report"))[-1]
+    assert "Draw" in report.embed_text() and "Territory won: none" in report.embed_text()
+    listing = await ok(arena, "alice", "campaign territory list", campaign=camp)
+    assert re.search(r"Slag Pit.*Pale Host", listing, re.S)
+
+
+async def test_a_third_user_is_refused_and_nothing_changes(arena: Arena) -> None:
+    camp = await campaign(arena, "Closed Doors")
+    await gang(arena, "alice", "Gilt Jaws", camp)
+    await gang(arena, "carol", "Veil Born", camp)
+    _, thread = await start(arena, "alice", camp, "Gilt Jaws", "Gilt Jaws", "Veil Born")
+    panel = report_panel(arena, thread, "Veil Born")
+    refused = await arena.driver.select(panel, "Report which part?", ["ooa"], "bob")
+    assert refused.ephemeral and "Only Veil Born's player or an Arbitrator" in refused.content
+    refused = await arena.driver.click(panel, "Submit", "bob")
+    assert refused.ephemeral and "Submitted" not in report_panel(arena, thread, "Veil Born")\
+        .embed_text()
+    await submit(arena, thread, "Gilt Jaws", "alice")
+    await submit(arena, thread, "Veil Born", "carol")
+    stage = open_stage(arena, thread)
+    assert stage is not None
+    before = (stage.embed_text(), stage.edits)
+    refused = await arena.driver.click(stage, "Confirm", "bob")
+    assert refused.ephemeral
+    assert "Only the players of this battle and the Arbitrators" in refused.content
+    refused = await arena.driver.click(stage, "Undo", "bob")
+    assert refused.ephemeral and "Only an Arbitrator" in refused.content
+    refused = await arena.driver.select(stage, "Arbitrator: confirm on a player's behalf",
+                                        ["Veil Born"], "bob")
+    assert refused.ephemeral
+    stage = open_stage(arena, thread)
+    assert stage is not None and (stage.embed_text(), stage.edits) == before
+    assert "Wrap-up" in stage.embeds[0]["title"]
+    status = await ok(arena, "bob", "postbattle status", gang="Veil Born", campaign=camp)
+    assert "At step 1: Wrap-up" in status and "Gilt Jaws" in status
+
+
+async def test_arbitrator_confirms_for_a_player_then_undoes_a_step(arena: Arena) -> None:
+    camp = await campaign(arena, "Second Chances")
+    await gang(arena, "bob", "Ember Dogs", camp)
+    await gang(arena, "carol", "Null Choir", camp)
+    await ok(arena, "alice", "campaign territory add", name="Sink Hole", income="D6x10",
+             campaign=camp)
+    _, thread = await start(arena, "bob", camp, "Ember Dogs", "Ember Dogs", "Null Choir",
+                            territory="Sink Hole")
+    await submit(arena, thread, "Ember Dogs", "bob")
+    await submit(arena, thread, "Null Choir", "carol")
+    await confirm(arena, thread, "bob")
+    stage = open_stage(arena, thread)
+    assert stage is not None
+    behalf = await arena.driver.select(stage, "Arbitrator: confirm on a player's behalf",
+                                       ["Null Choir"], "alice")
+    await behalf.wait_followups(1)
+    wrap = stage_text(arena, thread, "Wrap-up")
+    assert "on the player's behalf" in wrap
+    territory = open_stage(arena, thread)
+    assert territory is not None and "Assign/Reassign" in territory.embeds[0]["title"]
+    assert "Ember Dogs won and takes control of Sink Hole" in territory.embed_text()
+    listing = await ok(arena, "alice", "campaign territory list", campaign=camp)
+    assert re.search(r"Sink Hole.*Ember Dogs", listing, re.S)
+
+    question = await arena.driver.click(territory, "Undo", "alice")
+    assert question.ephemeral and "Undo **Assign/Reassign Territory**" in question.content
+    done = await arena.driver.click(question, "Yes, undo", "alice")
+    await done.wait_for_update()
+    undone = titled(in_thread(arena, thread), "Assign/Reassign Territory")[-1]
+    assert "(undone)" in undone.embeds[0]["title"] and "Undone by" in undone.embed_text()
+    assert not undone.buttons
+    reopened = open_stage(arena, thread)
+    assert reopened is not None and "Wrap-up" in reopened.embeds[0]["title"]
+    assert "Reopened by an undo" in reopened.embed_text()
+    listing = await ok(arena, "alice", "campaign territory list", campaign=camp)
+    assert not re.search(r"Sink Hole[^\n]*Ember Dogs", listing)
+    ledger = await ok(arena, "alice", "ledger", campaign=camp)
+    assert "Undo" in ledger or "undid" in ledger.lower()
+
+    # Confirming again opens the Territory step anew, with the same outcome.
+    await confirm(arena, thread, "bob")
+    await confirm(arena, thread, "carol")
+    again = open_stage(arena, thread)
+    assert again is not None and "Assign/Reassign" in again.embeds[0]["title"]
+    assert again.id != territory.id
+    listing = await ok(arena, "alice", "campaign territory list", campaign=camp)
+    assert re.search(r"Sink Hole.*Ember Dogs", listing, re.S)
+
+
+async def test_skirmish_skips_the_campaign_only_parts_and_posts_no_report(
+    arena: Arena,
+) -> None:
+    camp = await campaign(arena, "Side Show")
+    await gang(arena, "bob", "Tin Crowns", camp)
+    await gang(arena, "carol", "Wire Wolves", camp)
+    await ok(arena, "carol", "fighter status", fighter="Wire Wolves 3", status="In Recovery",
+             campaign=camp)
+    before = len(await reports_in(arena, "campaign")) + len(await reports_in(arena, CH))
+    _, thread = await start(arena, "bob", camp, "Tin Crowns", "Tin Crowns", "Wire Wolves",
+                            skirmish=True)
+    panel = report_panel(arena, thread, "Wire Wolves")
+    ooa = await arena.driver.select(panel, "Report which part?", ["ooa"], "carol")
+    await ooa.wait_for_update()
+    options = [o["label"] for s in report_panel(arena, thread, "Wire Wolves").selects
+               for o in s.get("options", [])]
+    assert "Wire Wolves 3" not in options  # In Recovery: could not fight
+    await submit(arena, thread, "Tin Crowns", "bob")
+    await submit(arena, thread, "Wire Wolves", "carol")
+    steps = await run_through(arena, thread, ["bob", "carol"])
+    joined = " | ".join(steps)
+    assert "Post-battle Actions" not in joined and "Advancements" not in joined
+    assert "Report Results" not in joined and "F. Update Gang Rating" in steps[-1]
+    assert len(steps) == len(STEPS) - 3
+    await asyncio.sleep(0.3)
+    after = len(await reports_in(arena, "campaign")) + len(await reports_in(arena, CH))
+    assert after == before
+    shown = await gang_show(arena, "Wire Wolves", camp)
+    assert "In Recovery" in shown  # a skirmish does not clear the box
+
