@@ -15,7 +15,7 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 
 from bot.fakediscord import Driver, FakeDiscord
@@ -29,8 +29,17 @@ class BotExited(RuntimeError):
 
 
 class Arena:
-    def __init__(self, fake: FakeDiscord, workdir: Path, *, log_level: str = "INFO") -> None:
+    def __init__(
+        self,
+        fake: FakeDiscord,
+        workdir: Path,
+        *,
+        log_level: str = "INFO",
+        env: Mapping[str, str] | None = None,
+    ) -> None:
         self.fake = fake
+        # Extra environment for the bot process: MUNDA_<SECTION>_<KEY> settings.
+        self.env = dict(env or {})
         self.workdir = workdir
         self.config_path = workdir / "config.toml"
         self.database_path = workdir / "munda-arbitrator.db"
@@ -58,7 +67,9 @@ class Arena:
         """Start the bot process and wait until it has identified and synced its commands."""
         identified = self.fake.gateway.identify_count
         synced = self.fake.commands.sync_count
-        env = {**os.environ, "MUNDA_DISCORD_TOKEN": TOKEN, "PYTHONUNBUFFERED": "1"}
+        env = {
+            **os.environ, **self.env, "MUNDA_DISCORD_TOKEN": TOKEN, "PYTHONUNBUFFERED": "1"
+        }
         with self.log_path.open("ab") as log:
             self.process = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "bot", "run", "--config", str(self.config_path),
@@ -104,12 +115,16 @@ class Arena:
 @contextlib.asynccontextmanager
 async def open_arena(
     workdir: Path, *, fake: FakeDiscord | None = None, log_level: str = "INFO",
-    start: bool = True,
+    start: bool = True, env: Mapping[str, str] | None = None,
 ) -> AsyncIterator[Arena]:
-    """A running fake Discord (the demo world unless ``fake`` is given) and bot process."""
+    """A running fake Discord (the demo world unless ``fake`` is given) and bot process.
+
+    ``env`` adds environment variables for the bot process (configuration
+    overrides such as ``MUNDA_IMPORTING_YAKTRIBE_HOST``).
+    """
     fake = fake or FakeDiscord.demo(token=TOKEN)
     await fake.start()
-    arena = Arena(fake, workdir, log_level=log_level)
+    arena = Arena(fake, workdir, log_level=log_level, env=env)
     arena.write_config()
     try:
         if start:

@@ -61,6 +61,25 @@ class DatabaseSettings(_Section):
     backups_kept: int = Field(default=7, ge=1)
 
 
+class ImportingSettings(_Section):
+    """Where /gang import may fetch a gang from, how long it waits and how much it reads."""
+
+    # Only URLs on exactly this host are fetched (https; http only for a
+    # loopback host, which is how the tests serve files). May carry a port.
+    yaktribe_host: str = "yaktribe.games"
+    fetch_timeout_seconds: float = Field(default=10.0, gt=0, le=120)
+    # Largest file read from a URL or an attachment (a gzip file: after unpacking).
+    max_import_bytes: int = Field(default=10_000_000, ge=1024, le=100_000_000)
+
+    @field_validator("yaktribe_host")
+    @classmethod
+    def _bare_host(cls, value: str) -> str:
+        host = value.strip().lower()
+        if not host or "/" in host or "@" in host or " " in host:
+            raise ValueError("must be a host name such as yaktribe.games, without a scheme")
+        return host
+
+
 class LoggingSettings(_Section):
     level: str = "INFO"
 
@@ -76,6 +95,7 @@ class LoggingSettings(_Section):
 class Config(_Section):
     discord: DiscordSettings = Field(default_factory=DiscordSettings)
     database: DatabaseSettings = Field(default_factory=DatabaseSettings)
+    importing: ImportingSettings = Field(default_factory=ImportingSettings)
     logging: LoggingSettings = Field(default_factory=LoggingSettings)
 
     def require_token(self) -> str:

@@ -1,17 +1,25 @@
 """The rule data set a campaign plays with, loaded once per process.
 
 Campaigns name a shipped data set (``rules.data.available_rulesets()``);
-players never give a path, since ``load_ruleset`` also reads folders.
+players never give a path, since ``load_ruleset`` also reads folders. A
+campaign with its own Trading Post (``/campaign tradingpost import``) plays
+its rule set with that table in place of the set's own, replaced whole as
+``rules.data`` replaces tables.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 
-from bot.storage import Campaign
+from bot.storage import Campaign, TradingPostEntry
 from rules.data import available_rulesets, load_ruleset
 from rules.errors import InvalidRequest
+from rules.models import Availability, Equipment, EquipmentKind, Rarity
 from rules.ruleset import RuleSet
+
+# Everything of an entry the rules read, as a hashable key for the cache.
+_EntryKey = tuple[str, int, str, str, int | None, bool, bool]
 
 
 def check_ruleset_name(name: str) -> str:
@@ -27,5 +35,31 @@ def _load(name: str) -> RuleSet:
     return load_ruleset(check_ruleset_name(name))
 
 
+def _key(entries: Sequence[TradingPostEntry]) -> tuple[_EntryKey, ...]:
+    return tuple(
+        (e.name, e.cost, e.kind.value, e.availability.rarity.value, e.availability.level,
+         e.two_slots, e.grants_mounted)
+        for e in entries
+    )
+
+
+@lru_cache(maxsize=64)
+def _with_trading_post(name: str, key: tuple[_EntryKey, ...]) -> RuleSet:
+    # Keyed by content, not campaign id: an edited Trading Post is a new key,
+    # so the cache can never hand out a stale table.
+    items = [
+        Equipment(
+            name=item_name, cost=cost, kind=EquipmentKind(kind),
+            availability=Availability(rarity=Rarity(rarity), level=level),
+            two_slots=two_slots, grants_mounted=mounted,
+        )
+        for item_name, cost, kind, rarity, level, two_slots, mounted in key
+    ]
+    return _load(name).model_copy(update={"trading_post": items})
+
+
 def ruleset_for(campaign: Campaign) -> RuleSet:
-    return _load(campaign.settings.ruleset)
+    """The campaign's rule set, with its own Trading Post when it has one (shared: read only)."""
+    if campaign.trading_post is None:
+        return _load(campaign.settings.ruleset)
+    return _with_trading_post(campaign.settings.ruleset, _key(campaign.trading_post))

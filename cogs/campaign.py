@@ -6,7 +6,11 @@ Who may do what (see docs/commands-campaign-gang.md):
   creator becomes an Arbitrator of the new campaign.
 - ``/campaign settings`` with changes, ``territory add`` and ``territory
   assign``: Arbitrators only. ``settings`` without changes only shows them.
-- ``show``, ``list``, ``territory list``: anyone.
+- ``show``, ``list``, ``territory list``, ``tradingpost show``: anyone.
+- ``export``, ``tradingpost import`` and ``clear``: Arbitrators of the campaign.
+- ``import``: members with Manage Server, Arbitrators of a campaign of this
+  server, or anyone while the server has no campaign (as ``create``); the
+  importer becomes an Arbitrator of the imported campaign.
 """
 
 from __future__ import annotations
@@ -22,15 +26,19 @@ from bot.autocomplete import campaign_names, gang_names, territory_names, territ
 from bot.context import (
     actor_of,
     guild_id_of,
+    is_arbitrator,
     is_server_manager,
     require_arbitrator,
     resolve_campaign,
     storage_of,
 )
 from bot.errors import Refused
+from bot.importing.campaigndoc import read_campaign_document
+from bot.importing.tradingpost import parse_trading_post, require_clean
+from bot.importing.uploads import file_stem, json_file, read_attachment
 from bot.render import paginate, safe
 from bot.rulesets import check_ruleset_name, ruleset_for
-from bot.storage import Campaign, Transaction, new_id
+from bot.storage import Campaign, CampaignDocument, TradingPostEntry, Transaction, new_id
 from bot.ui import checked, clean_name, send_embeds
 from bot.ui.roster import clip, standings_embeds
 from rules.data import available_rulesets
@@ -87,6 +95,9 @@ def check_income(text: str) -> str:
 
 class CampaignCog(commands.GroupCog, group_name="campaign", group_description="Campaigns"):
     territory = app_commands.Group(name="territory", description="Territories of a campaign")
+    tradingpost = app_commands.Group(
+        name="tradingpost", description="The campaign's own Trading Post"
+    )
 
     def __init__(self, bot: MundaBot) -> None:
         self.bot = bot
@@ -270,8 +281,8 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
         if arbitrator_remove is not None:
             if arbitrator_remove.id not in arbitrators:
                 raise InvalidRequest(
-                    f"{safe(arbitrator_remove.display_name)} is not a named Arbitrator of "
-                    f"{safe(campaign.name)}."
+                    f"{arbitrator_remove.display_name} is not a named Arbitrator of "
+                    f"{campaign.name}."
                 )
             arbitrators.remove(arbitrator_remove.id)
         role_id = campaign.arbitrator_role_id
@@ -323,8 +334,8 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
                 )
                 if source is None:
                     raise NotFound(
-                        f"The rule set {safe(found.settings.ruleset)} has no Territory called "
-                        f"'{safe(template)}'."
+                        f"The rule set {found.settings.ruleset} has no Territory called "
+                        f"'{template}'."
                     )
                 fields = {"income": source.income, "boons": list(source.boons),
                           "can_be_staked": source.can_be_staked,
@@ -334,8 +345,8 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
             existing = await tx.list_territories(found.id)
             if any(t.name.casefold() == territory_name.casefold() for t in existing):
                 raise InvalidRequest(
-                    f"There is already a Territory called '{safe(territory_name)}' in "
-                    f"{safe(found.name)}."
+                    f"There is already a Territory called '{territory_name}' in "
+                    f"{found.name}."
                 )
             territory = checked(
                 lambda: Territory.model_validate(
@@ -397,7 +408,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
             )
             if target is None:
                 raise NotFound(
-                    f"There is no Territory called '{safe(territory)}' in {safe(found.name)}."
+                    f"There is no Territory called '{territory}' in {found.name}."
                 )
             holder = await tx.get_gang_by_name(found.id, gang) if gang else None
             await tx.assign_territory(
@@ -405,6 +416,198 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
             )
         where = f"now held by **{safe(holder.name)}**" if holder else "now unclaimed"
         await interaction.response.send_message(f"**{safe(target.name)}** is {where}.")
+
+    # ------------------------------------------------------------------ export and import
+
+    @app_commands.command(name="export", description="The whole campaign as a JSON file")
+    @app_commands.describe(campaign="campaign (default: the server's default campaign)")
+    @app_commands.autocomplete(campaign=campaign_names)
+    async def export(self, interaction: Interaction, campaign: Name | None = None) -> None:
+        found = await resolve_campaign(interaction, campaign)
+        require_arbitrator(found, interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        document = await storage_of(interaction).export_campaign(
+            guild_id_of(interaction), found.id
+        )
+        file = json_file(
+            document.model_dump_json(by_alias=True).encode(),
+            file_stem(found.name, "campaign"), interaction.filesize_limit,
+        )
+        # A backup for the Arbitrator who asked, not a post for the channel.
+        await interaction.followup.send(
+            f"**{safe(found.name)}**: {_contents(document)}. /campaign import restores it on "
+            "any server.",
+            file=file, ephemeral=True,
+        )
+
+    @app_commands.command(name="import", description="Restore a campaign from its export file")
+    @app_commands.describe(
+        file="the file /campaign export made (.json or .json.gz)",
+        name="give it this name here (default: its own)",
+    )
+    async def import_(
+        self, interaction: Interaction, file: discord.Attachment, name: Name | None = None
+    ) -> None:
+        storage, guild_id = storage_of(interaction), guild_id_of(interaction)
+        existing = await storage.list_campaigns(guild_id)
+        allowed = not existing or is_server_manager(interaction) or any(
+            is_arbitrator(c, interaction) for c in existing
+        )
+        if not allowed:
+            raise Refused(
+                "Only members with Manage Server or an Arbitrator can import a campaign here."
+            )
+        new_name = clean_name(name, "campaign name") if name is not None else None
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        document = read_campaign_document(
+            await read_attachment(file, self.bot.config.importing)
+        )
+        wanted = new_name or document.campaign.settings.name
+        check_ruleset_name(document.campaign.settings.ruleset)
+        async with storage.transaction(guild_id) as tx:
+            if any(c.name.casefold() == wanted.casefold() for c in await tx.list_campaigns()):
+                raise InvalidRequest(
+                    f"There is already a campaign called '{wanted}' here; import it with "
+                    "the name option to call it something else."
+                )
+            imported = await tx.import_campaign(
+                document, actor=actor_of(interaction), name=new_name
+            )
+            if interaction.user.id not in imported.arbitrator_user_ids:
+                imported = await tx.update_campaign(imported.model_copy(update={
+                    "arbitrator_user_ids": [*imported.arbitrator_user_ids, interaction.user.id]
+                }))
+        summary = f"Campaign **{safe(imported.name)}** imported: {_contents(document)}."
+        await interaction.followup.send(f"{summary} See /campaign show.", ephemeral=True)
+        await interaction.followup.send(f"{interaction.user.mention}: {summary}")
+
+    # ------------------------------------------------------------------ Trading Post
+
+    @tradingpost.command(name="import", description="Give the campaign its own Trading Post")
+    @app_commands.describe(
+        file="CSV (name,category,cost,availability) or JSON list of items",
+        campaign="campaign (default: the server's default campaign)",
+    )
+    @app_commands.autocomplete(campaign=campaign_names)
+    async def tradingpost_import(
+        self, interaction: Interaction, file: discord.Attachment, campaign: Name | None = None
+    ) -> None:
+        found = await resolve_campaign(interaction, campaign)
+        require_arbitrator(found, interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        parsed = parse_trading_post(
+            await read_attachment(file, self.bot.config.importing), file.filename
+        )
+        entries = require_clean(parsed)
+        async with storage_of(interaction).transaction(guild_id_of(interaction)) as tx:
+            found = await tx.get_campaign(found.id)
+            require_arbitrator(found, interaction)
+            before = len(found.trading_post) if found.trading_post is not None else None
+            replaced = (
+                f"the rule set's {len(ruleset_for(found).trading_post)} items"
+                if before is None else f"its own list of {before}"
+            )
+            await tx.set_trading_post(
+                found.id, entries, actor=actor_of(interaction),
+                note=f"Trading Post imported from {file.filename[:80]}: {len(entries)} items, "
+                f"replacing {replaced}.",
+            )
+        counts = _availability_counts(entries)
+        ignored = (
+            f" Columns not read: {', '.join(safe(c, 30) for c in parsed.ignored_columns)}."
+            if parsed.ignored_columns else ""
+        )
+        await interaction.followup.send(
+            f"Imported {len(entries)} items ({counts}) from {safe(file.filename)}, replacing "
+            f"{replaced}.{ignored} See /campaign tradingpost show.",
+            ephemeral=True,
+        )
+        await interaction.followup.send(
+            f"{interaction.user.mention} gave **{safe(found.name)}** its own Trading Post: "
+            f"{len(entries)} items ({counts}). Seek Rare & Illegal rolls list from it now."
+        )
+
+    @tradingpost.command(name="show", description="The Trading Post the campaign plays with")
+    @app_commands.describe(campaign="campaign (default: the server's default campaign)")
+    @app_commands.autocomplete(campaign=campaign_names)
+    async def tradingpost_show(
+        self, interaction: Interaction, campaign: Name | None = None
+    ) -> None:
+        found = await resolve_campaign(interaction, campaign)
+        if found.trading_post is not None:
+            entries = found.trading_post
+            source = "its own Trading Post"
+        else:
+            entries = [TradingPostEntry(**e.model_dump()) for e in ruleset_for(found).trading_post]
+            source = f"the rule set {safe(found.settings.ruleset)}"
+        lines = _trading_post_lines(entries)
+        embeds = [
+            discord.Embed(
+                title=f"{safe(found.name)}: Trading Post", description=page,
+                colour=discord.Colour.dark_teal(),
+            ).set_footer(text=f"{len(entries)} items, from {source}"[:200])
+            for page in paginate(lines)
+        ]
+        await send_embeds(interaction, embeds)
+
+    @tradingpost.command(name="clear", description="Play with the rule set's Trading Post again")
+    @app_commands.describe(campaign="campaign (default: the server's default campaign)")
+    @app_commands.autocomplete(campaign=campaign_names)
+    async def tradingpost_clear(
+        self, interaction: Interaction, campaign: Name | None = None
+    ) -> None:
+        async with storage_of(interaction).transaction(guild_id_of(interaction)) as tx:
+            found = await campaign_in(tx, campaign)
+            require_arbitrator(found, interaction)
+            if found.trading_post is None:
+                raise InvalidRequest(
+                    f"{found.name} already plays with its rule set's Trading Post."
+                )
+            await tx.set_trading_post(
+                found.id, None, actor=actor_of(interaction),
+                note=f"Own Trading Post of {len(found.trading_post)} items removed; the rule "
+                "set's is used again.",
+            )
+        await interaction.response.send_message(
+            f"**{safe(found.name)}** plays with the Trading Post of its rule set "
+            f"{safe(found.settings.ruleset)} again."
+        )
+
+
+def _counted(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
+def _contents(document: CampaignDocument) -> str:
+    return ", ".join((
+        _counted(len(document.gangs), "gang", "gangs"),
+        _counted(len(document.territories), "Territory", "Territories"),
+        _counted(len(document.battles), "battle", "battles"),
+        _counted(len(document.ledger), "ledger entry", "ledger entries"),
+    ))
+
+
+def _availability_counts(entries: list[TradingPostEntry]) -> str:
+    counts: dict[str, int] = {}
+    for entry in entries:
+        counts[entry.availability.rarity.value] = counts.get(entry.availability.rarity.value, 0) + 1
+    return ", ".join(f"{count} {rarity}" for rarity, count in counts.items())
+
+
+def _trading_post_lines(entries: list[TradingPostEntry]) -> list[str]:
+    """Items grouped under their categories (in the file's order), cheapest first within."""
+    groups: dict[str, list[TradingPostEntry]] = {}
+    for entry in entries:
+        groups.setdefault(entry.category or entry.kind.value.capitalize(), []).append(entry)
+    lines: list[str] = []
+    for category, items in groups.items():
+        lines.append(f"**{safe(category)}**")
+        for item in sorted(items, key=lambda e: (e.cost, e.name.casefold())):
+            slots = ", two weapon slots" if item.two_slots else ""
+            lines.append(
+                f"{safe(item.name)}: {item.cost} credits, {item.availability}{slots}"
+            )
+    return lines or ["The Trading Post is empty."]
 
 
 def _territory_details(territory: Territory) -> str:

@@ -1,8 +1,12 @@
-"""/gang: found a gang, show its roster, list, edit, transfer and delete gangs.
+"""/gang: found a gang, show its roster, list, edit, transfer and delete gangs;
+import one from Yaktribe or a gang file, export one.
 
 Anyone may found gangs (they own them); only the owner or an Arbitrator of
 the campaign may change one (bot/context.py). Credits change through /stash,
 fighters through /fighter: this cog only edits the gang's own fields.
+Importing is the same: anyone may import a gang of their own, re-importing
+changes a gang (owner or Arbitrator), importing for another player is for
+Arbitrators (docs/importing.md).
 """
 
 from __future__ import annotations
@@ -17,10 +21,16 @@ from bot.autocomplete import campaign_names, gang_names, house_names
 from bot.context import (
     actor_of,
     guild_id_of,
+    require_arbitrator,
     require_gang_control,
     resolve_campaign,
     storage_of,
 )
+from bot.importing import gangflow
+from bot.importing.common import load_json
+from bot.importing.gangdoc import gang_document
+from bot.importing.preview import preview
+from bot.importing.uploads import file_stem, json_file, read_source
 from bot.render import paginate, safe
 from bot.rulesets import ruleset_for
 from bot.storage import Campaign, Transaction, new_id
@@ -45,6 +55,7 @@ Name = app_commands.Range[str, 1, 100]
 AlignmentChoice = Literal["Law Abiding", "Outlaw"]
 
 DELETE_GANG = "delete-gang"
+IMPORT_GANG = "import-gang"
 CAMPAIGN_HELP = "campaign (default: the server's default campaign)"
 
 
@@ -69,9 +80,11 @@ class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and
 
     async def cog_load(self) -> None:
         register_action(DELETE_GANG, self._delete_confirmed)
+        register_action(IMPORT_GANG, self._import_confirmed)
 
     async def cog_unload(self) -> None:
         unregister_action(DELETE_GANG)
+        unregister_action(IMPORT_GANG)
 
     # ------------------------------------------------------------------ create
 
@@ -246,7 +259,8 @@ class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and
             current = await tx.get_gang_by_name(found.id, gang)
             require_gang_control(found, current, interaction)
             if current.owner == str(user.id):
-                raise InvalidRequest(f"{safe(current.name)} already belongs to {user.mention}.")
+                # answer_error escapes refusals: the name goes in as typed.
+                raise InvalidRequest(f"{current.name} already belongs to {user.mention}.")
             saved = await tx.transfer_gang(
                 found.id, current.id, str(user.id), actor=actor_of(interaction)
             )
@@ -293,6 +307,82 @@ class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and
             f"**{safe(target.name)}** has been deleted.",
             announcement=f"{interaction.user.mention} deleted the gang **{safe(target.name)}** "
             f"from {safe(found.name)}.",
+        )
+
+    # ------------------------------------------------------------------ import and export
+
+    @app_commands.command(name="import", description="Bring in a gang from Yaktribe or a gang file")
+    @app_commands.describe(
+        file="the gang's JSON export (Yaktribe, or a /gang export file)",
+        url="or the address of the Yaktribe JSON export",
+        name="call the gang this instead of the name in the file",
+        owner="the player it belongs to (Arbitrators only; default: you)",
+        campaign=CAMPAIGN_HELP,
+    )
+    @app_commands.autocomplete(campaign=campaign_names)
+    async def import_(
+        self,
+        interaction: Interaction,
+        file: discord.Attachment | None = None,
+        url: app_commands.Range[str, 1, 500] | None = None,
+        name: Name | None = None,
+        owner: discord.User | None = None,
+        campaign: Name | None = None,
+    ) -> None:
+        rename = clean_name(name, "gang name") if name is not None else None
+        if owner is not None and owner.bot:
+            raise InvalidRequest("A gang cannot belong to a bot.")
+        # Downloading can take longer than Discord's three seconds for an answer.
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        data = load_json(
+            await read_source(file, url, self.bot.config.importing), "a gang export"
+        )
+        owner_id = str(owner.id) if owner is not None else actor_of(interaction)
+        async with storage_of(interaction).transaction(guild_id_of(interaction)) as tx:
+            found = await campaign_in(tx, campaign)
+            if owner_id != actor_of(interaction):
+                require_arbitrator(found, interaction)
+            token, staged, existing = await gangflow.stage(
+                tx, found, data, interaction, owner=owner_id, rename=rename
+            )
+        question = preview(staged, existing, found.name)
+        view = confirm_view(IMPORT_GANG, found.id, token, interaction.user.id)
+        if question.report is None:
+            await interaction.followup.send(
+                question.content, embeds=question.embeds, view=view, ephemeral=True
+            )
+        else:
+            await interaction.followup.send(
+                question.content, embeds=question.embeds, view=view, file=question.report,
+                ephemeral=True,
+            )
+
+    async def _import_confirmed(
+        self, interaction: discord.Interaction[MundaBot], campaign_id: str, token: str
+    ) -> Confirmed:
+        async with storage_of(interaction).transaction(guild_id_of(interaction)) as tx:
+            return await gangflow.confirm(tx, campaign_id, token, interaction)
+
+    @app_commands.command(name="export", description="A gang as a JSON file (see /gang import)")
+    @app_commands.describe(gang="the gang", campaign=CAMPAIGN_HELP)
+    @app_commands.autocomplete(gang=gang_names, campaign=campaign_names)
+    async def export(
+        self, interaction: Interaction, gang: Name, campaign: Name | None = None
+    ) -> None:
+        found = await resolve_campaign(interaction, campaign)
+        storage, guild_id = storage_of(interaction), guild_id_of(interaction)
+        shown = await storage.get_gang_by_name(guild_id, found.id, gang)
+        territories = await storage.list_territories(guild_id, found.id, controller=shown.id)
+        document = gang_document(guild_id, found, shown, territories)
+        file = json_file(
+            document.model_dump_json(indent=2, by_alias=True).encode(),
+            file_stem(shown.name, "gang"), interaction.filesize_limit,
+        )
+        # A file for the one who asked: the roster itself is public through /gang show.
+        await interaction.response.send_message(
+            f"**{safe(shown.name)}** as a gang file: /gang import reads it back, here or on "
+            "another server.",
+            file=file, ephemeral=True,
         )
 
 

@@ -19,9 +19,11 @@ from bot.storage.records import (
     ActionRecord,
     Campaign,
     CampaignDocument,
+    GangImportLink,
     LedgerEvent,
     SequenceRecord,
     Snapshot,
+    TradingPostEntry,
 )
 from bot.storage.repository import Storage
 from bot.storage.transaction import Transaction
@@ -35,6 +37,7 @@ __all__ = [
     "CampaignDocument",
     "DatabaseDamaged",
     "DatabaseTooNew",
+    "GangImportLink",
     "LedgerEvent",
     "MigrationFailed",
     "SequenceRecord",
@@ -42,6 +45,7 @@ __all__ = [
     "StaleWorld",
     "Storage",
     "StorageError",
+    "TradingPostEntry",
     "Transaction",
     "new_id",
 ]

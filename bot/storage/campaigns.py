@@ -8,14 +8,27 @@ from collections.abc import Sequence
 import aiosqlite
 
 from bot.storage.codec import Row, dumps, name_key, new_id, now
-from bot.storage.records import Campaign
+from bot.storage.records import Campaign, TradingPostEntry
 from rules.errors import InvalidRequest, NotFound
 from rules.models import CampaignSettings
 
 _SELECT = (
     "SELECT pk, id, guild_id, name, is_default, scenario_die, ruleset, skirmish,"
-    " arbitrator_user_ids, arbitrator_role_id, report_channel_id, created_at FROM campaigns"
+    " arbitrator_user_ids, arbitrator_role_id, report_channel_id, created_at, trading_post"
+    " FROM campaigns"
 )
+
+
+def trading_post_from_text(text: str | None) -> list[TradingPostEntry] | None:
+    if text is None:
+        return None
+    return [TradingPostEntry.model_validate(entry) for entry in json.loads(text)]
+
+
+def trading_post_text(entries: Sequence[TradingPostEntry] | None) -> str | None:
+    if entries is None:
+        return None
+    return dumps([entry.model_dump(mode="json") for entry in entries])
 
 
 def campaign_from_row(row: Row) -> Campaign:
@@ -33,6 +46,7 @@ def campaign_from_row(row: Row) -> Campaign:
         arbitrator_role_id=row["arbitrator_role_id"],
         report_channel_id=row["report_channel_id"],
         created_at=row["created_at"],
+        trading_post=trading_post_from_text(row["trading_post"]),
     )
 
 
@@ -109,6 +123,7 @@ async def create(
     make_default: bool,
     campaign_id: str | None = None,
     created_at: str | None = None,
+    trading_post: Sequence[TradingPostEntry] | None = None,
 ) -> Campaign:
     await _name_free(db, guild_id, settings.name)
     has_default = bool(
@@ -125,13 +140,13 @@ async def create(
     new = campaign_id or new_id()
     await db.execute(
         "INSERT INTO campaigns (id, guild_id, name, name_key, is_default, scenario_die, ruleset,"
-        " skirmish, arbitrator_user_ids, arbitrator_role_id, report_channel_id, created_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " skirmish, arbitrator_user_ids, arbitrator_role_id, report_channel_id, created_at,"
+        " trading_post) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             new, guild_id, settings.name, name_key(settings.name), int(default),
             settings.scenario_die.value, settings.ruleset, int(settings.skirmish),
             dumps(list(arbitrator_user_ids)), arbitrator_role_id, report_channel_id,
-            created_at or now(),
+            created_at or now(), trading_post_text(trading_post),
         ),
     )
     return campaign_from_row(await campaign_row(db, guild_id, new))
@@ -153,6 +168,21 @@ async def update(db: aiosqlite.Connection, guild_id: int, campaign: Campaign) ->
         ),
     )
     return campaign_from_row(await campaign_row(db, guild_id, campaign.id))
+
+
+async def set_trading_post(
+    db: aiosqlite.Connection,
+    guild_id: int,
+    campaign_id: str,
+    entries: Sequence[TradingPostEntry] | None,
+) -> Campaign:
+    """Replace the campaign's own Trading Post (None: back to the rule set's)."""
+    await campaign_pk(db, guild_id, campaign_id)
+    await db.execute(
+        "UPDATE campaigns SET trading_post = ? WHERE guild_id = ? AND id = ?",
+        (trading_post_text(entries), guild_id, campaign_id),
+    )
+    return campaign_from_row(await campaign_row(db, guild_id, campaign_id))
 
 
 async def set_default(db: aiosqlite.Connection, guild_id: int, campaign_id: str) -> Campaign:

@@ -17,7 +17,7 @@ from typing import Any
 
 import aiosqlite
 
-from bot.storage import battles, campaigns, ledger, sequences
+from bot.storage import battles, campaigns, imports, ledger, sequences
 from bot.storage.codec import dumps, now, territory_from_row
 from bot.storage.records import Campaign as CampaignRecord
 from bot.storage.records import CampaignDocument, ExportedCampaign, ExportedSequence
@@ -51,6 +51,7 @@ async def export_campaign(
             arbitrator_role_id=campaign.arbitrator_role_id,
             report_channel_id=campaign.report_channel_id,
             created_at=campaign.created_at,
+            trading_post=campaign.trading_post,
         ),
         gangs=[gang_from_rows(rows) for rows in rosters.values()],
         territories=[territory_from_row(r) for r in territories.values()],
@@ -66,6 +67,7 @@ async def export_campaign(
             for r in await sequences.all_rows(db, pk)
         ],
         ledger=await ledger.events(db, pk, newest_first=False),
+        gang_imports=await imports.all_links(db, pk),
     )
 
 
@@ -116,8 +118,10 @@ async def import_campaign(
         report_channel_id=doc.campaign.report_channel_id if same_server else None,
         make_default=False,
         created_at=doc.campaign.created_at.isoformat(),
+        trading_post=doc.campaign.trading_post,
     )
     pk = await campaigns.campaign_pk(db, guild_id, campaign.id)
+    await imports.save_links(db, pk, doc.gang_imports)
     await save_rosters(db, pk, [GangWrite(g.id, g, None) for g in doc.gangs])
     await save_territories(db, pk, [TerritoryWrite(t.id, t, None) for t in doc.territories])
     for battle in doc.battles:

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from rules.dice import DiceRoll
-from rules.models import Battle, CampaignSettings, Gang, Territory
+from rules.models import Battle, CampaignSettings, Equipment, Gang, Territory
 from rules.world import Change
 
 EXPORT_FORMAT: Literal["munda-arbitrator/campaign"] = "munda-arbitrator/campaign"
@@ -17,6 +17,19 @@ EXPORT_VERSION: Literal[1] = 1
 
 class Record(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+class TradingPostEntry(Equipment):
+    """One line of a campaign's own Trading Post: an item with the category it is listed under.
+
+    ``category`` ("Basic Weapons", "Armour") is only for showing the list;
+    the rules see plain :class:`rules.models.Equipment` (``bot.rulesets``).
+    """
+
+    category: str = Field(default="", max_length=100)
+
+    def equipment(self) -> Equipment:
+        return Equipment.model_validate(self.model_dump(exclude={"category"}))
 
 
 class Campaign(Record):
@@ -31,6 +44,8 @@ class Campaign(Record):
     arbitrator_role_id: int | None = None
     report_channel_id: int | None = None
     created_at: datetime
+    # The campaign's own Trading Post; None: the rule set's (bot.rulesets.ruleset_for).
+    trading_post: list[TradingPostEntry] | None = None
 
     @property
     def name(self) -> str:
@@ -146,6 +161,18 @@ class ExportedCampaign(Record):
     arbitrator_role_id: int | None = None
     report_channel_id: int | None = None
     created_at: datetime
+    trading_post: list[TradingPostEntry] | None = None
+
+
+class GangImportLink(Record):
+    """Which gang an outside source (a Yaktribe gang id) was imported as (docs/importing.md)."""
+
+    source: str = Field(min_length=1, max_length=32)
+    external_id: str = Field(min_length=1, max_length=200)
+    gang_id: str = Field(min_length=1, max_length=64)
+    # The source's fighter keys (Yaktribe ganger_id) -> fighter ids here.
+    fighter_ids: dict[str, str] = Field(default_factory=dict)
+    imported_at: datetime
 
 
 class CampaignDocument(Record):
@@ -162,3 +189,4 @@ class CampaignDocument(Record):
     sequences: list[ExportedSequence] = Field(default_factory=list)
     # Oldest first; ids are the source server's and are renumbered on import.
     ledger: list[LedgerEvent] = Field(default_factory=list)
+    gang_imports: list[GangImportLink] = Field(default_factory=list)

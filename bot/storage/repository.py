@@ -166,6 +166,7 @@ class Storage:
     rename_campaign = _write(Transaction.rename_campaign)
     set_default_campaign = _write(Transaction.set_default_campaign)
     delete_campaign = _write(Transaction.delete_campaign)
+    set_trading_post = _write(Transaction.set_trading_post)
 
     get_gang = _read(Transaction.get_gang)
     get_gang_by_name = _read(Transaction.get_gang_by_name)
@@ -209,6 +210,11 @@ class Storage:
     load_sequence = _read(Transaction.load_sequence)
     delete_sequence = _write(Transaction.delete_sequence)
     list_sequences = _read(Transaction.list_sequences)
+
+    find_gang_import = _read(Transaction.find_gang_import)
+    save_gang_import = _write(Transaction.save_gang_import)
+    stage_import = _write(Transaction.stage_import)
+    take_staged_import = _write(Transaction.take_staged_import)
 
     export_campaign = _read(Transaction.export_campaign)
     import_campaign = _write(Transaction.import_campaign)

@@ -10,19 +10,22 @@ hands one to a caller that must load, decide and apply atomically.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import TypeVar
 
 import aiosqlite
 from pydantic import BaseModel
 
-from bot.storage import battles, campaigns, exporting, gangs, ledger, sequences
+from bot.storage import battles, campaigns, exporting, gangs, imports, ledger, sequences
 from bot.storage.codec import Row, territory_from_row
 from bot.storage.records import (
     ActionRecord,
     Campaign,
     CampaignDocument,
+    GangImportLink,
     LedgerEvent,
     SequenceRecord,
+    TradingPostEntry,
 )
 from bot.storage.roster import fetch_rosters, fetch_territories, gang_from_rows
 from rules.errors import InvalidRequest, NotFound
@@ -110,6 +113,23 @@ class Transaction:
         """Delete a campaign with its gangs, battles and ledger."""
         await campaigns.delete(self._write_db(), self.guild_id, campaign_id)
 
+    async def set_trading_post(
+        self,
+        campaign_id: str,
+        entries: Sequence[TradingPostEntry] | None,
+        *,
+        actor: str,
+        note: str,
+    ) -> Campaign:
+        """Give the campaign its own Trading Post (None: the rule set's again); ``note``
+        goes to the ledger."""
+        db = self._write_db()
+        campaign = await campaigns.set_trading_post(db, self.guild_id, campaign_id, entries)
+        pk = await self._campaign(campaign_id)
+        event = ledger.note_event(actor, note, clause="PB-6B")
+        await ledger.insert_plain_events(db, [ledger.event_values(pk, event)])
+        return campaign
+
     # -------------------------------------------------------------- gangs
 
     async def get_gang(self, campaign_id: str, gang_id: str) -> Gang:
@@ -128,13 +148,16 @@ class Transaction:
         rows = await fetch_rosters(self._db, pk, ids)
         return [gang_from_rows(r) for r in rows.values()]
 
-    async def create_gang(self, campaign_id: str, gang: Gang, *, actor: str) -> Gang:
+    async def create_gang(
+        self, campaign_id: str, gang: Gang, *, actor: str, title: str | None = None
+    ) -> Gang:
         """Store a new gang with its roster; ids are kept (make new ones with new_id())."""
         pk = await self._campaign(campaign_id)
         if await fetch_rosters(self._write_db(), pk, [gang.id]):
             raise InvalidRequest(f"There is already a gang with id {gang.id} in this campaign.")
         world = await gangs.edit(
-            self._db, pk, actor=actor, title=f"New gang {gang.name}", change=gangs.add_gang(gang)
+            self._db, pk, actor=actor, title=title or f"New gang {gang.name}",
+            change=gangs.add_gang(gang),
         )
         return world.gang(gang.id)
 
@@ -404,6 +427,50 @@ class Transaction:
         self._sequences_before[key] = previous
         if self._last_action is not None:
             await ledger.remember_sequence(self._db, self._last_action, key, previous)
+
+    # -------------------------------------------------------------- gang imports
+
+    async def find_gang_import(
+        self, campaign_id: str, source: str, external_id: str
+    ) -> GangImportLink | None:
+        """The link a previous import of ``source``/``external_id`` left (docs/importing.md)."""
+        pk = await self._campaign(campaign_id)
+        return await imports.find_link(self._db, pk, source, external_id)
+
+    async def save_gang_import(self, campaign_id: str, link: GangImportLink) -> None:
+        await imports.save_links(self._write_db(), await self._campaign(campaign_id), [link])
+
+    async def stage_import(
+        self,
+        campaign_id: str,
+        token: str,
+        user_id: str,
+        state: BaseModel,
+        *,
+        max_age: timedelta = timedelta(days=1),
+    ) -> None:
+        """Keep an import until its Confirm button (which survives restarts)."""
+        pk = await self._campaign(campaign_id)
+        await imports.stage(
+            self._write_db(), pk, token, user_id, state.model_dump_json(by_alias=True), max_age
+        )
+
+    async def take_staged_import(
+        self,
+        campaign_id: str,
+        token: str,
+        model_type: type[M],
+        *,
+        max_age: timedelta = timedelta(days=1),
+    ) -> tuple[str, M] | None:
+        """(user id, state) of a staged import, removed as it is taken; None when it is
+        gone or older than ``max_age``. A rolled-back transaction puts it back."""
+        pk = await self._campaign(campaign_id)
+        found = await imports.take(self._write_db(), pk, token, max_age)
+        if found is None:
+            return None
+        user_id, state = found
+        return user_id, model_type.model_validate_json(state)
 
     # -------------------------------------------------------------- export and import
 

@@ -1,0 +1,32 @@
+"""One entry point for a gang file: a Yaktribe export or this bot's own gang file."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from bot.importing.gangdoc import is_gang_document, parse_gang_document
+from bot.importing.parsed import ParsedGang
+from bot.importing.yaktribe import parse_yaktribe
+from bot.storage import EXPORT_FORMAT
+from rules.errors import InvalidRequest
+from rules.ruleset import RuleSet
+
+
+def parse_gang_file(
+    data: Any,
+    *,
+    ruleset: RuleSet,
+    owner: str,
+    make_id: Callable[[], str],
+    campaign_id: str,
+) -> ParsedGang:
+    """The gang in decoded JSON ``data``, whichever of the two shapes it has."""
+    if isinstance(data, dict) and data.get("format") == EXPORT_FORMAT:
+        raise InvalidRequest(
+            "That is a whole campaign, not a gang: an Arbitrator brings it in with "
+            "/campaign import."
+        )
+    if is_gang_document(data):
+        return parse_gang_document(data, owner=owner, make_id=make_id, campaign_id=campaign_id)
+    return parse_yaktribe(data, ruleset=ruleset, owner=owner, make_id=make_id)

@@ -1,0 +1,125 @@
+"""``/gang import`` inside a transaction: stage what the file would do, then store it on Confirm.
+
+Both steps re-check who may do it: time passes between the question and the
+button, and the gang may have changed hands or been edited meanwhile (then
+the Confirm is refused and the player asked to look again).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import discord
+
+from bot.context import actor_of, require_arbitrator, require_gang_control
+from bot.errors import Refused
+from bot.importing.diff import fingerprint
+from bot.importing.gangfile import parse_gang_file
+from bot.importing.parsed import ParsedGang
+from bot.importing.plan import StagedGangImport, plan_import
+from bot.render import safe
+from bot.rulesets import ruleset_for
+from bot.storage import Campaign, Transaction, new_id
+from bot.ui.confirm import Confirmed
+from rules.errors import NotFound
+from rules.models import Gang
+
+
+async def stage(
+    tx: Transaction,
+    campaign: Campaign,
+    data: Any,
+    interaction: discord.Interaction[Any],
+    *,
+    owner: str,
+    rename: str | None,
+) -> tuple[str, StagedGangImport, Gang | None]:
+    """Parse, plan and keep the import; returns (token for the button, plan, gang it updates)."""
+    parsed = parse_gang_file(
+        data, ruleset=ruleset_for(campaign), owner=owner, make_id=new_id, campaign_id=campaign.id
+    )
+    gangs = await tx.list_gangs(campaign.id)
+    existing, known = await _existing(tx, campaign, parsed, gangs)
+    if existing is not None:
+        require_gang_control(campaign, existing, interaction)
+    staged = plan_import(
+        parsed, campaign_id=campaign.id, gangs=gangs, existing=existing, known_fighters=known,
+        rename=rename, make_id=new_id, now=datetime.now(UTC),
+    )
+    token = new_id()
+    await tx.stage_import(campaign.id, token, actor_of(interaction), staged)
+    return token, staged, existing
+
+
+async def _existing(
+    tx: Transaction, campaign: Campaign, parsed: ParsedGang, gangs: list[Gang]
+) -> tuple[Gang | None, dict[str, str]]:
+    """The gang an earlier import of the same source became, with its fighter keys."""
+    if parsed.external_id is None:
+        return None, {}
+    by_id = {g.id: g for g in gangs}
+    link = await tx.find_gang_import(campaign.id, parsed.source, parsed.external_id)
+    if link is not None and link.gang_id in by_id:
+        return by_id[link.gang_id], link.fighter_ids
+    if parsed.source == "munda":
+        # A gang file of this very campaign: it restores the gang it came from.
+        origin_campaign, _, origin_gang = parsed.external_id.partition("/")
+        if origin_campaign == campaign.id and origin_gang in by_id:
+            gang = by_id[origin_gang]
+            return gang, {f.id: f.id for f in gang.fighters}
+    return None, {}
+
+
+async def confirm(
+    tx: Transaction, campaign_id: str, token: str, interaction: discord.Interaction[Any]
+) -> Confirmed:
+    """The Confirm button: store the staged gang (new or updated) and its link, all at once."""
+    try:
+        campaign = await tx.get_campaign(campaign_id)
+    except NotFound:
+        return Confirmed("That campaign no longer exists; nothing was imported.")
+    taken = await tx.take_staged_import(campaign_id, token, StagedGangImport)
+    if taken is None:
+        return Confirmed(
+            "This import has expired or was already done; run /gang import again."
+        )
+    user_id, staged = taken
+    actor = actor_of(interaction)
+    if user_id != actor:
+        raise Refused("Only the person who asked can confirm this import.")
+    label = staged.source_label
+    if staged.update_of is None:
+        if staged.gang.owner != actor:
+            require_arbitrator(campaign, interaction)
+        saved = await tx.create_gang(
+            campaign_id, staged.gang, actor=actor, title=f"Import from {label}"
+        )
+        verb = "imported"
+    else:
+        try:
+            current = await tx.get_gang(campaign_id, staged.update_of)
+        except NotFound:
+            return Confirmed("That gang has been deleted since; nothing was imported.")
+        require_gang_control(campaign, current, interaction)
+        if fingerprint(current) != staged.stored_fingerprint:
+            return Confirmed(
+                f"**{safe(current.name)}** has changed since these differences were shown; "
+                "nothing was imported. Run /gang import again to see the new ones."
+            )
+        saved = await tx.update_gang(
+            campaign_id, staged.gang, actor=actor, title=f"Re-import from {label}"
+        )
+        verb = "updated"
+    if staged.link is not None:
+        await tx.save_gang_import(campaign_id, staged.link.model_copy(update={"gang_id": saved.id}))
+    fighters = len(saved.fighters)
+    summary = (
+        f"**{safe(saved.name)}** ({safe(saved.house)}) {verb} from {safe(label)} in "
+        f"{safe(campaign.name)}: {fighters} {'fighter' if fighters == 1 else 'fighters'}, "
+        f"Gang Rating {saved.rating}, {saved.credits} credits."
+    )
+    return Confirmed(
+        f"Done. {summary}",
+        announcement=f"{interaction.user.mention}: {summary} Owner: <@{saved.owner}>.",
+    )

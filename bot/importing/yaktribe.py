@@ -1,0 +1,545 @@
+"""Read a Yaktribe gang export into the rules' models, with a report of what was skipped.
+
+Pure: no I/O, no storage. The shape read (docs/importing.md):
+
+- gang: ``gang_id, gang_name, gang_type, gang_rating, credits, reputation,
+  wealth, alignment, territories[], stash[], gangers[]`` (a document that
+  wraps it as ``{"gang": {...}}`` is unwrapped);
+- fighter: ``ganger_id, name, type, m, ws, bs, s, t, w, i, a, ld, cl, wil,
+  int, cost, xp, kills, advance_count, equipment[{name, qty}], skills[],
+  injuries[], status``.
+
+Decisions where the format is silent:
+
+- Numbers may be text ("4+", "5\"", "7"). A gang without a name, a type or
+  a list of gangers is refused whole. A fighter without a name, a type, a
+  readable profile within the bot's bounds or a cost is skipped, with a line
+  saying why; anything optional that is unreadable is replaced by its default
+  (0 XP, 1 Reputation...) with a line too.
+- Yaktribe's fighter ``cost`` is read as the fighter's whole value, equipment
+  included (what its Gang Rating adds up). The bot keeps a fighter's cost
+  without equipment, so the prices of the items it recognises are taken off;
+  unknown items are kept at 0 credits. So each fighter's total, and the Gang
+  Rating, stay as Yaktribe counts them.
+- ``type`` gives the category through the campaign rule set's House List (own
+  house first, then any list, e.g. shared Hangers-on), else through a keyword
+  in it (Leader, Champion, Ganger, Juve...), else Ganger with a report line.
+- Equipment is priced from the fighter's own Equipment List, then the
+  campaign's Trading Post.
+- Status Alive (or none) is Active, Recovery is In Recovery; Dead and Retired
+  fighters are not imported (Clean House would delete them anyway).
+  Captured is imported as Active: the captor is not in this campaign.
+- Territories are listed in the report, not assigned: Territories belong to
+  the campaign and its Arbitrators.
+- ``gang_rating`` and ``wealth`` are computed by the bot; a different stated
+  rating is reported. ``advance_count`` is not kept: the cost includes them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+
+from bot.importing.common import clip
+from bot.importing.parsed import ParsedGang
+from bot.importing.report import ImportReport
+from bot.importing.values import read_id, read_int, read_name, read_names
+from rules.errors import InvalidRequest
+from rules.models import (
+    PROFILE_STATS,
+    Alignment,
+    Equipment,
+    EquipmentKind,
+    Fighter,
+    FighterCategory,
+    FighterStatus,
+    Gang,
+    Item,
+    Profile,
+)
+from rules.ruleset import FighterTemplate, HouseList, RuleSet
+
+T = TypeVar("T")
+
+SOURCE = "yaktribe"
+LABEL = "Yaktribe"
+MAX_FIGHTERS = 200
+MAX_ITEMS = 100
+MAX_QTY = 20
+MAX_CREDITS = 1_000_000
+
+GANG_FIELDS = frozenset({
+    "gang_id", "gang_name", "gang_type", "gang_rating", "credits", "reputation", "wealth",
+    "alignment", "territories", "stash", "gangers",
+})
+FIGHTER_FIELDS = frozenset({
+    "ganger_id", "name", "type", *PROFILE_STATS, "cost", "xp", "kills", "advance_count",
+    "equipment", "skills", "injuries", "status",
+})
+ITEM_FIELDS = frozenset({"name", "qty"})
+
+# Keywords in a fighter type, most specific first ("Ganger (Juve)" is a Juve).
+_KEYWORDS: tuple[tuple[str, FighterCategory], ...] = (
+    (r"hangers?[\s-]*on", FighterCategory.HANGER_ON),
+    (r"brute", FighterCategory.BRUTE),
+    (r"crew", FighterCategory.CREW),
+    (r"prospect", FighterCategory.PROSPECT),
+    (r"juve", FighterCategory.JUVE),
+    (r"specialist", FighterCategory.SPECIALIST),
+    (r"champion", FighterCategory.CHAMPION),
+    (r"leader", FighterCategory.LEADER),
+    (r"ganger", FighterCategory.GANGER),
+)
+_HIERARCHY = frozenset({FighterCategory.LEADER, FighterCategory.CHAMPION})
+
+_STATUSES: dict[str, FighterStatus | None] = {
+    "alive": FighterStatus.ACTIVE,
+    "active": FighterStatus.ACTIVE,
+    "recovery": FighterStatus.IN_RECOVERY,
+    "in recovery": FighterStatus.IN_RECOVERY,
+    "convalescent": FighterStatus.CONVALESCENT,
+    "convalescence": FighterStatus.CONVALESCENT,
+    "captured": FighterStatus.ACTIVE,
+    # None: not imported at all.
+    "dead": None,
+    "retired": None,
+}
+
+
+class _Skip(Exception):
+    """A fighter that cannot be imported; the message says why."""
+
+
+def parse_yaktribe(
+    data: Any, *, ruleset: RuleSet, owner: str, make_id: Callable[[], str]
+) -> ParsedGang:
+    """The gang of a decoded Yaktribe export; InvalidRequest if its gang fields are broken."""
+    data = _unwrap(data)
+    report = ImportReport()
+    name, house_typed = _required_gang_fields(data)
+    house = _house_list(ruleset, house_typed)
+    for key in data:
+        if key not in GANG_FIELDS:
+            report.skip_field("gang", str(key))
+    gang = Gang(
+        id=make_id(),
+        name=name,
+        house=house.house if house else house_typed,
+        owner=owner,
+        alignment=_alignment(data.get("alignment"), report),
+        credits=_optional_int(data, "credits", 0, 0, MAX_CREDITS, report, "the gang's credits"),
+        reputation=_reputation(data.get("reputation"), report),
+    )
+    if house is None:
+        report.note(
+            f"House '{clip(house_typed)}' is not a House List of the rule set {ruleset.name}: "
+            "fighter categories come from keywords in their types."
+        )
+    keys = _read_fighters(data["gangers"], gang, house, ruleset, make_id, report)
+    gang.stash = _items(data.get("stash"), None, ruleset, make_id, report, "the Stash")
+    _territories(data.get("territories"), report)
+    declared = _declared(data, "gang_rating", report)
+    _declared(data, "wealth", report)
+    if declared is not None and declared != gang.rating:
+        report.note(
+            f"Yaktribe states a Gang Rating of {declared}; the bot counts {gang.rating} "
+            "from the fighters imported."
+        )
+    external = read_id(data.get("gang_id"))
+    if external is None:
+        report.note("The file has no gang_id: importing it again founds another gang.")
+    return ParsedGang(
+        gang=gang, report=report, source=SOURCE, source_label=LABEL, external_id=external,
+        fighter_keys=keys, has_vehicles=False, declared_rating=declared,
+    )
+
+
+# --------------------------------------------------------------------------- gang fields
+
+
+def _unwrap(data: Any) -> dict[str, Any]:
+    if isinstance(data, dict) and "gang_name" not in data and isinstance(data.get("gang"), dict):
+        data = data["gang"]
+    if not isinstance(data, dict):
+        raise InvalidRequest(
+            "That is not a Yaktribe gang export: it should be one JSON object with "
+            "gang_name, gang_type and gangers. Nothing was imported."
+        )
+    return data
+
+
+def _required_gang_fields(data: dict[str, Any]) -> tuple[str, str]:
+    problems = []
+    name = house = ""
+    try:
+        name = read_name(data.get("gang_name"), "gang_name")
+    except ValueError as error:
+        problems.append(str(error))
+    try:
+        house = read_name(data.get("gang_type"), "gang_type")
+    except ValueError as error:
+        problems.append(str(error))
+    gangers = data.get("gangers")
+    if not isinstance(gangers, list):
+        problems.append("gangers is missing or not a list")
+    elif len(gangers) > MAX_FIGHTERS:
+        problems.append(f"it lists {len(gangers)} gangers; at most {MAX_FIGHTERS} are read")
+    if problems:
+        raise InvalidRequest(
+            "That Yaktribe gang export cannot be imported: " + "; ".join(problems)
+            + ". Nothing was imported."
+        )
+    return name, house
+
+
+def _house_list(ruleset: RuleSet, typed: str) -> HouseList | None:
+    wanted = typed.casefold()
+    bare = re.sub(r"^house\s+", "", wanted)
+    for house in ruleset.houses:
+        if house.house.casefold() in (wanted, bare):
+            return house
+    return None
+
+
+def _alignment(value: Any, report: ImportReport) -> Alignment:
+    if value is None or value == "":
+        report.note("The file gives no alignment: the gang is Law Abiding.")
+        return Alignment.LAW_ABIDING
+    text = re.sub(r"[\s_-]+", " ", str(value)).strip().casefold()
+    if text in ("law abiding", "lawful", "law"):
+        return Alignment.LAW_ABIDING
+    if text == "outlaw":
+        return Alignment.OUTLAW
+    report.problem(f"alignment '{clip(str(value), 30)}' is unknown: the gang is Law Abiding.")
+    return Alignment.LAW_ABIDING
+
+
+def _reputation(value: Any, report: ImportReport) -> int:
+    if value is None:
+        return 1
+    try:
+        reputation = read_int(value, low=0, high=1000)
+    except ValueError as error:
+        report.problem(f"reputation: {error}; it is 1.")
+        return 1
+    if reputation == 0:
+        report.note("Reputation 0 is kept as 1, the lowest the bot records.")
+        return 1
+    return reputation
+
+
+def _optional_int(
+    data: dict[str, Any], key: str, default: int, low: int, high: int,
+    report: ImportReport, what: str,
+) -> int:
+    if data.get(key) is None:
+        return default
+    try:
+        return read_int(data[key], low=low, high=high)
+    except ValueError as error:
+        report.problem(f"{what}: {error}; read as {default}.")
+        return default
+
+
+def _declared(data: dict[str, Any], key: str, report: ImportReport) -> int | None:
+    if data.get(key) is None:
+        return None
+    try:
+        return read_int(data[key], low=0, high=100_000_000)
+    except ValueError as error:
+        report.problem(f"{key}: {error}; ignored (the bot computes it).")
+        return None
+
+
+def _territories(value: Any, report: ImportReport) -> None:
+    names, problems = read_names(value, "territories")
+    for problem in problems:
+        report.problem(problem)
+    if names:
+        report.note(
+            "Territories held on Yaktribe (not assigned here; an Arbitrator assigns them): "
+            + ", ".join(clip(n, 40) for n in names)
+        )
+
+
+# --------------------------------------------------------------------------- fighters
+
+
+def _read_fighters(
+    gangers: list[Any],
+    gang: Gang,
+    house: HouseList | None,
+    ruleset: RuleSet,
+    make_id: Callable[[], str],
+    report: ImportReport,
+) -> dict[str, str]:
+    keys: dict[str, str] = {}
+    taken: set[str] = set()
+    for index, raw in enumerate(gangers, start=1):
+        label = _label(raw, index)
+        try:
+            fighter, key = _fighter(raw, index, house, ruleset, make_id, report)
+        except _Skip as skip:
+            report.problem(f"{label}: {skip}; not imported.")
+            continue
+        if fighter is None:
+            continue
+        fighter.name = _unique(fighter.name, taken, report)
+        gang.fighters.append(fighter)
+        keys[fighter.id] = key or f"name:{fighter.name.casefold()}"
+    return keys
+
+
+def _label(raw: Any, index: int) -> str:
+    name = raw.get("name") if isinstance(raw, dict) else None
+    if isinstance(name, str) and name.strip():
+        return f"Fighter #{index} '{clip(' '.join(name.split()), 40)}'"
+    return f"Fighter #{index}"
+
+
+def _unique(name: str, taken: set[str], report: ImportReport) -> str:
+    """Fighter names are unique in a campaign; a repeated one gets a number."""
+    candidate, number = name, 1
+    while candidate.casefold() in taken:
+        number += 1
+        candidate = f"{name[:94]} ({number})"
+    if candidate != name:
+        report.problem(f"Two fighters are called '{clip(name, 40)}': the second is '{candidate}'.")
+    taken.add(candidate.casefold())
+    return candidate
+
+
+def _fighter(
+    raw: Any,
+    index: int,
+    house: HouseList | None,
+    ruleset: RuleSet,
+    make_id: Callable[[], str],
+    report: ImportReport,
+) -> tuple[Fighter | None, str | None]:
+    if not isinstance(raw, dict):
+        raise _Skip("it is not an object")
+    for key in raw:
+        if key not in FIGHTER_FIELDS:
+            report.skip_field("fighter", str(key))
+    status = _status(raw.get("status"), _label(raw, index), report)
+    if status is None:
+        report.note(
+            f"{_label(raw, index)} is {clip(str(raw.get('status')), 20)} on Yaktribe: "
+            "not imported."
+        )
+        return None, None
+    problems: list[str] = []
+    name = _attempt(problems, lambda: read_name(raw.get("name")))
+    fighter_type = _attempt(problems, lambda: read_name(raw.get("type"), "type"))
+    profile = _attempt(problems, lambda: _profile(raw))
+    cost = _attempt(problems, lambda: _cost(raw.get("cost")))
+    if name is None or fighter_type is None or profile is None or cost is None:
+        raise _Skip("; ".join(problems))
+    label = f"'{clip(name, 40)}'"
+    template, category = _category(fighter_type, house, ruleset, label, report)
+    equipment = _items(raw.get("equipment"), template, ruleset, make_id, report, label)
+    priced = sum(item.cost for item in equipment)
+    base = cost - priced
+    if base < 0:
+        report.problem(
+            f"{label} costs {cost} but its equipment is worth {priced}: "
+            "its own cost is kept at 0."
+        )
+        base = 0
+    fighter = Fighter(
+        id=make_id(),
+        name=name,
+        category=category,
+        fighter_type=template.fighter_type if template else fighter_type,
+        cost=base,
+        profile=profile,
+        xp=_fighter_int(raw, "xp", label, report),
+        kills=_fighter_int(raw, "kills", label, report),
+        skills=_fighter_names(raw, "skills", label, report),
+        lasting_injuries=_fighter_names(raw, "injuries", label, report),
+        special_rules=list(template.special_rules) if template else [],
+        gang_hierarchy=template.gang_hierarchy if template else category in _HIERARCHY,
+        equipment=equipment,
+        status=status,
+    )
+    if raw.get("advance_count") not in (None, 0, "0"):
+        report.note(
+            "advance_count is not kept: a fighter's cost already includes its advancements, "
+            "and the bot records new ones as they are bought."
+        )
+    return fighter, read_id(raw.get("ganger_id"))
+
+
+def _attempt(problems: list[str], read: Callable[[], T]) -> T | None:
+    """``read()``, or None with its reason added to ``problems``."""
+    try:
+        return read()
+    except ValueError as error:
+        problems.append(str(error))
+        return None
+
+
+def _cost(value: Any) -> int:
+    if value is None:
+        raise ValueError("cost is missing")
+    try:
+        return read_int(value, high=MAX_CREDITS)
+    except ValueError as error:
+        raise ValueError(f"cost {error}") from None
+
+
+def _status(value: Any, label: str, report: ImportReport) -> FighterStatus | None:
+    if value is None or value == "":
+        return FighterStatus.ACTIVE
+    text = " ".join(str(value).split()).casefold()
+    if text not in _STATUSES:
+        report.problem(f"{label}: status '{clip(str(value), 20)}' is unknown; imported as Active.")
+        return FighterStatus.ACTIVE
+    if text == "captured":
+        report.problem(
+            f"{label} is Captured on Yaktribe; its captor is not in this campaign, so it is "
+            "imported as Active."
+        )
+    return _STATUSES[text]
+
+
+def _profile(raw: dict[str, Any]) -> Profile:
+    values: dict[str, int] = {}
+    problems = []
+    for stat in PROFILE_STATS:
+        if raw.get(stat) is None:
+            problems.append(f"{stat} is missing")
+            continue
+        try:
+            values[stat] = read_int(raw[stat], low=0, high=99)
+        except ValueError as error:
+            problems.append(f"{stat} {error}")
+    if problems:
+        raise ValueError("; ".join(problems[:4]))
+    try:
+        return Profile.model_validate(values)
+    except ValidationError as error:
+        bad = []
+        for detail in error.errors()[:4]:
+            stat = str(detail["loc"][0]).rstrip("_") if detail["loc"] else "profile"
+            bad.append(f"{stat} {values.get(stat, '?')} ({detail['msg'].lower()})")
+        raise ValueError("; ".join(bad)) from None
+
+
+def _category(
+    fighter_type: str, house: HouseList | None, ruleset: RuleSet, label: str,
+    report: ImportReport,
+) -> tuple[FighterTemplate | None, FighterCategory]:
+    template = _template(fighter_type, house, ruleset)
+    if template is not None:
+        return template, template.category
+    lowered = fighter_type.casefold()
+    for pattern, category in _KEYWORDS:
+        if re.search(rf"\b{pattern}\b", lowered):
+            return None, category
+    report.problem(
+        f"{label}: type '{clip(fighter_type, 40)}' is not in the House List and names no "
+        "category; imported as a Ganger (correct it on the roster)."
+    )
+    return None, FighterCategory.GANGER
+
+
+def _template(
+    fighter_type: str, house: HouseList | None, ruleset: RuleSet
+) -> FighterTemplate | None:
+    wanted = {fighter_type.casefold()}
+    # "Forge Boss (Champion)" and "Goliath Forge Boss" name the template "Forge Boss".
+    wanted.add(re.sub(r"\s*\(.*\)\s*$", "", fighter_type).casefold())
+    if house is not None:
+        prefix = house.house.casefold() + " "
+        wanted |= {w[len(prefix):] for w in list(wanted) if w.startswith(prefix)}
+    lists = ([house] if house else []) + [h for h in ruleset.houses if h is not house]
+    for candidates in lists:
+        for template in candidates.fighters:
+            if template.fighter_type.casefold() in wanted:
+                return template
+    return None
+
+
+def _fighter_int(raw: dict[str, Any], key: str, label: str, report: ImportReport) -> int:
+    if raw.get(key) is None:
+        return 0
+    try:
+        return read_int(raw[key], high=100_000)
+    except ValueError as error:
+        report.problem(f"{label}: {key} {error}; read as 0.")
+        return 0
+
+
+def _fighter_names(raw: dict[str, Any], key: str, label: str, report: ImportReport) -> list[str]:
+    names, problems = read_names(raw.get(key), key)
+    for problem in problems:
+        report.problem(f"{label}: {problem}; left out.")
+    return names
+
+
+# --------------------------------------------------------------------------- equipment
+
+
+def _items(
+    value: Any,
+    template: FighterTemplate | None,
+    ruleset: RuleSet,
+    make_id: Callable[[], str],
+    report: ImportReport,
+    owner_label: str,
+) -> list[Item]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        report.problem(f"{owner_label}: equipment is not a list; left out.")
+        return []
+    if len(value) > MAX_ITEMS:
+        report.problem(f"{owner_label}: only the first {MAX_ITEMS} equipment entries are read.")
+    items: list[Item] = []
+    for index, raw in enumerate(value[:MAX_ITEMS], start=1):
+        entry = {"name": raw} if isinstance(raw, str) else raw
+        if not isinstance(entry, dict):
+            report.problem(f"{owner_label}: equipment #{index} is not an item; left out.")
+            continue
+        for key in entry:
+            if key not in ITEM_FIELDS:
+                report.skip_field("equipment", str(key))
+        try:
+            name = read_name(entry.get("name"), "item name")
+        except ValueError as error:
+            report.problem(f"{owner_label}: equipment #{index}: {error}; left out.")
+            continue
+        qty = 1
+        if entry.get("qty") is not None:
+            try:
+                qty = read_int(entry["qty"], low=0, high=MAX_QTY)
+            except ValueError as error:
+                report.problem(f"{owner_label}: {clip(name, 40)} qty {error}; counted as 1.")
+        catalogue = _catalogue_entry(name, template, ruleset)
+        if catalogue is None:
+            catalogue = Equipment(name=name, cost=0, kind=EquipmentKind.WARGEAR)
+            if qty:
+                report.unknown_item(name, qty)
+        items += [_item(catalogue, make_id()) for _ in range(qty)]
+    return items
+
+
+def _catalogue_entry(
+    name: str, template: FighterTemplate | None, ruleset: RuleSet
+) -> Equipment | None:
+    wanted = {name.casefold(), re.sub(r"\s*\(.*\)\s*$", "", name).casefold()}
+    own = template.equipment_list if template else []
+    for catalogue in (own, ruleset.trading_post):
+        for entry in catalogue:
+            if entry.name.casefold() in wanted:
+                return entry
+    return None
+
+
+def _item(entry: Equipment, item_id: str) -> Item:
+    return Item(id=item_id, **entry.model_dump())

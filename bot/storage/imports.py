@@ -1,0 +1,112 @@
+"""Rows for imports: which gang a source was imported as, and imports awaiting confirmation.
+
+See docs/importing.md. A link names a gang by its domain id without a
+foreign key, so callers check that the gang still exists before trusting it.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+
+import aiosqlite
+
+from bot.storage.codec import Row, dumps, now
+from bot.storage.records import GangImportLink
+
+_LINK_SELECT = (
+    "SELECT source, external_id, gang_id, fighter_ids, imported_at FROM gang_imports"
+)
+
+
+def _link_from_row(row: Row) -> GangImportLink:
+    return GangImportLink(
+        source=row["source"],
+        external_id=row["external_id"],
+        gang_id=row["gang_id"],
+        fighter_ids=json.loads(row["fighter_ids"]),
+        imported_at=row["imported_at"],
+    )
+
+
+async def find_link(
+    db: aiosqlite.Connection, campaign_pk: int, source: str, external_id: str
+) -> GangImportLink | None:
+    rows = list(
+        await db.execute_fetchall(
+            f"{_LINK_SELECT} WHERE campaign_pk = ? AND source = ? AND external_id = ?",
+            (campaign_pk, source, external_id),
+        )
+    )
+    return _link_from_row(rows[0]) if rows else None
+
+
+async def all_links(db: aiosqlite.Connection, campaign_pk: int) -> list[GangImportLink]:
+    rows = await db.execute_fetchall(
+        f"{_LINK_SELECT} WHERE campaign_pk = ? ORDER BY imported_at, source, external_id",
+        (campaign_pk,),
+    )
+    return [_link_from_row(row) for row in rows]
+
+
+async def save_links(
+    db: aiosqlite.Connection, campaign_pk: int, links: list[GangImportLink]
+) -> None:
+    """Insert or replace links (one source maps to one gang at a time)."""
+    await db.executemany(
+        "INSERT OR REPLACE INTO gang_imports"
+        " (campaign_pk, source, external_id, gang_id, fighter_ids, imported_at)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        [
+            (
+                campaign_pk, link.source, link.external_id, link.gang_id,
+                dumps(link.fighter_ids), link.imported_at.isoformat(),
+            )
+            for link in links
+        ],
+    )
+
+
+async def stage(
+    db: aiosqlite.Connection,
+    campaign_pk: int,
+    token: str,
+    user_id: str,
+    state: str,
+    max_age: timedelta,
+) -> None:
+    """Keep ``state`` until its Confirm button; sweep what nobody confirmed in time."""
+    await _sweep(db, max_age)
+    await db.execute(
+        "INSERT INTO staged_imports (campaign_pk, token, user_id, state, created_at)"
+        " VALUES (?, ?, ?, ?, ?)",
+        (campaign_pk, token, user_id, state, now()),
+    )
+
+
+async def take(
+    db: aiosqlite.Connection, campaign_pk: int, token: str, max_age: timedelta
+) -> tuple[str, str] | None:
+    """(user id, state) of a staged import, deleted as it is taken; None if gone or too old."""
+    rows = list(
+        await db.execute_fetchall(
+            "SELECT user_id, state, created_at FROM staged_imports"
+            " WHERE campaign_pk = ? AND token = ?",
+            (campaign_pk, token),
+        )
+    )
+    if not rows:
+        return None
+    await db.execute(
+        "DELETE FROM staged_imports WHERE campaign_pk = ? AND token = ?", (campaign_pk, token)
+    )
+    row = rows[0]
+    if datetime.fromisoformat(row["created_at"]) < datetime.fromisoformat(now()) - max_age:
+        return None
+    return str(row["user_id"]), str(row["state"])
+
+
+async def _sweep(db: aiosqlite.Connection, max_age: timedelta) -> None:
+    cutoff = (datetime.fromisoformat(now()) - max_age).isoformat(timespec="microseconds")
+    # ISO timestamps of one timezone (UTC, from now()) sort as text.
+    await db.execute("DELETE FROM staged_imports WHERE created_at < ?", (cutoff,))

@@ -1,0 +1,165 @@
+"""Storage for imports: a campaign's own Trading Post, import links, staged imports, export."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.importing.plan import StagedGangImport
+from bot.importing.tradingpost import parse_trading_post, require_clean
+from bot.storage import LATEST_VERSION, Campaign, GangImportLink, Storage, TradingPostEntry
+from rules.errors import InvalidRequest
+from rules.models import CampaignSettings
+from tests import factories as f
+from tests.importing.conftest import fixture_bytes
+
+GUILD_A = 111
+GUILD_B = 222
+ACTOR = "333"
+
+
+@pytest.fixture
+async def storage(tmp_path: Path) -> AsyncIterator[Storage]:
+    store = await Storage.open(tmp_path / "campaigns.sqlite3")
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+@pytest.fixture
+async def campaign(storage: Storage) -> Campaign:
+    return await storage.create_campaign(GUILD_A, CampaignSettings(name="Dust Falls"))
+
+
+def entries() -> list[TradingPostEntry]:
+    return require_clean(parse_trading_post(fixture_bytes("trading_post.csv")))
+
+
+def link(gang_id: str = "g1", external: str = "48213") -> GangImportLink:
+    return GangImportLink(source="yaktribe", external_id=external, gang_id=gang_id,
+                          fighter_ids={"9001": "f1"}, imported_at=datetime.now(UTC))
+
+
+async def test_the_schema_has_the_import_tables(storage: Storage) -> None:
+    assert LATEST_VERSION >= 3
+    assert await storage.schema_version() == LATEST_VERSION
+
+
+async def test_a_campaigns_trading_post_is_stored_and_noted(
+    storage: Storage, campaign: Campaign
+) -> None:
+    assert campaign.trading_post is None
+    saved = await storage.set_trading_post(
+        GUILD_A, campaign.id, entries(), actor=ACTOR, note="Trading Post imported: 13 items"
+    )
+    assert saved.trading_post == entries()
+    again = await storage.get_campaign_by_name(GUILD_A, "dust falls")
+    assert again.trading_post is not None and again.trading_post[0].category == "Basic Weapons"
+    events = await storage.recent_events(GUILD_A, campaign.id)
+    assert events[0].text == "Trading Post imported: 13 items" and events[0].actor == ACTOR
+    cleared = await storage.set_trading_post(GUILD_A, campaign.id, None, actor=ACTOR, note="x")
+    assert cleared.trading_post is None
+    # Other settings edits leave the Trading Post alone.
+    await storage.set_trading_post(GUILD_A, campaign.id, entries(), actor=ACTOR, note="y")
+    renamed = await storage.rename_campaign(GUILD_A, campaign.id, "Dust Falls II")
+    assert renamed.trading_post == entries()
+
+
+async def test_another_server_cannot_set_it(storage: Storage, campaign: Campaign) -> None:
+    with pytest.raises(InvalidRequest):
+        await storage.set_trading_post(GUILD_B, campaign.id, entries(), actor=ACTOR, note="x")
+
+
+async def test_import_links_are_kept_and_replaced(storage: Storage, campaign: Campaign) -> None:
+    assert await storage.find_gang_import(GUILD_A, campaign.id, "yaktribe", "48213") is None
+    await storage.save_gang_import(GUILD_A, campaign.id, link("g1"))
+    found = await storage.find_gang_import(GUILD_A, campaign.id, "yaktribe", "48213")
+    assert found is not None and found.gang_id == "g1" and found.fighter_ids == {"9001": "f1"}
+    await storage.save_gang_import(GUILD_A, campaign.id, link("g2"))
+    found = await storage.find_gang_import(GUILD_A, campaign.id, "yaktribe", "48213")
+    assert found is not None and found.gang_id == "g2"
+    assert await storage.find_gang_import(GUILD_A, campaign.id, "munda", "48213") is None
+
+
+async def test_staged_imports_are_taken_once(storage: Storage, campaign: Campaign) -> None:
+    staged = StagedGangImport(campaign_id=campaign.id, gang=f.gang("Ash Wolves"),
+                              source_label="Yaktribe")
+    await storage.stage_import(GUILD_A, campaign.id, "tok1", ACTOR, staged)
+    taken = await storage.take_staged_import(GUILD_A, campaign.id, "tok1", StagedGangImport)
+    assert taken == (ACTOR, staged)
+    assert await storage.take_staged_import(
+        GUILD_A, campaign.id, "tok1", StagedGangImport
+    ) is None
+
+
+async def test_a_failed_confirmation_puts_the_staged_import_back(
+    storage: Storage, campaign: Campaign
+) -> None:
+    staged = StagedGangImport(campaign_id=campaign.id, gang=f.gang("Ash Wolves"),
+                              source_label="Yaktribe")
+    await storage.stage_import(GUILD_A, campaign.id, "tok2", ACTOR, staged)
+    with pytest.raises(RuntimeError):
+        async with storage.transaction(GUILD_A) as tx:
+            assert await tx.take_staged_import(campaign.id, "tok2", StagedGangImport)
+            raise RuntimeError("the gang could not be stored")
+    assert await storage.take_staged_import(GUILD_A, campaign.id, "tok2", StagedGangImport)
+
+
+async def test_old_staged_imports_expire(storage: Storage, campaign: Campaign) -> None:
+    staged = StagedGangImport(campaign_id=campaign.id, gang=f.gang("Ash Wolves"),
+                              source_label="Yaktribe")
+    await storage.stage_import(GUILD_A, campaign.id, "old", ACTOR, staged)
+    assert await storage.take_staged_import(
+        GUILD_A, campaign.id, "old", StagedGangImport, max_age=timedelta(0)
+    ) is None
+    await storage.stage_import(GUILD_A, campaign.id, "old2", ACTOR, staged)
+    # Staging another sweeps what is older than its max_age.
+    await storage.stage_import(GUILD_A, campaign.id, "new", ACTOR, staged, max_age=timedelta(0))
+    assert await storage.take_staged_import(
+        GUILD_A, campaign.id, "old2", StagedGangImport
+    ) is None
+
+
+async def test_export_and_import_carry_the_trading_post_and_links(
+    storage: Storage, campaign: Campaign
+) -> None:
+    await storage.set_trading_post(GUILD_A, campaign.id, entries(), actor=ACTOR, note="x")
+    await storage.create_gang(GUILD_A, campaign.id, f.gang("Ash Wolves", id="g1"), actor=ACTOR)
+    await storage.save_gang_import(GUILD_A, campaign.id, link("g1"))
+    document = await storage.export_campaign(GUILD_A, campaign.id)
+    assert document.campaign.trading_post == entries()
+    assert [x.gang_id for x in document.gang_imports] == ["g1"]
+    imported = await storage.import_campaign(
+        GUILD_B, document.model_dump_json(), actor=ACTOR
+    )
+    assert imported.trading_post == entries()
+    found = await storage.find_gang_import(GUILD_B, imported.id, "yaktribe", "48213")
+    assert found is not None and found.gang_id == "g1"
+
+
+async def test_an_older_export_without_the_new_fields_still_imports(
+    storage: Storage, campaign: Campaign
+) -> None:
+    data = (await storage.export_campaign(GUILD_A, campaign.id)).model_dump(mode="json")
+    del data["gang_imports"]
+    del data["campaign"]["trading_post"]
+    imported = await storage.import_campaign(GUILD_B, data, actor=ACTOR)
+    assert imported.trading_post is None
+
+
+async def test_deleting_a_campaign_takes_its_import_rows(
+    storage: Storage, campaign: Campaign
+) -> None:
+    staged = StagedGangImport(campaign_id=campaign.id, gang=f.gang("Ash Wolves"),
+                              source_label="Yaktribe")
+    await storage.stage_import(GUILD_A, campaign.id, "tok", ACTOR, staged)
+    await storage.save_gang_import(GUILD_A, campaign.id, link())
+    await storage.delete_campaign(GUILD_A, campaign.id)
+    with sqlite3.connect(storage.path) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM gang_imports").fetchone()[0] == 0
+        assert conn.execute("SELECT COUNT(*) FROM staged_imports").fetchone()[0] == 0
