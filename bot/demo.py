@@ -1,10 +1,205 @@
-"""``munda-arbitrator demo``: see the whole thing work without a Discord token."""
+"""``munda-arbitrator demo``: see the whole thing work without a Discord token.
+
+The demo starts the project's fake Discord on 127.0.0.1 and the real bot as
+its own process against it, with a fresh database in a temporary folder,
+then plays a scripted campaign as three people would (alice and bob own
+gangs, carol is the Arbitrator): a campaign, two gangs, fighters, a
+territory, a refused edit, a pre-battle sequence and a whole post-battle
+sequence with both players confirming every step. It prints the channels as
+a readable transcript. ``--rules-only`` prints the rules engine's sequence
+without Discord instead (bot/demo_rules.py).
+"""
 
 from __future__ import annotations
 
+import asyncio
+import sys
+import tempfile
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any, TextIO, TypeVar
+
+from bot.arena import Arena, open_arena
 from bot.demo_rules import run_rules_demo
+from bot.fakediscord import InteractionResult
+from bot.fakediscord.messages import Message
+from bot.fakediscord.world import Channel
+
+T = TypeVar("T")
+
+GUILD, CHANNEL, REPORTS = "Underhive", "general", "campaign"
+CAMPAIGN = "Dust Falls"
+SLAG, VENOM = "The Slag Lords", "The Venom Court"
+ROSTERS = {
+    SLAG: ("alice", "Goliath", "Law Abiding", [
+        ("Krull Ironhand", "Forge Tyrant"), ("Dreg Slagjaw", "Forge Boss"),
+        ("Vosk", "Bully"), ("Gorrak", "Bully"), ("Pip", "Forge-born"),
+    ]),
+    VENOM: ("bob", "Escher", "Outlaw", [
+        ("Sable Nightshade", "Matriarch"), ("Lyra Venom", "Gang Sister"),
+        ("Mira", "Escher Ganger"), ("Zell", "Escher Ganger"), ("Tansy", "Little Sister"),
+    ]),
+}
 
 
-def run_demo(*, seed: int, rules_only: bool) -> int:
-    """Play a seeded battle's whole post-battle sequence and print every step."""
-    return run_rules_demo(seed=seed)
+class DemoFailed(RuntimeError):
+    """The scripted game could not go on; the message says where."""
+
+
+def run_demo(*, seed: int, rules_only: bool, out: TextIO = sys.stdout) -> int:
+    if rules_only:
+        return run_rules_demo(seed=seed, out=out)
+    with tempfile.TemporaryDirectory(prefix="munda-demo-") as folder:
+        try:
+            transcript = asyncio.run(play(Path(folder)))
+        except DemoFailed as error:
+            print(f"munda-arbitrator demo: {error}", file=sys.stderr)
+            return 1
+    out.write(transcript)
+    return 0
+
+
+async def play(workdir: Path) -> str:
+    """Play the scripted campaign and return the channels' transcript."""
+    async with open_arena(workdir, log_level="WARNING") as arena:
+        script = Script(arena)
+        await script.campaign_and_gangs()
+        await script.battle()
+        return script.transcript()
+
+
+class Script:
+    def __init__(self, arena: Arena) -> None:
+        self.arena = arena
+        self.driver = arena.driver
+
+    async def say(self, user: str, command: str, *, where: Channel | str = CHANNEL,
+                  **options: Any) -> InteractionResult:
+        result = await self.driver.slash(GUILD, where, user, command, **options)
+        if "Something went wrong" in result.text():
+            raise DemoFailed(f"/{command} failed: {result.text()}\n{self.arena.log_tail()}")
+        return result
+
+    async def campaign_and_gangs(self) -> None:
+        await self.say("carol", "campaign create", name=CAMPAIGN, report_channel=REPORTS)
+        for gang, (owner, house, alignment, fighters) in ROSTERS.items():
+            await self.say(owner, "gang create", name=gang, house=house, alignment=alignment,
+                           credits=300)
+            for name, fighter_type in fighters:
+                await self.say(owner, "fighter add", gang=gang, name=name,
+                               fighter_type=fighter_type)
+        await self.say("alice", "fighter equip", fighter="Krull Ironhand", item="Renderizer")
+        await self.say("bob", "fighter equip", fighter="Lyra Venom", item="Lasgun")
+        await self.say("carol", "campaign territory add", name="Old Ruins", template="Old Ruins")
+        await self.say("carol", "campaign territory assign", territory="Old Ruins", gang=VENOM)
+        # A player tries to touch another's gang: refused, privately, nothing changed.
+        await self.say("bob", "gang edit", gang=SLAG, reputation=1)
+        await self.say("alice", "gang show", gang=SLAG)
+        await self.say("bob", "roll", expression="2D6", purpose="bragging rights")
+
+    async def battle(self) -> None:
+        await self.say("alice", "prebattle", gang1=SLAG, gang2=VENOM, battlefield="Zone Mortalis")
+        battles = await self.driver.autocomplete(GUILD, CHANNEL, "alice", "postbattle start",
+                                                 focused="battle", battle="", winner=SLAG)
+        if not battles:
+            raise DemoFailed("the pre-battle sequence recorded no battle")
+        await self.say("alice", "postbattle start", winner=SLAG, battle=battles[0].value,
+                       territory="Old Ruins")
+        thread = await self.until(self.battle_thread, "the battle's thread")
+        await self.report(thread, VENOM, "bob", "ooa", ["Zell"])
+        await self.report(thread, SLAG, "alice", "enemies", ["1"])
+        for gang, owner in ((SLAG, "alice"), (VENOM, "bob")):
+            panel = await self.until(partial(self.panel, thread, gang),
+                                     f"the report panel of {gang}")
+            await self.driver.click(panel, "Submit", owner)
+        await self.steps(thread)
+        await self.until(self.report_posted, "the battle report")
+
+    async def steps(self, thread: Channel) -> None:
+        """Both players confirm every step; they act where the step invites it."""
+        acted: set[str] = set()
+        for _ in range(30):
+            stage = await self.until(lambda: self.open_stage(thread) or self.finished(thread),
+                                     "the next step")
+            if stage is True:
+                return
+            assert isinstance(stage, Message)
+            title = str(stage.embeds[0].get("title", ""))
+            if "Receive Rewards" in title and "rewards" not in acted:
+                acted.add("rewards")
+                await self.say("alice", "rewards claim", where=thread, gang=SLAG,
+                               credit_dice=2, reputation_gain=1, reason="won the battle")
+            if "Post-battle Actions" in title and "actions" not in acted:
+                acted.add("actions")
+                await self.say("alice", "action take", where=thread, fighter="Dreg Slagjaw",
+                               action="Trade")
+            if "Visit the Trading Post" in title and "trading" not in acted:
+                acted.add("trading")
+                await self.say("alice", "roster seek", where=thread, gang=SLAG)
+            for player in ("alice", "bob"):
+                current = await self.until(lambda: self.open_stage(thread), "the step")
+                await self.driver.click(current, "Confirm", player)
+            await self.until(partial(self.moved_on, thread, stage), "the next step to open")
+        raise DemoFailed("the post-battle sequence did not finish")
+
+    async def report(self, thread: Channel, gang: str, user: str, section: str,
+                     values: list[str]) -> None:
+        panel = await self.until(lambda: self.panel(thread, gang), f"the panel of {gang}")
+        changed = await self.driver.select(panel, "Report which part?", [section], user)
+        await changed.wait_for_update()
+        panel = await self.until(lambda: self.panel(thread, gang), f"the panel of {gang}")
+        select = next(s for s in panel.selects
+                      if str(s.get("custom_id", "")).startswith("munda:pb:pick:"))
+        chosen = await self.driver.select(panel, select["custom_id"], values, user)
+        await chosen.wait_for_update()
+
+    # ----------------------------------------------------------------- reading the channel
+
+    def thread_messages(self, thread: Channel) -> list[Message]:
+        return self.driver.messages(thread, guild=GUILD, include_ephemeral=False)
+
+    def battle_thread(self) -> Channel | None:
+        threads = [t for t in self.driver.threads(CHANNEL, guild=GUILD) if SLAG in t.name]
+        return threads[-1] if threads else None
+
+    def panel(self, thread: Channel, gang: str) -> Message | None:
+        for message in reversed(self.thread_messages(thread)):
+            if message.embeds and f"End of battle: {gang}" in str(message.embeds[0]):
+                return message
+        return None
+
+    def open_stage(self, thread: Channel) -> Message | None:
+        for message in reversed(self.thread_messages(thread)):
+            if any(str(c.get("custom_id") or "").startswith("munda:pb:confirm:")
+                   for c in message.buttons):
+                return message
+        return None
+
+    def moved_on(self, thread: Channel, stage: Message) -> bool | None:
+        current = self.open_stage(thread)
+        return True if current is None or current.id != stage.id else None
+
+    def finished(self, thread: Channel) -> bool | None:
+        return True if self.open_stage(thread) is None and self.report_posted() else None
+
+    def report_posted(self) -> bool | None:
+        for message in self.driver.messages(REPORTS, guild=GUILD):
+            if message.embeds and "Battle report" in str(message.embeds[0].get("title")):
+                return True
+        return None
+
+    async def until(self, check: Callable[[], T | None], what: str,
+                    timeout: float = 20.0) -> T:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while (found := check()) is None:
+            if loop.time() > deadline:
+                raise DemoFailed(f"timed out waiting for {what}\n{self.arena.log_tail()}")
+            await asyncio.sleep(0.05)
+        return found
+
+    def transcript(self) -> str:
+        parts = [f"#{CHANNEL}\n" + self.driver.transcript(CHANNEL, guild=GUILD)]
+        parts.append(f"#{REPORTS}\n" + self.driver.transcript(REPORTS, guild=GUILD))
+        return "\n\n".join(parts) + "\n"

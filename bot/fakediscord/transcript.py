@@ -6,6 +6,7 @@ and pasted into bug reports.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from bot.fakediscord.common import JsonObj
@@ -98,7 +99,10 @@ def render_embed(embed: JsonObj, indent: str) -> list[str]:
         lines.append(bar + f"**{embed['title']}**")
     lines += [bar + line for line in (embed.get("description") or "").splitlines()]
     for fld in embed.get("fields") or []:
-        lines.append(bar + f"{fld.get('name')}: {fld.get('value')}")
+        value_lines = str(fld.get("value") or "").splitlines() or [""]
+        lines.append(bar + f"{fld.get('name')}: {value_lines[0]}")
+        # A multi-line value stays inside its embed's bar, indented under its name.
+        lines += [bar + "    " + line for line in value_lines[1:]]
     footer = (embed.get("footer") or {}).get("text")
     if footer:
         lines.append(bar + f"-- {footer}")
@@ -155,6 +159,29 @@ def render_message(
     return lines
 
 
+_MENTION = re.compile(r"<(@!?|@&|#)(\d+)>")
+
+
+def readable_mentions(world: World, text: str) -> str:
+    """``<@id>``, ``<@&id>`` and ``<#id>`` as a reader sees them: @Alice, @Arbitrator, #general."""
+
+    def name(match: re.Match[str]) -> str:
+        kind, ident = match.group(1), int(match.group(2))
+        if kind == "#":
+            channel = world.channels.get(ident)
+            return f"#{channel.name}" if channel else match.group(0)
+        if kind == "@&":
+            for guild in world.guilds.values():
+                role = guild.roles.get(ident)
+                if role is not None:
+                    return f"@{role.name}"
+            return match.group(0)
+        user = world.users.get(ident)
+        return f"@{user.display_name}" if user else match.group(0)
+
+    return _MENTION.sub(name, text)
+
+
 def render_channel(
     world: World,
     channel: Channel,
@@ -202,4 +229,4 @@ def render_channel(
                         indent=indent + "    ",
                     )
                 )
-    return "\n".join(lines)
+    return readable_mentions(world, "\n".join(lines))

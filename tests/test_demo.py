@@ -1,0 +1,34 @@
+"""The newcomer's first command: the demo plays a campaign through the real bot and prints it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+
+def test_demo_plays_a_battle_through_the_real_bot_and_prints_the_channels() -> None:
+    done = subprocess.run([sys.executable, "-m", "bot", "demo"], capture_output=True,
+                          text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    text = done.stdout
+    assert "== #general (Underhive) ==" in text
+    # A player's attempt to edit another's gang is refused privately.
+    assert "[ephemeral, only Bob sees this]: The Slag Lords is not your gang" in text
+    # Every step of the post-battle sequence was posted and confirmed by both players.
+    for step in ("Wrap-up", "Assign/Reassign Territory", "Receive Rewards", "Collect Income",
+                 "Post-battle Actions", "A. Clean House", "B. Visit the Trading Post",
+                 "F. Update Gang Rating", "Report Results"):
+        assert f"**✅ {step}" in text or f"**✅ Update Roster ({step})" in text, step
+    assert "🎲 Lasting Injury for Zell: D66" in text
+    # The report reached the campaign's report channel, with mentions readable.
+    report = text.split("== #campaign (Underhive) ==", 1)[1]
+    assert "Battle report: The Slag Lords vs The Venom Court" in report
+    assert "Territory won: Old Ruins" in report
+    assert "<@" not in text
+
+
+def test_rules_only_demo_needs_no_discord() -> None:
+    done = subprocess.run([sys.executable, "-m", "bot", "demo", "--rules-only", "--seed", "3"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "Report Results" in done.stdout
