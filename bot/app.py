@@ -15,6 +15,7 @@ from bot.backups import backup_loop
 from bot.config import Config
 from bot.endpoints import discover_gateway
 from bot.errors import answer_error
+from bot.outbox import HttpSender, Outbox
 from bot.storage import Storage
 
 log = logging.getLogger(__name__)
@@ -49,6 +50,8 @@ class MundaBot(commands.Bot):
         )
         self.config = config
         self.storage = storage
+        # Messages the bot owes a channel, delivered until Discord accepts them (bot/outbox.py).
+        self.outbox = Outbox(storage, HttpSender.for_client(self))
         self._backups: asyncio.Task[None] | None = None
         self._cog_names = list(cogs) if cogs is not None else discover_cogs()
 
@@ -65,6 +68,8 @@ class MundaBot(commands.Bot):
             synced = await self.tree.sync()
         log.info("synced %d slash commands%s", len(synced),
                  f" to guild {guild_id}" if guild_id else " globally")
+        # After the cogs, whose delivery hooks it needs; it starts with what is still owed.
+        self.outbox.start()
         db = self.config.database
         if db.backup_interval_hours > 0:
             self._backups = asyncio.create_task(backup_loop(
@@ -78,6 +83,7 @@ class MundaBot(commands.Bot):
         if self._backups is not None:
             self._backups.cancel()
         try:
+            await self.outbox.stop()
             await super().close()
         finally:
             await self.storage.close()

@@ -15,7 +15,7 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 
 from bot.fakediscord import Driver, FakeDiscord
@@ -36,10 +36,14 @@ class Arena:
         *,
         log_level: str = "INFO",
         env: Mapping[str, str] | None = None,
+        python_args: Sequence[str] = (),
     ) -> None:
         self.fake = fake
         # Extra environment for the bot process: MUNDA_<SECTION>_<KEY> settings.
         self.env = dict(env or {})
+        # Interpreter options before "-m bot run", e.g. ("-m", "cProfile", "-o", path)
+        # to profile the bot (the benchmarks do).
+        self.python_args = list(python_args)
         self.workdir = workdir
         self.config_path = workdir / "config.toml"
         self.database_path = workdir / "munda-arbitrator.db"
@@ -63,16 +67,22 @@ class Arena:
             encoding="utf-8",
         )
 
-    async def start_bot(self) -> None:
-        """Start the bot process and wait until it has identified and synced its commands."""
+    async def start_bot(self, env: Mapping[str, str] | None = None) -> None:
+        """Start the bot process and wait until it has identified and synced its commands.
+
+        ``env`` adds variables for this start only (e.g. ``MUNDA_FAILPOINTS``, see
+        bot/failpoints.py); the arena's own ``env`` applies to every start.
+        """
         identified = self.fake.gateway.identify_count
         synced = self.fake.commands.sync_count
         env = {
-            **os.environ, **self.env, "MUNDA_DISCORD_TOKEN": TOKEN, "PYTHONUNBUFFERED": "1"
+            **os.environ, **self.env, **(env or {}), "MUNDA_DISCORD_TOKEN": TOKEN,
+            "PYTHONUNBUFFERED": "1",
         }
         with self.log_path.open("ab") as log:
             self.process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "bot", "run", "--config", str(self.config_path),
+                sys.executable, *self.python_args, "-m", "bot", "run",
+                "--config", str(self.config_path),
                 cwd=self.workdir, env=env, stdin=asyncio.subprocess.DEVNULL,
                 stdout=log, stderr=log,
             )
@@ -102,9 +112,11 @@ class Arena:
             process.kill()
             return await process.wait()
 
-    async def restart_bot(self, *, kill: bool = False) -> None:
+    async def restart_bot(
+        self, *, kill: bool = False, env: Mapping[str, str] | None = None
+    ) -> None:
         await self.stop_bot(kill=kill)
-        await self.start_bot()
+        await self.start_bot(env)
 
     def log_tail(self, lines: int = 40) -> str:
         if not self.log_path.exists():

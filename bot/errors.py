@@ -13,7 +13,7 @@ import secrets
 
 import discord
 from discord import app_commands
-from discord.utils import escape_markdown
+from discord.utils import escape_markdown, escape_mentions
 
 from rules.errors import RulesError
 
@@ -39,10 +39,12 @@ def explain(error: BaseException) -> tuple[str, bool]:
             break
         original = cause
     if isinstance(original, RulesError | Refused):
-        # Refusals quote names players typed; show them as typed, not as markdown.
-        return escape_markdown(original.message), True
+        # Refusals quote names players typed; show them as typed, not as markdown,
+        # and an @everyone typed into a name as text, not as a mention.
+        return escape_mentions(escape_markdown(original.message)), True
     if isinstance(original, app_commands.TransformerError):
-        return f"I could not read the value '{str(original.value)[:50]}'.", True
+        value = escape_mentions(escape_markdown(str(original.value)[:50]))
+        return f"I could not read the value '{value}'.", True
     if isinstance(original, app_commands.NoPrivateMessage):
         return "This command only works inside a server.", True
     if isinstance(original, app_commands.MissingPermissions | app_commands.CheckFailure):

@@ -32,6 +32,7 @@ from bot.battle.interactive import (
     battle_world,
     decision_view,
     defer_privately,
+    no_quote_yet,
     record_action,
     run_of,
     send_private,
@@ -300,6 +301,11 @@ class ActionCog(commands.GroupCog, group_name="action",
                 compute=lambda world, run, roller: medical_escort_cost(
                     world, actor_for(run, here.battle, here.gang.id, actor.id), patient.id,
                     roller),
+                check=no_quote_yet(
+                    campaign.id, here.battle.id, f"Medical Escort cost for {patient.name}",
+                    f"Medical Escort for {patient.name}",
+                    f"The Doc's price for {safe(patient.name)} has just been rolled; use the "
+                    "command again to see it and answer."),
             )
             assert isinstance(done.result, MedicalEscortCost)
             cost, credits = done.result.cost, done.result.world.gang(here.gang.id).credits
@@ -337,6 +343,11 @@ class ActionCog(commands.GroupCog, group_name="action",
                 compute=lambda world, run, roller: negotiate_repairs_cost(
                     world, actor_for(run, here.battle, here.gang.id, actor.id), vehicle.id,
                     roller),
+                check=no_quote_yet(
+                    campaign.id, here.battle.id, f"Repair price for {vehicle.name}",
+                    f"Negotiate Repairs for {vehicle.name}",
+                    f"The price for {safe(vehicle.name)} has just been rolled; use the command "
+                    "again to see it and answer."),
             )
             assert isinstance(done.result, RepairQuote)
             quote = done.result

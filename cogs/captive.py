@@ -2,8 +2,9 @@
 
 ``list`` shows who holds whom and exactly what each captor may do now
 (:func:`rules.captives.captive_options`). ``rescue-declined`` records that
-the owner passed on its Rescue Mission (PB-1.7), which frees the captor to
-sell, bounty, dispose of or trade the captive to anyone. ``trade`` proposes
+the owner passed on its Rescue Mission (PB-1.7) and ``rescue-failed`` that
+it tried one and failed; either frees the captor to sell, bounty, dispose of
+or trade the captive to anyone. ``trade`` proposes
 a trade (PB-1.8): both gangs agree with buttons before
 :func:`rules.captives.trade_captive` runs, and either may decline; an
 Arbitrator's trade speaks for both. Selling, bounties and disposal are
@@ -51,6 +52,7 @@ from rules.captives import (
     TradeOffer,
     captive_options,
     record_rescue_declined,
+    record_rescue_failed,
     trade_captive,
 )
 from rules.errors import InvalidRequest, NotEligible
@@ -133,6 +135,28 @@ class CaptiveCog(commands.GroupCog, group_name="captive",
         async with storage_of(interaction).transaction(guild_id_of(interaction)) as tx:
             world = await tx.load_world(found.id, [owner.id, captor.id])
             result = record_rescue_declined(world, held.id)
+            await tx.apply(found.id, result, actor=actor_of(interaction))
+        await send_lines(interaction, safe(result.title, 200), result_lines(result))
+
+    # ------------------------------------------------------------------ rescue failed
+
+    @app_commands.command(name="rescue-failed",
+                          description="The captive's gang tried a Rescue Mission and failed")
+    @app_commands.describe(captive="the captive",
+                           campaign="the campaign (default: the server's default campaign)")
+    @app_commands.autocomplete(captive=captive_names, campaign=campaign_names)
+    async def rescue_failed(self, interaction: Interaction, captive: Name,
+                            campaign: Name | None = None) -> None:
+        found = await campaign_in(GuildReads.of(interaction), campaign)
+        owner, held, captor = await captive_of(interaction, found, captive)
+        # Both gangs played the Rescue Mission, so either player may record how it went.
+        if not (controls_gang(found, owner, interaction)
+                or controls_gang(found, captor, interaction)):
+            raise Refused(f"Only the players of {safe(owner.name)} and {safe(captor.name)}, "
+                          "or an Arbitrator, can record how the Rescue Mission went.")
+        async with storage_of(interaction).transaction(guild_id_of(interaction)) as tx:
+            world = await tx.load_world(found.id, [owner.id, captor.id])
+            result = record_rescue_failed(world, held.id)
             await tx.apply(found.id, result, actor=actor_of(interaction))
         await send_lines(interaction, safe(result.title, 200), result_lines(result))
 

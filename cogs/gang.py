@@ -259,8 +259,11 @@ class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and
             current = await tx.get_gang_by_name(found.id, gang)
             require_gang_control(found, current, interaction)
             if current.owner == str(user.id):
-                # answer_error escapes refusals: the name goes in as typed.
-                raise InvalidRequest(f"{current.name} already belongs to {user.mention}.")
+                # answer_error escapes refusals, mentions included: names go in as typed,
+                # and the owner by name (an escaped mention would show as "<@123>").
+                raise InvalidRequest(
+                    f"{current.name} already belongs to {user.display_name}."
+                )
             saved = await tx.transfer_gang(
                 found.id, current.id, str(user.id), actor=actor_of(interaction)
             )

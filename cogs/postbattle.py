@@ -119,6 +119,7 @@ class PostBattleCog(commands.GroupCog, group_name="postbattle",
 
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(*views.DYNAMIC_ITEMS)
+        engine.use_outbox(self.bot)
 
     async def cog_unload(self) -> None:
         self.bot.remove_dynamic_items(*views.DYNAMIC_ITEMS)

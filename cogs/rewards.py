@@ -15,11 +15,19 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.autocomplete import campaign_names, gang_names, trading_post_items
-from bot.battle.interactive import act, battle_of, defer_privately, rolled_before, run_of
+from bot.battle.interactive import (
+    act,
+    battle_of,
+    defer_privately,
+    rolled_before,
+    rolled_in,
+    run_of,
+)
 from bot.context import guild_id_of, require_gang_control, storage_of
 from bot.errors import Refused
 from bot.render import safe
 from bot.rulesets import ruleset_for
+from bot.storage import Transaction
 from bot.ui import checked
 from cogs.fighter import GuildReads, bounded, campaign_in, catalogue_entry, new_item
 from rules.dice import MAX_DICE, Roller
@@ -95,14 +103,15 @@ class RewardsCog(commands.GroupCog, group_name="rewards",
         run = await run_of(interaction, found, target)
         battle = await battle_of(interaction, found, run)
         purpose = f"reward credits for {target.name}"
+        rolled = Refused(
+            f"{safe(target.name)} has already rolled its reward dice for this battle "
+            "(rewards are capped at 4D6 in all, PB-3.2). Claim credits, Reputation or items "
+            "without dice, or ask an Arbitrator to undo the earlier claim."
+        )
         if credit_dice and await rolled_before(
             storage_of(interaction), guild_id_of(interaction), found.id, battle.id, purpose
         ):
-            raise Refused(
-                f"{safe(target.name)} has already rolled its reward dice for this battle "
-                "(rewards are capped at 4D6 in all, PB-3.2). Claim credits, Reputation or items "
-                "without dice, or ask an Arbitrator to undo the earlier claim."
-            )
+            raise rolled
         rewarded: list[Item] = []
         if item is not None:
             entry, _source = catalogue_entry(ruleset_for(found), target, None, item)
@@ -122,8 +131,14 @@ class RewardsCog(commands.GroupCog, group_name="rewards",
         def compute(world: World, _run: PostBattleRun, roller: Roller) -> RuleResult:
             return receive_rewards(world, battle, roller, [reward])
 
+        async def not_rolled_yet(tx: Transaction, _run: PostBattleRun) -> None:
+            # Again in the transaction that rolls: a claim sent twice at once passed the
+            # check above both times.
+            if credit_dice and await rolled_in(tx, found.id, battle.id, purpose):
+                raise rolled
+
         await act(interaction, campaign=found, gang=target,
-                  stages=[(Step.RECEIVE_REWARDS, None)], compute=compute)
+                  stages=[(Step.RECEIVE_REWARDS, None)], compute=compute, check=not_rolled_yet)
 
 
 async def setup(bot: MundaBot) -> None:

@@ -352,6 +352,24 @@ def _faces_of(table: InjuryTable, entry: InjuryEntry) -> list[int]:
     raise InvalidRequest(f"{table.name} is rolled with {table.dice}: roll it here instead.")
 
 
+def check_injuries_rolled(
+    fighter: Fighter, ruleset: RuleSet, names: list[str]
+) -> list[InjuryEntry]:
+    """The entries of Lasting Injuries rolled at the table, checked as the Wrap-up checks them.
+
+    Raises InvalidRequest for what :func:`wrap_up` would refuse in
+    ``FighterEndState.injuries_rolled`` (an unknown name, several results
+    without Multiple Injuries first, one of the results it re-rolls, more
+    than its dice allow, a table that cannot show a result), so a report can
+    be refused while it is being filled in rather than at the Wrap-up.
+    """
+    table = injury_table_for(fighter, ruleset)
+    entries = _reported_entries(table, names, fighter)
+    for entry in entries:
+        _faces_of(table, entry)
+    return entries
+
+
 def _reported_entries(table: InjuryTable, names: list[str], fighter: Fighter) -> list[InjuryEntry]:
     entries = [_entry_named(table.entries, name, fighter) for name in names]
     if len(entries) <= 1:

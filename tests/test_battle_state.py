@@ -271,9 +271,13 @@ async def test_start_up_draws_what_is_missing_and_rolls_nothing(store: Storage) 
     async with store.transaction(GUILD) as tx:
         scene = await _resume_scene(tx, GUILD, campaign, run)
         assert scene is not None and scene.reports and scene.only_missing
+        owed = [entry.key for entry in await tx.outbox_entries(pending_only=True)]
+        assert owed == [f"pb:{run.sequence.id}:panel:{gang_id}" for gang_id in run.gang_ids]
         run.phase = Phase.FINISHED
         scene = await _resume_scene(tx, GUILD, campaign, run)
-        assert scene is not None and scene.final_report is not None
+        assert scene is not None
+        owed = [entry.key for entry in await tx.outbox_entries(pending_only=True)]
+        assert owed[-1] == f"pb:{run.sequence.id}:report"
         run.report_message_id = 5
         assert await _resume_scene(tx, GUILD, campaign, run) is None
     assert await store.list_actions(GUILD, campaign.id, battle_id="b1") == []  # nothing rolled

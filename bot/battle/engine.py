@@ -18,13 +18,15 @@ run a gang is in. The ``press_*`` functions serve the buttons of
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot import failpoints
 from bot.battle import render, views
 from bot.battle.stages import StageInputs, opening_computations
 from bot.battle.state import (
@@ -41,7 +43,7 @@ from bot.context import actor_of, controls_gang, guild_id_of, is_arbitrator, req
 from bot.errors import Refused
 from bot.render import result_lines, safe
 from bot.rulesets import ruleset_for
-from bot.storage import Campaign, Storage, StorageError, Transaction, new_id
+from bot.storage import Campaign, OutboxEntry, Storage, StorageError, Transaction, new_id
 from bot.storage.sequences import model_name
 from bot.ui import checked
 from rules.dice import Roller
@@ -53,6 +55,7 @@ from rules.world import RuleResult, World
 
 if TYPE_CHECKING:
     from bot.app import MundaBot
+    from bot.outbox import Accepted
 
 log = logging.getLogger(__name__)
 
@@ -165,6 +168,7 @@ async def act_in_stage(
     stages: Sequence[tuple[Step, SubStep | None]],
     compute: Callable[[World, PostBattleRun, Roller], RuleResult],
     bookkeeping: Callable[[PostBattleRun, RuleResult], None] | None = None,
+    check: Callable[[Transaction, PostBattleRun], Awaitable[None]] | None = None,
 ) -> ActResult:
     """Run one rules function in a stage of ``gang``'s post-battle run and store it.
 
@@ -183,6 +187,11 @@ async def act_in_stage(
     Arbitrator undoes it. The interaction is not answered here: answer it
     (defer first if you may be slow). Any error propagates with nothing
     stored, and a retried attempt rolls the same faces.
+
+    ``check(tx, run)`` runs in the same transaction before ``compute``: a
+    refusal that depends on what is stored (e.g. "the reward dice were rolled
+    already") must be checked there, or two clicks arriving together would
+    both pass it.
     """
     storage = interaction.client.storage
     guild_id = guild_id_of(interaction)
@@ -207,9 +216,11 @@ async def act_in_stage(
                 f"{safe(gang.name)} has already confirmed {record.label} as done; an "
                 "Arbitrator can undo the step to reopen it."
             )
+        if check is not None:
+            await check(tx, run)
         world = await load_battle_world(tx, campaign.id, run)
         result = compute(world, run, run.roller(stage))
-        await tx.apply(
+        action = await tx.apply(
             campaign.id, result, actor=actor_of(interaction), battle_id=run.battle_id,
             step=record.label,
         )
@@ -219,9 +230,11 @@ async def act_in_stage(
         lines = result_lines(result)
         heading = _heading(result, interaction)
         record.lines += [heading, *lines]
+        await _owe_stage(tx, run, record, world)
+        await _owe_notice(tx, run, f"action:{action.id}", "\n".join([heading, *lines]))
         await tx.save_sequence(campaign.id, run.key, run, battle_id=run.battle_id)
-    scene = Scene(guild_id, campaign, run, result.world, stages=[record.number],
-                  notice="\n".join([heading, *lines]))
+    failpoints.hit(failpoints.AFTER_ACTION_STORED)
+    scene = Scene(guild_id, campaign, run, result.world, stages=[record.number])
     await publish(interaction.client, scene)
     return ActResult(run=run, result=result, lines=lines)
 
@@ -295,7 +308,7 @@ class StartRequest:
 
 async def check_start(interaction: Interaction, campaign: Campaign, request: StartRequest) -> None:
     """Every refusal of :func:`start_run`, checked before the command is deferred publicly."""
-    async with interaction.client.storage.transaction(guild_id_of(interaction)) as tx:
+    async with interaction.client.storage.read_only(guild_id_of(interaction)) as tx:
         await _prepare_start(tx, interaction, campaign, request)
 
 
@@ -359,12 +372,13 @@ async def start_run(interaction: Interaction, campaign: Campaign, request: Start
     )
     title = " vs ".join(names.get(g, g) for g in battle.gang_ids)
     thread = await _make_thread(interaction, message, f"Post-battle: {title}")
-    if thread is not None:
-        async with storage.transaction(guild_id) as tx:
-            stored = await _require_run(tx, campaign.id, battle.id)
+    async with storage.transaction(guild_id) as tx:
+        stored = await _require_run(tx, campaign.id, battle.id)
+        if thread is not None:
             stored.thread_id = thread.id
-            await tx.save_sequence(campaign.id, stored.key, stored, battle_id=stored.battle_id)
-            run = stored
+        await _owe_panels(tx, campaign, stored, world)
+        await tx.save_sequence(campaign.id, stored.key, stored, battle_id=stored.battle_id)
+        run = stored
     await publish(interaction.client, Scene(guild_id, campaign, run, world, reports=True))
     return battle.id
 
@@ -451,10 +465,11 @@ async def _make_thread(
 class ReportEdit:
     """One change to a gang's report panel (a select or a toggle)."""
 
-    kind: str  # section | pick | bottled | left | prev | next
+    kind: str  # section | pick | bottled | left | prev | next | injfighter | injury
     section: str = ""
     slot: int = 0
     values: list[str] = field(default_factory=list)
+    fighter: str = ""  # injury: the fighter whose results the select showed
 
 
 def _report_gang(
@@ -483,7 +498,8 @@ async def _read(
     interaction: Interaction, campaign_id: str, battle_id: str
 ) -> tuple[Campaign, PostBattleRun, World]:
     storage = interaction.client.storage
-    async with storage.transaction(guild_id_of(interaction)) as tx:
+    # Read-only: the checks before answering a click must not queue behind writers.
+    async with storage.read_only(guild_id_of(interaction)) as tx:
         return await _load(tx, campaign_id, battle_id)
 
 
@@ -501,13 +517,15 @@ async def edit_report(
     """A select or toggle of a report panel: store the change and redraw the panel."""
     campaign, run, world = await _read(interaction, campaign_id, battle_id)
     _report_gang(interaction, campaign, run, world, gang_index)  # refuse at once, undeferred
+    # A dry run on the copy just read, so a refused edit is answered at once too.
+    _edit(views.report_scope(run, world, gang_index, ruleset_for(campaign)), edit)
     await interaction.response.defer()
     guild_id = guild_id_of(interaction)
     note = None
     async with interaction.client.storage.transaction(guild_id) as tx:
         campaign, run, world = await _load(tx, campaign_id, battle_id)
         _report_gang(interaction, campaign, run, world, gang_index)
-        scope = views.report_scope(run, world, gang_index)
+        scope = views.report_scope(run, world, gang_index, ruleset_for(campaign))
         changed = _edit(scope, edit)
         report = scope.report
         if changed and report.submitted:
@@ -549,11 +567,17 @@ def _edit(scope: views.ReportScope, edit: ReportEdit) -> bool:
         chosen = [value for value in edit.values if value in shown]
         report.choose(section, shown, chosen, views.enemy_of(scope, section))
         return True
+    if edit.kind == "injfighter":
+        return views.pick_injury_fighter(scope, edit.values)
+    if edit.kind == "injury":
+        return views.enter_injury(scope, edit.fighter, edit.values)
     raise InvalidRequest("Unknown report change.")
 
 
 def _check_complete(scope: views.ReportScope) -> None:
-    """In a 3-4 gang battle, every fighter Out of Action names the enemy that took it."""
+    """Injuries rolled at the table as the Wrap-up will read them; in a 3-4 gang battle,
+    every fighter Out of Action names the enemy that took it."""
+    views.check_injuries(scope)
     if len(scope.run.gang_ids) <= 2:
         return
     missing = [
@@ -580,7 +604,7 @@ async def submit_report(
     async with interaction.client.storage.transaction(guild_id) as tx:
         campaign, run, world = await _load(tx, campaign_id, battle_id)
         gang = _report_gang(interaction, campaign, run, world, gang_index)
-        scope = views.report_scope(run, world, gang_index)
+        scope = views.report_scope(run, world, gang_index, ruleset_for(campaign))
         _check_complete(scope)
         scope.report.submitted, scope.report.submitted_by = True, interaction.user.id
         scene = Scene(guild_id, campaign, run, world, report_gangs=[gang_index])
@@ -596,8 +620,11 @@ async def submit_report(
             scene.world = await _open_stage(tx, interaction, campaign, run, battle, world,
                                             ends.captor_by_fighter)
             scene.reports, scene.stages = True, [run.stages[-1].number]
+            await _owe_stage(tx, run, run.stages[-1], scene.world)
             note = "Every report is in: the Wrap-up has been rolled in the thread."
         await tx.save_sequence(campaign.id, run.key, run, battle_id=run.battle_id)
+    if scene.stages:
+        failpoints.hit(failpoints.AFTER_STAGE_STORED)
     await publish(interaction.client, scene)
     await interaction.followup.send(note, ephemeral=True)
 
@@ -689,12 +716,17 @@ async def confirm_stage(
                 run.phase = Phase.FINISHED
                 note += " That was the last step."
                 if not run.sequence.skirmish:
-                    scene.final_report = battle_report(world, battle)
+                    await _owe_report(tx, campaign, run, battle_report(world, battle))
             else:
                 scene.world = await _open_stage(tx, interaction, campaign, run, battle, world)
                 scene.stages.append(run.stages[-1].number)
+                await _owe_stage(tx, run, run.stages[-1], scene.world)
                 note += f" Next: {run.stages[-1].label}."
         await tx.save_sequence(campaign.id, run.key, run, battle_id=run.battle_id)
+    if len(scene.stages) > 1:
+        failpoints.hit(failpoints.AFTER_CONFIRM_STORED)
+    elif run.phase is Phase.FINISHED and not run.sequence.skirmish:
+        failpoints.hit(failpoints.AFTER_REPORT_QUEUED)
     return scene, note
 
 
@@ -810,7 +842,7 @@ async def undo_stage(
                             f"{previous.label} is open again.")
             scene.stages.append(previous.number)
             note = f"Undone: {current.label} was taken back; {previous.label} is open again."
-        scene.notice = f"↩️ {current.note}"
+        await _owe_notice(tx, run, f"undo:{current.number}", f"↩️ {current.note}")
         await tx.save_sequence(campaign.id, run.key, run, battle_id=run.battle_id)
         scene.world = await load_battle_world(tx, campaign.id, run)
     return scene, note
@@ -836,11 +868,12 @@ async def cancel_run(
         was_reporting = run.phase is Phase.REPORTING
         run.phase = Phase.CANCELLED
         run.cancelled_by = interaction.user.id
+        await _owe_notice(tx, run, "cancel", (
+            f"✖ Post-battle sequence cancelled by <@{interaction.user.id}>. Changes already "
+            "stored stay as they are (see /ledger)."))
         await tx.save_sequence(campaign.id, run.key, run, battle_id=run.battle_id)
-    notice = (f"✖ Post-battle sequence cancelled by <@{interaction.user.id}>. Changes already "
-              "stored stay as they are (see /ledger).")
     scene = Scene(guild_id, campaign, run, world, reports=was_reporting,
-                  stages=[current.number] if current else [], notice=notice)
+                  stages=[current.number] if current else [])
     return scene, "Cancelled."
 
 
@@ -889,19 +922,19 @@ class Scene:
     campaign: Campaign
     run: PostBattleRun
     world: World
-    stages: list[int] = field(default_factory=list)  # stage numbers to post or redraw
+    stages: list[int] = field(default_factory=list)  # stage numbers to redraw
     reports: bool = False  # redraw every report panel
     report_gangs: list[int] = field(default_factory=list)  # or only these
-    notice: str | None = None  # a message of its own in the thread
-    final_report: BattleReport | None = None
-    only_missing: bool = False  # start-up: post what is missing, leave the rest
+    # Leave posted messages as they are (only deliver what is owed).
+    only_missing: bool = False
 
 
 _locks: dict[tuple[int, str], asyncio.Lock] = {}
 
 
 def _lock(guild_id: int, key: str) -> asyncio.Lock:
-    # Two clicks drawing the same run at once would both post a missing message.
+    # Two clicks drawing the same run at once would interleave their edits (and both
+    # post again a message someone deleted).
     return _locks.setdefault((guild_id, key), asyncio.Lock())
 
 
@@ -910,11 +943,30 @@ def thread_url(guild_id: int, run: PostBattleRun) -> str:
 
 
 async def publish(client: MundaBot, scene: Scene) -> None:
-    """Post or redraw what ``scene`` names; remember new message ids in storage.
+    """Deliver the messages the commit owes, then redraw what ``scene`` names.
 
-    Failures to reach Discord are logged, not raised: the state is stored
-    already, and the next click or the next start-up draws it again.
+    New messages (a stage that opened, the lines of an action, notices, the
+    battle report) were owed in the commit's transaction and go out through
+    the outbox (bot/outbox.py), which records their ids in the run; this
+    only edits messages already posted. Failures to reach Discord are logged,
+    not raised: the state is stored already, the outbox retries what is owed
+    and the next click or the next start-up redraws the rest.
     """
+    await deliver_owed(client)
+    await _draw(client, scene)
+
+
+async def deliver_owed(client: MundaBot) -> None:
+    """Send what is owed now (the outbox's own loop retries whatever fails)."""
+    try:
+        await client.outbox.flush()
+    except Exception:
+        log.exception("could not deliver owed messages now; the outbox will retry")
+        client.outbox.kick()
+
+
+async def _draw(client: MundaBot, scene: Scene) -> None:
+    """Edit the posted messages ``scene`` names to show what is stored now."""
     async with _lock(scene.guild_id, scene.run.key):
         await _refresh(client.storage, scene)
         run = scene.run
@@ -929,11 +981,6 @@ async def publish(client: MundaBot, scene: Scene) -> None:
                 record = run.stage_record(number)
                 if record is not None:
                     await _draw_stage(channel, scene, record, posted)
-            if scene.notice:
-                for page in render.paginate_notice(scene.notice):
-                    await channel.send(page)
-            if scene.final_report is not None:
-                await _post_final_report(client, scene, posted)
         except discord.HTTPException:
             log.exception("could not draw post-battle sequence %s", run.key)
         if posted:
@@ -954,51 +1001,43 @@ async def _refresh(storage: Storage, scene: Scene) -> None:
 
 @dataclass
 class Posted:
-    """Message ids posted while drawing, to store with the run."""
+    """Message ids posted again while drawing (someone deleted them), to store with the run."""
 
     reports: dict[str, int] = field(default_factory=dict)
     stages: dict[int, list[int]] = field(default_factory=dict)
-    final: tuple[int, int] | None = None
 
     def __bool__(self) -> bool:
-        return bool(self.reports or self.stages or self.final)
+        return bool(self.reports or self.stages)
 
 
 async def _draw_report(
     channel: discord.PartialMessageable, scene: Scene, index: int, posted: Posted
 ) -> None:
     run, world = scene.run, scene.world
-    gang = world.gang(run.gang_ids[index])
-    report = run.reports[gang.id]
-    if scene.only_missing and report.message_id is not None:
+    report = run.reports[run.gang_ids[index]]
+    if report.message_id is None or scene.only_missing:
+        return  # not posted yet: it is owed, and the outbox posts it (_owe_panels)
+    embed, view = _panel_parts(scene.campaign, run, world, index)
+    try:
+        await channel.get_partial_message(report.message_id).edit(embed=embed, view=view)
         return
-    embed = render.report_embed(run, gang.id, gang.owner, views.gang_names(world),
-                                gang.fighters, gang.vehicles)
-    view = None
-    if run.phase is Phase.REPORTING:
-        view = views.report_view(views.report_scope(run, world, index))
-    if report.message_id is not None:
-        try:
-            await channel.get_partial_message(report.message_id).edit(embed=embed, view=view)
-            return
-        except discord.NotFound:
-            pass  # deleted by someone: post it again
+    except discord.NotFound:
+        pass  # deleted by someone: post it again
     message = await channel.send(embed=embed, view=view or discord.utils.MISSING)
     report.message_id = message.id
-    posted.reports[gang.id] = message.id
+    posted.reports[report.gang_id] = message.id
 
 
 async def _draw_stage(
-    channel: discord.PartialMessageable, scene: Scene, record: StageRecord, posted: Posted
+    channel: discord.PartialMessageable, scene: Scene, record: StageRecord, posted: Posted,
+    reposting: bool = False,
 ) -> None:
     run = scene.run
-    if scene.only_missing and record.message_ids:
+    if scene.only_missing:
         return
     names = views.gang_names(scene.world)
     pages = render.stage_pages(run, record, names)
-    view = None
-    if record.status is StageStatus.OPEN and run.phase is Phase.SEQUENCE:
-        view = views.stage_view(run, record, names)
+    view = _stage_view(run, record, names)
     new_ids: list[int] = []
     for index, embed in enumerate(pages):
         with_view = view if index == 0 else None
@@ -1010,33 +1049,15 @@ async def _draw_stage(
             except discord.NotFound:
                 if index == 0:
                     record.message_ids = []
-                    return await _draw_stage(channel, scene, record, posted)
+                    return await _draw_stage(channel, scene, record, posted, reposting=True)
                 continue
+        if not reposting:
+            break  # a page not posted yet is owed: the outbox posts it (_owe_stage)
         message = await channel.send(embed=embed, view=with_view or discord.utils.MISSING)
         new_ids.append(message.id)
     if new_ids:
         record.message_ids = [*record.message_ids, *new_ids]
         posted.stages[record.number] = list(record.message_ids)
-
-
-async def _post_final_report(client: MundaBot, scene: Scene, posted: Posted) -> None:
-    run = scene.run
-    assert scene.final_report is not None
-    embed = render.final_report_embed(scene.final_report, thread_url(scene.guild_id, run))
-    target = scene.campaign.report_channel_id or run.channel_id
-    try:
-        channel = client.get_partial_messageable(target, guild_id=scene.guild_id)
-        message = await channel.send(embed=embed)
-    except discord.HTTPException:
-        if target == run.channel_id:
-            raise
-        log.warning("report channel %s refused the report; posting where the battle began",
-                    target)
-        target = run.channel_id
-        channel = client.get_partial_messageable(target, guild_id=scene.guild_id)
-        message = await channel.send(embed=embed)
-    run.report_channel_id, run.report_message_id = target, message.id
-    posted.final = (target, message.id)
 
 
 async def _remember(storage: Storage, scene: Scene, posted: Posted) -> None:
@@ -1052,19 +1073,233 @@ async def _remember(storage: Storage, scene: Scene, posted: Posted) -> None:
             record = run.stage_record(number)
             if record is not None:
                 record.message_ids = message_ids
-        if posted.final is not None:
-            run.report_channel_id, run.report_message_id = posted.final
         await tx.save_sequence(scene.campaign.id, run.key, run, battle_id=run.battle_id)
+
+
+# --------------------------------------------------------------------------- owed messages
+
+# The outbox link kind of a run's messages (bot/outbox.py calls the hooks below).
+OUTBOX_KIND = "pb"
+
+
+def _owed_key(run: PostBattleRun, *parts: object) -> str:
+    # The sequence id is new each time a battle's run starts (a cancelled battle can be
+    # started again), so the keys of two runs of one battle never meet.
+    return ":".join(["pb", run.sequence.id, *(str(part) for part in parts)])
+
+
+def _link(run: PostBattleRun, what: str, **more: object) -> dict[str, Any]:
+    return {"kind": OUTBOX_KIND, "campaign": run.campaign_id, "battle": run.battle_id,
+            "sequence": run.sequence.id, "what": what, **more}
+
+
+def _body(
+    *, embed: discord.Embed | None = None, view: discord.ui.View | None = None,
+    content: str | None = None,
+) -> dict[str, Any]:
+    """A new message's JSON, as discord.py would send it; it never pings anyone."""
+    body: dict[str, Any] = {"allowed_mentions": {"parse": []}}
+    if content:
+        body["content"] = content
+    if embed is not None:
+        body["embeds"] = [embed.to_dict()]
+    if view is not None:
+        body["components"] = view.to_components()
+    return body
+
+
+def _same(body: dict[str, Any], sent: dict[str, Any]) -> bool:
+    return bool(json.loads(json.dumps(body)) == sent)
+
+
+def _stage_view(
+    run: PostBattleRun, record: StageRecord, names: dict[str, str]
+) -> discord.ui.View | None:
+    if record.status is StageStatus.OPEN and run.phase is Phase.SEQUENCE:
+        return views.stage_view(run, record, names)
+    return None
+
+
+def _stage_bodies(run: PostBattleRun, record: StageRecord, world: World) -> list[dict[str, Any]]:
+    names = views.gang_names(world)
+    view = _stage_view(run, record, names)
+    return [_body(embed=page, view=view if index == 0 else None)
+            for index, page in enumerate(render.stage_pages(run, record, names))]
+
+
+def _panel_parts(
+    campaign: Campaign, run: PostBattleRun, world: World, index: int
+) -> tuple[discord.Embed, discord.ui.View | None]:
+    gang = world.gang(run.gang_ids[index])
+    embed = render.report_embed(run, gang.id, gang.owner, views.gang_names(world),
+                                gang.fighters, gang.vehicles)
+    view = None
+    if run.phase is Phase.REPORTING:
+        view = views.report_view(views.report_scope(run, world, index, ruleset_for(campaign)))
+    return embed, view
+
+
+async def _owe_stage(
+    tx: Transaction, run: PostBattleRun, record: StageRecord, world: World
+) -> bool:
+    """Owe the pages of ``record`` not posted yet, in the caller's transaction.
+
+    True when a page turned out to be delivered already without its id in
+    the run (the id is adopted here: the caller saves the run).
+    """
+    adopted = False
+    for index, body in enumerate(_stage_bodies(run, record, world)):
+        if index < len(record.message_ids):
+            continue
+        entry = await tx.owe_message(
+            _owed_key(run, "stage", record.number, index), run.target_channel_id, body,
+            link=_link(run, "stage", stage=record.number, page=index),
+        )
+        if entry.message_id is None:
+            break  # the later pages wait for this one: their ids follow it in the list
+        record.message_ids = [*record.message_ids, entry.message_id]
+        adopted = True
+    return adopted
+
+
+async def _owe_panels(
+    tx: Transaction, campaign: Campaign, run: PostBattleRun, world: World
+) -> bool:
+    """Owe the report panels not posted yet; True when one was adopted (see _owe_stage)."""
+    adopted = False
+    for index, gang_id in enumerate(run.gang_ids):
+        report = run.reports[gang_id]
+        if report.message_id is not None:
+            continue
+        embed, view = _panel_parts(campaign, run, world, index)
+        entry = await tx.owe_message(
+            _owed_key(run, "panel", gang_id), run.target_channel_id,
+            _body(embed=embed, view=view), link=_link(run, "panel", gang=gang_id),
+        )
+        if entry.message_id is not None:
+            report.message_id, adopted = entry.message_id, True
+    return adopted
+
+
+async def _owe_notice(tx: Transaction, run: PostBattleRun, name: str, text: str) -> None:
+    """Owe a plain message in the run's channel (``name`` unique within the run)."""
+    for index, page in enumerate(render.paginate_notice(text)):
+        await tx.owe_message(_owed_key(run, "notice", name, index), run.target_channel_id,
+                             _body(content=page))
+
+
+async def _owe_report(
+    tx: Transaction, campaign: Campaign, run: PostBattleRun, report: BattleReport
+) -> bool:
+    """Owe the battle report (PB-7) to the report channel; where the battle began if that
+    channel refuses it. True when it was delivered already (its id is adopted)."""
+    embed = render.final_report_embed(report, thread_url(tx.guild_id, run))
+    target = campaign.report_channel_id or run.channel_id
+    entry = await tx.owe_message(
+        _owed_key(run, "report"), target, _body(embed=embed), link=_link(run, "report"),
+        fallback_channel_id=run.channel_id if target != run.channel_id else None,
+    )
+    if entry.message_id is None:
+        return False
+    run.report_channel_id = entry.delivered_channel_id
+    run.report_message_id = entry.message_id
+    return True
+
+
+def use_outbox(client: MundaBot) -> None:
+    """Let the outbox store where a run's messages went, and redraw them once posted."""
+
+    async def after(entry: OutboxEntry, accepted: Accepted) -> None:
+        await _redraw_delivered(client, entry)
+
+    client.outbox.on_delivered(OUTBOX_KIND, _record_delivery, after)
+
+
+async def _linked_run(tx: Transaction, entry: OutboxEntry) -> PostBattleRun | None:
+    link = entry.link or {}
+    run = await load_run(tx, str(link.get("campaign")), str(link.get("battle")))
+    if run is None or run.sequence.id != link.get("sequence"):
+        return None  # cancelled and started again since: the message was the old run's
+    return run
+
+
+async def _record_delivery(tx: Transaction, entry: OutboxEntry, accepted: Accepted) -> None:
+    """In the transaction marking ``entry`` delivered: store its message id in the run."""
+    run = await _linked_run(tx, entry)
+    link = entry.link or {}
+    if run is None:
+        return
+    what = link.get("what")
+    if what == "stage":
+        record = run.stage_record(int(link["stage"]))
+        page = int(link["page"])
+        if record is None or page > len(record.message_ids):
+            return
+        ids = list(record.message_ids)
+        if page == len(ids):
+            ids.append(accepted.message_id)
+        else:
+            ids[page] = accepted.message_id
+        record.message_ids = ids
+    elif what == "panel":
+        report = run.reports.get(str(link.get("gang")))
+        if report is None:
+            return
+        report.message_id = accepted.message_id
+    elif what == "report":
+        run.report_channel_id = accepted.channel_id
+        run.report_message_id = accepted.message_id
+    else:
+        return
+    await tx.save_sequence(run.campaign_id, run.key, run, battle_id=run.battle_id)
+
+
+async def _redraw_delivered(client: MundaBot, entry: OutboxEntry) -> None:
+    """A message goes out as it was when owed; if the run moved on before it was posted
+    (a confirmation, an undo while Discord was down), draw it as it is now."""
+    link = entry.link or {}
+    if link.get("what") not in ("stage", "panel"):
+        return
+    async with client.storage.transaction(entry.guild_id) as tx:
+        run = await _linked_run(tx, entry)
+        if run is None:
+            return
+        campaign = await tx.get_campaign(run.campaign_id)
+        world = await load_battle_world(tx, campaign.id, run)
+    scene = Scene(entry.guild_id, campaign, run, world)
+    if link["what"] == "stage":
+        record = run.stage_record(int(link["stage"]))
+        if record is None:
+            return
+        bodies = _stage_bodies(run, record, world)
+        page = int(link["page"])
+        if page < len(bodies) and _same(bodies[page], entry.payload):
+            return
+        scene.stages = [record.number]
+    else:
+        gang_id = str(link.get("gang"))
+        if gang_id not in run.gang_ids:
+            return
+        index = run.gang_ids.index(gang_id)
+        embed, view = _panel_parts(campaign, run, world, index)
+        if _same(_body(embed=embed, view=view), entry.payload):
+            return
+        scene.report_gangs = [index]
+    await _draw(client, scene)
 
 
 # --------------------------------------------------------------------------- start-up
 
 
 async def resume_all(client: MundaBot) -> int:
-    """Post what runs in progress are missing (a crash between a commit and a post).
+    """At start-up: deliver what runs owe and redraw their latest messages.
 
-    Returns how many runs were looked at. Stored results are drawn as they
-    are: nothing is rolled here.
+    A crash between a commit and its posts leaves the messages owed in the
+    outbox, which delivers them; this also owes what a run is missing that
+    has no outbox row (stored by an older release) and redraws the messages
+    the last commit may have left stale (the step before with its buttons,
+    the report panels). Returns how many runs were looked at. Stored results
+    are drawn as they are: nothing is rolled here.
     """
     seen = 0
     for guild in list(client.guilds):
@@ -1076,7 +1311,8 @@ async def resume_all(client: MundaBot) -> int:
         for campaign in campaigns:
             async with client.storage.transaction(guild.id) as tx:
                 runs = await runs_of(tx, campaign.id)
-                scenes = [await _resume_scene(tx, guild.id, campaign, run) for run in runs]
+                scenes = [await _resume_scene(tx, guild.id, campaign, run, redraw=True)
+                          for run in runs]
             for scene in scenes:
                 if scene is not None:
                     seen += 1
@@ -1094,8 +1330,11 @@ async def redraw_missing(client: MundaBot, guild_id: int, campaign: Campaign,
 
 
 async def _resume_scene(
-    tx: Transaction, guild_id: int, campaign: Campaign, run: PostBattleRun
+    tx: Transaction, guild_id: int, campaign: Campaign, run: PostBattleRun,
+    *, redraw: bool = False,
 ) -> Scene | None:
+    """Owe what ``run`` is missing (in ``tx``) and say what to redraw (``redraw``: the
+    latest messages; otherwise nothing already posted)."""
     missing_report = (
         run.phase is Phase.FINISHED and not run.sequence.skirmish
         and run.report_message_id is None
@@ -1103,15 +1342,23 @@ async def _resume_scene(
     if not run.in_progress and not missing_report:
         return None
     world = await load_battle_world(tx, campaign.id, run)
-    scene = Scene(guild_id, campaign, run, world, only_missing=True)
+    scene = Scene(guild_id, campaign, run, world, only_missing=not redraw)
+    adopted = False
     if run.phase is Phase.REPORTING:
+        adopted = await _owe_panels(tx, campaign, run, world)
         scene.reports = True
     elif run.current is not None:
-        scene.stages = [run.current.number]
+        adopted = await _owe_stage(tx, run, run.current, world)
+        # The last commit may have left the step before showing its buttons, and the
+        # report panels theirs when it opened the Wrap-up.
+        scene.stages = sorted({run.current.number, *(r.number for r in run.stages[-2:])})
+        scene.reports = len(run.stages) == 1
     if missing_report:
         try:
             battle = await tx.get_battle(campaign.id, run.battle_id)
-            scene.final_report = battle_report(world, battle)
+            adopted = await _owe_report(tx, campaign, run, battle_report(world, battle))
         except RulesError:
             log.exception("could not compose the report of %s", run.key)
+    if adopted:
+        await tx.save_sequence(campaign.id, run.key, run, battle_id=run.battle_id)
     return scene

@@ -25,6 +25,7 @@ slash command's.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import Awaitable, Callable, Sequence
@@ -41,7 +42,7 @@ from bot.context import guild_id_of, is_arbitrator, require_gang_control, storag
 from bot.errors import Refused, answer_error
 from bot.render import safe
 from bot.rulesets import ruleset_for
-from bot.storage import ActionRecord, Campaign, LedgerEvent, Storage, new_id
+from bot.storage import ActionRecord, Campaign, LedgerEvent, Storage, Transaction, new_id
 from bot.ui import embed_batches
 from bot.ui.ledger import lines_embeds
 from rules.actions import ActionResult, Actor, medical_escort_treat, negotiate_repairs
@@ -60,6 +61,7 @@ Interaction = discord.Interaction["MundaBot"]
 Stages = Sequence[tuple[Step, SubStep | None]]
 Compute = Callable[[World, PostBattleRun, Roller], RuleResult]
 Bookkeeping = Callable[[PostBattleRun, RuleResult], None]
+Check = Callable[[Transaction, PostBattleRun], Awaitable[None]]
 
 CUSTOM_ID_MAX = 100
 _ID = r"[A-Za-z0-9_-]{1,64}"
@@ -113,6 +115,7 @@ async def act(
     stages: Stages,
     compute: Compute,
     bookkeeping: Bookkeeping | None = None,
+    check: Check | None = None,
 ) -> ActResult:
     """Run ``compute`` in one of ``stages`` of ``gang``'s run and tell the player privately.
 
@@ -122,7 +125,7 @@ async def act(
     await defer_privately(interaction)
     done = await act_in_stage(
         interaction, campaign=campaign, gang=gang, stages=stages, compute=compute,
-        bookkeeping=bookkeeping,
+        bookkeeping=bookkeeping, check=check,
     )
     lines = [*done.lines, f"Posted in <#{done.run.target_channel_id}> for everyone."]
     await send_private(interaction, safe(done.result.title, 200), lines)
@@ -165,15 +168,34 @@ async def live_actions(
 ) -> list[tuple[ActionRecord, list[LedgerEvent]]]:
     """The battle's actions that stand (neither undone nor undos), newest first, with events."""
     actions = await storage.list_actions(guild_id, campaign_id, battle_id=battle_id, limit=500)
-    standing = [a for a in actions if a.undone_by is None and a.undoes is None]
-    if not standing:
+    if not any(_stands(a) for a in actions):
         return []
-    events = await storage.battle_events(guild_id, campaign_id, battle_id)
+    return _standing(actions, await storage.battle_events(guild_id, campaign_id, battle_id))
+
+
+async def live_actions_in(
+    tx: Transaction, campaign_id: str, battle_id: str
+) -> list[tuple[ActionRecord, list[LedgerEvent]]]:
+    """:func:`live_actions` inside a transaction: what a check made just before rolling
+    reads, so two requests arriving together cannot both see "not rolled yet"."""
+    actions = await tx.list_actions(campaign_id, battle_id=battle_id, limit=500)
+    if not any(_stands(a) for a in actions):
+        return []
+    return _standing(actions, await tx.battle_events(campaign_id, battle_id))
+
+
+def _stands(action: ActionRecord) -> bool:
+    return action.undone_by is None and action.undoes is None
+
+
+def _standing(
+    actions: Sequence[ActionRecord], events: Sequence[LedgerEvent]
+) -> list[tuple[ActionRecord, list[LedgerEvent]]]:
     by_action: dict[int, list[LedgerEvent]] = {}
     for event in events:
         if event.action_id is not None:
             by_action.setdefault(event.action_id, []).append(event)
-    return [(action, by_action.get(action.id, [])) for action in standing]
+    return [(action, by_action.get(action.id, [])) for action in actions if _stands(action)]
 
 
 async def stored_quote(
@@ -191,7 +213,28 @@ async def stored_quote(
     ledger is the record: the latest quote of this battle (not undone) with no
     decision (not undone) after it.
     """
-    for action, events in await live_actions(storage, guild_id, campaign_id, battle_id):
+    live = await live_actions(storage, guild_id, campaign_id, battle_id)
+    return _quote(live, quote_title, decision_title)
+
+
+def no_quote_yet(
+    campaign_id: str, battle_id: str, quote_title: str, decision_title: str, refusal: str
+) -> Check:
+    """An ``act`` check refusing with ``refusal`` when the quote was rolled meanwhile
+    (the same request sent twice at once must roll the price once)."""
+
+    async def check(tx: Transaction, _run: PostBattleRun) -> None:
+        live = await live_actions_in(tx, campaign_id, battle_id)
+        if _quote(live, quote_title, decision_title) is not None:
+            raise Refused(refusal)
+
+    return check
+
+
+def _quote(
+    live: Sequence[tuple[ActionRecord, list[LedgerEvent]]], quote_title: str, decision_title: str
+) -> int | None:
+    for action, events in live:
         if action.title == decision_title:
             return None
         if action.title == quote_title:
@@ -204,11 +247,18 @@ async def rolled_before(
     storage: Storage, guild_id: int, campaign_id: str, battle_id: str, purpose: str
 ) -> bool:
     """Whether a standing action of this battle already rolled dice for ``purpose``."""
-    return any(
-        event.kind == "roll" and event.purpose == purpose
-        for _action, events in await live_actions(storage, guild_id, campaign_id, battle_id)
-        for event in events
-    )
+    live = await live_actions(storage, guild_id, campaign_id, battle_id)
+    return _rolled(live, purpose)
+
+
+async def rolled_in(tx: Transaction, campaign_id: str, battle_id: str, purpose: str) -> bool:
+    """:func:`rolled_before` inside the transaction that is about to roll."""
+    return _rolled(await live_actions_in(tx, campaign_id, battle_id), purpose)
+
+
+def _rolled(live: Sequence[tuple[ActionRecord, list[LedgerEvent]]], purpose: str) -> bool:
+    return any(event.kind == "roll" and event.purpose == purpose
+               for _action, events in live for event in events)
 
 
 # =========================================================================== Pay / Don't pay
@@ -566,14 +616,24 @@ async def carry_out(interaction: Interaction, agreement: Agreement) -> Agreement
     handler = _HANDLERS.get(agreement.kind)
     if handler is None:
         raise Refused("This question no longer does anything; run the command again.")
-    outcome = await handler(interaction, agreement)
-    agreement.status = AgreementStatus.DONE
-    agreement.outcome = outcome.summary
-    await storage_of(interaction).save_sequence(
-        guild_id_of(interaction), agreement.campaign_id, agreement.key, agreement
-    )
+    storage, guild_id = storage_of(interaction), guild_id_of(interaction)
+    # The last "yes" clicked twice at once passes the check in _answer twice: only the
+    # first carries it out; the others find it done (read again under the lock).
+    async with _carrying.setdefault((guild_id, agreement.key), asyncio.Lock()):
+        stored = await storage.load_sequence(guild_id, agreement.campaign_id, agreement.key,
+                                             Agreement)
+        if stored is not None and stored.status is not AgreementStatus.OPEN:
+            await interaction.edit_original_response(content=stored.text(), view=None)
+            return AgreementOutcome(summary=stored.outcome)
+        outcome = await handler(interaction, agreement)
+        agreement.status = AgreementStatus.DONE
+        agreement.outcome = outcome.summary
+        await storage.save_sequence(guild_id, agreement.campaign_id, agreement.key, agreement)
     await interaction.edit_original_response(content=agreement.text(), view=None)
     return outcome
+
+
+_carrying: dict[tuple[int, str], asyncio.Lock] = {}
 
 
 def agreement_view(agreement: Agreement) -> discord.ui.View:

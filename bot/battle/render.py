@@ -169,6 +169,16 @@ def start_embed(
 # --------------------------------------------------------------------------- reporting
 
 
+def injuries_text(names: Sequence[str]) -> str:
+    """Lasting Injuries rolled at the table as one phrase: "Eye Injury", or "Multiple
+    Injuries: Hobbled, Eye Injury" (the first result gave the others); "" for none."""
+    if not names:
+        return ""
+    if len(names) == 1:
+        return names[0]
+    return f"{names[0]}: {', '.join(names[1:])}"
+
+
 def _names_of(ids: Sequence[str], fighters: Mapping[str, str]) -> list[str]:
     return [safe(fighters.get(fid, fid), 60) for fid in ids]
 
@@ -196,6 +206,8 @@ def report_embed(
         extra = " (Webbed)" if mark.webbed else ""
         if mark.taken_by:
             extra += f", by {gang_label(names, mark.taken_by)}"
+        if mark.injuries_rolled:
+            extra += f" · rolled at the table: {safe(injuries_text(mark.injuries_rolled), 300)}"
         ooa_lines.append(f"{safe(by_id.get(mark.fighter_id, mark.fighter_id), 60)}{extra}")
     status = (
         f"✅ Submitted by <@{report.submitted_by}>" if report.submitted
@@ -207,7 +219,9 @@ def report_embed(
         title=clip(f"End of battle: {names.get(gang_id, gang_id)}", TITLE_MAX),
         description=(
             f"Reported by <@{owner}> (or an Arbitrator). Pick a section, then the fighters "
-            "or vehicles it concerns; press Submit when the report is right.\n" + status
+            "or vehicles it concerns; press Submit when the report is right. A Lasting "
+            "Injury already rolled at the table goes in *Lasting Injuries rolled at the "
+            "table*; left unset, the bot rolls it in the Wrap-up.\n" + status
         ),
         colour=COLOUR_DONE if report.submitted else COLOUR_OPEN,
     )

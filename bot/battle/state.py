@@ -97,6 +97,9 @@ class FighterReport(_Stored):
     critical_injury: bool = False
     # 3-4 gang battles: which enemy gang took it Out of Action (captor if Captured).
     taken_by: str | None = None
+    # Lasting Injury results already rolled at the table (Out of Action only), named as
+    # in the injury table: one, or Multiple Injuries then its extras. Empty: the Wrap-up rolls.
+    injuries_rolled: list[str] = Field(default_factory=list)
 
 
 class GangReport(_Stored):
@@ -115,6 +118,8 @@ class GangReport(_Stored):
     # What the report message shows now: a section and a page of its fighters.
     section: str = Field(default="psi", max_length=16)
     page: int = Field(default=0, ge=0)
+    # The Out of Action fighter whose injuries rolled at the table the panel shows.
+    injury_fighter: str | None = None
 
     def fighter(self, fighter_id: str) -> FighterReport:
         return self.fighters.setdefault(fighter_id, FighterReport(fighter_id=fighter_id))
@@ -162,6 +167,7 @@ def _set_flag(mark: FighterReport, section: str, on: bool, enemy_id: str | None)
         if on:
             mark.out_of_action = mark.webbed = False
             mark.taken_by = None
+            mark.injuries_rolled = []  # only a fighter Out of Action has them
         else:
             mark.fled_prone_seriously_injured = False
     elif section == "fled":
@@ -175,6 +181,7 @@ def _set_flag(mark: FighterReport, section: str, on: bool, enemy_id: str | None)
         else:
             mark.webbed = False
             mark.taken_by = None
+            mark.injuries_rolled = []  # only a fighter Out of Action has them
     elif section == "web":
         mark.webbed = on
         if on:
@@ -301,6 +308,7 @@ class PostBattleRun(_Stored):
                     out_of_action=mark.out_of_action or mark.webbed,
                     webbed=mark.webbed,
                     critical_injury=mark.critical_injury,
+                    injuries_rolled=list(mark.injuries_rolled),
                 ))
                 if mark.taken_by is not None and mark.out_of_action:
                     captors[fid] = mark.taken_by

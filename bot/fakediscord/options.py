@@ -16,6 +16,9 @@ from bot.fakediscord.errors import CommandInputError, FakeDiscordError
 from bot.fakediscord.messages import Attachment, Upload
 from bot.fakediscord.world import Channel, Guild, Member, Role, User, World
 
+# INTEGER and NUMBER options carry values between -2**53 and 2**53 (Discord's docs).
+DISCORD_NUMBER_LIMIT = 2**53
+
 OPTION_TYPE_NAMES = {
     3: "string",
     4: "integer",
@@ -100,6 +103,9 @@ class _Builder:
         lo, hi = spec.get("min_value"), spec.get("max_value")
         if (lo is not None and value < lo) or (hi is not None and value > hi):
             raise self.fail(spec, f"{value!r} outside {lo}..{hi}")
+        # Discord's own range for numbers, declared bounds or not.
+        if not -DISCORD_NUMBER_LIMIT <= value <= DISCORD_NUMBER_LIMIT:
+            raise self.fail(spec, f"{value!r} outside Discord's ±2**53")
 
     def convert(self, spec: JsonObj, value: Any) -> Any:
         kind = spec["type"]

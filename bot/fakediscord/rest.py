@@ -206,7 +206,8 @@ def _make_middleware(services: Services) -> Middleware:
         try:
             if not _authorized(services, request):
                 raise ApiError(401, 0, "401: Unauthorized")
-            response = await handler(request)
+            fault = _fault_for(services, request)
+            response = await handler(request) if fault is None else fault
         except ApiError as exc:
             if exc.code not in (0, 10062):
                 log.info("%s %s -> %s %s", request.method, request.path, exc.status, exc.message)
@@ -222,6 +223,18 @@ def _make_middleware(services: Services) -> Middleware:
         return response
 
     return middleware
+
+
+def _fault_for(services: Services, request: web.Request) -> web.Response | None:
+    """The injected failure this request meets, if any (docs/fake-discord.md)."""
+    if not request.path.startswith(API_PREFIX + "/"):
+        return None
+    path = request.path[len(API_PREFIX):]
+    for fault in services.faults:
+        if fault.matches(request.method, path):
+            log.info("%s %s -> injected %s", request.method, request.path, fault.status)
+            return fault.respond(request.method, path)
+    return None
 
 
 async def _unknown_route(services: Services, request: web.Request) -> web.Response:

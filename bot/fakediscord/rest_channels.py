@@ -11,7 +11,7 @@ from bot.fakediscord.errors import ApiError, not_found
 from bot.fakediscord.http_util import no_content, ok, read_body, snowflake
 from bot.fakediscord.messages import Message
 from bot.fakediscord.services import Services
-from bot.fakediscord.world import Channel
+from bot.fakediscord.world import Channel, User
 
 
 class ChannelRoutes:
@@ -113,6 +113,10 @@ class ChannelRoutes:
         send = Perm.SEND_MESSAGES_IN_THREADS if channel.is_thread else Perm.SEND_MESSAGES
         self.require(channel, Perm.VIEW_CHANNEL | send)
         body, files = await read_body(request)
+        repeated = _same_nonce(channel, self.world.bot, body)
+        if repeated is not None:
+            # enforce_nonce: Discord answers with the message it already made for this nonce.
+            return ok(repeated.to_payload(self.world))
         ref = body.get("message_reference")
         message_type = 0
         if ref and ref.get("message_id") and ref.get("type", 0) == 0:
@@ -248,6 +252,18 @@ class ChannelRoutes:
         channel.member_ids.discard(user_id)
         self.world.emit("THREAD_MEMBERS_UPDATE", channel)
         return no_content()
+
+
+def _same_nonce(channel: Channel, author: User, body: dict[str, object]) -> Message | None:
+    nonce = body.get("nonce")
+    if not body.get("enforce_nonce") or nonce is None:
+        return None
+    for message in reversed(channel.messages):
+        if message.author is author and not message.deleted and message.extra.get(
+            "nonce"
+        ) == nonce:
+            return message
+    return None
 
 
 async def serve_attachment(services: Services, request: web.Request) -> web.StreamResponse:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from types import TracebackType
 from typing import TYPE_CHECKING
 
@@ -10,6 +11,7 @@ from aiohttp import web
 
 from bot.fakediscord.commands import CommandRegistry
 from bot.fakediscord.common import DEFAULT_BOT, Perm
+from bot.fakediscord.faults import Fault, check_status
 from bot.fakediscord.gateway import Gateway
 from bot.fakediscord.interactions import Interactions
 from bot.fakediscord.rest import API_PREFIX, GATEWAY_PATH, build_app
@@ -62,11 +64,15 @@ class FakeDiscord:
     def bot_user(self) -> User:
         return self.world.bot
 
-    def add_user(self, username: str, *, global_name: str | None = None) -> User:
-        return self.world.add_user(username, global_name=global_name)
+    def add_user(
+        self, username: str, *, global_name: str | None = None, user_id: int | None = None
+    ) -> User:
+        return self.world.add_user(username, global_name=global_name, user_id=user_id)
 
-    def add_guild(self, name: str, *, owner: User | None = None) -> Guild:
-        return self.world.add_guild(name, owner=owner)
+    def add_guild(
+        self, name: str, *, owner: User | None = None, guild_id: int | None = None
+    ) -> Guild:
+        return self.world.add_guild(name, owner=owner, guild_id=guild_id)
 
     def guild(self, ref: GuildRef) -> Guild:
         return self.world.guild(ref)
@@ -179,6 +185,28 @@ class FakeDiscord:
 
     async def send_reconnect(self) -> None:
         await self.gateway.send_reconnect()
+
+    def fail_requests(
+        self,
+        method: str,
+        path: str | re.Pattern[str],
+        *,
+        status: int,
+        times: int = 1,
+        retry_after: float = 0.5,
+        is_global: bool = False,
+    ) -> Fault:
+        """Make the next ``times`` requests matching ``method`` and ``path`` (after
+        ``/api/v10``; a compiled pattern must match it whole) fail with ``status``
+        (429 with ``retry_after``, or 500/502/503/504) before any handler runs."""
+        check_status(status)
+        fault = Fault(method, path, status, times, retry_after=retry_after,
+                      is_global=is_global)
+        self.services.faults.append(fault)
+        return fault
+
+    def clear_faults(self) -> None:
+        self.services.faults.clear()
 
     def transcript(self, channel: Channel | str | int, guild: GuildRef | None = None) -> str:
         return render_channel(self.world, self.world.channel(channel, guild), self.interactions)

@@ -7,6 +7,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from bot.fakediscord.commands import CommandRegistry
+from bot.fakediscord.faults import Fault
 from bot.fakediscord.gateway import Gateway
 from bot.fakediscord.interactions import Interactions
 from bot.fakediscord.world import World
@@ -25,3 +26,5 @@ class Services:
     requests: deque[tuple[str, str, int]] = field(default_factory=lambda: deque(maxlen=2000))
     unknown_routes: list[str] = field(default_factory=list)
     internal_errors: list[str] = field(default_factory=list)
+    # Injected failures (FakeDiscord.fail_requests), checked before any handler.
+    faults: list[Fault] = field(default_factory=list)

@@ -6,7 +6,7 @@ Entities are plain mutable dataclasses so tests can inspect them directly; the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -389,13 +389,21 @@ class World:
             listener(event, subject)
         self.notifier.notify()
 
-    def add_user(self, username: str, *, global_name: str | None = None, bot: bool = False) -> User:
-        user = User(id=self.ids.next(), username=username, global_name=global_name, bot=bot)
+    def add_user(
+        self, username: str, *, global_name: str | None = None, bot: bool = False,
+        user_id: int | None = None,
+    ) -> User:
+        """``user_id`` pins the id (a world rebuilt to match a stored database); default: new."""
+        user = User(id=self._fresh_id(user_id, self.users), username=username,
+                    global_name=global_name, bot=bot)
         self.users[user.id] = user
         return user
 
-    def add_guild(self, name: str, *, owner: User | None = None) -> Guild:
-        guild_id = self.ids.next()
+    def add_guild(
+        self, name: str, *, owner: User | None = None, guild_id: int | None = None
+    ) -> Guild:
+        """``guild_id`` pins the id, as for :meth:`add_user`."""
+        guild_id = self._fresh_id(guild_id, self.guilds)
         owner_id = owner.id if owner else self.app_owner.id
         guild = Guild(world=self, id=guild_id, name=name, owner_id=owner_id)
         # @everyone shares the guild's id, as on Discord.
@@ -408,6 +416,13 @@ class World:
             guild.add_member(owner)
         self.guilds[guild.id] = guild
         return guild
+
+    def _fresh_id(self, wanted: int | None, taken: Container[int]) -> int:
+        if wanted is None:
+            return self.ids.next()
+        if wanted in taken:
+            raise FakeDiscordError(f"id {wanted} is already taken")
+        return wanted
 
     def register_channel(self, channel: Channel) -> None:
         self.channels[channel.id] = channel

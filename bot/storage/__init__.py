@@ -13,6 +13,7 @@ from bot.storage.errors import (
     StaleWorld,
     StorageError,
 )
+from bot.storage.outbox import OutboxEntry
 from bot.storage.records import (
     EXPORT_FORMAT,
     EXPORT_VERSION,
@@ -40,6 +41,7 @@ __all__ = [
     "GangImportLink",
     "LedgerEvent",
     "MigrationFailed",
+    "OutboxEntry",
     "SequenceRecord",
     "Snapshot",
     "StaleWorld",

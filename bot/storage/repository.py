@@ -20,16 +20,20 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
 import aiosqlite
 
+from bot.storage import outbox
 from bot.storage.backup import backup_database
 from bot.storage.database import DEFAULT_BUSY_TIMEOUT_MS, connect, schema_version
+from bot.storage.outbox import OutboxEntry
 from bot.storage.transaction import Transaction
 
 P = ParamSpec("P")
@@ -75,11 +79,23 @@ def _write(method: Callable[Concatenate[Transaction, P], Awaitable[T]]) -> _Guil
 class Storage:
     """The campaign database: open with ``await Storage.open(path)``."""
 
-    def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
+    def __init__(
+        self, conn: aiosqlite.Connection, path: Path,
+        busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
+    ) -> None:
         self.path = path
         self._conn = conn
         self._lock = asyncio.Lock()
         self._owner: asyncio.Task[Any] | None = None
+        # Reads get a connection of their own (opened on first use), so a click's
+        # checks never queue behind the write transactions of other clicks: with
+        # WAL a reader sees the last commit while the writer works. An in-memory
+        # database has only the one connection.
+        self._busy_timeout_ms = busy_timeout_ms
+        self._reader: aiosqlite.Connection | None = None
+        self._reader_lock = asyncio.Lock()
+        self._reader_owner: asyncio.Task[Any] | None = None
+        self._closed = False
 
     @classmethod
     async def open(
@@ -90,9 +106,14 @@ class Storage:
         Raises DatabaseTooNew for a file written by a newer release.
         """
         conn = await connect(path, busy_timeout_ms=busy_timeout_ms)
-        return cls(conn, Path(path))
+        return cls(conn, Path(path), busy_timeout_ms)
 
     async def close(self) -> None:
+        async with self._reader_lock:
+            self._closed = True
+            if self._reader is not None:
+                await self._reader.close()
+                self._reader = None
         async with self._locked():
             await self._conn.close()
 
@@ -112,6 +133,17 @@ class Storage:
             return await schema_version(self._conn)
 
     @asynccontextmanager
+    async def read_only(self, guild_id: int) -> AsyncIterator[Transaction]:
+        """A read transaction on ``guild_id``'s data that never waits for writers.
+
+        It sees what was committed when it began. For checks made before an
+        interaction is answered (a refusal must come at once); whatever
+        decides a write reads again inside ``transaction()``.
+        """
+        async with self._scope(guild_id, write=False) as tx:
+            yield tx
+
+    @asynccontextmanager
     async def transaction(self, guild_id: int) -> AsyncIterator[Transaction]:
         """A write transaction on ``guild_id``'s data: committed if the block ends
         normally, rolled back (nothing written, ledger included) if it raises."""
@@ -122,6 +154,27 @@ class Storage:
         """Copy the whole database, online, to ``target`` (replaced when complete)."""
         async with self._locked():
             return await backup_database(self._conn, target)
+
+    async def undelivered_messages(self, limit: int = 500) -> list[OutboxEntry]:
+        """Owed messages of every server, oldest first (the outbox worker's scan)."""
+        async with self._locked():
+            await self._conn.execute("BEGIN")
+            try:
+                return await outbox.undelivered(self._conn, limit)
+            finally:
+                await self._conn.execute("COMMIT")
+
+    async def prune_outbox(self, older_than: timedelta) -> int:
+        """Forget outbox rows delivered or given up longer than ``older_than`` ago."""
+        async with self._locked():
+            await self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                count = await outbox.prune(self._conn, older_than)
+            except BaseException:
+                await self._conn.execute("ROLLBACK")
+                raise
+            await self._conn.execute("COMMIT")
+            return count
 
     @asynccontextmanager
     async def _locked(self) -> AsyncIterator[None]:
@@ -138,8 +191,52 @@ class Storage:
             finally:
                 self._owner = None
 
+    async def _reading_connection(self) -> aiosqlite.Connection | None:
+        """The readers' connection (held under ``_reader_lock``); None for ``:memory:``."""
+        if str(self.path) in ("", ":memory:") or str(self.path).startswith("file:"):
+            return None
+        if self._closed:
+            raise RuntimeError("Storage is closed.")
+        if self._reader is None:
+            reader = await aiosqlite.connect(str(self.path), isolation_level=None)
+            reader.row_factory = sqlite3.Row
+            await reader.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_ms)}")
+            await reader.execute("PRAGMA query_only = ON")
+            self._reader = reader
+        return self._reader
+
+    @asynccontextmanager
+    async def _read_scope(self, guild_id: int) -> AsyncIterator[Transaction | None]:
+        task = asyncio.current_task()
+        if task is not None and task in (self._owner, self._reader_owner):
+            # Inside its own write it would not see that transaction's writes; inside
+            # its own read it would wait for itself for ever.
+            raise RuntimeError(
+                "Storage was called inside its own transaction; use the transaction object."
+            )
+        async with self._reader_lock:
+            reader = await self._reading_connection()
+            if reader is None:
+                yield None
+                return
+            self._reader_owner = task
+            await reader.execute("BEGIN")
+            tx = Transaction(reader, guild_id, writable=False)
+            try:
+                yield tx
+            finally:
+                tx.close()
+                self._reader_owner = None
+                if reader.in_transaction:
+                    await reader.execute("ROLLBACK")
+
     @asynccontextmanager
     async def _scope(self, guild_id: int, *, write: bool) -> AsyncIterator[Transaction]:
+        if not write:
+            async with self._read_scope(guild_id) as read_tx:
+                if read_tx is not None:
+                    yield read_tx
+                    return
         async with self._locked():
             # Reads take a snapshot (deferred BEGIN); writes take the write
             # lock up front so they never fail half-way on an upgrade.
@@ -215,6 +312,15 @@ class Storage:
     save_gang_import = _write(Transaction.save_gang_import)
     stage_import = _write(Transaction.stage_import)
     take_staged_import = _write(Transaction.take_staged_import)
+
+    owe_message = _write(Transaction.owe_message)
+    owed_message = _read(Transaction.owed_message)
+    outbox_entry = _read(Transaction.outbox_entry)
+    outbox_entries = _read(Transaction.outbox_entries)
+    outbox_delivered = _write(Transaction.outbox_delivered)
+    outbox_retry = _write(Transaction.outbox_retry)
+    outbox_redirect = _write(Transaction.outbox_redirect)
+    outbox_give_up = _write(Transaction.outbox_give_up)
 
     export_campaign = _read(Transaction.export_campaign)
     import_campaign = _write(Transaction.import_campaign)

@@ -11,12 +11,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import timedelta
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import aiosqlite
 from pydantic import BaseModel
 
-from bot.storage import battles, campaigns, exporting, gangs, imports, ledger, sequences
+from bot.storage import (
+    battles,
+    campaigns,
+    exporting,
+    gangs,
+    imports,
+    ledger,
+    outbox,
+    sequences,
+)
 from bot.storage.codec import Row, territory_from_row
 from bot.storage.records import (
     ActionRecord,
@@ -471,6 +480,53 @@ class Transaction:
             return None
         user_id, state = found
         return user_id, model_type.model_validate_json(state)
+
+    # -------------------------------------------------------------- outbox (bot/outbox.py)
+
+    async def owe_message(
+        self,
+        key: str,
+        channel_id: int,
+        payload: dict[str, Any],
+        *,
+        link: dict[str, Any] | None = None,
+        fallback_channel_id: int | None = None,
+    ) -> outbox.OutboxEntry:
+        """Owe a message to a channel, committed with this transaction (docs/reliability.md).
+
+        ``key`` names the message within the server: owing it again changes
+        nothing. The delivery worker posts it and records Discord's id.
+        """
+        return await outbox.owe(
+            self._write_db(), self.guild_id, key, channel_id, payload, link=link,
+            fallback_channel_id=fallback_channel_id,
+        )
+
+    async def owed_message(self, key: str) -> outbox.OutboxEntry | None:
+        return await outbox.get(self._db, self.guild_id, key)
+
+    async def outbox_entry(self, entry_id: int) -> outbox.OutboxEntry | None:
+        return await outbox.get_by_id(self._db, self.guild_id, entry_id)
+
+    async def outbox_entries(
+        self, prefix: str = "", *, pending_only: bool = False
+    ) -> list[outbox.OutboxEntry]:
+        """This server's outbox rows whose key starts with ``prefix``, oldest first."""
+        return await outbox.of_guild(self._db, self.guild_id, prefix=prefix,
+                                     pending_only=pending_only)
+
+    async def outbox_delivered(self, entry_id: int, message_id: int, channel_id: int) -> bool:
+        return await outbox.delivered(self._write_db(), self.guild_id, entry_id, message_id,
+                                      channel_id)
+
+    async def outbox_retry(self, entry_id: int, error: str, due_at: float) -> None:
+        await outbox.retry_later(self._write_db(), self.guild_id, entry_id, error, due_at)
+
+    async def outbox_redirect(self, entry_id: int, error: str) -> bool:
+        return await outbox.redirect(self._write_db(), self.guild_id, entry_id, error)
+
+    async def outbox_give_up(self, entry_id: int, error: str) -> None:
+        await outbox.give_up(self._write_db(), self.guild_id, entry_id, error)
 
     # -------------------------------------------------------------- export and import
 

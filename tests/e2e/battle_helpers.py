@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
 from bot.arena import Arena
-from bot.fakediscord import Driver
+from bot.fakediscord import Driver, InteractionResult
 from bot.fakediscord.messages import Message
 from bot.fakediscord.world import Channel
 
@@ -140,23 +140,39 @@ def custom_id(message: Message, prefix: str) -> str:
 async def report(
     driver: Driver, thread: Channel, user: str, gang: str,
     marks: Sequence[tuple[str, Sequence[str]]] = (),
+    injuries: Mapping[str, Sequence[str]] | None = None,
 ) -> None:
-    """Fill ``gang``'s report panel: for each (section label, fighter names), then Submit."""
+    """Fill ``gang``'s report panel: for each (section label, fighter names), then the
+    Lasting Injuries rolled at the table (fighter name: results, in order), then Submit."""
     for section, names in marks:
-        panel = await panel_of(driver, thread, gang)
-        chooser = panel.component(custom_id(panel, "munda:pb:sec:"))
-        value = next(o["value"] for o in chooser["options"] if o["label"] == section)
-        await driver.select(panel, chooser["custom_id"], [value], user)
-        suffix, wanted = f":{value}:0", list(names)
-        panel = await until(lambda: _panel_with(driver, thread, gang, suffix),  # noqa: B023
-                            f"the {section} section of {gang}")
-        await driver.select(panel, custom_id(panel, "munda:pb:pick:"), wanted, user)
-        await until(lambda: _panel_showing(driver, thread, gang, wanted),  # noqa: B023
-                    f"{gang}'s panel to show {wanted}")
+        await mark(driver, thread, user, gang, section, names)
+    for fighter, results in (injuries or {}).items():
+        for result_name in results:
+            picked = await pick_injury(driver, thread, user, gang, fighter, result_name)
+            assert not picked.ephemeral, picked.text()
+        phrase = injury_phrase(results)
+        await until(lambda: panel_shows(driver, thread, gang, phrase),  # noqa: B023
+                    f"{gang}'s panel to show {fighter}'s injuries")
     panel = await panel_of(driver, thread, gang)
     result = await driver.click(panel, custom_id(panel, "munda:pb:submit:"), user)
     assert "Something went wrong" not in result.text(), result.text()
     await until(lambda: _submitted(driver, thread, gang), f"{gang}'s report to be submitted")
+
+
+async def mark(
+    driver: Driver, thread: Channel, user: str, gang: str, section: str, names: Sequence[str]
+) -> None:
+    """Choose ``names`` in one section (by its label) of ``gang``'s panel; no Submit."""
+    panel = await panel_of(driver, thread, gang)
+    chooser = panel.component(custom_id(panel, "munda:pb:sec:"))
+    value = next(o["value"] for o in chooser["options"] if o["label"] == section)
+    await driver.select(panel, chooser["custom_id"], [value], user)
+    suffix, wanted = f":{value}:0", list(names)
+    panel = await until(lambda: _panel_with(driver, thread, gang, suffix),
+                        f"the {section} section of {gang}")
+    await driver.select(panel, custom_id(panel, "munda:pb:pick:"), wanted, user)
+    await until(lambda: _panel_showing(driver, thread, gang, wanted),
+                f"{gang}'s panel to show {wanted}")
 
 
 def _submitted(driver: Driver, thread: Channel, gang: str) -> bool | None:
@@ -217,3 +233,84 @@ def number_after(pattern: str, text: str) -> int:
     found = re.search(pattern, text)
     assert found, f"{pattern!r} not in {text[-2000:]}"
     return int(found.group(1))
+
+
+# --------------------------------------------------------------------------- injuries at the table
+
+INJURIES_SECTION = "Lasting Injuries rolled at the table"
+NOT_ROLLED = "Not rolled at the table (the bot rolls it)"
+
+
+def injury_phrase(results: Sequence[str]) -> str:
+    """How the report panel lists results rolled at the table (see bot.battle.render)."""
+    if len(results) <= 1:
+        return f"rolled at the table: {''.join(results)}" if results else ""
+    return f"rolled at the table: {results[0]}: {', '.join(results[1:])}"
+
+
+def panel_shows(driver: Driver, thread: Channel, gang: str, text: str) -> Message | None:
+    """``gang``'s report panel once it shows ``text`` (in its embed or content)."""
+    message = _newest_panel(driver, thread, gang)
+    if message is None:
+        return None
+    body = message.content + " ".join(str(e) for e in message.embeds)
+    return message if text in body else None
+
+
+def _newest_panel(driver: Driver, thread: Channel, gang: str) -> Message | None:
+    for message in reversed(thread_messages(driver, thread)):
+        body = message.content + " ".join(str(e) for e in message.embeds)
+        if f"End of battle: {gang}" in body and _has(message, "munda:pb:submit:"):
+            return message
+    return None
+
+
+def _option(component: dict[str, object], label: str) -> dict[str, object] | None:
+    options = component.get("options") or []
+    assert isinstance(options, list)
+    return next((o for o in options if o.get("label") == label), None)
+
+
+async def pick_injury(
+    driver: Driver, thread: Channel, user: str, gang: str, fighter: str, result: str
+) -> InteractionResult:
+    """Pick ``result`` (a table result, or NOT_ROLLED) for ``fighter`` in the injuries section.
+
+    Opens the section and chooses the fighter first when the panel shows
+    another; returns the pick's answer: an ephemeral one is a refusal,
+    otherwise the panel has been redrawn from what was stored.
+    """
+    panel = await panel_of(driver, thread, gang)
+    if not _has(panel, "munda:pb:injf:"):
+        chooser = panel.component(custom_id(panel, "munda:pb:sec:"))
+        option = _option(chooser, INJURIES_SECTION)
+        assert option is not None, f"no {INJURIES_SECTION!r} in {chooser['options']}"
+        await driver.select(panel, chooser["custom_id"], [option["value"]], user)
+        panel = await until(lambda: _newest_with(driver, thread, gang, "munda:pb:injf:"),
+                            f"the injuries section of {gang}")
+    fighters = panel.component(custom_id(panel, "munda:pb:injf:"))
+    choice = _option(fighters, fighter)
+    assert choice is not None, f"{fighter} is not offered: {fighters['options']}"
+    fighter_id = str(choice["value"])
+    if not choice.get("default"):
+        await driver.select(panel, fighters["custom_id"], [fighter_id], user)
+    panel = await until(
+        lambda: _newest_with(driver, thread, gang, "munda:pb:inj:", suffix=f":{fighter_id}"),
+        f"the injury select of {fighter}")
+    select = next(c for c in panel.selects
+                  if str(c.get("custom_id", "")).startswith("munda:pb:inj:"))
+    picked = await driver.select(panel, select["custom_id"], [result], user)
+    if not picked.ephemeral:
+        await picked.wait_for_update()
+    return picked
+
+
+def _newest_with(
+    driver: Driver, thread: Channel, gang: str, prefix: str, suffix: str = ""
+) -> Message | None:
+    message = _newest_panel(driver, thread, gang)
+    if message is None:
+        return None
+    found = [str(c.get("custom_id", "")) for c in message.iter_components()
+             if str(c.get("custom_id", "")).startswith(prefix)]
+    return message if any(c.endswith(suffix) for c in found) else None

@@ -23,6 +23,7 @@ from tests.e2e.battle_helpers import (
     number_after,
     report,
     slash,
+    stage_message,
     thread_named,
     until,
 )
@@ -114,6 +115,13 @@ async def test_medical_escort_paid_and_a_stranger_refused(arena: Arena) -> None:
     assert twice.ephemeral and "Medical Escort" in twice.content
 
 
+# A fighter reported Out of Action while Webbed in a lost battle escapes on a natural 6 only
+# (PB-1.2: -2 lost, -2 Webbed). The escape die is secret-seeded, so a battle whose capture
+# did not stick is cancelled and another is fought: six battles all escaping is 1 in 46,656.
+CAPTURE_TRIES = 6
+
+
+@pytest.mark.rule("PB-1.2")
 @pytest.mark.rule("PB-1.7")
 @pytest.mark.rule("PB-5.2")
 async def test_captive_sold_to_the_guilders_in_a_later_battle(arena: Arena) -> None:
@@ -125,19 +133,38 @@ async def test_captive_sold_to_the_guilders_in_a_later_battle(arena: Arena) -> N
     await new_fighter(d, "dan", "Captives", "Scavs", "Scav Boss", "Forge Tyrant")
     await new_fighter(d, "dan", "Captives", "Scavs", "Runt", "Forge-born")
 
-    # The first battle: the Runt goes Out of Action. Its Lasting Injury is rolled by
-    # the bot; whatever it was, the Arbitrator records the capture as the table had it.
-    await slash(d, "bob", "prebattle", gang1="Wardens", gang2="Scavs", campaign="Captives")
-    battles = await d.autocomplete(GUILD, CHANNEL, "bob", "postbattle start", focused="battle",
-                                   campaign="Captives", winner="Wardens")
-    first = battles[0].value
-    await slash(d, "bob", "postbattle start", winner="Wardens", battle=first,
-                campaign="Captives")
-    thread = await thread_named(d, "Wardens vs Scavs")
-    await report(d, thread, "bob", "Wardens")
-    await report(d, thread, "dan", "Scavs")
-    await slash(d, "alice", "fighter status", fighter="Runt", status="Captured",
-                captor="Wardens", campaign="Captives")
+    # The Runt goes Out of Action while Webbed, and Captured was rolled at the table: the
+    # Wrap-up makes its escape roll instead of rolling an injury.
+    battles_fought: list[str] = []
+    thread_id = 0
+    for _attempt in range(CAPTURE_TRIES):
+        await slash(d, "bob", "prebattle", gang1="Wardens", gang2="Scavs", campaign="Captives")
+        battles = await d.autocomplete(GUILD, CHANNEL, "bob", "postbattle start",
+                                       focused="battle", campaign="Captives", winner="Wardens")
+        battle = battles[0].value
+        assert battle not in battles_fought
+        battles_fought.append(battle)
+        await slash(d, "bob", "postbattle start", winner="Wardens", battle=battle,
+                    campaign="Captives")
+        thread = await thread_named(d, "Wardens vs Scavs", after=thread_id)
+        thread_id = thread.id
+        await report(d, thread, "bob", "Wardens")
+        await report(d, thread, "dan", "Scavs", [("Out of Action while Webbed", ["Runt"])],
+                     injuries={"Runt": ["Captured"]})
+        wrap_up = (await stage_message(d, thread, "Wrap-up")).embed_text()
+        assert "Runt's Lasting Injuries were rolled during the battle: Captured." in wrap_up
+        assert "Lasting Injury for Runt: D66" not in wrap_up  # not rolled again
+        natural = number_after(r"escape roll for Runt: D6 → \[(\d)\]", wrap_up)
+        if natural != 6:
+            assert (f"Runt rolls {natural} (-2 lost, -2 Webbed) = {natural - 4} and is "
+                    "Captured by Wardens.") in wrap_up
+            break
+        assert "Runt rolls 6 (-2 lost, -2 Webbed) = 2 and escapes into Convalescence." in wrap_up
+        cancelled = await slash(d, "alice", "postbattle cancel", gang="Wardens",
+                                campaign="Captives")
+        assert "Cancelled" in cancelled
+    else:
+        raise AssertionError(f"the Runt escaped {CAPTURE_TRIES} times in a row")
 
     listed = await slash(d, "dan", "captive list", campaign="Captives")
     assert "**Runt** of Scavs, held by **Wardens** (rescue chance not yet given" in listed
@@ -174,7 +201,7 @@ async def test_captive_sold_to_the_guilders_in_a_later_battle(arena: Arena) -> N
     battles = await d.autocomplete(GUILD, CHANNEL, "dan", "postbattle start", focused="battle",
                                    campaign="Captives", winner="Scavs")
     later = battles[0].value
-    assert later != first
+    assert later not in battles_fought
     await slash(d, "dan", "postbattle start", winner="Scavs", battle=later, campaign="Captives")
     thread = await thread_named(d, "Scavs vs Wardens")
     await report(d, thread, "dan", "Scavs")
@@ -203,6 +230,47 @@ async def test_captive_sold_to_the_guilders_in_a_later_battle(arena: Arena) -> N
     assert "Runt" not in roster
     assert "Nobody is held captive." in await slash(d, "dan", "captive list",
                                                      campaign="Captives")
+
+
+@pytest.mark.rule("PB-1.7")
+async def test_a_failed_rescue_mission_frees_the_captor(arena: Arena) -> None:
+    d = arena.driver
+    await new_campaign(d, "Rescues")
+    await new_gang(d, "bob", "Rescues", "Jailers")
+    await new_gang(d, "dan", "Rescues", "Kin", alignment="Outlaw")
+    await new_fighter(d, "dan", "Rescues", "Kin", "Lost Boy", "Forge-born")
+    await new_fighter(d, "dan", "Rescues", "Kin", "Kin Boss", "Forge Tyrant")
+    await slash(d, "alice", "fighter status", fighter="Lost Boy", status="Captured",
+                captor="Jailers", campaign="Rescues")
+    await slash(d, "dan", "prebattle", gang1="Kin", gang2="Jailers",
+                rescue_captive="Lost Boy", campaign="Rescues")
+
+    stranger = await d.slash(GUILD, CHANNEL, "eve", "captive rescue-failed",
+                             captive="Lost Boy", campaign="Rescues")
+    assert stranger.ephemeral and "Only the players of Kin and Jailers" in stranger.content
+    free = await d.slash(GUILD, CHANNEL, "dan", "captive rescue-failed", captive="Kin Boss",
+                         campaign="Rescues")
+    assert free.ephemeral and "is not held captive" in free.content
+    assert "Jailers may: Trade to its owner." in await slash(
+        d, "dan", "captive list", campaign="Rescues")
+
+    # The Rescue Mission failed; the captor's player records it (the owner's could too).
+    failed = await slash(d, "bob", "captive rescue-failed", captive="Lost Boy",
+                         campaign="Rescues")
+    assert "Kin failed its Rescue Mission for Lost Boy." in failed
+    assert "Jailers may now sell Lost Boy to the Guilders" in failed
+    listed = await slash(d, "dan", "captive list", campaign="Rescues")
+    assert "has had its rescue chance" in listed
+    assert "Sell to the Guilders" in listed and "Trade to any gang" in listed
+    ledger = await slash(d, "dan", "ledger", gang="Kin", campaign="Rescues")
+    assert "Kin failed its Rescue Mission for Lost Boy." in ledger
+
+    # When the gangs meet again the owner may try again (PB-1.7); a second failure is
+    # recorded, and the captor was free already.
+    again = await slash(d, "dan", "captive rescue-failed", captive="Lost Boy",
+                        campaign="Rescues")
+    assert "Kin failed its Rescue Mission for Lost Boy." in again
+    assert "may now sell" not in again
 
 
 @pytest.mark.rule("PB-1.8")

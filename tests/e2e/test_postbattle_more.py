@@ -7,7 +7,9 @@ helpers are those of test_postbattle.
 
 from __future__ import annotations
 
+import contextlib
 import re
+import sqlite3
 
 import pytest
 
@@ -230,6 +232,9 @@ async def test_a_step_stored_but_never_posted_is_posted_at_start_up_without_roll
         actions = len(await storage.list_actions(guild, found.id, battle_id=run.battle_id))
     finally:
         await storage.close()
+    # ... and nothing owed for it in the outbox (a database from before the outbox).
+    with contextlib.closing(sqlite3.connect(arena.database_path)) as conn, conn:
+        conn.execute("DELETE FROM outbox WHERE key LIKE ?", (f"pb:{run.sequence.id}:stage:%",))
     await arena.start_bot()
     def reposted() -> list[Message]:
         posted = titled(in_thread(arena, thread), "Wrap-up")

@@ -1,0 +1,408 @@
+"""The outbox: messages the bot owes a channel are delivered, once each, whatever happens.
+
+A change that makes a message owed (a post-battle stage opens, an action is
+stored, the battle is over and the Arbitrator's report is due) writes an
+outbox row in the same database transaction
+(:meth:`bot.storage.Transaction.owe_message`). This worker posts the rows:
+
+- right away: the code that committed calls :meth:`Outbox.flush` (so a
+  player's click is answered after the step it opened is in the channel), and
+  the background loop picks up whatever is left;
+- in order per channel: a row waits while an older row of its channel is
+  waiting, so a thread never shows step 5 above step 4;
+- again after a failure: 5xx, timeouts and lost connections back off
+  exponentially (:class:`RetryPolicy`), a 429 waits exactly its
+  ``retry_after`` (a global one pauses every channel); a channel that refuses
+  for good (403, 404) hands the row to its fallback channel, or gives it up
+  with an error in the log;
+- again after a restart: rows are in the database, and the loop starts with
+  them;
+- at most once: every row carries a random nonce sent with
+  ``enforce_nonce``, so when Discord accepted a message but the answer was
+  lost (a timeout, the bot killed before it recorded the id) the retry gets
+  the message already made instead of a second one. The message id is
+  stored with the row, and hooks (:meth:`Outbox.on_delivered`) store it
+  where it belongs (the run's stage, its report) in the same transaction.
+
+Messages are sent with aiohttp straight to Discord's REST API, one request
+per attempt: discord.py's own client retries a 5xx for ~25 seconds inside
+one call, which would hold a channel's queue and leave the outbox nothing to
+decide. Edits of messages already posted stay with discord.py (an edit is
+idempotent; the next redraw repeats it). See docs/reliability.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any, Protocol
+
+import aiohttp
+import discord
+
+from bot import failpoints
+from bot.storage import OutboxEntry, Storage, Transaction
+
+if TYPE_CHECKING:
+    from discord import Client
+
+log = logging.getLogger(__name__)
+
+SEND_TIMEOUT = 10.0  # seconds for one attempt; a slow Discord is retried, not waited for
+SCAN_INTERVAL = 60.0  # the loop looks at the table at least this often
+KEEP_DELIVERED = timedelta(days=30)
+# Statuses Discord may answer for a request it could serve a moment later.
+RETRYABLE = frozenset({408, 500, 502, 503, 504, 520, 522, 524})
+# A channel that is gone or closed to the bot: try the fallback channel.
+WRONG_CHANNEL = frozenset({403, 404})
+# Discord's codes for "the channel is unusable" inside a 400 (archived thread, ...).
+WRONG_CHANNEL_CODES = frozenset({50083, 10003, 50001, 50013})
+
+
+# --------------------------------------------------------------------------- retries
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Exponential backoff for failures that are not rate limits."""
+
+    first_delay: float = 0.5
+    factor: float = 2.0
+    max_delay: float = 300.0
+
+    def backoff(self, failures: int) -> float:
+        """Seconds to wait after the ``failures``-th failed attempt in a row (1, 2, ...)."""
+        exponent = max(0, failures - 1)
+        # Capped before the power so a row that failed for days cannot overflow.
+        if exponent > 64:
+            return self.max_delay
+        return float(min(self.max_delay, self.first_delay * self.factor ** exponent))
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """Discord made the message: its id and the channel it is in."""
+
+    message_id: int
+    channel_id: int
+
+
+class DeliveryFailed(Exception):
+    """One attempt failed; the attributes say whether and when to try again."""
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        status: int | None = None,
+        retry_after: float | None = None,
+        is_global: bool = False,
+        wrong_channel: bool = False,
+        permanent: bool = False,
+    ) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.status = status
+        self.retry_after = retry_after
+        self.is_global = is_global
+        self.wrong_channel = wrong_channel
+        self.permanent = permanent or wrong_channel
+
+
+def classify(status: int, body: Any, headers: dict[str, str] | None = None) -> DeliveryFailed:
+    """What a non-2xx answer to POST /channels/{id}/messages means for the row."""
+    data = body if isinstance(body, dict) else {}
+    message = str(data.get("message") or body or "")[:200]
+    reason = f"HTTP {status}: {message}" if message else f"HTTP {status}"
+    if status == 429:
+        retry_after = _seconds(data.get("retry_after"))
+        if retry_after is None and headers is not None:
+            retry_after = _seconds(headers.get("Retry-After") or headers.get("retry-after"))
+        return DeliveryFailed(reason, status=status, retry_after=retry_after or 1.0,
+                              is_global=bool(data.get("global", False)))
+    if status in RETRYABLE or status >= 500:
+        return DeliveryFailed(reason, status=status)
+    code = data.get("code")
+    if status in WRONG_CHANNEL or (status == 400 and code in WRONG_CHANNEL_CODES):
+        return DeliveryFailed(reason, status=status, wrong_channel=True)
+    if status == 401:
+        # The token is refused: nothing works until the operator fixes it; keep the row.
+        return DeliveryFailed(reason, status=status)
+    return DeliveryFailed(reason, status=status, permanent=True)
+
+
+def _seconds(value: Any) -> float | None:
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        return None
+    return seconds if seconds >= 0 else None
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What to do with a row after a failed attempt."""
+
+    action: str  # "retry" | "redirect" | "give up"
+    delay: float = 0.0
+
+
+def decide(entry: OutboxEntry, failure: DeliveryFailed, policy: RetryPolicy) -> Decision:
+    if failure.wrong_channel and entry.fallback_channel_id is not None:
+        return Decision("redirect")
+    if failure.permanent:
+        return Decision("give up")
+    if failure.retry_after is not None:
+        return Decision("retry", failure.retry_after)
+    return Decision("retry", policy.backoff(entry.attempts + 1))
+
+
+# --------------------------------------------------------------------------- sending
+
+
+class Sender(Protocol):
+    async def send(self, channel_id: int, body: dict[str, Any]) -> Accepted: ...
+
+    async def close(self) -> None: ...
+
+
+class HttpSender:
+    """One POST per attempt to ``{base}/channels/{id}/messages`` with the bot's token."""
+
+    def __init__(
+        self,
+        base_url: Callable[[], str],
+        token: Callable[[], str | None],
+        *,
+        timeout: float = SEND_TIMEOUT,
+        user_agent: str = "DiscordBot (https://github.com/Rapptz/discord.py, munda-arbitrator)",
+    ) -> None:
+        self._base_url = base_url
+        self._token = token
+        self._timeout = aiohttp.ClientTimeout(total=timeout)
+        self._user_agent = user_agent
+        self._session: aiohttp.ClientSession | None = None
+
+    @classmethod
+    def for_client(cls, client: Client, *, timeout: float = SEND_TIMEOUT) -> HttpSender:
+        """Where and as whom discord.py itself talks (``Route.BASE`` follows the config)."""
+        return cls(lambda: discord.http.Route.BASE, lambda: client.http.token, timeout=timeout,
+                   user_agent=client.http.user_agent)
+
+    async def send(self, channel_id: int, body: dict[str, Any]) -> Accepted:
+        token = self._token()
+        if not token:
+            raise DeliveryFailed("not logged in yet")
+        if self._session is None or self._session.closed:
+            self._session = aiohttp.ClientSession(timeout=self._timeout)
+        url = f"{self._base_url().rstrip('/')}/channels/{channel_id}/messages"
+        headers = {"Authorization": f"Bot {token}", "User-Agent": self._user_agent}
+        try:
+            async with self._session.post(url, json=body, headers=headers) as response:
+                try:
+                    data: Any = await response.json(content_type=None)
+                except ValueError:
+                    data = await response.text()
+                if 200 <= response.status < 300 and isinstance(data, dict):
+                    return Accepted(int(data["id"]), int(data.get("channel_id") or channel_id))
+                raise classify(response.status, data, dict(response.headers))
+        except (aiohttp.ClientError, TimeoutError) as error:
+            # Maybe sent, maybe not: the nonce makes the retry safe either way.
+            raise DeliveryFailed(f"no answer: {error!r}") from error
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+
+# --------------------------------------------------------------------------- the worker
+
+DeliveredHook = Callable[[Transaction, OutboxEntry, Accepted], Awaitable[None]]
+AfterHook = Callable[[OutboxEntry, Accepted], Awaitable[None]]
+
+
+@dataclass
+class _Hooks:
+    in_transaction: DeliveredHook
+    after: AfterHook | None = None
+
+
+class Outbox:
+    """Delivers owed messages; one per bot (``bot.outbox``)."""
+
+    def __init__(
+        self,
+        storage: Storage,
+        sender: Sender,
+        *,
+        policy: RetryPolicy | None = None,
+        scan_interval: float = SCAN_INTERVAL,
+    ) -> None:
+        self.storage = storage
+        self.sender = sender
+        self.policy = policy or RetryPolicy()
+        self.scan_interval = scan_interval
+        self._hooks: dict[str, _Hooks] = {}
+        self._channel_locks: dict[int, asyncio.Lock] = {}
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._paused_until = 0.0  # a global 429 stops every channel until then
+        self._redirected = False
+
+    def on_delivered(self, kind: str, in_transaction: DeliveredHook,
+                     after: AfterHook | None = None) -> None:
+        """Hooks for rows whose ``link["kind"]`` is ``kind``: ``in_transaction`` runs in the
+        transaction that marks the row delivered; ``after`` once it is committed."""
+        self._hooks[kind] = _Hooks(in_transaction, after)
+
+    # ----------------------------------------------------------------- running
+
+    def start(self) -> None:
+        """Start the loop; it delivers what a previous run left owed first."""
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._loop(), name="outbox")
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        await self.sender.close()
+
+    def kick(self) -> None:
+        """Something new is owed: look at the table now rather than at the next scan."""
+        self._wake.set()
+
+    async def flush(self) -> None:
+        """Try every due row now and wait for the outcome (failures stay owed)."""
+        await self.deliver_due()
+
+    async def _loop(self) -> None:
+        try:
+            pruned = await self.storage.prune_outbox(KEEP_DELIVERED)
+            if pruned:
+                log.info("outbox: forgot %d rows delivered more than %s ago", pruned,
+                         KEEP_DELIVERED)
+        except Exception:
+            log.exception("outbox: could not prune old rows")
+        failures = 0
+        while True:
+            self._wake.clear()
+            try:
+                wait = await self.deliver_due()
+                failures = 0
+            except Exception:  # the database, most likely: try again, less and less often
+                failures += 1
+                log.exception("outbox: delivery pass failed")
+                wait = self.policy.backoff(failures)
+            timeout = self.scan_interval if wait is None else min(wait, self.scan_interval)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), max(timeout, 0.01))
+
+    # ----------------------------------------------------------------- delivering
+
+    async def deliver_due(self) -> float | None:
+        """Deliver every due row, channel by channel in parallel; seconds until the next
+        row is due (None: nothing is owed)."""
+        while True:
+            self._redirected = False
+            entries = await self.storage.undelivered_messages()
+            channels: dict[int, list[OutboxEntry]] = {}
+            for entry in entries:
+                channels.setdefault(entry.channel_id, []).append(entry)
+            waits = await asyncio.gather(
+                *(self._deliver_channel(channel, rows) for channel, rows in channels.items())
+            )
+            if not self._redirected:
+                pending = [w for w in waits if w is not None]
+                return min(pending) if pending else None
+            # A row moved to its fallback channel: that channel's queue has a new row.
+
+    async def _deliver_channel(self, channel_id: int, rows: Iterable[OutboxEntry]) -> float | None:
+        """Post the channel's rows in order; stop at the first one that must wait."""
+        lock = self._channel_locks.setdefault(channel_id, asyncio.Lock())
+        async with lock:
+            for seen in rows:
+                # Read again under the lock: another pass may have delivered it meanwhile.
+                entry = await self.storage.outbox_entry(seen.guild_id, seen.id)
+                if entry is None or not entry.pending or entry.channel_id != channel_id:
+                    continue
+                wait = max(entry.due_at, self._paused_until) - time.time()
+                if wait > 0:
+                    return wait
+                wait_more = await self._attempt(entry)
+                if wait_more is not None:
+                    return wait_more
+        return None
+
+    async def _attempt(self, entry: OutboxEntry) -> float | None:
+        """One try; None when the channel may go on with its next row."""
+        body = {**entry.payload, "nonce": entry.nonce, "enforce_nonce": True}
+        try:
+            accepted = await self.sender.send(entry.channel_id, body)
+        except DeliveryFailed as failure:
+            return await self._failed(entry, failure)
+        except Exception as error:  # a bug, not Discord: keep the row and say so
+            log.exception("outbox: sending %s failed unexpectedly", entry.key)
+            return await self._failed(entry, DeliveryFailed(f"unexpected: {error!r}"))
+        failpoints.hit(failpoints.AFTER_OUTBOX_SENT)
+        await self._delivered(entry, accepted)
+        return None
+
+    async def _failed(self, entry: OutboxEntry, failure: DeliveryFailed) -> float | None:
+        decision = decide(entry, failure, self.policy)
+        guild = entry.guild_id
+        if decision.action == "redirect":
+            log.warning("outbox: channel %s refused %s (%s); using channel %s instead",
+                        entry.channel_id, entry.key, failure.reason, entry.fallback_channel_id)
+            await self.storage.outbox_redirect(guild, entry.id, failure.reason)
+            # Its new channel has its own queue: another pass now (and a kick, should a
+            # concurrent pass have cleared the flag).
+            self._redirected = True
+            self.kick()
+            return None
+        if decision.action == "give up":
+            log.error("outbox: Discord refused %s for good (%s); it will not be sent",
+                      entry.key, failure.reason)
+            await self.storage.outbox_give_up(guild, entry.id, failure.reason)
+            return None
+        if failure.is_global:
+            self._paused_until = max(self._paused_until, time.time() + decision.delay)
+        log.warning("outbox: %s not delivered (%s, attempt %d); next try in %.1f s",
+                    entry.key, failure.reason, entry.attempts + 1, decision.delay)
+        await self.storage.outbox_retry(guild, entry.id, failure.reason,
+                                        time.time() + decision.delay)
+        # The loop may be asleep for its whole scan interval (this attempt may have been a
+        # flush's): wake it so that it sleeps until this row is due instead.
+        self.kick()
+        return decision.delay
+
+    async def _delivered(self, entry: OutboxEntry, accepted: Accepted) -> None:
+        hooks = self._hooks.get(str((entry.link or {}).get("kind", "")))
+        try:
+            async with self.storage.transaction(entry.guild_id) as tx:
+                if not await tx.outbox_delivered(entry.id, accepted.message_id,
+                                                 accepted.channel_id):
+                    return
+                if hooks is not None:
+                    await hooks.in_transaction(tx, entry, accepted)
+        except Exception:
+            # The message is in the channel: record that much, or the row would be sent
+            # (and deduplicated) for ever.
+            log.exception("outbox: recording where %s went failed; marking it delivered only",
+                          entry.key)
+            await self.storage.outbox_delivered(entry.guild_id, entry.id, accepted.message_id,
+                                                accepted.channel_id)
+            return
+        if hooks is not None and hooks.after is not None:
+            try:
+                await hooks.after(entry, accepted)
+            except Exception:
+                log.exception("outbox: after delivering %s", entry.key)

@@ -1,0 +1,185 @@
+"""Rows of the outbox: messages the bot owes a channel, until Discord has accepted them.
+
+See bot/outbox.py for the worker that delivers them and docs/reliability.md
+for the guarantees. A row is written by :meth:`Transaction.owe_message` in the
+transaction of the change that makes the message owed; the worker reads the
+due rows of every server with :meth:`Storage.undelivered_messages` and writes
+each outcome back through the row's own server's transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from datetime import datetime, timedelta
+from typing import Any
+
+import aiosqlite
+from pydantic import BaseModel, ConfigDict
+
+from bot.storage.codec import Row, dumps, now
+
+# Discord takes a nonce of at most 25 characters.
+NONCE_BYTES = 12
+_COLUMNS = (
+    "pk, guild_id, key, channel_id, fallback_channel_id, payload, nonce, link, created_at,"
+    " attempts, due_at, last_error, delivered_at, message_id, delivered_channel_id, failed_at"
+)
+
+
+class OutboxEntry(BaseModel):
+    """One owed (or delivered, or given up) message."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: int
+    guild_id: int
+    key: str
+    channel_id: int
+    fallback_channel_id: int | None = None
+    payload: dict[str, Any]
+    nonce: str
+    link: dict[str, Any] | None = None
+    created_at: datetime
+    attempts: int = 0
+    due_at: float
+    last_error: str | None = None
+    delivered_at: datetime | None = None
+    message_id: int | None = None
+    delivered_channel_id: int | None = None
+    failed_at: datetime | None = None
+
+    @property
+    def pending(self) -> bool:
+        return self.delivered_at is None and self.failed_at is None
+
+
+def _entry(row: Row) -> OutboxEntry:
+    return OutboxEntry(
+        id=row["pk"], guild_id=row["guild_id"], key=row["key"], channel_id=row["channel_id"],
+        fallback_channel_id=row["fallback_channel_id"], payload=json.loads(row["payload"]),
+        nonce=row["nonce"], link=json.loads(row["link"]) if row["link"] else None,
+        created_at=row["created_at"], attempts=row["attempts"], due_at=row["due_at"],
+        last_error=row["last_error"], delivered_at=row["delivered_at"],
+        message_id=row["message_id"], delivered_channel_id=row["delivered_channel_id"],
+        failed_at=row["failed_at"],
+    )
+
+
+async def owe(
+    db: aiosqlite.Connection,
+    guild_id: int,
+    key: str,
+    channel_id: int,
+    payload: dict[str, Any],
+    *,
+    link: dict[str, Any] | None,
+    fallback_channel_id: int | None,
+) -> OutboxEntry:
+    """Add a row unless ``key`` is owed (or was delivered) already; return the row."""
+    await db.execute(
+        "INSERT INTO outbox (guild_id, key, channel_id, fallback_channel_id, payload, nonce,"
+        " link, created_at, due_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (guild_id, key) DO NOTHING",
+        (
+            guild_id, key, channel_id, fallback_channel_id, dumps(payload),
+            secrets.token_hex(NONCE_BYTES), dumps(link) if link is not None else None, now(),
+            time.time(),
+        ),
+    )
+    found = await get(db, guild_id, key)
+    assert found is not None
+    return found
+
+
+async def get(db: aiosqlite.Connection, guild_id: int, key: str) -> OutboxEntry | None:
+    rows = list(await db.execute_fetchall(
+        f"SELECT {_COLUMNS} FROM outbox WHERE guild_id = ? AND key = ?", (guild_id, key)
+    ))
+    return _entry(rows[0]) if rows else None
+
+
+async def get_by_id(db: aiosqlite.Connection, guild_id: int, pk: int) -> OutboxEntry | None:
+    rows = list(await db.execute_fetchall(
+        f"SELECT {_COLUMNS} FROM outbox WHERE guild_id = ? AND pk = ?", (guild_id, pk)
+    ))
+    return _entry(rows[0]) if rows else None
+
+
+async def of_guild(
+    db: aiosqlite.Connection, guild_id: int, *, prefix: str = "", pending_only: bool = False
+) -> list[OutboxEntry]:
+    """The server's rows whose key starts with ``prefix``, oldest first."""
+    where = " AND delivered_at IS NULL AND failed_at IS NULL" if pending_only else ""
+    rows = await db.execute_fetchall(
+        f"SELECT {_COLUMNS} FROM outbox WHERE guild_id = ? AND substr(key, 1, ?) = ?{where}"
+        " ORDER BY pk",
+        (guild_id, len(prefix), prefix),
+    )
+    return [_entry(row) for row in rows]
+
+
+async def undelivered(db: aiosqlite.Connection, limit: int) -> list[OutboxEntry]:
+    """Rows of every server neither delivered nor given up, oldest first."""
+    rows = await db.execute_fetchall(
+        f"SELECT {_COLUMNS} FROM outbox WHERE delivered_at IS NULL AND failed_at IS NULL"
+        " ORDER BY pk LIMIT ?",
+        (limit,),
+    )
+    return [_entry(row) for row in rows]
+
+
+async def delivered(
+    db: aiosqlite.Connection, guild_id: int, pk: int, message_id: int, channel_id: int
+) -> bool:
+    """Record Discord's acceptance; False if the row was delivered or given up already."""
+    cursor = await db.execute(
+        "UPDATE outbox SET delivered_at = ?, message_id = ?, delivered_channel_id = ?,"
+        " attempts = attempts + 1, last_error = NULL"
+        " WHERE guild_id = ? AND pk = ? AND delivered_at IS NULL AND failed_at IS NULL",
+        (now(), message_id, channel_id, guild_id, pk),
+    )
+    return cursor.rowcount > 0
+
+
+async def retry_later(
+    db: aiosqlite.Connection, guild_id: int, pk: int, error: str, due_at: float
+) -> None:
+    """Count a failed attempt and set when to try again."""
+    await db.execute(
+        "UPDATE outbox SET attempts = attempts + 1, last_error = ?, due_at = ?"
+        " WHERE guild_id = ? AND pk = ? AND delivered_at IS NULL AND failed_at IS NULL",
+        (error[:500], due_at, guild_id, pk),
+    )
+
+
+async def redirect(db: aiosqlite.Connection, guild_id: int, pk: int, error: str) -> bool:
+    """Send the row to its fallback channel from now on; False if it has none."""
+    cursor = await db.execute(
+        "UPDATE outbox SET attempts = attempts + 1, last_error = ?,"
+        " channel_id = fallback_channel_id, fallback_channel_id = NULL, due_at = ?"
+        " WHERE guild_id = ? AND pk = ? AND delivered_at IS NULL AND failed_at IS NULL"
+        " AND fallback_channel_id IS NOT NULL",
+        (error[:500], time.time(), guild_id, pk),
+    )
+    return cursor.rowcount > 0
+
+
+async def give_up(db: aiosqlite.Connection, guild_id: int, pk: int, error: str) -> None:
+    await db.execute(
+        "UPDATE outbox SET attempts = attempts + 1, last_error = ?, failed_at = ?"
+        " WHERE guild_id = ? AND pk = ? AND delivered_at IS NULL AND failed_at IS NULL",
+        (error[:500], now(), guild_id, pk),
+    )
+
+
+async def prune(db: aiosqlite.Connection, older_than: timedelta) -> int:
+    """Forget delivered and given-up rows older than ``older_than``; returns how many."""
+    cutoff = (datetime.fromisoformat(now()) - older_than).isoformat(timespec="microseconds")
+    cursor = await db.execute(
+        "DELETE FROM outbox WHERE (delivered_at IS NOT NULL AND delivered_at < ?)"
+        " OR (failed_at IS NOT NULL AND failed_at < ?)",
+        (cutoff, cutoff),
+    )
+    return cursor.rowcount

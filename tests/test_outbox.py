@@ -1,0 +1,441 @@
+"""The outbox (bot/outbox.py, bot/storage/outbox.py) on a real SQLite file, sending over
+real HTTP to the project's fake Discord with injected 5xx and 429 answers; and the
+failpoints (bot/failpoints.py) the crash tests kill the bot with.
+
+The retry policy and the reading of Discord's answers are pure functions and
+are checked as such; everything else goes through the worker exactly as the
+bot uses it, without the bot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot import failpoints
+from bot.fakediscord import FakeDiscord
+from bot.fakediscord.messages import Message
+from bot.outbox import (
+    Accepted,
+    DeliveryFailed,
+    HttpSender,
+    Outbox,
+    RetryPolicy,
+    classify,
+    decide,
+)
+from bot.storage import OutboxEntry, Storage, Transaction
+
+TOKEN = "outbox-token"
+GUILD = 1001
+OTHER_GUILD = 2002
+# Short waits so the tests do not sleep long; the arithmetic is the production one.
+FAST = RetryPolicy(first_delay=0.05, factor=2.0, max_delay=1.0)
+
+
+# --------------------------------------------------------------------------- pure parts
+
+
+def test_backoff_doubles_from_the_first_delay_and_stops_at_the_cap() -> None:
+    policy = RetryPolicy(first_delay=0.5, factor=2.0, max_delay=300.0)
+    assert [policy.backoff(n) for n in (1, 2, 3, 4)] == [0.5, 1.0, 2.0, 4.0]
+    assert policy.backoff(20) == 300.0
+    assert policy.backoff(10_000) == 300.0  # a row failing for days does not overflow
+
+
+def test_discord_answers_are_read_as_retry_redirect_or_give_up() -> None:
+    limited = classify(429, {"message": "You are being rate limited.", "retry_after": 2.5,
+                             "global": True})
+    assert (limited.retry_after, limited.is_global, limited.permanent) == (2.5, True, False)
+    from_header = classify(429, "rate limited", {"Retry-After": "3"})
+    assert from_header.retry_after == 3.0
+    for status in (500, 502, 503, 504):
+        failure = classify(status, {"message": "oops"})
+        assert not failure.permanent and failure.retry_after is None, status
+    assert classify(404, {"code": 10003}).wrong_channel
+    assert classify(403, {"code": 50013}).wrong_channel
+    assert classify(400, {"code": 50083, "message": "Thread is archived"}).wrong_channel
+    bad_form = classify(400, {"code": 50035, "message": "Invalid Form Body"})
+    assert bad_form.permanent and not bad_form.wrong_channel
+    assert not classify(401, {"message": "401: Unauthorized"}).permanent
+
+
+def _entry(**fields: Any) -> OutboxEntry:
+    base: dict[str, Any] = {
+        "id": 1, "guild_id": GUILD, "key": "k", "channel_id": 10, "payload": {},
+        "nonce": "n", "created_at": "2026-01-01T00:00:00+00:00", "due_at": 0.0,
+    }
+    return OutboxEntry(**{**base, **fields})
+
+
+def test_decisions_follow_retry_after_backoff_and_the_fallback_channel() -> None:
+    policy = RetryPolicy(first_delay=1.0, factor=2.0, max_delay=60.0)
+    assert decide(_entry(attempts=2), DeliveryFailed("x", status=429, retry_after=7.0),
+                  policy).delay == 7.0
+    assert decide(_entry(attempts=2), DeliveryFailed("x", status=503), policy).delay == 4.0
+    gone = DeliveryFailed("x", status=404, wrong_channel=True)
+    assert decide(_entry(fallback_channel_id=11), gone, policy).action == "redirect"
+    assert decide(_entry(), gone, policy).action == "give up"
+    assert decide(_entry(), DeliveryFailed("x", status=400, permanent=True),
+                  policy).action == "give up"
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeDiscord]:
+    discord = FakeDiscord.demo(token=TOKEN)
+    await discord.start()
+    try:
+        yield discord
+    finally:
+        await discord.stop()
+
+
+@pytest.fixture
+async def storage(tmp_path: Path) -> AsyncIterator[Storage]:
+    opened = await Storage.open(tmp_path / "outbox.sqlite3")
+    try:
+        yield opened
+    finally:
+        await opened.close()
+
+
+@pytest.fixture
+async def outbox(storage: Storage, fake: FakeDiscord) -> AsyncIterator[Outbox]:
+    worker = Outbox(storage, HttpSender(lambda: fake.base_url, lambda: TOKEN, timeout=5.0),
+                    policy=FAST)
+    try:
+        yield worker
+    finally:
+        await worker.stop()
+
+
+def channel_id(fake: FakeDiscord, name: str) -> int:
+    return fake.channel(name, "Underhive").id
+
+
+def posted(fake: FakeDiscord, name: str) -> list[Message]:
+    return [m for m in fake.channel(name, "Underhive").messages if not m.deleted]
+
+
+def text(content: str) -> dict[str, Any]:
+    return {"content": content, "allowed_mentions": {"parse": []}}
+
+
+async def drain(outbox: Outbox, passes: int = 50) -> None:
+    """Run delivery passes, sleeping what the worker asks for, until nothing is owed."""
+    for _ in range(passes):
+        wait = await outbox.deliver_due()
+        if wait is None:
+            return
+        await asyncio.sleep(wait)
+    raise AssertionError("the outbox still owes messages")
+
+
+# --------------------------------------------------------------------------- storage
+
+
+async def test_owing_the_same_key_twice_owes_one_message_per_server(storage: Storage) -> None:
+    first = await storage.owe_message(GUILD, "report:1", 10, text("a"))
+    again = await storage.owe_message(GUILD, "report:1", 10, text("b"))
+    assert again == first and again.payload == text("a")
+    assert len(first.nonce) <= 25  # Discord's limit
+    elsewhere = await storage.owe_message(OTHER_GUILD, "report:1", 20, text("c"))
+    assert elsewhere.id != first.id
+    assert [e.key for e in await storage.outbox_entries(GUILD)] == ["report:1"]
+    assert await storage.outbox_entry(OTHER_GUILD, first.id) is None  # scoped by server
+
+
+async def test_a_rolled_back_transaction_owes_nothing(storage: Storage) -> None:
+    with pytest.raises(RuntimeError):
+        async with storage.transaction(GUILD) as tx:
+            await tx.owe_message("stage:1", 10, text("a"))
+            raise RuntimeError("the change failed")
+    assert await storage.undelivered_messages() == []
+
+
+# --------------------------------------------------------------------------- delivering
+
+
+async def test_owed_messages_are_posted_once_with_their_ids_recorded(
+    storage: Storage, outbox: Outbox, fake: FakeDiscord
+) -> None:
+    general = channel_id(fake, "general")
+    hello = f"Hello <@{fake.user('bob').id}> @everyone"
+    await storage.owe_message(GUILD, "hello", general, text(hello))
+    assert await outbox.deliver_due() is None
+    messages = posted(fake, "general")
+    assert [m.content for m in messages] == [hello]
+    assert messages[0].mentioned_user_ids() == [fake.user("bob").id]
+    assert messages[0].pinged_user_ids() == []  # allowed_mentions went with it
+    entry = await storage.owed_message(GUILD, "hello")
+    assert entry is not None and not entry.pending
+    assert (entry.message_id, entry.delivered_channel_id) == (messages[0].id, general)
+    assert await outbox.deliver_due() is None
+    assert len(posted(fake, "general")) == 1
+
+
+async def test_three_500s_then_delivered_once(
+    storage: Storage, outbox: Outbox, fake: FakeDiscord
+) -> None:
+    campaign = channel_id(fake, "campaign")
+    fault = fake.fail_requests("POST", f"/channels/{campaign}/messages", status=500, times=3)
+    await storage.owe_message(GUILD, "report", campaign, text("Battle report"))
+    first_wait = await outbox.deliver_due()
+    assert first_wait is not None and posted(fake, "campaign") == []
+    entry = await storage.owed_message(GUILD, "report")
+    assert entry is not None and entry.pending and entry.attempts == 1
+    assert entry.last_error is not None and "500" in entry.last_error
+    await drain(outbox)
+    assert len(fault.hits) == 3 and fault.remaining == 0
+    assert [m.content for m in posted(fake, "campaign")] == ["Battle report"]
+    entry = await storage.owed_message(GUILD, "report")
+    assert entry is not None and entry.attempts == 4 and not entry.pending
+
+
+async def test_a_429_waits_its_retry_after_before_trying_again(
+    storage: Storage, outbox: Outbox, fake: FakeDiscord
+) -> None:
+    campaign = channel_id(fake, "campaign")
+    fault = fake.fail_requests("POST", f"/channels/{campaign}/messages", status=429,
+                               retry_after=0.4)
+    await storage.owe_message(GUILD, "report", campaign, text("Battle report"))
+    wait = await outbox.deliver_due()
+    # The worker asks to wait what Discord said (a little less: time went by since).
+    assert wait is not None and 0.3 < wait <= 0.4
+    entry = await storage.owed_message(GUILD, "report")
+    assert entry is not None and entry.attempts == 1 and "429" in (entry.last_error or "")
+    assert await outbox.deliver_due() is not None  # still too early: no second request
+    assert len(fault.hits) == 1 and posted(fake, "campaign") == []
+    await drain(outbox)
+    assert [m.content for m in posted(fake, "campaign")] == ["Battle report"]
+
+
+async def test_a_global_429_holds_every_channel(
+    storage: Storage, outbox: Outbox, fake: FakeDiscord
+) -> None:
+    general, campaign = channel_id(fake, "general"), channel_id(fake, "campaign")
+    fake.fail_requests("POST", re.compile(r"/channels/\d+/messages"), status=429,
+                       retry_after=0.3, is_global=True)
+    await storage.owe_message(GUILD, "a", general, text("a"))
+    first = await outbox.deliver_due()
+    assert first is not None
+    await storage.owe_message(GUILD, "b", campaign, text("b"))
+    assert await outbox.deliver_due() is not None
+    assert posted(fake, "campaign") == []  # the other channel waits for the global limit too
+    await drain(outbox)
+    assert [m.content for m in posted(fake, "general")] == ["a"]
+    assert [m.content for m in posted(fake, "campaign")] == ["b"]
+
+
+async def test_a_channel_keeps_its_order_while_others_go_on(
+    storage: Storage, outbox: Outbox, fake: FakeDiscord
+) -> None:
+    general, campaign = channel_id(fake, "general"), channel_id(fake, "campaign")
+    fake.fail_requests("POST", f"/channels/{general}/messages", status=503, times=2)
+    await storage.owe_message(GUILD, "step 4", general, text("step 4"))
+    await storage.owe_message(GUILD, "step 5", general, text("step 5"))
+    await storage.owe_message(GUILD, "report", campaign, text("report"))
+    assert await outbox.deliver_due() is not None
+    assert posted(fake, "general") == []  # step 5 waits behind step 4
+    assert [m.content for m in posted(fake, "campaign")] == ["report"]
+    await drain(outbox)
+    assert [m.content for m in posted(fake, "general")] == ["step 4", "step 5"]
+
+
+async def test_an_answer_lost_after_discord_accepted_posts_nothing_new(
+    storage: Storage, outbox: Outbox, fake: FakeDiscord
+) -> None:
+    general = channel_id(fake, "general")
+    entry = await storage.owe_message(GUILD, "report", general, text("Battle report"))
+    # As if an earlier attempt had reached Discord and its answer had been lost (a
+    # timeout, or the bot killed before it recorded the id): the message exists.
+    sender = HttpSender(lambda: fake.base_url, lambda: TOKEN)
+    try:
+        earlier = await sender.send(general, {**entry.payload, "nonce": entry.nonce,
+                                              "enforce_nonce": True})
+    finally:
+        await sender.close()
+    await drain(outbox)
+    assert [m.id for m in posted(fake, "general")] == [earlier.message_id]
+    delivered = await storage.owed_message(GUILD, "report")
+    assert delivered is not None and delivered.message_id == earlier.message_id
+
+
+async def test_a_channel_that_is_gone_hands_the_message_to_its_fallback(
+    storage: Storage, outbox: Outbox, fake: FakeDiscord, caplog: pytest.LogCaptureFixture
+) -> None:
+    general = channel_id(fake, "general")
+    missing = 999_999_999
+    await storage.owe_message(GUILD, "report", missing, text("report"),
+                              fallback_channel_id=general)
+    await storage.owe_message(GUILD, "lost", missing, text("lost"))
+    await storage.owe_message(GUILD, "after", missing, text("after"))
+    with caplog.at_level(logging.ERROR, logger="bot.outbox"):
+        await drain(outbox)
+    assert [m.content for m in posted(fake, "general")] == ["report"]
+    report = await storage.owed_message(GUILD, "report")
+    assert report is not None and report.delivered_channel_id == general
+    lost = await storage.owed_message(GUILD, "lost")
+    assert lost is not None and lost.failed_at is not None and not lost.pending
+    assert "refused lost for good" in caplog.text
+    after = await storage.owed_message(GUILD, "after")  # not stuck behind the lost one
+    assert after is not None and after.failed_at is not None
+
+
+async def test_hooks_store_the_id_with_the_delivery_and_a_failing_hook_sends_nothing_twice(
+    storage: Storage, outbox: Outbox, fake: FakeDiscord
+) -> None:
+    general = channel_id(fake, "general")
+    seen: list[tuple[str, int, bool]] = []
+
+    async def record(tx: Transaction, entry: OutboxEntry, accepted: Accepted) -> None:
+        stored = await tx.outbox_entry(entry.id)
+        assert stored is not None
+        seen.append(("in", accepted.message_id, stored.pending))  # delivered in this tx
+        if entry.key == "bad":
+            raise RuntimeError("hook bug")
+
+    async def after(entry: OutboxEntry, accepted: Accepted) -> None:
+        stored = await storage.outbox_entry(GUILD, entry.id)  # committed by now
+        seen.append(("after", accepted.message_id, stored is not None and stored.pending))
+
+    outbox.on_delivered("test", record, after)
+    await storage.owe_message(GUILD, "good", general, text("good"), link={"kind": "test"})
+    await storage.owe_message(GUILD, "bad", general, text("bad"), link={"kind": "test"})
+    await drain(outbox)
+    good, bad = posted(fake, "general")
+    assert seen == [("in", good.id, False), ("after", good.id, False), ("in", bad.id, False)]
+    entry = await storage.owed_message(GUILD, "bad")
+    assert entry is not None and entry.message_id == bad.id  # delivered, not sent again
+    await drain(outbox)
+    assert len(posted(fake, "general")) == 2
+
+
+async def test_what_is_owed_survives_a_restart_and_the_loop_delivers_it(
+    tmp_path: Path, fake: FakeDiscord
+) -> None:
+    path = tmp_path / "restart.sqlite3"
+    general = channel_id(fake, "general")
+    first = await Storage.open(path)
+    await first.owe_message(GUILD, "report", general, text("Battle report"))
+    await first.close()  # the bot stops before sending it
+
+    storage = await Storage.open(path)
+    worker = Outbox(storage, HttpSender(lambda: fake.base_url, lambda: TOKEN), policy=FAST)
+    try:
+        worker.start()
+        await fake.world.notifier.wait_for(lambda: bool(posted(fake, "general")),
+                                           timeout=10.0, what="the owed report")
+        worker.kick()  # a kick with nothing owed sends nothing more
+        await storage.owe_message(GUILD, "next", general, text("next"))
+        worker.kick()
+        await fake.world.notifier.wait_for(lambda: len(posted(fake, "general")) == 2,
+                                           timeout=10.0, what="the next message")
+    finally:
+        await worker.stop()
+        await storage.close()
+    assert [m.content for m in posted(fake, "general")] == ["Battle report", "next"]
+
+
+async def test_old_delivered_rows_are_pruned_and_pending_ones_kept(
+    storage: Storage, outbox: Outbox, fake: FakeDiscord, tmp_path: Path
+) -> None:
+    general = channel_id(fake, "general")
+    await storage.owe_message(GUILD, "sent", general, text("sent"))
+    await outbox.deliver_due()
+    fake.fail_requests("POST", f"/channels/{general}/messages", status=503, times=5)
+    await storage.owe_message(GUILD, "waiting", general, text("waiting"))
+    await outbox.deliver_due()
+    assert await storage.prune_outbox(timedelta(days=30)) == 0
+    assert await storage.prune_outbox(timedelta(0)) == 1
+    assert [e.key for e in await storage.outbox_entries(GUILD)] == ["waiting"]
+
+
+def test_delivered_and_failed_are_exclusive_in_the_schema(tmp_path: Path) -> None:
+    path = tmp_path / "schema.sqlite3"
+    asyncio.run(_open_and_close(path))
+    with contextlib.closing(sqlite3.connect(path)) as conn, pytest.raises(sqlite3.IntegrityError):
+        conn.execute(
+            "INSERT INTO outbox (guild_id, key, channel_id, payload, nonce, created_at, due_at,"
+            " delivered_at, failed_at) VALUES (1, 'k', 1, '{}', 'n', 'now', 0, 'now', 'now')"
+        )
+
+
+async def _open_and_close(path: Path) -> None:
+    await (await Storage.open(path)).close()
+
+
+async def test_a_failed_flush_wakes_the_loop_to_retry_when_due(
+    storage: Storage, fake: FakeDiscord
+) -> None:
+    general = channel_id(fake, "general")
+    # The default scan interval: without being woken the loop would sleep a minute.
+    worker = Outbox(storage, HttpSender(lambda: fake.base_url, lambda: TOKEN), policy=FAST)
+    try:
+        await storage.owe_message(GUILD, "first", general, text("first"))
+        worker.start()
+        await fake.world.notifier.wait_for(lambda: len(posted(fake, "general")) == 1,
+                                           timeout=10.0, what="the first message")
+        fake.fail_requests("POST", f"/channels/{general}/messages", status=503)
+        await storage.owe_message(GUILD, "second", general, text("second"))
+        await worker.flush()  # what the bot does right after a commit: this attempt fails
+        entry = await delivered(storage, "second")
+    finally:
+        await worker.stop()
+    assert entry.attempts == 2
+    assert [m.content for m in posted(fake, "general")] == ["first", "second"]
+
+
+async def delivered(storage: Storage, key: str) -> OutboxEntry:
+    """Wait until the worker has recorded ``key`` as delivered."""
+    for _ in range(200):
+        entry = await storage.owed_message(GUILD, key)
+        if entry is not None and not entry.pending:
+            return entry
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{key} was never delivered")
+
+
+# --------------------------------------------------------------------------- failpoints
+# (the crash tests' tool: tests/e2e/test_crash_resume.py kills the bot with them)
+
+
+def _run_failpoint(env_value: str | None, name: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != failpoints.ENV_VAR}
+    if env_value is not None:
+        env[failpoints.ENV_VAR] = env_value
+    code = f"from bot import failpoints; failpoints.hit({name!r}); print('still alive')"
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_an_armed_failpoint_kills_the_process_on_the_spot() -> None:
+    died = _run_failpoint(f"nothing-else, {failpoints.AFTER_REPORT_QUEUED}",
+                          failpoints.AFTER_REPORT_QUEUED)
+    assert died.returncode == -signal.SIGKILL
+    assert "still alive" not in died.stdout
+    assert "unknown failpoints" in died.stderr and "nothing-else" in died.stderr
+
+
+def test_a_failpoint_not_armed_does_nothing() -> None:
+    for armed in (None, failpoints.AFTER_STAGE_STORED):
+        lived = _run_failpoint(armed, failpoints.AFTER_REPORT_QUEUED)
+        assert lived.returncode == 0 and "still alive" in lived.stdout, lived.stderr
+    with pytest.raises(ValueError):
+        failpoints.hit("no-such-point")
