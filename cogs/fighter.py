@@ -28,7 +28,7 @@ from bot.errors import Refused
 from bot.render import result_lines, safe
 from bot.rulesets import ruleset_for
 from bot.storage import Campaign, Storage, StorageError, Transaction, new_id
-from bot.ui import checked, clean_name, send_embeds
+from bot.ui import checked, clean_name, fit_lines, send_embeds
 from bot.ui.ledger import gang_change_lines, send_lines
 from rules.cleanhouse import retire
 from rules.distribute import give_item, take_item
@@ -317,20 +317,6 @@ def profile_block(profile: Profile) -> str:
     return f"```\n{' '.join(heads).rstrip()}\n{' '.join(values).rstrip()}\n```"
 
 
-def fit(lines: list[str], limit: int = FIELD_CHARS) -> str:
-    """Lines joined within ``limit`` characters, the rest counted rather than cut mid-line."""
-    shown: list[str] = []
-    size = 0
-    for number, line in enumerate(lines):
-        more = f"… and {len(lines) - number} more"
-        if size + len(line) + 1 > limit - len(more) - 1:
-            shown.append(more)
-            break
-        shown.append(line)
-        size += len(line) + 1
-    return "\n".join(shown) or "—"
-
-
 def item_line(item: Item) -> str:
     slots = " (two weapon slots)" if item.weapon_slots == 2 else ""
     return f"{safe(item.name)} · {item.kind.value}{slots} · {item.cost} credits"
@@ -359,7 +345,7 @@ def fighter_embed(gang: Gang, fighter: Fighter, captor: str | None = None) -> di
     ]
     for name, lines in lists:
         if lines or name == "Equipment":
-            embed.add_field(name=name, value=fit(lines), inline=False)
+            embed.add_field(name=name, value=fit_lines(lines, FIELD_CHARS), inline=False)
     if fighter.gang_hierarchy:
         embed.set_footer(text="Gang Hierarchy")
     return embed

@@ -27,7 +27,7 @@ from bot.errors import Refused
 from bot.render import roll_line, safe
 from bot.rulesets import ruleset_for
 from bot.storage import Campaign, new_id
-from bot.ui import checked
+from bot.ui import checked, fit_lines
 from cogs.fighter import GuildReads, same_name, suggest
 from rules.dice import SecureRoller
 from rules.errors import InvalidRequest
@@ -49,7 +49,6 @@ Interaction = discord.Interaction["MundaBot"]
 Name = app_commands.Range[str, 1, 100]
 Choices = list[app_commands.Choice[str]]
 
-FIELD_MAX = 1024
 TITLE_MAX = 256
 EMBED_MAX = 6000
 PRE_BATTLE_STEP = "Pre-battle sequence"
@@ -63,20 +62,6 @@ async def captive_names(interaction: Interaction, current: str) -> Choices:
         return (f.name for g in gangs for f in g.fighters if f.status is FighterStatus.CAPTURED)
 
     return await suggest(interaction, current, names)
-
-
-def fit_field(lines: Sequence[str], limit: int = FIELD_MAX) -> str:
-    """Lines joined within an embed field's limit; what does not fit is counted."""
-    shown: list[str] = []
-    size = 0
-    for number, line in enumerate(lines):
-        more = f"… and {len(lines) - number} more"
-        if size + len(line) + 1 > limit - len(more) - 1:
-            shown.append(more)
-            break
-        shown.append(line)
-        size += len(line) + 1
-    return "\n".join(shown) or "—"
 
 
 def prebattle_embed(
@@ -110,24 +95,24 @@ def prebattle_embed(
         + (" · **Underdog**" if place.underdog else "")
         for place in result.order
     ]
-    embed.add_field(name="Order by Gang Rating (PRE-1, PRE-2)", value=fit_field(order),
+    embed.add_field(name="Order by Gang Rating (PRE-1, PRE-2)", value=fit_lines(order),
                     inline=False)
     if any(place.tie_break is TieBreak.ROLL_OFF for place in result.order):
         rolloff = [roll_line(dice) for dice in result.rolls if "roll-off" in dice.purpose]
         embed.add_field(name=ROLL_OFF_FIELD,
-                        value=fit_field(rolloff), inline=False)
+                        value=fit_lines(rolloff), inline=False)
     underdog = gangs[result.underdog_id]
     embed.add_field(name="Underdog (PRE-3)", value=safe(underdog.name), inline=True)
-    embed.add_field(name="Scenario (PRE-4)", value=fit_field([safe(scenario.name)]),
+    embed.add_field(name="Scenario (PRE-4)", value=fit_lines([safe(scenario.name)]),
                     inline=True)
     embed.add_field(name="Battlefield (PRE-5)", value=battlefield_text(result), inline=False)
-    embed.add_field(name="Priority (PRE-6)", value=fit_field([safe(result.priority, 500)]),
+    embed.add_field(name="Priority (PRE-6)", value=fit_lines([safe(result.priority, 500)]),
                     inline=False)
-    embed.add_field(name="Every roll", value=fit_field([roll_line(d) for d in result.rolls]
+    embed.add_field(name="Every roll", value=fit_lines([roll_line(d) for d in result.rolls]
                                                        or ["No dice were needed."]),
                     inline=False)
     if closed:
-        embed.add_field(name="Deferred sub-steps now closed (PB-6B.8)", value=fit_field(closed),
+        embed.add_field(name="Deferred sub-steps now closed (PB-6B.8)", value=fit_lines(closed),
                         inline=False)
     embed.set_footer(text=f"Battle recorded ({battle.id}): after the battle, start its "
                           "post-battle sequence with /postbattle start.")
@@ -167,7 +152,7 @@ def battlefield_text(result: PreBattleResult) -> str:
         return f"{name}: no agreement, so a D6 → {field.roll.total} (4+ Sector Mechanicus)."
     if field.method is BattlefieldMethod.AGREED:
         return f"{name}, as the players agreed."
-    return fit_field([f"{name}, as the scenario dictates.", *map(safe, field.notes)])
+    return fit_lines([f"{name}, as the scenario dictates.", *map(safe, field.notes)])
 
 
 class PreBattleCog(commands.Cog):

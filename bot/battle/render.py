@@ -21,10 +21,10 @@ from bot.battle.state import (
     StageStatus,
 )
 from bot.render import paginate, safe
+from bot.ui import FIELD_MAX, clip, fit_lines
 from rules.models import Battle, Fighter, Vehicle
 from rules.report import BattleReport
 
-FIELD_MAX = 1024
 # The first message of a stage carries three fields (at most ~3 x 1024) besides its
 # lines; 2800 characters of lines keeps the whole embed under Discord's 6000.
 FIRST_PAGE = 2800
@@ -33,28 +33,6 @@ TITLE_MAX = 256
 COLOUR_OPEN = discord.Colour.blurple()
 COLOUR_DONE = discord.Colour.green()
 COLOUR_UNDONE = discord.Colour.dark_grey()
-
-
-def clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def fit_lines(lines: Sequence[str], limit: int = FIELD_MAX, empty: str = "—") -> str:
-    """Join lines into one field value, ending in "… and N more" when they do not fit."""
-    if not lines:
-        return empty
-    shown: list[str] = []
-    used = 0
-    for index, line in enumerate(lines):
-        rest = len(lines) - index
-        tail = f"… and {rest} more"
-        cost = len(line) + (1 if shown else 0)
-        if used + cost > limit - (len(tail) + 1 if rest > 1 else 0):
-            shown.append(tail if shown else clip(line, limit))
-            break
-        shown.append(line)
-        used += cost
-    return "\n".join(shown)
 
 
 def gang_label(names: Mapping[str, str], gang_id: str) -> str:

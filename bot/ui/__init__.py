@@ -17,9 +17,32 @@ from rules.errors import InvalidRequest
 
 T = TypeVar("T")
 
-# Discord's limits for one message's embeds.
+# Discord's limits for one message's embeds, and for one embed field's value.
 EMBEDS_PER_MESSAGE = 10
 EMBED_CHARS_PER_MESSAGE = 6000
+FIELD_MAX = 1024
+
+
+def clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def fit_lines(lines: Sequence[str], limit: int = FIELD_MAX, empty: str = "—") -> str:
+    """Join lines into one field value, ending in "… and N more" when they do not fit."""
+    if not lines:
+        return empty
+    shown: list[str] = []
+    used = 0
+    for index, line in enumerate(lines):
+        rest = len(lines) - index
+        tail = f"… and {rest} more"
+        cost = len(line) + (1 if shown else 0)
+        if used + cost > limit - (len(tail) + 1 if rest > 1 else 0):
+            shown.append(tail if shown else clip(line, limit))
+            break
+        shown.append(line)
+        used += cost
+    return "\n".join(shown)
 
 
 def checked(build: Callable[[], T], what: str) -> T:
