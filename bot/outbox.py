@@ -280,9 +280,15 @@ class Outbox:
         """Something new is owed: look at the table now rather than at the next scan."""
         self._wake.set()
 
-    async def flush(self) -> None:
-        """Try every due row now and wait for the outcome (failures stay owed)."""
-        await self.deliver_due()
+    async def flush(self, guild_id: int | None = None) -> None:
+        """Try every due row now (of ``guild_id`` only, when given) and wait for the
+        outcome (failures stay owed).
+
+        A commit flushes its own server's rows: scanning every server's after each
+        click made each click cost more the more battles were being played at once
+        (and held every server's payloads in memory once per click).
+        """
+        await self.deliver_due(guild_id)
 
     async def _loop(self) -> None:
         try:
@@ -308,12 +314,12 @@ class Outbox:
 
     # ----------------------------------------------------------------- delivering
 
-    async def deliver_due(self) -> float | None:
-        """Deliver every due row, channel by channel in parallel; seconds until the next
-        row is due (None: nothing is owed)."""
+    async def deliver_due(self, guild_id: int | None = None) -> float | None:
+        """Deliver every due row (of ``guild_id`` only, when given), channel by channel in
+        parallel; seconds until the next row is due (None: nothing is owed)."""
         while True:
             self._redirected = False
-            entries = await self.storage.undelivered_messages()
+            entries = await self.storage.undelivered_messages(guild_id=guild_id)
             channels: dict[int, list[OutboxEntry]] = {}
             for entry in entries:
                 channels.setdefault(entry.channel_id, []).append(entry)

@@ -743,12 +743,25 @@ def _behalf_note(
     )
 
 
+async def _read_for_confirm(
+    interaction: Interaction, campaign_id: str, battle_id: str
+) -> tuple[Campaign, PostBattleRun, World]:
+    """What :func:`_confirm_targets` looks at, read without waiting for writers: the
+    campaign, the run and the battle's gangs WITHOUT their rosters (owners and names are
+    all it needs). The button answers after this, so it is kept to the least."""
+    async with interaction.client.storage.read_only(guild_id_of(interaction)) as tx:
+        campaign = await tx.get_campaign(campaign_id)
+        run = await _require_run(tx, campaign_id, battle_id)
+        gangs = await tx.gangs_without_rosters(campaign_id, run.gang_ids)
+    return campaign, run, World(gangs=gangs)
+
+
 async def press_confirm(
     interaction: Interaction, campaign_id: str, battle_id: str, stage_no: int,
     gang_id: str | None, *, on_behalf: bool = False,
 ) -> None:
     """The Confirm button (or the Arbitrator's confirm-for-a-player select)."""
-    campaign, run, world = await _read(interaction, campaign_id, battle_id)
+    campaign, run, world = await _read_for_confirm(interaction, campaign_id, battle_id)
     _record, targets = _confirm_targets(interaction, campaign, run, world, stage_no, gang_id,
                                         on_behalf)
     if isinstance(targets, str):  # a double click: say so, change nothing
@@ -952,14 +965,15 @@ async def publish(client: MundaBot, scene: Scene) -> None:
     not raised: the state is stored already, the outbox retries what is owed
     and the next click or the next start-up redraws the rest.
     """
-    await deliver_owed(client)
+    await deliver_owed(client, scene.guild_id)
     await _draw(client, scene)
 
 
-async def deliver_owed(client: MundaBot) -> None:
-    """Send what is owed now (the outbox's own loop retries whatever fails)."""
+async def deliver_owed(client: MundaBot, guild_id: int | None = None) -> None:
+    """Send what is owed now, in ``guild_id`` when given (the outbox's own loop retries
+    whatever fails and delivers the rest)."""
     try:
-        await client.outbox.flush()
+        await client.outbox.flush(guild_id)
     except Exception:
         log.exception("could not deliver owed messages now; the outbox will retry")
         client.outbox.kick()

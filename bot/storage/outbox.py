@@ -120,12 +120,15 @@ async def of_guild(
     return [_entry(row) for row in rows]
 
 
-async def undelivered(db: aiosqlite.Connection, limit: int) -> list[OutboxEntry]:
-    """Rows of every server neither delivered nor given up, oldest first."""
+async def undelivered(
+    db: aiosqlite.Connection, limit: int, guild_id: int | None = None
+) -> list[OutboxEntry]:
+    """Rows neither delivered nor given up, oldest first: of every server, or of one."""
+    one = "" if guild_id is None else " AND guild_id = ?"
     rows = await db.execute_fetchall(
         f"SELECT {_COLUMNS} FROM outbox WHERE delivered_at IS NULL AND failed_at IS NULL"
-        " ORDER BY pk LIMIT ?",
-        (limit,),
+        f"{one} ORDER BY pk LIMIT ?",
+        (limit,) if guild_id is None else (guild_id, limit),
     )
     return [_entry(row) for row in rows]
 

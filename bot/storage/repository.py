@@ -155,12 +155,15 @@ class Storage:
         async with self._locked():
             return await backup_database(self._conn, target)
 
-    async def undelivered_messages(self, limit: int = 500) -> list[OutboxEntry]:
-        """Owed messages of every server, oldest first (the outbox worker's scan)."""
+    async def undelivered_messages(
+        self, limit: int = 500, *, guild_id: int | None = None
+    ) -> list[OutboxEntry]:
+        """Owed messages of every server (or of ``guild_id``), oldest first (the outbox
+        worker's scan)."""
         async with self._locked():
             await self._conn.execute("BEGIN")
             try:
-                return await outbox.undelivered(self._conn, limit)
+                return await outbox.undelivered(self._conn, limit, guild_id)
             finally:
                 await self._conn.execute("COMMIT")
 

@@ -101,6 +101,20 @@ async def fetch_rosters(
     return {str(rows.gang["id"]): rows for rows in by_pk.values()}
 
 
+async def fetch_gang_rows(
+    db: aiosqlite.Connection, campaign_pk: int, gang_ids: Collection[str]
+) -> dict[str, Row]:
+    """The gangs' own rows (no fighters, vehicles or items) by gang id; missing ones left out."""
+    ids = list(dict.fromkeys(gang_ids))
+    if not ids:
+        return {}
+    rows = await db.execute_fetchall(
+        f"{_GANG_SELECT} WHERE campaign_pk = ? AND id IN ({placeholders(len(ids))})",
+        (campaign_pk, *ids),
+    )
+    return {str(row["id"]): row for row in rows}
+
+
 def gang_from_rows(rows: RosterRows) -> Gang:
     owned: dict[tuple[str, int | None], list[dict[str, Any]]] = {}
     for row in rows.items:

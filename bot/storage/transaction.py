@@ -36,7 +36,13 @@ from bot.storage.records import (
     SequenceRecord,
     TradingPostEntry,
 )
-from bot.storage.roster import fetch_rosters, fetch_territories, gang_from_rows
+from bot.storage.roster import (
+    RosterRows,
+    fetch_gang_rows,
+    fetch_rosters,
+    fetch_territories,
+    gang_from_rows,
+)
 from rules.errors import InvalidRequest, NotFound
 from rules.models import Battle, CampaignSettings, Fighter, Gang, Item, Territory, Vehicle
 from rules.world import RuleResult, World
@@ -55,6 +61,7 @@ class Transaction:
         # Undo of an action also rewinds the sequences saved in its transaction.
         self._last_action: int | None = None
         self._sequences_before: dict[str, Row | None] = {}
+        self._campaign_pks: dict[str, int] = {}  # campaign id -> pk, see _campaign
 
     def close(self) -> None:
         self._open = False
@@ -71,7 +78,14 @@ class Transaction:
         return self._db
 
     async def _campaign(self, campaign_id: str) -> int:
-        return await campaigns.campaign_pk(self._db, self.guild_id, campaign_id)
+        # Every method resolves its campaign first, a dozen times in one click's
+        # transaction; each query is a round trip to the database thread. Within one
+        # transaction the answer only changes when a campaign is deleted (or made).
+        pk = self._campaign_pks.get(campaign_id)
+        if pk is None:
+            pk = await campaigns.campaign_pk(self._db, self.guild_id, campaign_id)
+            self._campaign_pks[campaign_id] = pk
+        return pk
 
     # -------------------------------------------------------------- campaigns
 
@@ -85,6 +99,7 @@ class Transaction:
         make_default: bool = False,
     ) -> Campaign:
         """Start a campaign; the server's first one becomes its default."""
+        self._campaign_pks.clear()
         return await campaigns.create(
             self._write_db(), self.guild_id, settings,
             arbitrator_user_ids=arbitrator_user_ids, arbitrator_role_id=arbitrator_role_id,
@@ -120,6 +135,7 @@ class Transaction:
 
     async def delete_campaign(self, campaign_id: str) -> None:
         """Delete a campaign with its gangs, battles and ledger."""
+        self._campaign_pks.clear()
         await campaigns.delete(self._write_db(), self.guild_id, campaign_id)
 
     async def set_trading_post(
@@ -144,6 +160,20 @@ class Transaction:
     async def get_gang(self, campaign_id: str, gang_id: str) -> Gang:
         world = await gangs.load_world(self._db, await self._campaign(campaign_id), [gang_id], ())
         return world.gang(gang_id)
+
+    async def gangs_without_rosters(
+        self, campaign_id: str, gang_ids: Sequence[str]
+    ) -> dict[str, Gang]:
+        """The named gangs' own fields (name, owner, credits...) with EMPTY rosters.
+
+        For checks that look no further than who owns a gang: a whole gang is a
+        dozen fighters and their equipment to read and validate. Never write these back.
+        """
+        rows = await fetch_gang_rows(self._db, await self._campaign(campaign_id), gang_ids)
+        for gang_id in gang_ids:
+            if gang_id not in rows:
+                raise NotFound(f"There is no gang with id {gang_id} in this campaign.")
+        return {gang_id: gang_from_rows(RosterRows(gang=rows[gang_id])) for gang_id in gang_ids}
 
     async def get_gang_by_name(self, campaign_id: str, name: str) -> Gang:
         pk = await self._campaign(campaign_id)
@@ -541,6 +571,7 @@ class Transaction:
 
         Ids inside the campaign are kept; the campaign gets a new id.
         """
+        self._campaign_pks.clear()
         return await exporting.import_campaign(
             self._write_db(), self.guild_id, document, actor=actor, name=name
         )

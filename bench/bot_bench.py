@@ -1,0 +1,591 @@
+"""How fast the bot answers and how many servers it carries, against bare discord.py.
+
+For each N (campaigns, one per server; bench/build_db.py describes the
+shape) and M (post-battle sequences played at once), one case:
+
+1. a fresh fake Discord whose world matches the cached database of N
+   campaigns (N servers, 8 players in each), and a copy of that database;
+2. the real bot process (``python -m bot run`` through ``bot.arena``, log
+   level WARNING). Start-up is timed from launching the process to its answer
+   to a click on a persistent post-battle button in the last server the
+   gateway announced: by then the process is up, the database open and
+   checked, the commands synced, every server cached and the dynamic buttons
+   registered. The drive waits for discord.py's ``on_ready`` (it comes 2 s
+   after the last GUILD_CREATE) and the start-up scan behind it to pass;
+3. M post-battle sequences at once, each in its own campaign while there are
+   enough (at most 4 per campaign: a gang is in one sequence at a time):
+   ``/postbattle start``, the losing gang's report (two selects), both Submit
+   buttons, then both players' Confirm on each of the 12 steps: 29
+   interactions per sequence, each player waiting for the bot's answer (its
+   follow-up or redrawn panel) before the next click, as people do;
+4. the baseline: the bot is stopped and ``bench/baseline_bot.py`` (a plain
+   ``discord.Client`` answering every interaction with a fixed reply, the same
+   command schemas registered) is started on the same fake Discord. The very
+   interactions of step 3 (same data, same payloads) are sent to it again at
+   the same moments after the start as they were sent to our bot, so both
+   bots face the same arrivals; then once more as fast as it answers (M
+   streams, each sending its next when answered), for its capacity.
+
+For every interaction the fake records the time from writing the gateway
+dispatch to the socket to receiving the bot's first response (its
+``latency``). Each case prints one line: p50, p99 and max of those for our
+bot and the baseline, their ratios (what our code costs on top of the
+library), interactions per second sustained in step 3 (and the baseline's
+capacity), our bot's CPU time per interaction, peak memory (VmHWM) of both,
+start-up times, how many answers came near Discord's 3-second limit, and the
+machine's load average (other processes share the two cores).
+
+Run::
+
+    .venv/bin/python bench/bot_bench.py                 # N = 10, 100, 1000 x M = 1, 10, 100
+    .venv/bin/python bench/bot_bench.py --quick         # smoke run: N = 10, M = 1 and 2
+    .venv/bin/python bench/bot_bench.py --n 1000 --m 100 --by-kind
+    .venv/bin/python bench/bot_bench.py --n 100 --m 10 --profile bench/.cache/prof
+
+``--profile DIR`` runs the bot under cProfile and prints its top functions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import pstats
+import signal
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.build_db import (
+    BATTLES_PER_CAMPAIGN,
+    CACHE,
+    BenchWorld,
+    build_world,
+    copy_db,
+    ensure_db,
+    gang_name,
+    stake_name,
+)
+from bot.arena import TOKEN, Arena
+from bot.fakediscord import (
+    CallbackType,
+    Channel,
+    FakeDiscord,
+    InteractionRecord,
+    InteractionResult,
+    InteractionType,
+    Message,
+    User,
+    store,
+)
+
+T = TypeVar("T")
+
+BASELINE = Path(__file__).resolve().parent / "baseline_bot.py"
+STEPS = 12  # stage messages of a campaign battle's sequence (Wrap-up .. Report Results)
+WAIT = 60.0  # generous: a benchmark under load must not fail on a slow answer
+DEADLINE = 3.0  # Discord's limit for the first response
+NEAR_DEADLINE = 2.0  # "near the limit"
+PROBE_ID = "munda:pb:confirm:probe0:probe0:1"
+GUILD_READY_TIMEOUT = 2.0  # discord.py's default wait after the last GUILD_CREATE
+IDLE_CPU = 0.01  # seconds of CPU per IDLE_WINDOW below which a process counts as idle
+IDLE_WINDOW = 0.5
+
+
+# --------------------------------------------------------------------------- waiting
+
+
+async def until(fake: FakeDiscord, check: Callable[[], T | None], what: str) -> T:
+    return await fake.world.notifier.wait_for(check, timeout=WAIT, what=what)
+
+
+def has(message: Message, prefix: str) -> bool:
+    return any(str(c.get("custom_id", "")).startswith(prefix) for c in message.iter_components())
+
+
+def custom_id(message: Message, prefix: str, suffix: str = "") -> str:
+    for comp in message.iter_components():
+        cid = str(comp.get("custom_id", ""))
+        if cid.startswith(prefix) and cid.endswith(suffix):
+            return cid
+    raise AssertionError(f"no component {prefix}...{suffix} on message {message.id}")
+
+
+# --------------------------------------------------------------------------- one sequence
+
+
+@dataclass
+class Plan:
+    """One post-battle sequence: battle ``battle`` of the campaign whose #general is ``channel``."""
+
+    index: int
+    channel: Channel
+    first: User  # the winner's player, who starts it
+    second: User
+    battle: int
+    records: list[InteractionRecord] = field(default_factory=list)
+
+
+def plans(world: BenchWorld, m: int) -> list[Plan]:
+    """M sequences: one per campaign first, then a second battle in each, and so on."""
+    n = len(world.guilds)
+    found = []
+    for index in range(min(m, n * BATTLES_PER_CAMPAIGN)):
+        campaign, battle = index % n, index // n
+        found.append(Plan(index, world.channels[campaign], world.players[2 * battle],
+                          world.players[2 * battle + 1], battle))
+    return found
+
+
+class Player:
+    """Plays one sequence through the fake's driver, recording every interaction."""
+
+    def __init__(self, fake: FakeDiscord, plan: Plan) -> None:
+        self.fake = fake
+        self.driver = fake.driver(timeout=WAIT)
+        self.plan = plan
+
+    async def play(self) -> None:
+        plan, driver = self.plan, self.driver
+        winner, loser = gang_name(2 * plan.battle), gang_name(2 * plan.battle + 1)
+        started = await driver.slash(
+            None, plan.channel, plan.first, "postbattle start",
+            winner=winner, gang1=winner, gang2=loser, territory=stake_name(plan.battle),
+        )
+        self.plan.records.append(started.record)
+        assert started.message is not None and not started.ephemeral, started.text()
+        thread_id = started.message.id  # a thread shares its first message's id
+        thread = await until(self.fake, lambda: self.fake.world.channels.get(thread_id),
+                             f"the thread of sequence {plan.index}")
+        panels = await until(self.fake, lambda: self.panels(thread),
+                             f"the report panels of sequence {plan.index}")
+        # The losing gang reports one fighter Out of Action: two selects on its panel.
+        panel = panels[1]
+        await self.edit_panel(panel, custom_id(panel, "munda:pb:sec:"), ["ooa"])
+        pick = custom_id(panel, "munda:pb:pick:", ":ooa:0")
+        fighter = str(panel.component(pick)["options"][0]["value"])
+        await self.edit_panel(panel, pick, [fighter])
+        for user, own in ((plan.first, panels[0]), (plan.second, panels[1])):
+            await self.answered(await driver.click(own, custom_id(own, "munda:pb:submit:"), user))
+        for _ in range(STEPS):
+            for user in (plan.first, plan.second):
+                stage = await until(self.fake, lambda: self.open_stage(thread),
+                                    f"an open step in sequence {plan.index}")
+                await self.answered(
+                    await driver.click(stage, custom_id(stage, "munda:pb:confirm:"), user))
+        assert self.open_stage(thread) is None, "a step is still open after the last one"
+
+    @staticmethod
+    def panels(thread: Channel) -> list[Message] | None:
+        found = [m for m in thread.messages if has(m, "munda:pb:submit:")]
+        if len(found) < 2:
+            return None
+        return sorted(found, key=lambda m: custom_id(m, "munda:pb:submit:"))
+
+    @staticmethod
+    def open_stage(thread: Channel) -> Message | None:
+        for message in reversed(thread.messages):
+            if not message.ephemeral and has(message, "munda:pb:confirm:"):
+                return message
+        return None
+
+    async def edit_panel(self, panel: Message, select: str, values: Sequence[str]) -> None:
+        # Count edits from before the click: under load the bot's redraw can land
+        # before the driver has even seen the first response.
+        edits = panel.edits
+        result = await self.driver.select(panel, select, values, self.plan.second)
+        self.plan.records.append(result.record)
+        self.refused(result)
+        await until(self.fake, lambda: panel.edits > edits or None,
+                    f"a redrawn report panel in sequence {self.plan.index}")
+
+    async def answered(self, result: InteractionResult) -> None:
+        """Wait for the follow-up a Submit or Confirm ends with (the next click needs it)."""
+        self.plan.records.append(result.record)
+        self.refused(result)
+        await until(self.fake, lambda: bool(result.record.followups) or None,
+                    f"the answer to {result.record.label!r}")
+        said = result.record.followups[-1].content
+        if "Something went wrong" in said:
+            raise AssertionError(f"{result.record.label}: {said}")
+
+    @staticmethod
+    def refused(result: InteractionResult) -> None:
+        if result.callback_type == CallbackType.CHANNEL_MESSAGE:
+            raise AssertionError(f"refused: {result.record.label}: {result.text()}")
+
+
+# --------------------------------------------------------------------------- raw dispatch
+
+
+async def dispatch(fake: FakeDiscord, record: InteractionRecord) -> InteractionRecord:
+    """Send a prepared interaction and wait for the first response (or a rejection)."""
+
+    def on_sent() -> None:
+        if record.dispatched_at is None:
+            record.dispatched_at = time.perf_counter()
+
+    fake.gateway.dispatch_interaction(record.guild.id if record.guild else None,
+                                      record.payload, on_sent)
+    await until(fake, lambda: record.callback_type is not None or bool(record.errors),
+                f"an answer to {record.label!r}")
+    if record.callback_type is None:
+        raise AssertionError(f"the answer to {record.label!r} was rejected: {record.errors}")
+    return record
+
+
+async def probe(fake: FakeDiscord, world: BenchWorld) -> InteractionRecord:
+    """Click a persistent post-battle button in the last server the gateway announced."""
+    channel = world.channels[-1]
+    button = {"type": 2, "style": 3, "label": "Confirm", "custom_id": PROBE_ID}
+    message = store.post_message(fake.world, channel, fake.world.bot, {
+        "content": "probe", "components": [{"type": 1, "components": [button]}],
+    })
+    record = fake.interactions.create(
+        InteractionType.MESSAGE_COMPONENT, world.players[0], channel,
+        {"custom_id": PROBE_ID, "component_type": 2}, label="probe", source_message=message,
+    )
+    return await dispatch(fake, record)
+
+
+async def replay(fake: FakeDiscord, original: InteractionRecord) -> InteractionRecord:
+    """The same interaction again (same data, same payload), to whichever bot is connected."""
+    record = fake.interactions.create(
+        InteractionType(original.type), original.user, original.channel, original.data,
+        label=original.label, command_name=original.command_name,
+        source_message=original.source_message,
+    )
+    record.payload = {**original.payload, "id": str(record.id), "token": record.token}
+    return await dispatch(fake, record)
+
+
+async def replay_timed(fake: FakeDiscord, todo: Sequence[Plan]) -> list[InteractionRecord]:
+    """Every stream's interactions again, each at the moment it was first sent (or when the
+    previous one of its stream is answered, if that is later)."""
+    sent = [r.dispatched_at for plan in todo for r in plan.records if r.dispatched_at]
+    origin, began = min(sent), time.perf_counter()
+    done: list[InteractionRecord] = []
+
+    async def stream(plan: Plan) -> None:
+        for original in plan.records:
+            assert original.dispatched_at is not None
+            delay = began + (original.dispatched_at - origin) - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            done.append(await replay(fake, original))
+
+    await asyncio.gather(*(stream(plan) for plan in todo))
+    return done
+
+
+async def replay_flat_out(fake: FakeDiscord, todo: Sequence[Plan]) -> float:
+    """Interactions per second the connected bot answers, M streams sending back to back."""
+    count = 0
+
+    async def stream(plan: Plan) -> None:
+        nonlocal count
+        for original in plan.records:
+            await replay(fake, original)
+            count += 1
+
+    began = time.perf_counter()
+    await asyncio.gather(*(stream(plan) for plan in todo))
+    return count / (time.perf_counter() - began)
+
+
+# --------------------------------------------------------------------------- processes
+
+
+def proc_status(pid: int, key: str) -> int:
+    """A /proc/<pid>/status figure in kB (VmHWM: the peak resident set)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(f"{key}:"):
+            return int(line.split()[1])
+    raise KeyError(key)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process, all its threads."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def load_average() -> float:
+    return float(Path("/proc/loadavg").read_text().split()[0])
+
+
+async def settle(pid: int, ready_at: float) -> None:
+    """Wait for on_ready (GUILD_READY_TIMEOUT after the last server arrived) and for the
+    work it starts to end: the process then uses (almost) no CPU for IDLE_WINDOW."""
+    await asyncio.sleep(max(0.0, ready_at + GUILD_READY_TIMEOUT - time.perf_counter()))
+    for _ in range(int(WAIT / IDLE_WINDOW)):
+        before = cpu_seconds(pid)
+        await asyncio.sleep(IDLE_WINDOW)
+        if cpu_seconds(pid) - before < IDLE_CPU:
+            return
+    raise AssertionError(f"process {pid} never went idle after start-up")
+
+
+async def start_baseline(fake: FakeDiscord, commands: Path,
+                         log: Path) -> asyncio.subprocess.Process:
+    identified, synced = fake.gateway.identify_count, fake.commands.sync_count
+    env = {**os.environ, "FAKE_DISCORD_URL": fake.base_url, "PYTHONUNBUFFERED": "1"}
+    with log.open("ab") as out:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, str(BASELINE), "--token", TOKEN, "--commands", str(commands),
+            env=env, stdin=asyncio.subprocess.DEVNULL, stdout=out, stderr=out,
+        )
+    def connected() -> bool | None:
+        gateway = fake.gateway
+        return (gateway.identify_count > identified and gateway.is_connected()
+                and fake.commands.sync_count > synced) or None
+
+    waiting = asyncio.ensure_future(until(fake, connected, "the baseline to connect"))
+    exited = asyncio.ensure_future(process.wait())
+    done, _ = await asyncio.wait({waiting, exited}, return_when=asyncio.FIRST_COMPLETED)
+    if exited in done:
+        waiting.cancel()
+        raise RuntimeError(f"the baseline exited:\n{log.read_text(errors='replace')[-3000:]}")
+    exited.cancel()
+    waiting.result()
+    return process
+
+
+async def stop(process: asyncio.subprocess.Process) -> None:
+    if process.returncode is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            await asyncio.wait_for(process.wait(), 15)
+        except TimeoutError:
+            process.kill()
+            await process.wait()
+
+
+# --------------------------------------------------------------------------- figures
+
+
+@dataclass
+class Figures:
+    count: int
+    p50: float  # milliseconds
+    p99: float
+    max: float
+    near_deadline: int  # answers after NEAR_DEADLINE seconds or more
+
+    @classmethod
+    def of(cls, records: Sequence[InteractionRecord]) -> Figures:
+        samples = sorted(r.latency * 1000 for r in records if r.latency is not None)
+        if not samples or len(samples) != len(records):
+            raise AssertionError(f"{len(records) - len(samples)} interactions were never answered")
+        return cls(
+            count=len(samples),
+            p50=statistics.median(samples),
+            p99=percentile(samples, 0.99),
+            max=samples[-1],
+            near_deadline=sum(1 for s in samples if s >= NEAR_DEADLINE * 1000),
+        )
+
+
+def percentile(ordered: Sequence[float], q: float) -> float:
+    """Nearest rank: the smallest sample with at least a fraction q of them at or below it."""
+    rank = max(1, -(-round(q * len(ordered) * 1000) // 1000))
+    return ordered[min(len(ordered), rank) - 1]
+
+
+def kind_of(record: InteractionRecord) -> str:
+    """A short name for what was done: the command, or the button or select's kind."""
+    if record.command_name:
+        return f"/{record.command_name}"
+    parts = str(record.data.get("custom_id", "")).split(":")
+    return ":".join(parts[1:3]) if len(parts) > 2 else "?"
+
+
+def by_kind(records: Sequence[InteractionRecord]) -> dict[str, Figures]:
+    kinds: dict[str, list[InteractionRecord]] = {}
+    for record in records:
+        kinds.setdefault(kind_of(record), []).append(record)
+    return {kind: Figures.of(found) for kind, found in sorted(kinds.items())}
+
+
+@dataclass
+class Case:
+    n: int
+    m: int
+    sequences: int
+    bot: Figures
+    base: Figures
+    kinds: dict[str, Figures]
+    rate: float  # interactions per second sustained while M sequences ran
+    base_capacity: float  # the baseline's, M streams back to back
+    cpu_ms: float  # our bot's CPU per interaction (every thread)
+    harness_cpu_ms: float  # this process (fake Discord + players) per interaction
+    peak_mb: float
+    base_peak_mb: float
+    startup: float
+    base_startup: float
+    load: tuple[float, float]  # 1-minute load average before and after
+    profile: str | None = None
+
+    @property
+    def ratio_p50(self) -> float:
+        return self.bot.p50 / self.base.p50
+
+    @property
+    def ratio_p99(self) -> float:
+        return self.bot.p99 / self.base.p99
+
+    def row(self) -> str:
+        return (
+            f"{self.n:>5} {self.m:>4} {self.bot.count:>5} | {self.bot.p50:>6.1f} "
+            f"{self.bot.p99:>6.1f} {self.bot.max:>6.0f} | {self.base.p50:>5.1f} "
+            f"{self.base.p99:>5.1f} {self.base.max:>5.0f} | {self.ratio_p50:>5.2f} "
+            f"{self.ratio_p99:>5.2f} | {self.rate:>5.0f} {self.base_capacity:>5.0f} | "
+            f"{self.cpu_ms:>5.1f} | {self.peak_mb:>4.0f} {self.base_peak_mb:>4.0f} | "
+            f"{self.startup:>5.2f} {self.base_startup:>5.2f} | {self.bot.near_deadline:>3} | "
+            f"{self.load[0]:.1f}-{self.load[1]:.1f}"
+        )
+
+
+HEADER = (
+    "                 | our bot: first    | bare discord.py   | ratio      | int/s       |"
+    " CPU   | MB VmHWM  | start (s)   |     |\n"
+    "    N    M  ints |  p50ms  p99ms max | p50ms p99ms   max |  p50   p99 | ours  base  |"
+    " ms/int|  ours base|  ours  base | >2s | load"
+)
+
+
+def kinds_table(case: Case) -> str:
+    lines = [f"  by kind (N={case.n}, M={case.m}):"]
+    for kind, fig in case.kinds.items():
+        lines.append(f"    {kind:<20} n={fig.count:<5} p50={fig.p50:7.1f}  p99={fig.p99:7.1f}  "
+                     f"max={fig.max:7.1f} ms")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- one case
+
+
+async def run_case(
+    n: int, m: int, folder: Path, *, profile: Path | None = None, cache: Path = CACHE
+) -> Case:
+    await ensure_db(n, cache=cache)
+    load_before = load_average()
+    harness_before = time.process_time()
+    fake = FakeDiscord(token=TOKEN)
+    world = build_world(fake, n)
+    await fake.start()
+    workdir = folder / f"n{n}-m{m}"
+    workdir.mkdir()
+    python_args: list[str] = []
+    prof_file = None
+    if profile is not None:
+        profile.mkdir(parents=True, exist_ok=True)
+        prof_file = profile / f"bot-n{n}-m{m}.prof"
+        python_args = ["-m", "cProfile", "-o", str(prof_file)]
+    arena = Arena(fake, workdir, log_level="WARNING", python_args=python_args)
+    arena.write_config()
+    copy_db(n, arena.database_path, cache)
+    todo = plans(world, m)
+    try:
+        began = time.perf_counter()
+        await arena.start_bot()
+        await probe(fake, world)
+        startup = time.perf_counter() - began
+        assert arena.process is not None
+        pid = arena.process.pid
+        await settle(pid, time.perf_counter())
+        cpu_before, harness_before = cpu_seconds(pid), time.process_time()
+        began = time.perf_counter()
+        await asyncio.gather(*(Player(fake, plan).play() for plan in todo))
+        elapsed = time.perf_counter() - began
+        cpu = cpu_seconds(pid) - cpu_before
+        harness = time.process_time() - harness_before
+        peak_mb = proc_status(pid, "VmHWM") / 1024
+        records = [r for plan in todo for r in plan.records]
+        commands = workdir / "commands.json"
+        commands.write_text(json.dumps(fake.commands.list_scope(None)), encoding="utf-8")
+    except BaseException:
+        print(arena.log_tail(60), file=sys.stderr)
+        raise
+    finally:
+        await arena.stop_bot()
+    try:
+        began = time.perf_counter()
+        process = await start_baseline(fake, commands, workdir / "baseline.log")
+        try:
+            await probe(fake, world)
+            base_startup = time.perf_counter() - began
+            await settle(process.pid, time.perf_counter())
+            base = Figures.of(await replay_timed(fake, todo))
+            capacity = await replay_flat_out(fake, todo)
+            base_peak = proc_status(process.pid, "VmHWM") / 1024
+        finally:
+            await stop(process)
+    finally:
+        await fake.stop()
+    return Case(
+        n=n, m=m, sequences=len(todo), bot=Figures.of(records), base=base,
+        kinds=by_kind(records), rate=len(records) / elapsed, base_capacity=capacity,
+        cpu_ms=cpu * 1000 / len(records), harness_cpu_ms=harness * 1000 / len(records),
+        peak_mb=peak_mb, base_peak_mb=base_peak, startup=startup, base_startup=base_startup,
+        load=(load_before, load_average()), profile=str(prof_file) if prof_file else None,
+    )
+
+
+def print_profile(path: str, top: int = 30) -> None:
+    stats = pstats.Stats(path)
+    stats.sort_stats("cumulative").print_stats(r"work/main/(bot|cogs|rules)", top)
+    stats.sort_stats("tottime").print_stats(top)
+
+
+# --------------------------------------------------------------------------- main
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, nargs="+", default=[10, 100, 1000],
+                        help="campaigns (= servers) in the database")
+    parser.add_argument("--m", type=int, nargs="+", default=[1, 10, 100],
+                        help="post-battle sequences at once")
+    parser.add_argument("--quick", action="store_true", help="smoke run: N=10, M=1 and 2")
+    parser.add_argument("--by-kind", action="store_true",
+                        help="also print our bot's figures per kind of interaction")
+    parser.add_argument("--profile", type=Path, help="run the bot under cProfile, files here")
+    parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
+    parser.add_argument("--cache", type=Path, default=CACHE,
+                        help="where the built databases are kept (default bench/.cache)")
+    args = parser.parse_args()
+    if args.quick:
+        args.n, args.m = [10], [1, 2]
+    cases: list[Case] = []
+    with tempfile.TemporaryDirectory(prefix="munda-bench-") as tmp:
+        print(HEADER, flush=True)
+        for n in args.n:
+            for m in args.m:
+                case = await run_case(n, m, Path(tmp), profile=args.profile, cache=args.cache)
+                cases.append(case)
+                if case.sequences < m:
+                    print(f"  (N={n} holds {case.sequences} sequences at once: each gang is "
+                          "in one at a time)", flush=True)
+                print(case.row(), flush=True)
+                if args.by_kind:
+                    print(kinds_table(case), flush=True)
+                if args.json is not None:
+                    args.json.write_text(json.dumps([asdict(c) for c in cases], indent=2),
+                                         encoding="utf-8")
+    for case in cases:
+        if case.profile is not None and Path(case.profile).exists():
+            print(f"\n== profile of the bot at N={case.n}, M={case.m}: {case.profile}")
+            print_profile(case.profile)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
