@@ -40,6 +40,7 @@ Run::
     .venv/bin/python bench/bot_bench.py                 # N = 10, 100, 1000 x M = 1, 10, 100
     .venv/bin/python bench/bot_bench.py --quick         # smoke run: N = 10, M = 1 and 2
     .venv/bin/python bench/bot_bench.py --n 1000 --m 100 --by-kind
+    .venv/bin/python bench/bot_bench.py --n 1000 --m 100 --ramp 10   # starts spread over 10 s
     .venv/bin/python bench/bot_bench.py --n 100 --m 10 --profile bench/.cache/prof
 
 ``--profile DIR`` runs the bot under cProfile and prints its top functions.
@@ -86,6 +87,7 @@ from bot.fakediscord import (
     User,
     store,
 )
+from bot.fakediscord.common import JsonObj
 
 T = TypeVar("T")
 
@@ -153,8 +155,9 @@ class Player:
         self.driver = fake.driver(timeout=WAIT)
         self.plan = plan
 
-    async def play(self) -> None:
+    async def play(self, delay: float = 0.0) -> None:
         plan, driver = self.plan, self.driver
+        await asyncio.sleep(delay)  # --ramp: sequences start one after another
         winner, loser = gang_name(2 * plan.battle), gang_name(2 * plan.battle + 1)
         started = await driver.slash(
             None, plan.channel, plan.first, "postbattle start",
@@ -169,10 +172,12 @@ class Player:
                              f"the report panels of sequence {plan.index}")
         # The losing gang reports one fighter Out of Action: two selects on its panel.
         panel = panels[1]
-        await self.edit_panel(panel, custom_id(panel, "munda:pb:sec:"), ["ooa"])
+        await self.edit_panel(panel, custom_id(panel, "munda:pb:sec:"), ["ooa"],
+                              lambda: self.picker(panel, "ooa"))
         pick = custom_id(panel, "munda:pb:pick:", ":ooa:0")
         fighter = str(panel.component(pick)["options"][0]["value"])
-        await self.edit_panel(panel, pick, [fighter])
+        await self.edit_panel(panel, pick, [fighter],
+                              lambda: fighter in self.chosen(panel, "ooa"))
         for user, own in ((plan.first, panels[0]), (plan.second, panels[1])):
             await self.answered(await driver.click(own, custom_id(own, "munda:pb:submit:"), user))
         for _ in range(STEPS):
@@ -197,15 +202,28 @@ class Player:
                 return message
         return None
 
-    async def edit_panel(self, panel: Message, select: str, values: Sequence[str]) -> None:
-        # Count edits from before the click: under load the bot's redraw can land
-        # before the driver has even seen the first response.
-        edits = panel.edits
+    @staticmethod
+    def picker(panel: Message, section: str) -> JsonObj | None:
+        """The panel's first select of fighters for ``section``, once it shows that part."""
+        for comp in panel.iter_components():
+            cid = str(comp.get("custom_id", ""))
+            if cid.startswith("munda:pb:pick:") and cid.endswith(f":{section}:0"):
+                return comp
+        return None
+
+    def chosen(self, panel: Message, section: str) -> set[str]:
+        comp = self.picker(panel, section) or {}
+        return {str(o["value"]) for o in comp.get("options", []) if o.get("default")}
+
+    async def edit_panel(self, panel: Message, select: str, values: Sequence[str],
+                         shown: Callable[[], object]) -> None:
+        """Choose in a panel's select and wait until the panel shows the choice (other
+        redraws of the same message, e.g. after its delivery, do not count)."""
         result = await self.driver.select(panel, select, values, self.plan.second)
         self.plan.records.append(result.record)
         self.refused(result)
-        await until(self.fake, lambda: panel.edits > edits or None,
-                    f"a redrawn report panel in sequence {self.plan.index}")
+        await until(self.fake, lambda: shown() or None,
+                    f"the report panel of sequence {self.plan.index} to show {values}")
 
     async def answered(self, result: InteractionResult) -> None:
         """Wait for the follow-up a Submit or Confirm ends with (the next click needs it)."""
@@ -432,6 +450,7 @@ class Case:
     startup: float
     base_startup: float
     load: tuple[float, float]  # 1-minute load average before and after
+    ramp: float = 0.0
     profile: str | None = None
 
     @property
@@ -474,7 +493,8 @@ def kinds_table(case: Case) -> str:
 
 
 async def run_case(
-    n: int, m: int, folder: Path, *, profile: Path | None = None, cache: Path = CACHE
+    n: int, m: int, folder: Path, *, profile: Path | None = None, cache: Path = CACHE,
+    ramp: float = 0.0,
 ) -> Case:
     await ensure_db(n, cache=cache)
     load_before = load_average()
@@ -504,7 +524,8 @@ async def run_case(
         await settle(pid, time.perf_counter())
         cpu_before, harness_before = cpu_seconds(pid), time.process_time()
         began = time.perf_counter()
-        await asyncio.gather(*(Player(fake, plan).play() for plan in todo))
+        await asyncio.gather(*(Player(fake, plan).play(ramp * plan.index / len(todo))
+                               for plan in todo))
         elapsed = time.perf_counter() - began
         cpu = cpu_seconds(pid) - cpu_before
         harness = time.process_time() - harness_before
@@ -536,7 +557,8 @@ async def run_case(
         kinds=by_kind(records), rate=len(records) / elapsed, base_capacity=capacity,
         cpu_ms=cpu * 1000 / len(records), harness_cpu_ms=harness * 1000 / len(records),
         peak_mb=peak_mb, base_peak_mb=base_peak, startup=startup, base_startup=base_startup,
-        load=(load_before, load_average()), profile=str(prof_file) if prof_file else None,
+        load=(load_before, load_average()), ramp=ramp,
+        profile=str(prof_file) if prof_file else None,
     )
 
 
@@ -560,6 +582,9 @@ async def main() -> None:
                         help="also print our bot's figures per kind of interaction")
     parser.add_argument("--profile", type=Path, help="run the bot under cProfile, files here")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
+    parser.add_argument("--ramp", type=float, default=0.0,
+                        help="start the M sequences evenly over this many seconds "
+                             "(default 0: all in the same instant)")
     parser.add_argument("--cache", type=Path, default=CACHE,
                         help="where the built databases are kept (default bench/.cache)")
     args = parser.parse_args()
@@ -570,7 +595,8 @@ async def main() -> None:
         print(HEADER, flush=True)
         for n in args.n:
             for m in args.m:
-                case = await run_case(n, m, Path(tmp), profile=args.profile, cache=args.cache)
+                case = await run_case(n, m, Path(tmp), profile=args.profile, cache=args.cache,
+                                      ramp=args.ramp)
                 cases.append(case)
                 if case.sequences < m:
                     print(f"  (N={n} holds {case.sequences} sequences at once: each gang is "
