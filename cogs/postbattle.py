@@ -24,7 +24,7 @@ from bot.battle.state import RUN_KEY_PREFIX, Phase, PostBattleRun
 from bot.context import actor_of, guild_id_of, require_arbitrator, resolve_campaign, storage_of
 from bot.errors import Refused
 from bot.render import safe
-from bot.storage import Campaign, StorageError
+from bot.storage import Campaign, StorageError, Transaction
 from rules.errors import InvalidRequest, RulesError
 from rules.models import Gang
 
@@ -58,7 +58,7 @@ async def battle_choices(interaction: Interaction, current: str) -> Choices:
         with_runs = {r.battle_id for r in await storage.list_sequences(guild_id, campaign.id)
                      if r.key.startswith(RUN_KEY_PREFIX)}
         taken: set[str] = set()
-        async with storage.transaction(guild_id) as tx:
+        async with storage.read_only(guild_id) as tx:
             for battle in battles:
                 if battle.id in with_runs:
                     run = await engine.load_run(tx, campaign.id, battle.id)
@@ -167,25 +167,29 @@ class PostBattleCog(commands.GroupCog, group_name="postbattle",
         campaign: Name | None = None,
     ) -> None:
         found = await resolve_campaign(interaction, campaign)
-        storage, guild_id = storage_of(interaction), guild_id_of(interaction)
         named = [g for g in (gang1, gang2, gang3, gang4) if g]
         if battle and named:
             raise InvalidRequest("Give either a recorded battle or the gangs, not both.")
-        gangs = [await storage.get_gang_by_name(guild_id, found.id, n) for n in named]
-        if battle:
-            recorded = await storage.get_battle(guild_id, found.id, battle)
-            gangs = [await storage.get_gang(guild_id, found.id, g) for g in recorded.gang_ids]
-        elif len(gangs) < 2:
-            raise InvalidRequest("Name at least two gangs, or a battle recorded with /prebattle.")
-        request = StartRequest(
-            battle_id=battle or None,
-            gang_ids=[g.id for g in gangs],
-            winner=_winner_id(winner, gangs),
-            staked_territory=await _territory_id(interaction, found, territory),
-            scenario=" ".join(scenario.split()) if scenario else None,
-            skirmish=skirmish,
-        )
-        await engine.check_start(interaction, found, request)  # refusals stay private
+        # Every refusal comes before the answer, so refusals stay private: one read,
+        # of names and ids only (the rosters are read once, to start).
+        async with storage_of(interaction).read_only(guild_id_of(interaction)) as tx:
+            gangs = [await tx.get_gang_by_name(found.id, n, rosters=False) for n in named]
+            if battle:
+                recorded = await tx.get_battle(found.id, battle)
+                gangs = list((await tx.gangs_without_rosters(found.id, recorded.gang_ids))
+                             .values())
+            elif len(gangs) < 2:
+                raise InvalidRequest(
+                    "Name at least two gangs, or a battle recorded with /prebattle.")
+            request = StartRequest(
+                battle_id=battle or None,
+                gang_ids=[g.id for g in gangs],
+                winner=_winner_id(winner, gangs),
+                staked_territory=await _territory_id(tx, found, territory),
+                scenario=" ".join(scenario.split()) if scenario else None,
+                skirmish=skirmish,
+            )
+            await engine.check_start(tx, interaction, found, request)
         await interaction.response.defer(thinking=True)
         await engine.start_run(interaction, found, request)
 
@@ -272,13 +276,11 @@ def _winner_id(winner: str, gangs: list[Gang]) -> str | None:
     raise InvalidRequest(f"The winner must be one of the battle's gangs ({names}) or 'draw'.")
 
 
-async def _territory_id(
-    interaction: Interaction, campaign: Campaign, name: str | None
-) -> str | None:
+async def _territory_id(tx: Transaction, campaign: Campaign, name: str | None) -> str | None:
     if not name:
         return None
     typed = " ".join(name.split()).casefold()
-    found = await storage_of(interaction).list_territories(guild_id_of(interaction), campaign.id)
+    found = await tx.list_territories(campaign.id)
     match = [t for t in found if t.name.casefold() == typed]
     if not match:
         raise InvalidRequest(f"There is no Territory called '{safe(name, 50)}' in "

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from rules.copying import deep_copy
 from rules.dice import DiceRoll, Roller, roll
 from rules.errors import NotFound
 from rules.models import Fighter, FighterStatus, Gang, Territory
@@ -109,7 +110,7 @@ class Workspace:
 
     def __init__(self, world: World) -> None:
         self.before = world
-        self.world = world.model_copy(deep=True)
+        self.world = deep_copy(world)
         self.rolls: list[DiceRoll] = []
         self.notes: list[str] = []
 

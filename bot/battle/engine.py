@@ -114,17 +114,25 @@ async def find_active_run(
     storage: Storage, guild_id: int, campaign_id: str, gang_id: str
 ) -> PostBattleRun | None:
     """The post-battle run this gang is in now: in progress, or finished with a
-    sub-step it deferred (PB-6B.8) and has not closed."""
-    async with storage.transaction(guild_id) as tx:
+    sub-step it deferred (PB-6B.8) and has not closed. A read: whatever acts on the run
+    finds it again in its own write transaction."""
+    async with storage.read_only(guild_id) as tx:
         return await active_run_in(tx, campaign_id, gang_id)
 
 
-async def load_battle_world(tx: Transaction, campaign_id: str, run: PostBattleRun) -> World:
+async def load_battle_world(
+    tx: Transaction, campaign_id: str, run: PostBattleRun, *, rosters: bool = True
+) -> World:
     """The battle's gangs, every territory, and the gangs of captives they hold.
 
     A captive taken in an earlier battle may belong to a gang that is not in
-    this one; selling or disposing of it changes that gang too.
+    this one; selling or disposing of it changes that gang too. Without
+    ``rosters``: the battle's gangs only, with no fighters and no territories,
+    which is all a step's message and the checks of a click look at (names
+    and owners), for a tenth of the reading (docs/benchmarks.md).
     """
+    if not rosters:
+        return World(gangs=await tx.gangs_without_rosters(campaign_id, run.gang_ids))
     gang_ids = list(run.gang_ids)
     for gang_id in run.gang_ids:
         for owner, _captive in await tx.captives_held_by(campaign_id, gang_id):
@@ -306,18 +314,31 @@ class StartRequest:
     skirmish: bool | None
 
 
-async def check_start(interaction: Interaction, campaign: Campaign, request: StartRequest) -> None:
-    """Every refusal of :func:`start_run`, checked before the command is deferred publicly."""
-    async with interaction.client.storage.read_only(guild_id_of(interaction)) as tx:
-        await _prepare_start(tx, interaction, campaign, request)
+async def check_start(
+    tx: Transaction, interaction: Interaction, campaign: Campaign, request: StartRequest
+) -> None:
+    """Every refusal of :func:`start_run`, checked (in a read, ``tx``) before the command
+    is deferred publicly."""
+    await _prepare_start(tx, interaction, campaign, request, rosters=False)
 
 
 async def _prepare_start(
-    tx: Transaction, interaction: discord.Interaction, campaign: Campaign, request: StartRequest
+    tx: Transaction, interaction: discord.Interaction, campaign: Campaign, request: StartRequest,
+    *, rosters: bool = True,
 ) -> tuple[Battle, World, bool]:
-    """The battle to start (not stored yet), its world and whether it is a skirmish."""
+    """The battle to start (not stored yet), its world and whether it is a skirmish.
+
+    Without ``rosters`` the world's gangs have no fighters: enough for the checks (owners,
+    names, the staked territory), which run before the command is answered, and a tenth
+    of the reading (docs/benchmarks.md).
+    """
     battle = await _battle_to_start(tx, campaign, request)
-    world = await tx.load_world(campaign.id, battle.gang_ids)
+    if rosters:
+        world = await tx.load_world(campaign.id, battle.gang_ids)
+    else:
+        territories = (await tx.load_world(campaign.id, [])).territories
+        world = World(gangs=await tx.gangs_without_rosters(campaign.id, battle.gang_ids),
+                      territories=territories)
     _require_player_or_arbitrator(interaction, campaign, world, battle.gang_ids)
     for gang_id in battle.gang_ids:
         busy = await active_run_in(tx, campaign.id, gang_id)
@@ -690,7 +711,10 @@ async def confirm_stage(
     """
     guild_id = guild_id_of(interaction)
     async with interaction.client.storage.transaction(guild_id) as tx:
-        campaign, run, world = await _load(tx, campaign_id, battle_id)
+        campaign = await tx.get_campaign(campaign_id)
+        run = await _require_run(tx, campaign_id, battle_id)
+        # Names and owners until the last confirmation opens the next step.
+        world = await load_battle_world(tx, campaign_id, run, rosters=False)
         record, targets = _confirm_targets(interaction, campaign, run, world, stage_no,
                                            gang_id, on_behalf)
         if isinstance(targets, str):
@@ -712,6 +736,7 @@ async def confirm_stage(
             record.note = ""  # "reopened by an undo" is over once everyone confirmed again
             run.sequence.advance()
             battle = await tx.get_battle(campaign.id, run.battle_id)
+            world = scene.world = await load_battle_world(tx, campaign.id, run)
             if run.sequence.finished:
                 run.phase = Phase.FINISHED
                 note += " That was the last step."
@@ -1004,11 +1029,14 @@ async def _draw(client: MundaBot, scene: Scene) -> None:
 async def _refresh(storage: Storage, scene: Scene) -> None:
     """Draw from what is stored now: a later commit may have been drawn before this one."""
     try:
-        async with storage.transaction(scene.guild_id) as tx:
+        # Drawing comes after the answer: it must neither queue behind other clicks'
+        # writes nor hold up their checks.
+        async with storage.read_only(scene.guild_id, background=True) as tx:
             run = await load_run(tx, scene.campaign.id, scene.run.battle_id)
             if run is not None:
                 scene.run = run
-                scene.world = await load_battle_world(tx, scene.campaign.id, run)
+                panels = bool(scene.reports or scene.report_gangs)
+                scene.world = await load_battle_world(tx, scene.campaign.id, run, rosters=panels)
     except (RulesError, StorageError):
         log.warning("could not reload %s before drawing it", scene.run.key, exc_info=True)
 
@@ -1274,12 +1302,12 @@ async def _redraw_delivered(client: MundaBot, entry: OutboxEntry) -> None:
     link = entry.link or {}
     if link.get("what") not in ("stage", "panel"):
         return
-    async with client.storage.transaction(entry.guild_id) as tx:
+    async with client.storage.read_only(entry.guild_id, background=True) as tx:
         run = await _linked_run(tx, entry)
         if run is None:
             return
         campaign = await tx.get_campaign(run.campaign_id)
-        world = await load_battle_world(tx, campaign.id, run)
+        world = await load_battle_world(tx, campaign.id, run, rosters=link["what"] == "panel")
     scene = Scene(entry.guild_id, campaign, run, world)
     if link["what"] == "stage":
         record = run.stage_record(int(link["stage"]))

@@ -20,6 +20,7 @@ from bot.storage.roster import (
     gang_from_rows,
     territories_from_rows,
 )
+from rules.copying import deep_copy
 from rules.errors import InvalidRequest, NotFound
 from rules.models import Fighter, FighterStatus, Gang, Item, Territory, Vehicle
 from rules.world import World, diff_worlds
@@ -62,7 +63,7 @@ async def edit(
     for territory_id in territory_ids:
         if territory_id not in before.territories:
             raise NotFound(f"There is no territory with id {territory_id} in this campaign.")
-    after = before.model_copy(deep=True)
+    after = deep_copy(before)
     change(after)
     changes = diff_worlds(before, after)
     if changes:

@@ -76,6 +76,31 @@ def _write(method: Callable[Concatenate[Transaction, P], Awaitable[T]]) -> _Guil
     return _GuildCall(method, write=True)
 
 
+class _ReadLane:
+    """A read-only connection of its own (opened on first use), with its lock and the
+    task reading on it."""
+
+    def __init__(self) -> None:
+        self.conn: aiosqlite.Connection | None = None
+        self.lock = asyncio.Lock()
+        self.owner: asyncio.Task[Any] | None = None
+
+    async def connection(self, path: Path, busy_timeout_ms: int) -> aiosqlite.Connection:
+        if self.conn is None:
+            conn = await aiosqlite.connect(str(path), isolation_level=None)
+            conn.row_factory = sqlite3.Row
+            await conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            await conn.execute("PRAGMA query_only = ON")
+            self.conn = conn
+        return self.conn
+
+    async def close(self) -> None:
+        async with self.lock:
+            if self.conn is not None:
+                await self.conn.close()
+                self.conn = None
+
+
 class Storage:
     """The campaign database: open with ``await Storage.open(path)``."""
 
@@ -87,14 +112,14 @@ class Storage:
         self._conn = conn
         self._lock = asyncio.Lock()
         self._owner: asyncio.Task[Any] | None = None
-        # Reads get a connection of their own (opened on first use), so a click's
-        # checks never queue behind the write transactions of other clicks: with
-        # WAL a reader sees the last commit while the writer works. An in-memory
-        # database has only the one connection.
+        # Reads get connections of their own, so a click's checks never queue behind
+        # the write transactions of other clicks: with WAL a reader sees the last
+        # commit while the writer works. Redraws after a commit read on a second one,
+        # so they never hold up the checks a click makes before it answers
+        # (docs/benchmarks.md). An in-memory database has only the one connection.
         self._busy_timeout_ms = busy_timeout_ms
-        self._reader: aiosqlite.Connection | None = None
-        self._reader_lock = asyncio.Lock()
-        self._reader_owner: asyncio.Task[Any] | None = None
+        self._answering = _ReadLane()
+        self._background = _ReadLane()
         self._closed = False
 
     @classmethod
@@ -109,11 +134,9 @@ class Storage:
         return cls(conn, Path(path), busy_timeout_ms)
 
     async def close(self) -> None:
-        async with self._reader_lock:
-            self._closed = True
-            if self._reader is not None:
-                await self._reader.close()
-                self._reader = None
+        self._closed = True
+        for lane in (self._answering, self._background):
+            await lane.close()
         async with self._locked():
             await self._conn.close()
 
@@ -133,13 +156,22 @@ class Storage:
             return await schema_version(self._conn)
 
     @asynccontextmanager
-    async def read_only(self, guild_id: int) -> AsyncIterator[Transaction]:
+    async def read_only(
+        self, guild_id: int, *, background: bool = False
+    ) -> AsyncIterator[Transaction]:
         """A read transaction on ``guild_id``'s data that never waits for writers.
 
         It sees what was committed when it began. For checks made before an
         interaction is answered (a refusal must come at once); whatever
-        decides a write reads again inside ``transaction()``.
+        decides a write reads again inside ``transaction()``. ``background``
+        reads (a redraw after an answer) have a connection of their own, so
+        they never hold up those checks.
         """
+        if background:
+            async with self._read_scope(guild_id, self._background) as tx:
+                if tx is not None:
+                    yield tx
+                    return
         async with self._scope(guild_id, write=False) as tx:
             yield tx
 
@@ -194,42 +226,40 @@ class Storage:
             finally:
                 self._owner = None
 
-    async def _reading_connection(self) -> aiosqlite.Connection | None:
-        """The readers' connection (held under ``_reader_lock``); None for ``:memory:``."""
+    async def _reading_connection(self, lane: _ReadLane) -> aiosqlite.Connection | None:
+        """The lane's connection (held under its lock); None for ``:memory:``."""
         if str(self.path) in ("", ":memory:") or str(self.path).startswith("file:"):
             return None
         if self._closed:
             raise RuntimeError("Storage is closed.")
-        if self._reader is None:
-            reader = await aiosqlite.connect(str(self.path), isolation_level=None)
-            reader.row_factory = sqlite3.Row
-            await reader.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_ms)}")
-            await reader.execute("PRAGMA query_only = ON")
-            self._reader = reader
-        return self._reader
+        return await lane.connection(self.path, self._busy_timeout_ms)
 
     @asynccontextmanager
-    async def _read_scope(self, guild_id: int) -> AsyncIterator[Transaction | None]:
+    async def _read_scope(
+        self, guild_id: int, lane: _ReadLane | None = None
+    ) -> AsyncIterator[Transaction | None]:
+        lane = lane or self._answering
         task = asyncio.current_task()
-        if task is not None and task in (self._owner, self._reader_owner):
+        owners = (self._owner, self._answering.owner, self._background.owner)
+        if task is not None and task in owners:
             # Inside its own write it would not see that transaction's writes; inside
             # its own read it would wait for itself for ever.
             raise RuntimeError(
                 "Storage was called inside its own transaction; use the transaction object."
             )
-        async with self._reader_lock:
-            reader = await self._reading_connection()
+        async with lane.lock:
+            reader = await self._reading_connection(lane)
             if reader is None:
                 yield None
                 return
-            self._reader_owner = task
+            lane.owner = task
             await reader.execute("BEGIN")
             tx = Transaction(reader, guild_id, writable=False)
             try:
                 yield tx
             finally:
                 tx.close()
-                self._reader_owner = None
+                lane.owner = None
                 if reader.in_transaction:
                     await reader.execute("ROLLBACK")
 
@@ -270,6 +300,7 @@ class Storage:
 
     get_gang = _read(Transaction.get_gang)
     get_gang_by_name = _read(Transaction.get_gang_by_name)
+    gangs_without_rosters = _read(Transaction.gangs_without_rosters)
     list_gangs = _read(Transaction.list_gangs)
     create_gang = _write(Transaction.create_gang)
     update_gang = _write(Transaction.update_gang)

@@ -175,9 +175,14 @@ class Transaction:
                 raise NotFound(f"There is no gang with id {gang_id} in this campaign.")
         return {gang_id: gang_from_rows(RosterRows(gang=rows[gang_id])) for gang_id in gang_ids}
 
-    async def get_gang_by_name(self, campaign_id: str, name: str) -> Gang:
+    async def get_gang_by_name(
+        self, campaign_id: str, name: str, *, rosters: bool = True
+    ) -> Gang:
+        """The gang called ``name``; without ``rosters`` as :meth:`gangs_without_rosters`."""
         pk = await self._campaign(campaign_id)
         gang_id = await gangs.gang_id_by_name(self._db, pk, name)
+        if not rosters:
+            return (await self.gangs_without_rosters(campaign_id, [gang_id]))[gang_id]
         return (await gangs.load_world(self._db, pk, [gang_id], ())).gang(gang_id)
 
     async def list_gangs(self, campaign_id: str, *, owner: str | None = None) -> list[Gang]:

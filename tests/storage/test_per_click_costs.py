@@ -139,3 +139,41 @@ async def test_a_flush_for_one_server_delivers_that_servers_messages_only(
     await outbox.flush()
     assert sorted(sender.sent) == [10, 11, 20]
     assert await storage.undelivered_messages() == []
+
+
+async def test_a_background_read_does_not_wait_for_a_check_in_progress(
+    storage: Storage, campaign: Campaign
+) -> None:
+    gang = await storage.create_gang(GUILD_A, campaign.id, full_gang(), actor=ACTOR)
+    reading, release = asyncio.Event(), asyncio.Event()
+
+    async def slow_check() -> None:
+        async with storage.read_only(GUILD_A) as tx:
+            await tx.get_gang(campaign.id, gang.id)
+            reading.set()
+            await release.wait()  # the check's read transaction stays open meanwhile
+
+    task = asyncio.create_task(slow_check())
+    await asyncio.wait_for(reading.wait(), NO_HANG)
+    async with asyncio.timeout(NO_HANG):
+        async with storage.read_only(GUILD_A, background=True) as tx:
+            assert (await tx.get_gang(campaign.id, gang.id)).name == gang.name
+    assert not task.done()
+    release.set()
+    await task
+    async with storage.read_only(GUILD_A, background=True):
+        with pytest.raises(RuntimeError, match="inside its own transaction"):
+            await storage.get_gang(GUILD_A, campaign.id, gang.id)
+
+
+async def test_a_gang_found_by_name_without_its_roster(
+    storage: Storage, campaign: Campaign
+) -> None:
+    gang = await storage.create_gang(GUILD_A, campaign.id, full_gang(), actor=ACTOR)
+    light = await storage.get_gang_by_name(GUILD_A, campaign.id, gang.name.upper(),
+                                           rosters=False)
+    full = await storage.get_gang_by_name(GUILD_A, campaign.id, gang.name)
+    assert (light.id, light.name, light.owner) == (gang.id, gang.name, gang.owner)
+    assert light.fighters == [] and full.fighters == gang.fighters
+    by_id = await storage.gangs_without_rosters(GUILD_A, campaign.id, [gang.id])
+    assert by_id == {gang.id: light}
