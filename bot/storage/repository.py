@@ -1,8 +1,10 @@
 """Storage: the per-server campaign database behind the bot.
 
-One :class:`Storage` holds one SQLite connection. Every call runs in its own
-transaction, serialised on the connection by an asyncio lock (the busy
-timeout does the same between processes). A caller that must load, decide
+One :class:`Storage` holds one SQLite connection for writes and a few for
+reads (WAL lets them read the last commit while a write is in progress).
+Every call runs in its own transaction; writes are serialised on the
+writer's connection by an asyncio lock (the busy timeout does the same
+between processes). A caller that must load, decide
 and write without anyone writing in between opens a write transaction::
 
     async with storage.transaction(guild_id) as tx:
@@ -101,6 +103,30 @@ class _ReadLane:
                 self.conn = None
 
 
+class _ReadPool:
+    """A few lanes: a read takes whichever is free, so one read held open across a
+    dozen awaits (each a turn of a busy event loop) does not hold up the others."""
+
+    def __init__(self, size: int) -> None:
+        self.lanes = [_ReadLane() for _ in range(size)]
+        self._free: asyncio.Queue[_ReadLane] = asyncio.Queue()
+        for lane in self.lanes:
+            self._free.put_nowait(lane)
+
+    @asynccontextmanager
+    async def lane(self) -> AsyncIterator[_ReadLane]:
+        lane = await self._free.get()
+        try:
+            yield lane
+        finally:
+            self._free.put_nowait(lane)
+
+
+# Checks before an answer: enough lanes that clicks arriving together rarely wait for
+# each other (measured in docs/benchmarks.md); each is a connection and a thread.
+ANSWERING_LANES = 3
+
+
 class Storage:
     """The campaign database: open with ``await Storage.open(path)``."""
 
@@ -118,8 +144,8 @@ class Storage:
         # so they never hold up the checks a click makes before it answers
         # (docs/benchmarks.md). An in-memory database has only the one connection.
         self._busy_timeout_ms = busy_timeout_ms
-        self._answering = _ReadLane()
-        self._background = _ReadLane()
+        self._answering = _ReadPool(ANSWERING_LANES)
+        self._background = _ReadPool(1)
         self._closed = False
 
     @classmethod
@@ -135,7 +161,7 @@ class Storage:
 
     async def close(self) -> None:
         self._closed = True
-        for lane in (self._answering, self._background):
+        for lane in (*self._answering.lanes, *self._background.lanes):
             await lane.close()
         async with self._locked():
             await self._conn.close()
@@ -236,18 +262,17 @@ class Storage:
 
     @asynccontextmanager
     async def _read_scope(
-        self, guild_id: int, lane: _ReadLane | None = None
+        self, guild_id: int, pool: _ReadPool | None = None
     ) -> AsyncIterator[Transaction | None]:
-        lane = lane or self._answering
         task = asyncio.current_task()
-        owners = (self._owner, self._answering.owner, self._background.owner)
-        if task is not None and task in owners:
+        lanes = (*self._answering.lanes, *self._background.lanes)
+        if task is not None and (task is self._owner or any(lane.owner is task for lane in lanes)):
             # Inside its own write it would not see that transaction's writes; inside
-            # its own read it would wait for itself for ever.
+            # its own read it could wait for itself for ever.
             raise RuntimeError(
                 "Storage was called inside its own transaction; use the transaction object."
             )
-        async with lane.lock:
+        async with (pool or self._answering).lane() as lane, lane.lock:
             reader = await self._reading_connection(lane)
             if reader is None:
                 yield None

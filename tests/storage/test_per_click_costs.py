@@ -177,3 +177,31 @@ async def test_a_gang_found_by_name_without_its_roster(
     assert light.fighters == [] and full.fighters == gang.fighters
     by_id = await storage.gangs_without_rosters(GUILD_A, campaign.id, [gang.id])
     assert by_id == {gang.id: light}
+
+
+async def test_checks_held_open_together_do_not_wait_for_each_other(
+    storage: Storage, campaign: Campaign
+) -> None:
+    from bot.storage.repository import ANSWERING_LANES
+
+    assert ANSWERING_LANES >= 2
+    gang = await storage.create_gang(GUILD_A, campaign.id, full_gang(), actor=ACTOR)
+    holding = [asyncio.Event() for _ in range(ANSWERING_LANES - 1)]
+    release = asyncio.Event()
+
+    async def slow_check(started: asyncio.Event) -> None:
+        async with storage.read_only(GUILD_A) as tx:
+            await tx.get_gang(campaign.id, gang.id)
+            started.set()
+            await release.wait()
+
+    tasks = [asyncio.create_task(slow_check(event)) for event in holding]
+    async with asyncio.timeout(NO_HANG):
+        for event in holding:
+            await event.wait()
+        # Every lane but one is held: this check still gets the last one at once.
+        async with storage.read_only(GUILD_A) as tx:
+            assert (await tx.get_gang(campaign.id, gang.id)).id == gang.id
+    assert not any(task.done() for task in tasks)
+    release.set()
+    await asyncio.gather(*tasks)
