@@ -46,6 +46,7 @@ import aiohttp
 import discord
 
 from bot import failpoints
+from bot.locks import KeyedLocks
 from bot.storage import OutboxEntry, Storage, Transaction
 
 if TYPE_CHECKING:
@@ -249,7 +250,7 @@ class Outbox:
         self.policy = policy or RetryPolicy()
         self.scan_interval = scan_interval
         self._hooks: dict[str, _Hooks] = {}
-        self._channel_locks: dict[int, asyncio.Lock] = {}
+        self._channel_locks: KeyedLocks[int] = KeyedLocks()
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._paused_until = 0.0  # a global 429 stops every channel until then
@@ -333,8 +334,7 @@ class Outbox:
 
     async def _deliver_channel(self, channel_id: int, rows: Iterable[OutboxEntry]) -> float | None:
         """Post the channel's rows in order; stop at the first one that must wait."""
-        lock = self._channel_locks.setdefault(channel_id, asyncio.Lock())
-        async with lock:
+        async with self._channel_locks(channel_id):
             for seen in rows:
                 # Read again under the lock: another pass may have delivered it meanwhile.
                 entry = await self.storage.outbox_entry(seen.guild_id, seen.id)

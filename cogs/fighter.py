@@ -56,6 +56,7 @@ from rules.tradingpost import (
     recruit_hanger_on,
     trading_post_entry,
 )
+from rules.wording import possessive
 from rules.world import RuleResult, World
 
 if TYPE_CHECKING:
@@ -518,7 +519,7 @@ class FighterCog(commands.GroupCog, group_name="fighter",
             ruleset = ruleset_for(found)
             result: RuleResult | None = None
             if from_stash:
-                stored = pick_item(owner.stash, item, f"{owner.name}'s Stash")
+                stored = pick_item(owner.stash, item, f"{possessive(owner.name)} Stash")
                 world = await tx.load_world(found.id, [owner.id])
                 result = give_item(world, owner.id, stored.id, current.id, ruleset)
                 await apply_result(tx, found, result, interaction)

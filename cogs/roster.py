@@ -94,6 +94,7 @@ from rules.tradingpost import (
     seek_rare_and_illegal,
     sell_item,
 )
+from rules.wording import possessive
 from rules.world import RuleResult, World
 
 if TYPE_CHECKING:
@@ -410,7 +411,7 @@ class RosterCog(commands.GroupCog, group_name="roster",
                    campaign: Name | None = None) -> None:
         await defer_privately(interaction)
         found, owner = await controlled(interaction, campaign, gang)
-        sold = pick_item(owner.stash, item, f"{owner.name}'s Stash")
+        sold = pick_item(owner.stash, item, f"{possessive(owner.name)} Stash")
         await act(interaction, campaign=found, gang=owner, stages=TRADING_POST,
                   compute=lambda world, run, roller: sell_item(
                       world, owner.id, sold.id, roller, run.sequence.id))
@@ -565,7 +566,7 @@ class RosterCog(commands.GroupCog, group_name="roster",
                    gang: Name | None = None, campaign: Name | None = None) -> None:
         await defer_privately(interaction)
         found, owner, who = await _fighter(interaction, campaign, fighter, gang)
-        given = pick_item(owner.stash, item, f"{owner.name}'s Stash")
+        given = pick_item(owner.stash, item, f"{possessive(owner.name)} Stash")
         ruleset = ruleset_for(found)
         await act(interaction, campaign=found, gang=owner, stages=DISTRIBUTE,
                   compute=lambda world, _run, _roller: give_item(
@@ -735,7 +736,8 @@ def _crew_choice(gang: Gang, choice: str | None, replacement: str | None) -> Cre
         raise InvalidRequest("Name the Stash vehicle the crew takes (replacement).")
     spare = next((v for v in gang.stash_vehicles if same_name(v.name, replacement)), None)
     if spare is None:
-        raise NotFound(f"{safe(gang.name)}'s Stash has no vehicle called '{safe(replacement)}'.")
+        raise NotFound(f"{possessive(safe(gang.name))} Stash has no vehicle called "
+                       f"'{safe(replacement)}'.")
     return CrewChoice.new_vehicle(spare.id)
 
 

@@ -35,6 +35,7 @@ from cogs.fighter import (
 from rules.errors import InsufficientCredits, InvalidRequest
 from rules.models import Gang
 from rules.tradingpost import gain
+from rules.wording import possessive
 
 if TYPE_CHECKING:
     from bot.app import MundaBot
@@ -105,7 +106,7 @@ class StashCog(commands.GroupCog, group_name="stash", group_description="A gang'
                 what.append(added.name)
             stored = await tx.update_gang(found.id, after, actor=actor_of(interaction),
                                           title=f"Into the Stash: {', '.join(what)}")
-        await send_lines(interaction, f"{safe(stored.name)}'s Stash",
+        await send_lines(interaction, f"{possessive(safe(stored.name))} Stash",
                          gang_change_lines(before, stored))
 
     @app_commands.command(name="remove", description="Take an item and/or credits out of a Stash")
@@ -136,18 +137,18 @@ class StashCog(commands.GroupCog, group_name="stash", group_description="A gang'
             if credits is not None:
                 if credits > after.credits:
                     raise InsufficientCredits(
-                        f"{after.name}'s Stash holds {after.credits:,} credits; "
+                        f"{possessive(after.name)} Stash holds {after.credits:,} credits; "
                         f"{credits:,} cannot be taken out."
                     )
                 after.credits -= credits
                 what.append(f"{credits} credits")
             if item is not None:
-                taken = pick_item(after.stash, item, f"{after.name}'s Stash")
+                taken = pick_item(after.stash, item, f"{possessive(after.name)} Stash")
                 after.stash = [i for i in after.stash if i.id != taken.id]
                 what.append(taken.name)
             stored = await tx.update_gang(found.id, after, actor=actor_of(interaction),
                                           title=f"Out of the Stash: {', '.join(what)}")
-        await send_lines(interaction, f"{safe(stored.name)}'s Stash",
+        await send_lines(interaction, f"{possessive(safe(stored.name))} Stash",
                          gang_change_lines(before, stored))
 
     @app_commands.command(name="show", description="Show a gang's Stash: credits, items, vehicles")
@@ -162,8 +163,8 @@ class StashCog(commands.GroupCog, group_name="stash", group_description="A gang'
         source = GuildReads.of(interaction)
         found = await campaign_in(source, campaign)
         target = await source.get_gang_by_name(found.id, gang)
-        await send_embeds(interaction,
-                          lines_embeds(f"{safe(target.name)}'s Stash", stash_lines(target)))
+        title = f"{possessive(safe(target.name))} Stash"
+        await send_embeds(interaction, lines_embeds(title, stash_lines(target)))
 
 
 async def setup(bot: MundaBot) -> None:

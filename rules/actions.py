@@ -57,6 +57,7 @@ from rules.models import (
 )
 from rules.money import percent_of
 from rules.ruleset import RuleSet
+from rules.wording import possessive
 from rules.world import RuleResult, Workspace, World
 
 ESCORT_COST = "2D6x10"
@@ -276,7 +277,7 @@ def _deal_with_captive(
     owner.fighters = [f for f in owner.fighters if f.id != captive_id]
     if gained:
         ws.note(
-            f"{percent}% of {captive.name}'s total cost of {captive.total_cost} credits, "
+            f"{percent}% of {possessive(captive.name)} total cost of {captive.total_cost} credits, "
             f"rounded up to 5: {gang.name} gains {gained} credits."
         )
     ws.note(f"{captive.name} and all its gear are deleted from the roster of {owner.name}.")
@@ -488,7 +489,8 @@ def negotiate_repairs_cost(
     die = ws.roll(roller, "D6", f"Negotiate Repairs for {vehicle.name}").total
     percent, cost, rattle = _repair_terms(vehicle, die)
     ws.note(
-        f"{percent}% of {vehicle.name}'s {vehicle.cost_with_upgrades} credits with Upgrades, "
+        f"{percent}% of {possessive(vehicle.name)} {vehicle.cost_with_upgrades} credits with "
+        "Upgrades, "
         f"rounded up to 5: {cost} credits"
         + (", and its Lasting Damage becomes one Persistent Rattle." if rattle else ".")
     )
@@ -526,8 +528,8 @@ def negotiate_repairs(
         vehicle.lasting_damage = [PERSISTENT_RATTLE] if rattle else []
         if vehicle.status is VehicleStatus.IN_REPAIR:
             vehicle.status = VehicleStatus.ACTIVE
-        ws.note(f"{gang.name} pays {cost} credits: {vehicle.name}'s Lasting Damage is repaired"
-                + (" but leaves a Persistent Rattle." if rattle else "."))
+        ws.note(f"{gang.name} pays {cost} credits: {possessive(vehicle.name)} Lasting Damage is "
+                "repaired" + (" but leaves a Persistent Rattle." if rattle else "."))
     else:
         ws.note(f"{gang.name} does not pay; {vehicle.name} stays as it is.")
     return _finish(

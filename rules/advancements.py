@@ -38,6 +38,7 @@ from rules.dice import Roller
 from rules.errors import InvalidRequest, NotEligible, NotFound
 from rules.models import Advancement, Fighter, FighterCategory, FighterStatus, Gang
 from rules.ruleset import AdvancementOption, GangerAdvancementEntry, RuleSet
+from rules.wording import possessive
 from rules.world import RuleResult, Workspace, World
 
 GANGER_TABLE = "Ganger advancement roll"
@@ -230,7 +231,7 @@ def _check_may_advance(gang: Gang, fighter: Fighter, skirmish: bool) -> None:
     if skirmish:
         raise NotEligible("Advancements are bought in campaign play only; this is a skirmish.")
     if not fighter.on_roster:
-        raise NotEligible(f"{fighter.name} is no longer on {gang.name}'s roster.")
+        raise NotEligible(f"{fighter.name} is no longer on {possessive(gang.name)} roster.")
     if fighter.status is FighterStatus.CAPTURED:
         raise NotEligible(f"{fighter.name} is held Captive and cannot advance.")
     if fighter.category in _NEVER_ADVANCE:
@@ -300,7 +301,7 @@ def _improve(fighter: Fighter, stat: str) -> dict[str, object]:
     fighter.profile.improve(stat)
     after = fighter.profile.get(stat)
     if after == before:
-        raise NotEligible(f"{fighter.name}'s {stat.upper()} cannot improve any further.")
+        raise NotEligible(f"{possessive(fighter.name)} {stat.upper()} cannot improve any further.")
     return {"stat": stat, "stat_before": before, "stat_after": after}
 
 

@@ -38,6 +38,7 @@ from rules.models import (
     VehicleStatus,
 )
 from rules.money import percent_of
+from rules.wording import possessive
 from rules.world import RuleResult, Workspace, World
 
 SCRAP_PERCENT = 25
@@ -111,7 +112,7 @@ def _remove_dead(
     if kept:
         why = "after the Doc" if fighter.escorted_to_doc else "from the battlefield"
         ws.note(
-            f"{fighter.name}'s gear is recovered {why}: "
+            f"{possessive(fighter.name)} gear is recovered {why}: "
             f"{_names(kept)} go to the Stash."
         )
     if lost:
@@ -162,7 +163,7 @@ def _retire_fighter(ws: Workspace, gang: Gang, fighter: Fighter) -> FighterRemov
     gang.stash = [*gang.stash, *fighter.equipment]
     _delete(gang, fighter)
     if fighter.equipment:
-        ws.note(f"{fighter.name}'s gear goes to the Stash: {_names(fighter.equipment)}.")
+        ws.note(f"{possessive(fighter.name)} gear goes to the Stash: {_names(fighter.equipment)}.")
     vehicle = _stash_crew_vehicle(ws, gang, fighter)
     ws.note(f"{fighter.name} retires and is deleted from the roster of {gang.name}.")
     return FighterRemoval(

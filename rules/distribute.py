@@ -31,6 +31,7 @@ from rules.tradingpost import (
     own_list_entry,
     trading_post_entry,
 )
+from rules.wording import possessive
 from rules.world import RuleResult, Workspace, World
 
 TOOLS_OF_THE_TRADE = "tools of the trade"
@@ -138,7 +139,7 @@ def _stash_item(gang: Gang, item_id: str) -> Item:
     for item in gang.stash:
         if item.id == item_id:
             return item
-    raise NotFound(f"{gang.name}'s Stash holds no item with id {item_id}.")
+    raise NotFound(f"{possessive(gang.name)} Stash holds no item with id {item_id}.")
 
 
 def _carried_item(fighter: Fighter, item_id: str) -> Item:

@@ -46,6 +46,7 @@ from rules.dice import DiceRoll, Roller, roll_flat_or_dice
 from rules.errors import InvalidRequest, NotEligible
 from rules.models import TARGET_STATS, Fighter, FighterCategory, FighterStatus, VehicleStatus
 from rules.ruleset import InjuryEffect, InjuryEffectKind, InjuryEntry, InjuryTable, RuleSet
+from rules.wording import count, possessive
 from rules.world import Workspace
 
 PERSISTENT_RATTLE = "Persistent Rattle"
@@ -300,7 +301,7 @@ def _change_stat(context: _Context, effect: InjuryEffect) -> None:
     after = profile.get(effect.stat)
     suffix = "+" if effect.stat.lower() in TARGET_STATS else ""
     context.ws.note(
-        f"{context.fighter.name}'s {effect.stat.upper()} goes from "
+        f"{possessive(context.fighter.name)} {effect.stat.upper()} goes from "
         f"{before}{suffix} to {after}{suffix}."
     )
 
@@ -317,7 +318,8 @@ def _multiple(
     widened = rerolled | _known_names(context.table, effect.reroll)
     if {e.name for e in context.table.entries} <= widened:
         raise InvalidRequest(f"Re-rolling every result of {context.table.name} would never end.")
-    context.ws.note(f"{context.fighter.name} rolls {extra} more time(s) on {context.table.name}.")
+    times = count(extra, "more time", "more times")
+    context.ws.note(f"{context.fighter.name} rolls {times} on {context.table.name}.")
     for number in range(1, extra + 1):
         label = f"{purpose}: {entry.name}, extra roll {number} of {extra}"
         _apply_entry(context, _roll_entry(context, widened, label), widened, label)

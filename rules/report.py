@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict
 
 from rules.errors import InvalidRequest, NotEligible
 from rules.models import Battle, Outcome
+from rules.wording import count, possessive
 from rules.world import RuleResult, Workspace, World
 
 
@@ -83,7 +84,8 @@ class BattleReport(RuleResult):
         if self.territory_name is not None:
             lines.append(f"Territory gained: {self.territory_name}.")
         lines += [
-            f"{line.gang_name}: {line.enemies_out_of_action} enemies Out of Action, "
+            f"{line.gang_name}: {count(line.enemies_out_of_action, 'enemy', 'enemies')} Out of "
+            "Action, "
             f"Gang Rating {line.gang_rating}, Wealth {line.wealth}."
             for line in self.gangs
         ]
@@ -104,7 +106,7 @@ def update_gang_rating(
         after = gang.rating
         before = stored.get(gang_id, after)
         ratings.append(GangRating(gang_id=gang_id, gang_name=gang.name, before=before, after=after))
-        ws.note(f"{gang.name}'s Gang Rating goes from {before} to {after}.")
+        ws.note(f"{possessive(gang.name)} Gang Rating goes from {before} to {after}.")
     return ws.finish(RatingResult, clause="PB-6F", title="Update Gang Rating", ratings=ratings)
 
 

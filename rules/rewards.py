@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rules.dice import MAX_DICE, MAX_REWARD_DICE, DiceRoll, Roller, reward_dice
 from rules.errors import InvalidRequest, NotEligible
 from rules.models import Battle, Gang, Item
+from rules.wording import possessive
 from rules.world import RuleResult, Workspace, World
 
 MAX_FLAT_CREDITS = 10_000
@@ -108,7 +109,8 @@ def _validate(gang: Gang, battle: Battle, reward: GangReward) -> None:
         raise InvalidRequest(f"Reputation cannot go above {MAX_REPUTATION}.")
     most = reward.flat_credits + MAX_REWARD_DICE * 6 * reward.credit_multiplier
     if gang.credits + most > MAX_CREDITS:
-        raise InvalidRequest(f"{gang.name}'s Stash cannot hold more than {MAX_CREDITS} credits.")
+        raise InvalidRequest(
+            f"{possessive(gang.name)} Stash cannot hold more than {MAX_CREDITS} credits.")
 
 
 def _check_item_ids(world: World, rewards: list[GangReward]) -> None:
@@ -162,11 +164,12 @@ def _apply(ws: Workspace, roller: Roller, reward: GangReward) -> GangRewardOutco
     for change in reward.reputation_losses:
         ws.note(f"{gang.name} loses {change.amount} Reputation{_because(change)}.")
     if gained or lost:
-        ws.note(f"{gang.name}'s Reputation goes from {reputation_before} to {gang.reputation}.")
+        ws.note(f"{possessive(gang.name)} Reputation goes from {reputation_before} to "
+                f"{gang.reputation}.")
 
     for item in reward.items:
         gang.stash.append(item.model_copy(deep=True))
-        ws.note(f"{item.name} goes into {gang.name}'s Stash.")
+        ws.note(f"{item.name} goes into {possessive(gang.name)} Stash.")
     return GangRewardOutcome(
         gang_id=gang.id,
         dice_asked=reward.credit_dice,

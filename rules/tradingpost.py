@@ -64,6 +64,7 @@ from rules.models import (
     VehicleStatus,
 )
 from rules.ruleset import FighterTemplate, HouseList, RuleSet, VehicleTemplate
+from rules.wording import count, possessive
 from rules.world import RuleResult, Workspace, World
 
 MAX_WEAPON_SLOTS = 3
@@ -169,14 +170,15 @@ def charge(gang: Gang, cost: int, what: str) -> None:
     """Take ``cost`` credits from the Stash or refuse without changing anything."""
     if cost > gang.credits:
         raise InsufficientCredits(
-            f"{what} costs {cost} credits; {gang.name}'s Stash holds {gang.credits}."
+            f"{what} costs {cost} credits; {possessive(gang.name)} Stash holds {gang.credits}."
         )
     gang.credits -= cost
 
 
 def gain(gang: Gang, credits: int) -> None:
     if gang.credits + credits > MAX_CREDITS:
-        raise InvalidRequest(f"{gang.name}'s Stash cannot hold more than {MAX_CREDITS} credits.")
+        raise InvalidRequest(
+            f"{possessive(gang.name)} Stash cannot hold more than {MAX_CREDITS} credits.")
     gang.credits += credits
 
 
@@ -241,7 +243,7 @@ def check_weapon_slots(fighter: Fighter, equipment: Equipment) -> None:
 
 def check_can_be_equipped(gang: Gang, fighter: Fighter) -> None:
     if not fighter.on_roster:
-        raise NotEligible(f"{fighter.name} is no longer on {gang.name}'s roster.")
+        raise NotEligible(f"{fighter.name} is no longer on {possessive(gang.name)} roster.")
     if fighter.status is FighterStatus.CAPTURED:
         raise NotEligible(f"{fighter.name} is held Captive and cannot be given equipment.")
 
@@ -353,7 +355,7 @@ def _check_composition(gang: Gang, recruit: Fighter) -> None:
     without = len(counted) - with_rule
     if with_rule < without:
         raise NotEligible(
-            f"Hiring {recruit.name} would give {gang.name} {without} fighters without "
+            f"Hiring {recruit.name} would give {gang.name} {count(without, 'fighter')} without "
             f"Gang Fighter (X) and only {with_rule} with it; hire fighters with it first."
         )
 
@@ -397,7 +399,7 @@ def purchase_vehicle(
     if crew_id is None:
         vehicle.status = VehicleStatus.IN_STASH
         gang.stash_vehicles.append(vehicle)
-        ws.note(f"{name} waits in {gang.name}'s Stash for a crew.")
+        ws.note(f"{name} waits in {possessive(gang.name)} Stash for a crew.")
     else:
         vehicle.crew_id = crew_id
         gang.vehicles.append(vehicle)
@@ -524,7 +526,7 @@ def _stash_item(gang: Gang, item_id: str) -> Item:
     for item in gang.stash:
         if item.id == item_id:
             return item
-    raise NotFound(f"{gang.name}'s Stash holds no item with id {item_id}.")
+    raise NotFound(f"{possessive(gang.name)} Stash holds no item with id {item_id}.")
 
 
 # --------------------------------------------------------------------------- PB-6B.5 buy
@@ -562,12 +564,13 @@ def buy_equipment(
         entry = own_list_entry(ruleset, gang, fighter, item_name)
         if entry is None:
             raise NotEligible(
-                f"{item_name} is not on {fighter.name}'s Equipment List; buy it from the "
+                f"{item_name} is not on {possessive(fighter.name)} Equipment List; buy it from the "
                 "Trading Post into the Stash instead."
             )
         if entry.availability.rarity in (Rarity.RARE, Rarity.ILLEGAL):
             raise NotEligible(
-                f"{entry.name} is {entry.availability} even on {fighter.name}'s Equipment List; "
+                f"{entry.name} is {entry.availability} even on {possessive(fighter.name)} "
+                "Equipment List; "
                 "it needs a Seek Rare & Illegal roll."
             )
         check_weapon_slots(fighter, entry)

@@ -52,6 +52,7 @@ from rules.errors import InvalidRequest, NotEligible
 from rules.injuries import InjuryOutcome, apply_lasting_injury, injury_table_for
 from rules.models import Battle, Fighter, FighterEndState, FighterStatus, Gang
 from rules.ruleset import InjuryEffect, InjuryEffectKind, InjuryEntry, InjuryTable, RuleSet
+from rules.wording import possessive
 from rules.world import RuleResult, Workspace, World
 
 SURVIVES_ON = 3
@@ -186,7 +187,8 @@ def _validate(
     for fighter_id in in_recovery_before:
         gang, fighter = ws.world.find_fighter(fighter_id)
         if gang.id not in battle.gang_ids:
-            raise InvalidRequest(f"{fighter.name}'s gang {gang.name} did not fight this battle.")
+            raise InvalidRequest(
+                f"{possessive(fighter.name)} gang {gang.name} did not fight this battle.")
         reported_state = battle.end_state(fighter_id)
         if reported_state is not None and _took_part(reported_state):
             raise InvalidRequest(
@@ -303,7 +305,7 @@ def _apply_reported(
     table = injury_table_for(fighter, ruleset)
     entries = _reported_entries(table, state.injuries_rolled, fighter)
     names = ", ".join(entry.name for entry in entries)
-    ws.note(f"{fighter.name}'s Lasting Injuries were rolled during the battle: {names}.")
+    ws.note(f"{possessive(fighter.name)} Lasting Injuries were rolled during the battle: {names}.")
     outcomes: list[InjuryOutcome] = []
     for entry in entries:
         if _multiple_effect(entry) is not None:
@@ -497,10 +499,10 @@ def _claim_scrap(ws: Workspace, battle: Battle, roller: Roller) -> list[ScrapAwa
             continue
         owner = ws.gang(vstate.gang_id)
         wreck = owner.vehicle(vstate.vehicle_id)
-        dice = ws.roll(roller, "D3x10", f"scrap from {owner.name}'s wrecked {wreck.name}")
+        dice = ws.roll(roller, "D3x10", f"scrap from {possessive(owner.name)} wrecked {wreck.name}")
         claimant.credits += dice.total
         ws.note(
-            f"{claimant.name} strips {dice.total} credits of scrap from {owner.name}'s "
+            f"{claimant.name} strips {dice.total} credits of scrap from {possessive(owner.name)} "
             f"wrecked {wreck.name}, which goes back to {owner.name}."
         )
         awards.append(

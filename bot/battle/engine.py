@@ -41,6 +41,7 @@ from bot.battle.state import (
 )
 from bot.context import actor_of, controls_gang, guild_id_of, is_arbitrator, require_arbitrator
 from bot.errors import Refused
+from bot.locks import KeyedLocks
 from bot.render import result_lines, safe
 from bot.rulesets import ruleset_for
 from bot.storage import Campaign, OutboxEntry, Storage, StorageError, Transaction, new_id
@@ -51,6 +52,7 @@ from rules.errors import InvalidRequest, NotEligible, OutOfStep, RulesError
 from rules.models import Battle, FighterStatus, Gang
 from rules.report import BattleReport, battle_report
 from rules.sequence import PostBattleSequence, Step, SubStep, stage_label
+from rules.wording import possessive
 from rules.world import RuleResult, World
 
 if TYPE_CHECKING:
@@ -510,7 +512,8 @@ def _report_gang(
     gang = world.gang(run.gang_ids[gang_index])
     if not controls_gang(campaign, gang, interaction):
         raise Refused(
-            f"Only {safe(gang.name)}'s player or an Arbitrator can report how it ended the battle."
+            f"Only {possessive(safe(gang.name))} player or an Arbitrator can report how it "
+            "ended the battle."
         )
     return gang
 
@@ -631,7 +634,7 @@ async def submit_report(
         scene = Scene(guild_id, campaign, run, world, report_gangs=[gang_index])
         waiting = [world.gang(g).name for g, r in run.reports.items() if not r.submitted]
         if waiting:
-            note = (f"{safe(gang.name)}'s report is submitted. Waiting for: "
+            note = (f"{possessive(safe(gang.name))} report is submitted. Waiting for: "
                     f"{', '.join(safe(n) for n in waiting)}.")
         else:
             ends = run.end_states()
@@ -967,13 +970,13 @@ class Scene:
     only_missing: bool = False
 
 
-_locks: dict[tuple[int, str], asyncio.Lock] = {}
+_locks: KeyedLocks[tuple[int, str]] = KeyedLocks()
 
 
 def _lock(guild_id: int, key: str) -> asyncio.Lock:
     # Two clicks drawing the same run at once would interleave their edits (and both
     # post again a message someone deleted).
-    return _locks.setdefault((guild_id, key), asyncio.Lock())
+    return _locks((guild_id, key))
 
 
 def thread_url(guild_id: int, run: PostBattleRun) -> str:

@@ -25,7 +25,6 @@ slash command's.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 from collections.abc import Awaitable, Callable, Sequence
@@ -40,6 +39,7 @@ from bot.battle.engine import ActResult, act_in_stage, find_active_run
 from bot.battle.state import PostBattleRun, run_key
 from bot.context import guild_id_of, is_arbitrator, require_gang_control, storage_of
 from bot.errors import Refused, answer_error
+from bot.locks import KeyedLocks
 from bot.render import safe
 from bot.rulesets import ruleset_for
 from bot.storage import ActionRecord, Campaign, LedgerEvent, Storage, Transaction, new_id
@@ -619,7 +619,7 @@ async def carry_out(interaction: Interaction, agreement: Agreement) -> Agreement
     storage, guild_id = storage_of(interaction), guild_id_of(interaction)
     # The last "yes" clicked twice at once passes the check in _answer twice: only the
     # first carries it out; the others find it done (read again under the lock).
-    async with _carrying.setdefault((guild_id, agreement.key), asyncio.Lock()):
+    async with _carrying((guild_id, agreement.key)):
         stored = await storage.load_sequence(guild_id, agreement.campaign_id, agreement.key,
                                              Agreement)
         if stored is not None and stored.status is not AgreementStatus.OPEN:
@@ -633,7 +633,7 @@ async def carry_out(interaction: Interaction, agreement: Agreement) -> Agreement
     return outcome
 
 
-_carrying: dict[tuple[int, str], asyncio.Lock] = {}
+_carrying: KeyedLocks[tuple[int, str]] = KeyedLocks()
 
 
 def agreement_view(agreement: Agreement) -> discord.ui.View:

@@ -30,6 +30,7 @@ from rules.errors import InvalidRequest
 from rules.injuries import injury_table_for
 from rules.models import Fighter, FighterStatus, Gang, Vehicle
 from rules.ruleset import InjuryEffect, InjuryEffectKind, InjuryEntry, InjuryTable, RuleSet
+from rules.wording import possessive
 from rules.world import World
 from rules.wrapup import check_injuries_rolled
 
@@ -316,7 +317,7 @@ def check_injuries(scope: ReportScope) -> None:
         fewest = _extra_results(more)[0] if more is not None else 0
         if len(entries) - 1 < fewest:
             raise InvalidRequest(
-                f"{fighter.name}'s {entries[0].name} gives at least {fewest} more "
+                f"{possessive(fighter.name)} {entries[0].name} gives at least {fewest} more "
                 "result(s): enter them in \"Lasting Injuries rolled at the table\", or pick "
                 "\"Not rolled at the table\" to let the bot roll in the Wrap-up."
             )

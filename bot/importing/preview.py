@@ -18,6 +18,7 @@ from bot.importing.diff import differences
 from bot.importing.plan import StagedGangImport
 from bot.render import change_line, paginate, safe
 from rules.models import Gang
+from rules.wording import count
 
 SECTION_MAX = 1900
 COLOUR = discord.Colour.teal()
@@ -64,7 +65,8 @@ def preview(staged: StagedGangImport, stored: Gang | None, campaign_name: str) -
         rating += f" (the file says {staged.declared_rating})"
     summary = [
         f"From {safe(staged.source_label)} into {safe(campaign_name)}; owner <@{gang.owner}>.",
-        f"House {safe(gang.house)}, {gang.alignment.value} · {len(gang.fighters)} fighters · "
+        f"House {safe(gang.house)}, {gang.alignment.value} · "
+        f"{count(len(gang.fighters), 'fighter')} · "
         f"{gang.credits} credits · Reputation {gang.reputation} · {rating}",
         "",
         *(fighter_line(gang, i) for i in range(len(gang.fighters))),

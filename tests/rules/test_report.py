@@ -99,7 +99,7 @@ def test_pb_7_report_has_gangs_outcome_territory_kills_rating_and_wealth() -> No
         "Take and Hold: Ash Wolves, Rust Rats; won by Ash Wolves.",
         "Territory gained: Old Ruins.",
         "Ash Wolves: 3 enemies Out of Action, Gang Rating 185, Wealth 300.",
-        "Rust Rats: 1 enemies Out of Action, Gang Rating 155, Wealth 195.",
+        "Rust Rats: 1 enemy Out of Action, Gang Rating 155, Wealth 195.",
     ]
 
 

@@ -356,7 +356,7 @@ def test_pb_6b_5_insufficient_credits_says_cost_and_stash(ruleset: RuleSet) -> N
     w = world(gang(id="g", credits=29))
     error = refused(InsufficientCredits, w,
                     lambda: buy_equipment(w, "g", ruleset, "Frag grenades", "i1"))
-    assert error.message == "Frag grenades costs 30 credits; Ash Wolves's Stash holds 29."
+    assert error.message == "Frag grenades costs 30 credits; Ash Wolves' Stash holds 29."
 
 
 # --------------------------------------------------------------------------- PB-6B.6

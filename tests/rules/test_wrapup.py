@@ -335,8 +335,8 @@ def test_pb_1_3_last_gang_standing_scraps_each_enemy_wreck(ruleset: RuleSet) -> 
     assert [(s.vehicle_id, s.credits, s.gang_id) for s in result.scrap] == [
         ("rtruck", 10, "wolves"), ("rbike", 30, "wolves")]
     assert [(r.expression, r.purpose) for r in result.rolls] == [
-        ("D3x10", "scrap from Rust Rats's wrecked Rat Truck"),
-        ("D3x10", "scrap from Rust Rats's wrecked Rat Bike"),
+        ("D3x10", "scrap from Rust Rats' wrecked Rat Truck"),
+        ("D3x10", "scrap from Rust Rats' wrecked Rat Bike"),
     ]
     assert result.world.gang("wolves").credits == 140
     assert [v.id for v in result.world.gang("rats").vehicles] == ["rtruck", "rbike"]
@@ -445,7 +445,7 @@ def test_wrap_up_runs_the_steps_in_the_order_of_the_text(ruleset: RuleSet) -> No
         "Lasting Injury for Nix",
         "Lasting Injury for Crewman",
         "escape roll for Nix",
-        "scrap from Rust Rats's wrecked Rat Truck",
+        "scrap from Rust Rats' wrecked Rat Truck",
     ]
     assert result.world.gang("rats").fighter("nix").captured_by == "wolves"
     assert result.world.gang("rats").fighter("crew").critical_injury
