@@ -338,9 +338,8 @@ async def _prepare_start(
     if rosters:
         world = await tx.load_world(campaign.id, battle.gang_ids)
     else:
-        territories = (await tx.load_world(campaign.id, [])).territories
         world = World(gangs=await tx.gangs_without_rosters(campaign.id, battle.gang_ids),
-                      territories=territories)
+                      territories={t.id: t for t in await tx.list_territories(campaign.id)})
     _require_player_or_arbitrator(interaction, campaign, world, battle.gang_ids)
     for gang_id in battle.gang_ids:
         busy = await active_run_in(tx, campaign.id, gang_id)
@@ -780,8 +779,7 @@ async def _read_for_confirm(
     async with interaction.client.storage.read_only(guild_id_of(interaction)) as tx:
         campaign = await tx.get_campaign(campaign_id)
         run = await _require_run(tx, campaign_id, battle_id)
-        gangs = await tx.gangs_without_rosters(campaign_id, run.gang_ids)
-    return campaign, run, World(gangs=gangs)
+        return campaign, run, await load_battle_world(tx, campaign_id, run, rosters=False)
 
 
 async def press_confirm(
