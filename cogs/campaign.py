@@ -16,6 +16,8 @@ Who may do what (see docs/commands-campaign-gang.md):
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 import discord
@@ -66,17 +68,69 @@ async def campaign_in(tx: Transaction, name: str | None) -> Campaign:
     return await tx.get_default_campaign()
 
 
+@dataclass(frozen=True)
+class Naming:
+    """How users, roles and channels are written: mentions for an embed (the default)."""
+
+    user: Callable[[int], str] = "<@{}>".format
+    role: Callable[[int], str] = "<@&{}>".format
+    channel: Callable[[int], str] = "<#{}>".format
+
+
+def ledger_naming(guild: discord.Guild | None, known_users: dict[int, str]) -> Naming:
+    """Names for the ledger, whose text is escaped (a mention would show as its code):
+    the server's names, ``known_users`` (e.g. the command's own arguments), else ids."""
+
+    def user(uid: int) -> str:
+        member = guild.get_member(uid) if guild else None
+        name = member.display_name if member else known_users.get(uid)
+        return f"@{name}" if name else f"user {uid}"
+
+    def role(rid: int) -> str:
+        found = guild.get_role(rid) if guild else None
+        return f"@{found.name}" if found else f"role {rid}"
+
+    def channel(cid: int) -> str:
+        found = guild.get_channel(cid) if guild else None
+        return f"#{found.name}" if found else f"channel {cid}"
+
+    return Naming(user, role, channel)
+
+
+def settings_fields(campaign: Campaign, naming: Naming = Naming()) -> list[tuple[str, str]]:
+    """The settings as (label, value), as the embed shows them."""
+    arbitrators = ", ".join(map(naming.user, campaign.arbitrator_user_ids)) or "none named"
+    role = naming.role(campaign.arbitrator_role_id) if campaign.arbitrator_role_id else "none"
+    channel = (naming.channel(campaign.report_channel_id) if campaign.report_channel_id
+               else "none")
+    return [
+        ("Name", safe(campaign.name)),
+        ("Default campaign", "yes" if campaign.is_default else "no"),
+        ("Rule set", safe(campaign.settings.ruleset)),
+        ("Scenario die", campaign.settings.scenario_die.value),
+        ("Arbitrators", arbitrators[:1024]),
+        ("Arbitrator role", role),
+        ("Report channel", channel),
+    ]
+
+
+def settings_changes(before: Campaign, after: Campaign, naming: Naming) -> list[str]:
+    """"Scenario die: D6 → D4" for each setting that differs; Arbitrators added and removed."""
+    old = dict(settings_fields(before, naming))
+    lines = [f"{label}: {old[label]} → {value}" for label, value in settings_fields(after, naming)
+             if label != "Arbitrators" and old[label] != value]
+    for verb, now, then in (("added", after, before), ("removed", before, after)):
+        users = [naming.user(u) for u in now.arbitrator_user_ids
+                 if u not in then.arbitrator_user_ids]
+        if users:
+            lines.append(f"Arbitrators {verb}: {', '.join(users)}")
+    return lines
+
+
 def settings_embed(campaign: Campaign) -> discord.Embed:
-    arbitrators = ", ".join(f"<@{uid}>" for uid in campaign.arbitrator_user_ids) or "none named"
-    role = f"<@&{campaign.arbitrator_role_id}>" if campaign.arbitrator_role_id else "none"
-    channel = f"<#{campaign.report_channel_id}>" if campaign.report_channel_id else "none"
     embed = discord.Embed(title=f"{safe(campaign.name)}: settings", colour=discord.Colour.blue())
-    embed.add_field(name="Default campaign", value="yes" if campaign.is_default else "no")
-    embed.add_field(name="Rule set", value=safe(campaign.settings.ruleset))
-    embed.add_field(name="Scenario die", value=campaign.settings.scenario_die.value)
-    embed.add_field(name="Arbitrators", value=arbitrators[:1024], inline=False)
-    embed.add_field(name="Arbitrator role", value=role)
-    embed.add_field(name="Report channel", value=channel)
+    for label, value in settings_fields(campaign)[1:]:  # the name is the title
+        embed.add_field(name=label, value=value, inline=label != "Arbitrators")
     embed.set_footer(text="Members with Manage Server are Arbitrators of every campaign here.")
     return embed
 
@@ -226,6 +280,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
             found = await campaign_in(tx, campaign)
             if changing:
                 require_arbitrator(found, interaction)
+                before = found
                 found = await self._apply_settings(
                     tx, found, name=name, report_channel=report_channel,
                     clear_report_channel=clear_report_channel, arbitrator_add=arbitrator_add,
@@ -233,6 +288,13 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
                     clear_arbitrator_role=clear_arbitrator_role, scenario_die=scenario_die,
                     ruleset=ruleset, default=default,
                 )
+                named = {u.id: u.display_name for u in (arbitrator_add, arbitrator_remove) if u}
+                changed = settings_changes(before, found,
+                                           ledger_naming(interaction.guild, named))
+                if changed:
+                    # Who changed what, in the ledger like every other change to a campaign.
+                    await tx.add_note(found.id, "Campaign settings changed: " + "; ".join(changed),
+                                      actor=actor_of(interaction))
         content = "Settings saved." if changing else None
         await interaction.response.send_message(content, embed=settings_embed(found))
 

@@ -148,12 +148,18 @@ class Transaction:
     ) -> Campaign:
         """Give the campaign its own Trading Post (None: the rule set's again); ``note``
         goes to the ledger."""
-        db = self._write_db()
-        campaign = await campaigns.set_trading_post(db, self.guild_id, campaign_id, entries)
-        pk = await self._campaign(campaign_id)
-        event = ledger.note_event(actor, note, clause="PB-6B")
-        await ledger.insert_plain_events(db, [ledger.event_values(pk, event)])
+        campaign = await campaigns.set_trading_post(
+            self._write_db(), self.guild_id, campaign_id, entries)
+        await self.add_note(campaign_id, note, actor=actor, clause="PB-6B")
         return campaign
+
+    async def add_note(
+        self, campaign_id: str, text: str, *, actor: str, clause: str = "CAMPAIGN"
+    ) -> None:
+        """A line in the campaign's ledger that belongs to no action (nothing to undo)."""
+        pk = await self._campaign(campaign_id)
+        event = ledger.note_event(actor, text, clause=clause)
+        await ledger.insert_plain_events(self._write_db(), [ledger.event_values(pk, event)])
 
     # -------------------------------------------------------------- gangs
 

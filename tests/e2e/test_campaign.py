@@ -122,6 +122,12 @@ async def test_settings_are_for_arbitrators_and_answer_as_they_now_are(arena: Ar
     assert field_value(changed, "Rule set") == "core-2023"
     assert field_value(changed, "Default campaign") == "yes"
     assert field_value(changed, "Arbitrators") == f"<@{carol_id}>, <@{alice_id}>"
+    # Who changed what is in the campaign's ledger; the unchanged report channel is not.
+    ledger = (await slash(arena, "bob", "ledger", campaign="Ash Wastes Reborn")).text()
+    assert "Campaign settings changed: Name: Ash Wastes → Ash Wastes Reborn; " in ledger
+    assert "Rule set: core-2018-injuries → core-2023; Scenario die: D6 → D4; " in ledger
+    assert "Arbitrators added: @Alice" in ledger
+    assert "Report channel" not in ledger
     removed = await slash(arena, "carol", "campaign settings", campaign="Ash Wastes Reborn",
                           arbitrator_remove="carol", arbitrator_role="Arbitrator",
                           default=False)
@@ -131,6 +137,8 @@ async def test_settings_are_for_arbitrators_and_answer_as_they_now_are(arena: Ar
     assert field_value(removed, "Arbitrators") == f"<@{alice_id}>"
     role_id = arena.fake.world.guild(U).role("Arbitrator").id
     assert field_value(removed, "Arbitrator role") == f"<@&{role_id}>"
+    ledger = (await slash(arena, "bob", "ledger", campaign="Ash Wastes Reborn")).text()
+    assert "Arbitrator role: none → @Arbitrator; Arbitrators removed: @Carol" in ledger
     # Give the default back to Dust Falls so the other tests see it.
     back = await slash(arena, "bob", "campaign settings", campaign=MAIN, default=True)
     assert field_value(back, "Default campaign") == "yes"
