@@ -97,16 +97,19 @@ def ledger_naming(guild: discord.Guild | None, known_users: dict[int, str]) -> N
     return Naming(user, role, channel)
 
 
-def settings_fields(campaign: Campaign, naming: Naming = Naming()) -> list[tuple[str, str]]:
-    """The settings as (label, value), as the embed shows them."""
+def settings_fields(
+    campaign: Campaign, naming: Naming = Naming(), escape: Callable[[str], str] = safe
+) -> list[tuple[str, str]]:
+    """The settings as (label, value), as the embed shows them (the ledger escapes its text
+    itself: it passes ``escape=str``)."""
     arbitrators = ", ".join(map(naming.user, campaign.arbitrator_user_ids)) or "none named"
     role = naming.role(campaign.arbitrator_role_id) if campaign.arbitrator_role_id else "none"
     channel = (naming.channel(campaign.report_channel_id) if campaign.report_channel_id
                else "none")
     return [
-        ("Name", safe(campaign.name)),
+        ("Name", escape(campaign.name)),
         ("Default campaign", "yes" if campaign.is_default else "no"),
-        ("Rule set", safe(campaign.settings.ruleset)),
+        ("Rule set", escape(campaign.settings.ruleset)),
         ("Scenario die", campaign.settings.scenario_die.value),
         ("Arbitrators", arbitrators[:1024]),
         ("Arbitrator role", role),
@@ -116,8 +119,9 @@ def settings_fields(campaign: Campaign, naming: Naming = Naming()) -> list[tuple
 
 def settings_changes(before: Campaign, after: Campaign, naming: Naming) -> list[str]:
     """"Scenario die: D6 → D4" for each setting that differs; Arbitrators added and removed."""
-    old = dict(settings_fields(before, naming))
-    lines = [f"{label}: {old[label]} → {value}" for label, value in settings_fields(after, naming)
+    old = dict(settings_fields(before, naming, str))
+    lines = [f"{label}: {old[label]} → {value}"
+             for label, value in settings_fields(after, naming, str)
              if label != "Arbitrators" and old[label] != value]
     for verb, now, then in (("added", after, before), ("removed", before, after)):
         users = [naming.user(u) for u in now.arbitrator_user_ids
