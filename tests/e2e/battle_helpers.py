@@ -23,6 +23,11 @@ GUILD = "Underhive"
 CHANNEL = "general"
 
 
+# The steps confirmed before the post-battle actions (PB-5) open.
+STEPS_BEFORE_ACTIONS = ["▶️ Wrap-up", "▶️ Assign/Reassign Territory", "▶️ Receive Rewards",
+                        "▶️ Collect Income"]
+
+
 async def bot_ready(arena: Arena) -> None:
     """Wait until the bot has its guilds cached (threads need it), as its log says."""
 
@@ -314,3 +319,9 @@ def _newest_with(
     found = [str(c.get("custom_id", "")) for c in message.iter_components()
              if str(c.get("custom_id", "")).startswith(prefix)]
     return message if any(c.endswith(suffix) for c in found) else None
+
+
+async def credits_of(arena: Arena, gang: str, campaign: str) -> int:
+    """The gang's credits as bob reads them with /stash show."""
+    text = await slash(arena.driver, "bob", "stash show", gang=gang, campaign=campaign)
+    return number_after(r"💰 \*\*([0-9,]+)\*\* credits", text.replace(",", ""))

@@ -19,6 +19,7 @@ import pytest
 from bot.arena import Arena
 from bot.fakediscord import InteractionResult
 from tests.e2e.battle_helpers import (
+    STEPS_BEFORE_ACTIONS,
     bot_ready,
     confirm_until,
     ensure_member,
@@ -46,8 +47,6 @@ from tests.e2e.test_postbattle import (
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-TO_ACTIONS = ["▶️ Wrap-up", "▶️ Assign/Reassign Territory", "▶️ Receive Rewards",
-              "▶️ Collect Income"]
 
 
 async def answers(results: list[InteractionResult]) -> list[str]:
@@ -186,7 +185,7 @@ async def test_pay_clicked_twice_at_once_pays_once(arena: Arena) -> None:
     thread = await thread_named(d, "Stitchers vs Bone Pickers")
     await report(d, thread, "bob", "Stitchers", [("Critical Injury suffered", ["Patch"])])
     await report(d, thread, "carol", "Bone Pickers")
-    await confirm_until(d, thread, TO_ACTIONS, ["bob", "carol"])
+    await confirm_until(d, thread, STEPS_BEFORE_ACTIONS, ["bob", "carol"])
     await eventually(lambda: _open_titled(arena, thread, "Post-battle Actions"),
                      "the Post-battle Actions step")
     before = await stored(arena, "Twice Paid")
@@ -231,7 +230,7 @@ async def test_the_last_agreement_clicked_at_once_is_carried_out_once(arena: Are
     thread = await thread_named(d, "Late Lamps vs Early Birds")
     await report(d, thread, "bob", "Late Lamps")
     await report(d, thread, "dan", "Early Birds")
-    await confirm_until(d, thread, TO_ACTIONS, ["bob", "dan"])
+    await confirm_until(d, thread, STEPS_BEFORE_ACTIONS, ["bob", "dan"])
     asked = await d.slash(G, CH, "bob", "roster defer", substep="B. Visit the Trading Post",
                           gang="Late Lamps", campaign="Agreed Twice")
     assert "Waiting for: Early Birds, an Arbitrator." in asked.content, asked.text()

@@ -13,9 +13,11 @@ from bot.arena import Arena
 from tests.e2e.battle_helpers import (
     CHANNEL,
     GUILD,
+    STEPS_BEFORE_ACTIONS,
     all_text,
     bot_ready,
     confirm_until,
+    credits_of,
     ensure_member,
     new_campaign,
     new_fighter,
@@ -30,8 +32,6 @@ from tests.e2e.battle_helpers import (
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-TO_ACTIONS = ["▶️ Wrap-up", "▶️ Assign/Reassign Territory", "▶️ Receive Rewards",
-              "▶️ Collect Income"]
 
 
 @pytest.fixture(autouse=True)
@@ -39,11 +39,6 @@ async def players(arena: Arena) -> None:
     await bot_ready(arena)
     ensure_member(arena, "dan")
     ensure_member(arena, "eve")
-
-
-async def credits_of(arena: Arena, gang: str, campaign: str) -> int:
-    text = await slash(arena.driver, "bob", "stash show", gang=gang, campaign=campaign)
-    return number_after(r"💰 \*\*([0-9,]+)\*\* credits", text.replace(",", ""))
 
 
 @pytest.mark.rule("PB-5.5")
@@ -62,7 +57,7 @@ async def test_medical_escort_paid_and_a_stranger_refused(arena: Arena) -> None:
     thread = await thread_named(d, "Doc Seekers vs Pit Dogs")
     await report(d, thread, "bob", "Doc Seekers", [("Critical Injury suffered", ["Hollis"])])
     await report(d, thread, "dan", "Pit Dogs")
-    await confirm_until(d, thread, TO_ACTIONS, ["bob", "dan"])
+    await confirm_until(d, thread, STEPS_BEFORE_ACTIONS, ["bob", "dan"])
     await until(lambda: "▶️ Post-battle Actions" in all_text(d, thread) or None,
                 "the Post-battle Actions step")
 
@@ -170,7 +165,7 @@ async def test_captive_sold_to_the_guilders_in_a_later_battle(arena: Arena) -> N
     assert "**Runt** of Scavs, held by **Wardens** (rescue chance not yet given" in listed
     assert "Wardens may: Trade to its owner." in listed
 
-    await confirm_until(d, thread, TO_ACTIONS, ["bob", "dan"])
+    await confirm_until(d, thread, STEPS_BEFORE_ACTIONS, ["bob", "dan"])
     await until(lambda: "▶️ Post-battle Actions" in all_text(d, thread) or None,
                 "the Post-battle Actions step")
     # Before the owner's rescue chance the captor may not sell it.
@@ -206,7 +201,7 @@ async def test_captive_sold_to_the_guilders_in_a_later_battle(arena: Arena) -> N
     thread = await thread_named(d, "Scavs vs Wardens")
     await report(d, thread, "dan", "Scavs")
     await report(d, thread, "bob", "Wardens")
-    await confirm_until(d, thread, TO_ACTIONS, ["bob", "dan"])
+    await confirm_until(d, thread, STEPS_BEFORE_ACTIONS, ["bob", "dan"])
     await until(lambda: "▶️ Post-battle Actions" in all_text(d, thread) or None,
                 "the Post-battle Actions step")
     offered = await d.autocomplete(GUILD, CHANNEL, "bob", "action take", focused="action",

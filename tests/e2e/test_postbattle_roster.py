@@ -13,10 +13,12 @@ from bot.arena import Arena
 from tests.e2e.battle_helpers import (
     CHANNEL,
     GUILD,
+    STEPS_BEFORE_ACTIONS,
     all_text,
     bot_ready,
     confirm,
     confirm_until,
+    credits_of,
     ensure_member,
     new_campaign,
     new_fighter,
@@ -30,8 +32,6 @@ from tests.e2e.battle_helpers import (
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-BEFORE_ACTIONS = ["▶️ Wrap-up", "▶️ Assign/Reassign Territory", "▶️ Receive Rewards",
-                  "▶️ Collect Income"]
 TRADING_POST = "▶️ Update Roster (B. Visit the Trading Post)"
 ADVANCEMENTS = "▶️ Update Roster (E. Purchase Advancements)"
 
@@ -40,11 +40,6 @@ ADVANCEMENTS = "▶️ Update Roster (E. Purchase Advancements)"
 async def players(arena: Arena) -> None:
     await bot_ready(arena)
     ensure_member(arena, "dan")
-
-
-async def credits_of(arena: Arena, gang: str, campaign: str) -> int:
-    text = await slash(arena.driver, "bob", "stash show", gang=gang, campaign=campaign)
-    return number_after(r"💰 \*\*([0-9,]+)\*\* credits", text.replace(",", ""))
 
 
 async def at_step(arena: Arena, thread: object, label: str) -> None:
@@ -75,7 +70,7 @@ async def test_trading_post_visit_and_an_advancement(arena: Arena) -> None:
     await report(d, thread, "dan", "Ash Rats")
 
     # Rewards: the dice are capped at four (PB-3.2).
-    await confirm_until(d, thread, BEFORE_ACTIONS[:2], ["bob", "dan"])
+    await confirm_until(d, thread, STEPS_BEFORE_ACTIONS[:2], ["bob", "dan"])
     await at_step(arena, thread, "▶️ Receive Rewards")
     rewards = await d.slash(GUILD, CHANNEL, "bob", "rewards claim", gang="Forge Lords",
                             credit_dice=6, reputation_gain=2, reason="won",
@@ -87,7 +82,7 @@ async def test_trading_post_visit_and_an_advancement(arena: Arena) -> None:
     again = await d.slash(GUILD, CHANNEL, "bob", "rewards claim", gang="Forge Lords",
                           credit_dice=1, campaign="Market")
     assert again.ephemeral and "already rolled its reward dice" in again.content
-    await confirm_until(d, thread, BEFORE_ACTIONS[2:], ["bob", "dan"])
+    await confirm_until(d, thread, STEPS_BEFORE_ACTIONS[2:], ["bob", "dan"])
 
     # A Trade action unlocks Seek Rare & Illegal.
     await at_step(arena, thread, "▶️ Post-battle Actions")
@@ -174,7 +169,7 @@ async def test_deferral_needs_everyone_and_is_closed_by_the_next_prebattle(
     thread = await thread_named(d, "Slow Hands vs Quick Knives")
     await report(d, thread, "bob", "Slow Hands")
     await report(d, thread, "dan", "Quick Knives")
-    await confirm_until(d, thread, BEFORE_ACTIONS, ["bob", "dan"])
+    await confirm_until(d, thread, STEPS_BEFORE_ACTIONS, ["bob", "dan"])
 
     # bob asks; dan agrees; the Arbitrator agrees last and the deferral is recorded.
     asked = await d.slash(GUILD, CHANNEL, "bob", "roster defer",
@@ -252,7 +247,7 @@ async def test_repairs_clean_house_hiring_boons_and_equipment(arena: Arena) -> N
     thread = await thread_named(d, "Gearheads vs Drifters")
     await report(d, thread, "bob", "Gearheads")
     await report(d, thread, "dan", "Drifters")
-    await confirm_until(d, thread, BEFORE_ACTIONS, ["bob", "dan"])
+    await confirm_until(d, thread, STEPS_BEFORE_ACTIONS, ["bob", "dan"])
     await at_step(arena, thread, "▶️ Post-battle Actions")
 
     # Negotiate Repairs: the price is rolled, the player declines, nothing changes.
