@@ -9,8 +9,12 @@ import logging
 import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.config import Config, ConfigError, load_config
+
+if TYPE_CHECKING:
+    from bot.storage import Storage
 
 log = logging.getLogger("bot")
 
@@ -65,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "run":
             config.require_token()
             configure_logging(config.logging.level)
+            for warning in config.exposure_warnings():
+                log.warning("%s", warning)
             return asyncio.run(run_bot(config))
         if args.command == "demo":
             from bot.demo import run_demo
@@ -112,17 +118,33 @@ async def restore_now(config: Config, backup: Path) -> int:
 
 async def run_bot(config: Config) -> int:
     """Run until Discord closes us or SIGTERM/SIGINT asks for a clean shutdown."""
-    from bot.app import MundaBot
     from bot.endpoints import apply_rest_base
     from bot.storage import Storage
     from bot.storage.errors import StorageError
+    from bot.storage.lockfile import database_lock
 
     apply_rest_base(config.discord)
+    # The lock is held until the process ends: a second bot on this database is refused.
+    held = contextlib.ExitStack()
     try:
+        lock = held.enter_context(database_lock(config.database.path))
         storage = await Storage.open(config.database.path)
-    except StorageError as error:
+    except BaseException as error:
+        held.close()
+        if not isinstance(error, StorageError):
+            raise
         print(f"munda-arbitrator: {error.message}", file=sys.stderr)
         return 2
+    try:
+        log.info("holding the database lock %s", lock)
+        return await _serve(config, storage)
+    finally:
+        held.close()
+
+
+async def _serve(config: Config, storage: Storage) -> int:
+    from bot.app import MundaBot
+
     bot = MundaBot(config, storage)
     loop = asyncio.get_running_loop()
     stopping: set[asyncio.Task[None]] = set()

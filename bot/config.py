@@ -15,7 +15,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+
+from bot.private_files import mode_text, readable_by_others
 
 DISCORD_API_BASE = "https://discord.com/api/v10"
 ENV_PREFIX = "MUNDA_"
@@ -97,6 +99,8 @@ class Config(_Section):
     database: DatabaseSettings = Field(default_factory=DatabaseSettings)
     importing: ImportingSettings = Field(default_factory=ImportingSettings)
     logging: LoggingSettings = Field(default_factory=LoggingSettings)
+    # The config file, when it holds a token (set by load_config).
+    _token_file: Path | None = PrivateAttr(default=None)
 
     def require_token(self) -> str:
         if not self.discord.token.strip():
@@ -105,6 +109,34 @@ class Config(_Section):
                 "or the MUNDA_DISCORD_TOKEN environment variable."
             )
         return self.discord.token.strip()
+
+    def exposure_warnings(self) -> list[str]:
+        """One line for each file holding a secret that users other than its owner can read.
+
+        The token lets anyone act as the bot; the database and its backups hold
+        every campaign. Warned about, not refused: the operator may share them
+        with a group on purpose.
+        """
+        warnings: list[str] = []
+        token_file = self._token_file
+        if token_file is not None and readable_by_others(token_file):
+            warnings.append(
+                f"The config file {token_file} holds the bot token and other users can "
+                f"read it (mode {mode_text(token_file)}): run 'chmod 600 {token_file}', "
+                "or take the token out of it and set MUNDA_DISCORD_TOKEN instead."
+            )
+        db = self.database
+        if readable_by_others(db.path):
+            warnings.append(
+                f"The database {db.path} can be read by other users "
+                f"(mode {mode_text(db.path)}): run 'chmod 600 {db.path}'."
+            )
+        if readable_by_others(db.backup_dir):
+            warnings.append(
+                f"The backup folder {db.backup_dir} can be read by other users "
+                f"(mode {mode_text(db.backup_dir)}): run 'chmod 700 {db.backup_dir}'."
+            )
+        return warnings
 
 
 def load_config(path: Path | None, environ: Mapping[str, str] | None = None) -> Config:
@@ -124,6 +156,7 @@ def load_config(path: Path | None, environ: Mapping[str, str] | None = None) -> 
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
             raise ConfigError(f"Config file {path} is not valid TOML: {error}") from None
         base = path.resolve().parent
+    token_file = path if path is not None and _holds_token(raw) else None
     _apply_env(raw, env)
     try:
         config = Config.model_validate(raw)
@@ -131,12 +164,18 @@ def load_config(path: Path | None, environ: Mapping[str, str] | None = None) -> 
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
         raise ConfigError(f"Config setting {where}: {first['msg']}") from None
+    config._token_file = token_file
     db = config.database
     if not db.path.is_absolute():
         db.path = base / db.path
     if not db.backup_dir.is_absolute():
         db.backup_dir = base / db.backup_dir
     return config
+
+
+def _holds_token(raw: Mapping[str, Any]) -> bool:
+    discord = raw.get("discord")
+    return isinstance(discord, Mapping) and bool(str(discord.get("token", "")).strip())
 
 
 def _apply_env(raw: dict[str, Any], env: Mapping[str, str]) -> None:

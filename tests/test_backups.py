@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
@@ -92,3 +94,20 @@ def test_backup_and_restore_commands(tmp_path: Path) -> None:
     assert missing.returncode == 2
     assert "no backup file" in missing.stderr
     assert "Traceback" not in missing.stderr
+
+
+async def test_backups_their_folder_and_a_restored_database_are_the_owners_only(
+    tmp_path: Path,
+) -> None:
+    old_umask = os.umask(0o022)  # files made without an explicit mode would be 0644
+    try:
+        live = tmp_path / "live.db"
+        storage = await Storage.open(live)
+        backup = await take_backup(storage, tmp_path / "backups", kept=2)
+        await storage.close()
+        await restore_backup(backup, live)
+    finally:
+        os.umask(old_umask)
+    assert stat.S_IMODE((tmp_path / "backups").stat().st_mode) == 0o700
+    assert stat.S_IMODE(backup.stat().st_mode) == 0o600
+    assert stat.S_IMODE(live.stat().st_mode) == 0o600

@@ -59,3 +59,38 @@ def test_missing_file_and_missing_token(tmp_path: Path) -> None:
     config = load_config(None, environ={})
     with pytest.raises(ConfigError, match="MUNDA_DISCORD_TOKEN"):
         config.require_token()
+
+
+def test_a_token_file_others_can_read_is_warned_about(tmp_path: Path) -> None:
+    target = tmp_path / "config.toml"
+    target.write_text('[discord]\ntoken = "secret"\n')
+    target.chmod(0o644)
+    (warning,) = load_config(target, environ={}).exposure_warnings()
+    assert warning.startswith(
+        f"The config file {target} holds the bot token and other users can read it (mode 0644)"
+    )
+    assert "secret" not in warning
+
+    target.chmod(0o600)
+    assert load_config(target, environ={}).exposure_warnings() == []
+    # A file without a token has nothing to hide, wherever the token comes from.
+    target.write_text('[logging]\nlevel = "INFO"\n')
+    target.chmod(0o644)
+    config = load_config(target, environ={"MUNDA_DISCORD_TOKEN": "secret"})
+    assert config.exposure_warnings() == []
+
+
+def test_a_database_and_backups_others_can_read_are_warned_about(tmp_path: Path) -> None:
+    target = tmp_path / "config.toml"
+    target.write_text('[database]\npath = "munda.db"\nbackup_dir = "saves"\n')
+    (tmp_path / "munda.db").touch()
+    (tmp_path / "saves").mkdir()
+    for path, mode in ((tmp_path / "munda.db", 0o644), (tmp_path / "saves", 0o755)):
+        path.chmod(mode)
+    warnings = load_config(target, environ={}).exposure_warnings()
+    assert warnings == [
+        f"The database {tmp_path / 'munda.db'} can be read by other users (mode 0644): "
+        f"run 'chmod 600 {tmp_path / 'munda.db'}'.",
+        f"The backup folder {tmp_path / 'saves'} can be read by other users (mode 0755): "
+        f"run 'chmod 700 {tmp_path / 'saves'}'.",
+    ]

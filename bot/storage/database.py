@@ -6,21 +6,38 @@ of ``PRAGMA user_version``, so a failed migration leaves the file exactly at
 the previous version. A file whose version is higher than the newest
 migration this release ships was written by a newer release and is refused
 before anything is changed.
+
+A database the bot cannot write is refused before anything else happens: a
+bot that started on one would answer every command that changes something
+with an error. The file is created readable by its owner only; SQLite gives
+its -wal and -shm files the same mode.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
+import stat
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 import aiosqlite
 
-from bot.storage.errors import DatabaseDamaged, DatabaseTooNew, MigrationFailed
+from bot.private_files import create_private_file, mode_text
+from bot.storage.errors import (
+    DatabaseDamaged,
+    DatabaseReadOnly,
+    DatabaseTooNew,
+    MigrationFailed,
+    StorageError,
+)
 
 DEFAULT_BUSY_TIMEOUT_MS = 5_000
+_ANY_WRITE = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
+# What SQLite answers when it cannot write the file, whatever the cause.
+_CANNOT_WRITE = ("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_IOERR")
 _MIGRATION_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 
 
@@ -89,6 +106,9 @@ async def connect(
     ``migrations`` defaults to all shipped ones; tests pass a prefix to build
     a database as an older release left it.
     """
+    if on_disk(path):
+        refuse_unwritable(Path(path))
+        create_private_file(Path(path))
     # isolation_level=None: the storage layer issues BEGIN/COMMIT itself, so
     # the sqlite3 module never opens or commits a transaction behind its back.
     conn = await aiosqlite.connect(str(path), isolation_level=None)
@@ -96,6 +116,7 @@ async def connect(
         conn.row_factory = sqlite3.Row
         await conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
         await check_integrity(conn, str(path))
+        await check_writable(conn, str(path))
         await conn.execute("PRAGMA foreign_keys = ON")
         await conn.execute("PRAGMA journal_mode = WAL")
         # WAL with synchronous=NORMAL never corrupts; at worst a power cut
@@ -106,6 +127,61 @@ async def connect(
         await conn.close()
         raise
     return conn
+
+
+def on_disk(path: str | Path) -> bool:
+    """False for SQLite's in-memory database, which has no file to check, lock or chmod."""
+    text = str(path)
+    return text not in ("", ":memory:") and not text.startswith("file:")
+
+
+def refuse_unwritable(path: Path) -> None:
+    """Refuse a database file, or its folder, that is not writable, before SQLite opens it.
+
+    The permission bits are read as well as ``os.access``: the super-user passes
+    every access check, but a file or folder without any write bit was made
+    read-only on purpose, and a bot run as root must not write it either. The
+    folder matters because SQLite creates the -wal and -shm files beside the
+    database (without them it cannot even read it).
+    """
+    folder = path.parent
+    if not folder.is_dir():
+        raise StorageError(f"The folder {folder} of the database {path} does not exist.")
+    if path.exists():
+        if not path.stat().st_mode & _ANY_WRITE:
+            raise DatabaseReadOnly(str(path), f"the file is read-only (mode {mode_text(path)})")
+        if not os.access(path, os.W_OK):
+            raise DatabaseReadOnly(
+                str(path), f"the file (mode {mode_text(path)}) is not writable by this user"
+            )
+    if not folder.stat().st_mode & _ANY_WRITE or not os.access(folder, os.W_OK | os.X_OK):
+        raise DatabaseReadOnly(
+            str(path),
+            f"its folder {folder} (mode {mode_text(folder)}) is not writable, and SQLite "
+            "keeps its write-ahead log there",
+        )
+
+
+async def check_writable(conn: aiosqlite.Connection, path: str) -> None:
+    """Make SQLite attempt a write, then roll it back.
+
+    Permission bits do not tell everything (a read-only file system or mount, a
+    read-only mode URI, a file SQLite fell back to opening read-only): only a
+    real write does. Rewriting ``user_version`` with its own value touches the
+    header page and changes nothing.
+    """
+    version = await schema_version(conn)
+    try:
+        await conn.execute("BEGIN IMMEDIATE")
+        try:
+            await conn.execute(f"PRAGMA user_version = {version}")
+        finally:
+            if conn.in_transaction:
+                await conn.execute("ROLLBACK")
+    except sqlite3.OperationalError as error:
+        if error.sqlite_errorname.startswith(_CANNOT_WRITE):
+            raise DatabaseReadOnly(path, f"SQLite refused a write ({error})") from error
+        raise
 
 
 async def check_integrity(conn: aiosqlite.Connection, path: str) -> None:

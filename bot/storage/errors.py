@@ -44,6 +44,17 @@ class DatabaseDamaged(StorageError):
         )
 
 
+class DatabaseReadOnly(StorageError):
+    """The database file, or the folder SQLite keeps its -wal and -shm files in, is not writable."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(
+            f"The database {path} cannot be written: {reason}. The bot did not start "
+            "(every command that changes something would fail): give the user running "
+            "the bot write access to the file and its folder."
+        )
+
+
 class MigrationFailed(StorageError):
     """A migration raised; its transaction was rolled back and the version kept."""
 

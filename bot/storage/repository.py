@@ -34,7 +34,7 @@ import aiosqlite
 
 from bot.storage import outbox
 from bot.storage.backup import backup_database
-from bot.storage.database import DEFAULT_BUSY_TIMEOUT_MS, connect, schema_version
+from bot.storage.database import DEFAULT_BUSY_TIMEOUT_MS, connect, on_disk, schema_version
 from bot.storage.outbox import OutboxEntry
 from bot.storage.transaction import Transaction
 
@@ -254,7 +254,7 @@ class Storage:
 
     async def _reading_connection(self, lane: _ReadLane) -> aiosqlite.Connection | None:
         """The lane's connection (held under its lock); None for ``:memory:``."""
-        if str(self.path) in ("", ":memory:") or str(self.path).startswith("file:"):
+        if not on_disk(self.path):
             return None
         if self._closed:
             raise RuntimeError("Storage is closed.")
