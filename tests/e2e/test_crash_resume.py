@@ -329,3 +329,28 @@ async def _delivered(arena: Arena, camp: str, key: str) -> OutboxEntry:
         await asyncio.sleep(0.05)
     raise AssertionError(f"{key} never delivered\n{arena.log_tail()}")
 
+
+
+async def test_killed_at_the_final_confirm_redraws_the_last_step_as_finished(
+    arena: Arena,
+) -> None:
+    camp = "Crash Final"
+    thread = await battle(arena, camp, "Tar Wardens", "Glass Jaws")
+    await submit(arena, thread, "Tar Wardens", "bob")
+    await submit(arena, thread, "Glass Jaws", "carol")
+    last = await to_step(arena, thread, "Report Results", ["bob", "carol"])
+    assert "Confirmed" in await confirm(arena, thread, "bob")
+    await restart(arena, failpoint=failpoints.AFTER_REPORT_QUEUED)
+    await arena.driver.click(last, "Confirm", "carol")
+    await killed_at(arena, failpoints.AFTER_REPORT_QUEUED)
+    crashed = await stored(arena, camp)
+    assert crashed.run.phase == "finished"
+    assert any(b.get("label") == "Confirm" for b in last.buttons)  # stale: the run is over
+
+    await restart(arena)
+    carol = arena.fake.user("carol").id
+    await eventually(lambda: not last.buttons and f"✅ Glass Jaws: <@{carol}>"
+                     in last.embed_text(), "Report Results redrawn as finished, no buttons")
+    assert open_stage(arena, thread) is None
+    after = await stored(arena, camp)
+    assert after.events == crashed.events
