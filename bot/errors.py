@@ -9,6 +9,7 @@ failure always means nothing was changed, and the message says so.
 from __future__ import annotations
 
 import logging
+import re
 import secrets
 
 import discord
@@ -20,6 +21,22 @@ from rules.errors import RulesError
 log = logging.getLogger(__name__)
 
 MAX_MESSAGE = 1900
+
+# A backslash before a character escape_markdown escapes (itself included): an escape made
+# already, by bot.render.safe where the message was composed.
+_ESCAPED = re.compile(r"\\([_\\~|*`>#\-\[\]()])")
+
+
+def escape_once(text: str) -> str:
+    """``text`` shown as typed, whether its names arrived escaped or not.
+
+    Refusals composed in cogs escape the names they quote (bot.render.safe);
+    those of the rules and storage quote them raw. Undoing the escapes made
+    and escaping the whole once gives one backslash per character either
+    way. A raw name that itself holds a backslash before such a character
+    (``a\\*b``) loses that backslash.
+    """
+    return escape_mentions(escape_markdown(_ESCAPED.sub(r"\1", text)))
 
 
 class Refused(Exception):
@@ -41,9 +58,9 @@ def explain(error: BaseException) -> tuple[str, bool]:
     if isinstance(original, RulesError | Refused):
         # Refusals quote names players typed; show them as typed, not as markdown,
         # and an @everyone typed into a name as text, not as a mention.
-        return escape_mentions(escape_markdown(original.message)), True
+        return escape_once(original.message), True
     if isinstance(original, app_commands.TransformerError):
-        value = escape_mentions(escape_markdown(str(original.value)[:50]))
+        value = escape_once(str(original.value)[:50])
         return f"I could not read the value '{value}'.", True
     if isinstance(original, app_commands.NoPrivateMessage):
         return "This command only works inside a server.", True

@@ -1299,9 +1299,10 @@ async def _record_delivery(tx: Transaction, entry: OutboxEntry, accepted: Accept
 
 async def _redraw_delivered(client: MundaBot, entry: OutboxEntry) -> None:
     """A message goes out as it was when owed; if the run moved on before it was posted
-    (a confirmation, an undo while Discord was down), draw it as it is now."""
+    (a confirmation, an undo while Discord was down), draw it as it is now. A delivered
+    battle report redraws the run's last step."""
     link = entry.link or {}
-    if link.get("what") not in ("stage", "panel"):
+    if link.get("what") not in ("stage", "panel", "report"):
         return
     async with client.storage.read_only(entry.guild_id, background=True) as tx:
         run = await _linked_run(tx, entry)
@@ -1310,7 +1311,13 @@ async def _redraw_delivered(client: MundaBot, entry: OutboxEntry) -> None:
         campaign = await tx.get_campaign(run.campaign_id)
         world = await load_battle_world(tx, campaign.id, run, rosters=link["what"] == "panel")
     scene = Scene(entry.guild_id, campaign, run, world)
-    if link["what"] == "stage":
+    if link["what"] == "report":
+        # The report is the last thing the final Confirm owes: a kill before that click
+        # was drawn left the last step showing live buttons.
+        if not run.stages:
+            return
+        scene.stages = [run.stages[-1].number]
+    elif link["what"] == "stage":
         record = run.stage_record(int(link["stage"]))
         if record is None:
             return
@@ -1397,6 +1404,8 @@ async def _resume_scene(
         scene.stages = sorted({run.current.number, *(r.number for r in run.stages[-2:])})
         scene.reports = len(run.stages) == 1
     if missing_report:
+        if redraw and run.stages:
+            scene.stages = [run.stages[-1].number]  # may still show the final Confirm
         try:
             battle = await tx.get_battle(campaign.id, run.battle_id)
             adopted = await _owe_report(tx, campaign, run, battle_report(world, battle))

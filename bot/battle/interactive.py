@@ -44,10 +44,10 @@ from bot.render import safe
 from bot.rulesets import ruleset_for
 from bot.storage import ActionRecord, Campaign, LedgerEvent, Storage, Transaction, new_id
 from bot.ui import embed_batches
+from bot.ui.custom_ids import ID, StoredId, build, resolve_match
 from bot.ui.ledger import lines_embeds
 from rules.actions import ActionResult, Actor, medical_escort_treat, negotiate_repairs
 from rules.dice import Roller
-from rules.errors import InvalidRequest
 from rules.models import Battle, Gang
 from rules.sequence import Step, SubStep
 from rules.world import RuleResult, World
@@ -63,8 +63,6 @@ Compute = Callable[[World, PostBattleRun, Roller], RuleResult]
 Bookkeeping = Callable[[PostBattleRun, RuleResult], None]
 Check = Callable[[Transaction, PostBattleRun], Awaitable[None]]
 
-CUSTOM_ID_MAX = 100
-_ID = r"[A-Za-z0-9_-]{1,64}"
 POST_BATTLE_ACTIONS: Stages = ((Step.POST_BATTLE_ACTIONS, None),)
 
 
@@ -270,8 +268,8 @@ class DecisionKind(StrEnum):
 
 
 _DECISION = (
-    rf"munda:pay:(?P<kind>[er]):(?P<campaign>{_ID}):(?P<battle>{_ID}):(?P<actor>{_ID}):"
-    rf"(?P<target>{_ID}):(?P<value>[0-9]{{1,3}}):(?P<pay>[yn])"
+    rf"munda:pay:(?P<kind>[er]):(?P<campaign>{ID}):(?P<battle>{ID}):(?P<actor>{ID}):"
+    rf"(?P<target>{ID}):(?P<value>[0-9]{{1,3}}):(?P<pay>[yn])"
 )
 
 
@@ -290,13 +288,10 @@ class DecisionButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=_D
         *,
         disabled: bool = False,
     ) -> None:
-        custom_id = (
-            f"munda:pay:{kind.value}:{campaign_id}:{battle_id}:{actor_id}:{target_id}:"
-            f"{value}:{'y' if pay else 'n'}"
+        custom_id = build(
+            "munda", "pay", kind.value, StoredId(campaign_id), StoredId(battle_id),
+            StoredId(actor_id), StoredId(target_id), value, "y" if pay else "n",
         )
-        if len(custom_id) > CUSTOM_ID_MAX or not re.fullmatch(_DECISION, custom_id):
-            # Ids of an imported campaign can be longer than fits in a button.
-            raise InvalidRequest("That decision cannot be put on a button; ask an Arbitrator.")
         label = ("Pay" if pay else "Don't pay") if kind is DecisionKind.ESCORT else (
             "Pay for repairs" if pay else "Leave it"
         )
@@ -324,10 +319,10 @@ class DecisionButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=_D
         match: re.Match[str],
         /,
     ) -> DecisionButton:
-        return cls(
-            DecisionKind(match["kind"]), match["campaign"], match["battle"], match["actor"],
-            match["target"], int(match["value"]), match["pay"] == "y",
-        )
+        campaign, battle, actor, target = await resolve_match(
+            interaction, match, "battle", "actor", "target")
+        return cls(DecisionKind(match["kind"]), campaign, battle, actor, target,
+                   int(match["value"]), match["pay"] == "y")
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         try:
@@ -530,16 +525,14 @@ def has_say(
     return owns or is_arbitrator(campaign, interaction)
 
 
-_AGREEMENT = rf"munda:agree:(?P<campaign>{_ID}):(?P<agreement>{_ID}):(?P<choice>yes|no)"
+_AGREEMENT = rf"munda:agree:(?P<campaign>{ID}):(?P<agreement>{ID}):(?P<choice>yes|no)"
 
 
 class AgreementButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=_AGREEMENT):
     """Agree or decline; the state is the stored :class:`Agreement` the custom id names."""
 
     def __init__(self, campaign_id: str, agreement_id: str, choice: Literal["yes", "no"]) -> None:
-        custom_id = f"munda:agree:{campaign_id}:{agreement_id}:{choice}"
-        if len(custom_id) > CUSTOM_ID_MAX or not re.fullmatch(_AGREEMENT, custom_id):
-            raise InvalidRequest("That question cannot be put on a button; ask an Arbitrator.")
+        custom_id = build("munda", "agree", StoredId(campaign_id), StoredId(agreement_id), choice)
         yes = choice == "yes"
         super().__init__(
             discord.ui.Button(
@@ -561,7 +554,8 @@ class AgreementButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=_
         /,
     ) -> AgreementButton:
         choice: Literal["yes", "no"] = "yes" if match["choice"] == "yes" else "no"
-        return cls(match["campaign"], match["agreement"], choice)
+        campaign, agreement = await resolve_match(interaction, match, "agreement")
+        return cls(campaign, agreement, choice)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         try:

@@ -24,6 +24,7 @@ import discord
 from bot.battle.render import injuries_text
 from bot.battle.state import GangReport, PostBattleRun, StageRecord
 from bot.errors import answer_error
+from bot.ui.custom_ids import ID, StoredId, build, resolve_match
 from rules.data import default_ruleset
 from rules.dice import parse
 from rules.errors import InvalidRequest
@@ -36,8 +37,7 @@ from rules.wrapup import check_injuries_rolled
 
 Interaction = discord.Interaction[Any]
 
-_ID = r"[A-Za-z0-9_-]{1,64}"
-_RUN = rf"(?P<campaign>{_ID}):(?P<battle>{_ID})"
+_RUN = rf"(?P<campaign>{ID}):(?P<battle>{ID})"
 PER_SELECT = 25  # Discord's limit of options in one select
 SELECTS_PER_PAGE = 2
 PER_PAGE = PER_SELECT * SELECTS_PER_PAGE
@@ -424,6 +424,12 @@ def _option(value: str, label: str, chosen: bool) -> discord.SelectOption:
 # --------------------------------------------------------------------------- items
 
 
+def _run_id(kind: str, campaign_id: str, battle_id: str, *rest: str | int) -> str:
+    """The custom id of a run's component: ``munda:pb:<kind>:<campaign>:<battle>:<rest>``."""
+    return build("munda", "pb", *kind.split(":"), StoredId(campaign_id), StoredId(battle_id),
+                 *rest)
+
+
 async def _route(interaction: Interaction, work: Awaitable[None]) -> None:
     """Run a click's work; any failure is answered ephemerally (nothing changed)."""
     try:
@@ -439,7 +445,7 @@ class ReportSection(
     def __init__(self, campaign_id: str, battle_id: str, gang_index: int,
                  options: Sequence[tuple[str, str]] = (), current: str = "psi") -> None:
         select: discord.ui.Select[Any] = discord.ui.Select(
-            custom_id=f"munda:pb:sec:{campaign_id}:{battle_id}:{gang_index}",
+            custom_id=_run_id("sec", campaign_id, battle_id, gang_index),
             placeholder="Report which part?",
             options=[_option(v, label, v == current) for v, label in options],
             row=0,
@@ -450,7 +456,8 @@ class ReportSection(
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
                              match: re.Match[str], /) -> ReportSection:
-        return cls(match["campaign"], match["battle"], int(match["gang"]))
+        campaign, battle = await resolve_match(interaction, match, "battle")
+        return cls(campaign, battle, int(match["gang"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         from bot.battle import engine
@@ -474,7 +481,7 @@ class ReportPick(
         if empty:
             options = [discord.SelectOption(label="nobody to choose", value="-")]
         select: discord.ui.Select[Any] = discord.ui.Select(
-            custom_id=f"munda:pb:pick:{campaign_id}:{battle_id}:{gang_index}:{section}:{slot}",
+            custom_id=_run_id("pick", campaign_id, battle_id, gang_index, section, slot),
             placeholder=_PLACEHOLDERS.get(section[:2] if section.startswith("by") else section,
                                           "Choose"),
             min_values=0 if not single else 1,
@@ -490,7 +497,8 @@ class ReportPick(
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
                              match: re.Match[str], /) -> ReportPick:
-        return cls(match["campaign"], match["battle"], int(match["gang"]), match["section"],
+        campaign, battle = await resolve_match(interaction, match, "battle")
+        return cls(campaign, battle, int(match["gang"]), match["section"],
                    int(match["slot"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
@@ -517,7 +525,7 @@ class ReportInjuryFighter(
             for fid, name, results, chosen in fighters
         ] or [discord.SelectOption(label="nobody Out of Action", value=NOT_ROLLED)]
         select: discord.ui.Select[Any] = discord.ui.Select(
-            custom_id=f"munda:pb:injf:{campaign_id}:{battle_id}:{gang_index}",
+            custom_id=_run_id("injf", campaign_id, battle_id, gang_index),
             placeholder="Fighter Out of Action whose injury was rolled at the table",
             options=options, disabled=not fighters, row=1,
         )
@@ -527,7 +535,8 @@ class ReportInjuryFighter(
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
                              match: re.Match[str], /) -> ReportInjuryFighter:
-        return cls(match["campaign"], match["battle"], int(match["gang"]))
+        campaign, battle = await resolve_match(interaction, match, "battle")
+        return cls(campaign, battle, int(match["gang"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         from bot.battle import engine
@@ -540,7 +549,7 @@ class ReportInjuryFighter(
 
 class ReportInjury(
     discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=rf"munda:pb:inj:{_RUN}:(?P<gang>[0-3]):(?P<fighter>{_ID})",
+    template=rf"munda:pb:inj:{_RUN}:(?P<gang>[0-3]):(?P<fighter>{ID})",
 ):
     """The Lasting Injury result rolled at the table for one fighter (named in the id).
 
@@ -561,7 +570,7 @@ class ReportInjury(
             for value, label, faces in results
         ]
         select: discord.ui.Select[Any] = discord.ui.Select(
-            custom_id=f"munda:pb:inj:{campaign_id}:{battle_id}:{gang_index}:{fighter_id}",
+            custom_id=_run_id("inj", campaign_id, battle_id, gang_index, StoredId(fighter_id)),
             placeholder=placeholder[:PLACEHOLDER_MAX], options=options, row=2,
         )
         super().__init__(select)
@@ -571,7 +580,8 @@ class ReportInjury(
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
                              match: re.Match[str], /) -> ReportInjury:
-        return cls(match["campaign"], match["battle"], int(match["gang"]), match["fighter"])
+        campaign, battle, fighter = await resolve_match(interaction, match, "battle", "fighter")
+        return cls(campaign, battle, int(match["gang"]), fighter)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         from bot.battle import engine
@@ -604,7 +614,7 @@ class ReportToggle(
                  label: str = "Toggle") -> None:
         super().__init__(discord.ui.Button(
             label=label, style=discord.ButtonStyle.secondary, row=3,
-            custom_id=f"munda:pb:tog:{campaign_id}:{battle_id}:{gang_index}:{what}",
+            custom_id=_run_id("tog", campaign_id, battle_id, gang_index, what),
         ))
         self.campaign_id, self.battle_id, self.gang_index = campaign_id, battle_id, gang_index
         self.what = what
@@ -612,7 +622,8 @@ class ReportToggle(
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
                              match: re.Match[str], /) -> ReportToggle:
-        return cls(match["campaign"], match["battle"], int(match["gang"]), match["what"])
+        campaign, battle = await resolve_match(interaction, match, "battle")
+        return cls(campaign, battle, int(match["gang"]), match["what"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         from bot.battle import engine
@@ -631,7 +642,7 @@ class ReportPage(
                  disabled: bool = False, label: str = "Page") -> None:
         super().__init__(discord.ui.Button(
             label=label, style=discord.ButtonStyle.secondary, row=3, disabled=disabled,
-            custom_id=f"munda:pb:page:{campaign_id}:{battle_id}:{gang_index}:{direction}",
+            custom_id=_run_id("page", campaign_id, battle_id, gang_index, direction),
         ))
         self.campaign_id, self.battle_id, self.gang_index = campaign_id, battle_id, gang_index
         self.direction = direction
@@ -639,7 +650,8 @@ class ReportPage(
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
                              match: re.Match[str], /) -> ReportPage:
-        return cls(match["campaign"], match["battle"], int(match["gang"]), match["dir"])
+        campaign, battle = await resolve_match(interaction, match, "battle")
+        return cls(campaign, battle, int(match["gang"]), match["dir"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         from bot.battle import engine
@@ -658,14 +670,15 @@ class ReportSubmit(
                  resubmit: bool = False) -> None:
         super().__init__(discord.ui.Button(
             label="Submit again" if resubmit else "Submit", style=discord.ButtonStyle.success,
-            row=4, custom_id=f"munda:pb:submit:{campaign_id}:{battle_id}:{gang_index}",
+            row=4, custom_id=_run_id("submit", campaign_id, battle_id, gang_index),
         ))
         self.campaign_id, self.battle_id, self.gang_index = campaign_id, battle_id, gang_index
 
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
                              match: re.Match[str], /) -> ReportSubmit:
-        return cls(match["campaign"], match["battle"], int(match["gang"]))
+        campaign, battle = await resolve_match(interaction, match, "battle")
+        return cls(campaign, battle, int(match["gang"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         from bot.battle import engine
@@ -682,14 +695,15 @@ class StageConfirm(
     def __init__(self, campaign_id: str, battle_id: str, stage_no: int) -> None:
         super().__init__(discord.ui.Button(
             label="Confirm", emoji="✅", style=discord.ButtonStyle.success, row=0,
-            custom_id=f"munda:pb:confirm:{campaign_id}:{battle_id}:{stage_no}",
+            custom_id=_run_id("confirm", campaign_id, battle_id, stage_no),
         ))
         self.campaign_id, self.battle_id, self.stage_no = campaign_id, battle_id, stage_no
 
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
                              match: re.Match[str], /) -> StageConfirm:
-        return cls(match["campaign"], match["battle"], int(match["stage"]))
+        campaign, battle = await resolve_match(interaction, match, "battle")
+        return cls(campaign, battle, int(match["stage"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         from bot.battle import engine
@@ -706,7 +720,7 @@ class StageBehalf(
     def __init__(self, campaign_id: str, battle_id: str, stage_no: int,
                  gangs: Sequence[tuple[str, str]] = ()) -> None:
         select: discord.ui.Select[Any] = discord.ui.Select(
-            custom_id=f"munda:pb:behalf:{campaign_id}:{battle_id}:{stage_no}",
+            custom_id=_run_id("behalf", campaign_id, battle_id, stage_no),
             placeholder="Arbitrator: confirm on a player's behalf",
             options=[_option(g, name, False) for g, name in gangs],
             row=1,
@@ -717,7 +731,8 @@ class StageBehalf(
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
                              match: re.Match[str], /) -> StageBehalf:
-        return cls(match["campaign"], match["battle"], int(match["stage"]))
+        campaign, battle = await resolve_match(interaction, match, "battle")
+        return cls(campaign, battle, int(match["stage"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         from bot.battle import engine
@@ -736,14 +751,15 @@ class StageUndo(
     def __init__(self, campaign_id: str, battle_id: str, stage_no: int) -> None:
         super().__init__(discord.ui.Button(
             label="Undo", emoji="↩️", style=discord.ButtonStyle.secondary, row=0,
-            custom_id=f"munda:pb:undo:{campaign_id}:{battle_id}:{stage_no}",
+            custom_id=_run_id("undo", campaign_id, battle_id, stage_no),
         ))
         self.campaign_id, self.battle_id, self.stage_no = campaign_id, battle_id, stage_no
 
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
                              match: re.Match[str], /) -> StageUndo:
-        return cls(match["campaign"], match["battle"], int(match["stage"]))
+        campaign, battle = await resolve_match(interaction, match, "battle")
+        return cls(campaign, battle, int(match["stage"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         from bot.battle import engine
@@ -760,14 +776,15 @@ class StageCancel(
     def __init__(self, campaign_id: str, battle_id: str, stage_no: int, row: int = 0) -> None:
         super().__init__(discord.ui.Button(
             label="Cancel sequence", style=discord.ButtonStyle.danger, row=row,
-            custom_id=f"munda:pb:cancel:{campaign_id}:{battle_id}:{stage_no}",
+            custom_id=_run_id("cancel", campaign_id, battle_id, stage_no),
         ))
         self.campaign_id, self.battle_id, self.stage_no = campaign_id, battle_id, stage_no
 
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
                              match: re.Match[str], /) -> StageCancel:
-        return cls(match["campaign"], match["battle"], int(match["stage"]))
+        campaign, battle = await resolve_match(interaction, match, "battle")
+        return cls(campaign, battle, int(match["stage"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         from bot.battle import engine
@@ -787,7 +804,7 @@ class StageReally(
         label = "Yes, undo" if kind == "undo" else "Yes, cancel the sequence"
         super().__init__(discord.ui.Button(
             label=label, style=discord.ButtonStyle.danger,
-            custom_id=f"munda:pb:really:{kind}:{campaign_id}:{battle_id}:{stage_no}",
+            custom_id=_run_id(f"really:{kind}", campaign_id, battle_id, stage_no),
         ))
         self.kind = kind
         self.campaign_id, self.battle_id, self.stage_no = campaign_id, battle_id, stage_no
@@ -795,7 +812,8 @@ class StageReally(
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
                              match: re.Match[str], /) -> StageReally:
-        return cls(match["kind"], match["campaign"], match["battle"], int(match["stage"]))
+        campaign, battle = await resolve_match(interaction, match, "battle")
+        return cls(match["kind"], campaign, battle, int(match["stage"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         from bot.battle import engine

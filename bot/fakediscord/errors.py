@@ -49,10 +49,21 @@ def not_found(what: str, code: int) -> ApiError:
 
 
 def invalid_form(detail: str, field: str = "_errors") -> ApiError:
-    # Discord nests field errors; one flat entry is enough for a test to see what was wrong.
-    return ApiError(
-        400,
-        50035,
-        f"Invalid Form Body: {detail}",
-        {field: {"_errors": [{"code": "BASE_TYPE_INVALID", "message": detail}]}},
-    )
+    """400 Invalid Form Body, the error under its dotted ``field`` path nested as Discord
+    nests it (``embeds.0.title`` -> ``{"embeds": {"0": {"title": {"_errors": [...]}}}}``)."""
+    errors: dict[str, Any] = {"_errors": [{"code": "BASE_TYPE_INVALID", "message": detail}]}
+    if field != "_errors":
+        for part in reversed(field.split(".")):
+            errors = {part: errors}
+    return ApiError(400, 50035, f"Invalid Form Body: {detail}", errors)
+
+
+def error_paths(errors: dict[str, Any], prefix: str = "") -> list[str]:
+    """The dotted paths of the fields a 50035 body names (as discord.py flattens them)."""
+    paths: list[str] = []
+    for key, value in errors.items():
+        if key == "_errors":
+            paths.append(prefix)
+        elif isinstance(value, dict):
+            paths += error_paths(value, f"{prefix}.{key}" if prefix else key)
+    return paths

@@ -18,14 +18,26 @@ EMBEDS_MAX = 10
 EMBED_TOTAL_MAX = 6000
 ACTION_ROWS_MAX = 5
 ROW_ITEMS_MAX = 5
+V2_COMPONENTS_MAX = 40  # every component of a components v2 message, nested ones included
 CUSTOM_ID_MAX = 100
 BUTTON_LABEL_MAX = 80
 SELECT_OPTIONS_MAX = 25
+SELECT_PLACEHOLDER_MAX = 150
+OPTION_TEXT_MAX = 100  # a select option's label, value and description
 CHOICES_MAX = 25
+CHOICE_TEXT_MAX = 100  # a command or autocomplete choice's name, and its value if a string
+COMMAND_CHARS_MAX = 8000
 MODAL_TITLE_MAX = 45
+TEXT_INPUT_VALUE_MAX = 4000
+TEXT_INPUT_PLACEHOLDER_MAX = 100
+THREAD_ARCHIVE_MINUTES = (60, 1440, 4320, 10080)
 COMMAND_NAME = re.compile(r"^[-_'\w]{1,32}$")
 
-_EMBED_FIELD_LIMITS = {"title": 256, "description": 4096}
+# Per embed: (path inside the embed, limit).
+_EMBED_FIELD_LIMITS = (
+    (("title",), 256), (("description",), 4096), (("footer", "text"), 2048),
+    (("author", "name"), 256),
+)
 
 
 def _fail(detail: str, field: str) -> ApiError:
@@ -34,13 +46,30 @@ def _fail(detail: str, field: str) -> ApiError:
 
 def walk_components(components: list[JsonObj]) -> Iterator[JsonObj]:
     """Every component, depth first, including v2 containers, sections and labels."""
-    for comp in components:
+    for _path, comp in walk_with_paths(components, "components"):
         yield comp
-        yield from walk_components(comp.get("components") or [])
-        for key in ("accessory", "component"):
-            child = comp.get(key)
-            if isinstance(child, dict):
-                yield from walk_components([child])
+
+
+def walk_with_paths(components: list[JsonObj], prefix: str) -> Iterator[tuple[str, JsonObj]]:
+    """Every component with its field path (``components.0.components.2``), depth first."""
+    for i, comp in enumerate(components):
+        yield from _walk_one(comp, f"{prefix}.{i}")
+
+
+def _walk_one(comp: JsonObj, path: str) -> Iterator[tuple[str, JsonObj]]:
+    yield path, comp
+    yield from walk_with_paths(comp.get("components") or [], f"{path}.components")
+    for key in ("accessory", "component"):
+        child = comp.get(key)
+        if isinstance(child, dict):
+            yield from _walk_one(child, f"{path}.{key}")
+
+
+def _text(obj: JsonObj, *path: str) -> str:
+    value: Any = obj
+    for key in path:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value if isinstance(value, str) else ""
 
 
 def _embed_chars(embed: JsonObj) -> int:
@@ -57,9 +86,10 @@ def check_embeds(embeds: list[JsonObj]) -> None:
         raise _fail(f"at most {EMBEDS_MAX} embeds", "embeds")
     total = 0
     for i, embed in enumerate(embeds):
-        for key, limit in _EMBED_FIELD_LIMITS.items():
-            if len(embed.get(key) or "") > limit:
-                raise _fail(f"embed {key} longer than {limit}", f"embeds.{i}.{key}")
+        for path, limit in _EMBED_FIELD_LIMITS:
+            if len(_text(embed, *path)) > limit:
+                field = ".".join(path)
+                raise _fail(f"embed {field} longer than {limit}", f"embeds.{i}.{field}")
         fields = embed.get("fields") or []
         if len(fields) > 25:
             raise _fail("at most 25 embed fields", f"embeds.{i}.fields")
@@ -87,30 +117,69 @@ def _check_button(comp: JsonObj, where: str) -> None:
 
 def _check_select(comp: JsonObj, where: str) -> None:
     options = comp.get("options")
+    if len(comp.get("placeholder") or "") > SELECT_PLACEHOLDER_MAX:
+        raise _fail(f"select placeholder longer than {SELECT_PLACEHOLDER_MAX}",
+                    f"{where}.placeholder")
     if comp.get("type") == 3:
         if not options or len(options) > SELECT_OPTIONS_MAX:
-            raise _fail(f"string selects need 1..{SELECT_OPTIONS_MAX} options", where)
+            raise _fail(f"string selects need 1..{SELECT_OPTIONS_MAX} options", f"{where}.options")
         values = [o.get("value") for o in options]
         if len(set(values)) != len(values):
-            raise _fail("select option values must be unique", where)
-        for opt in options:
-            if not 1 <= len(opt.get("label") or "") <= 100 or len(opt.get("value") or "") > 100:
-                raise _fail("select option label/value must be 1..100 characters", where)
+            raise _fail("select option values must be unique", f"{where}.options")
+        for j, opt in enumerate(options):
+            for key in ("label", "value"):
+                if not 1 <= len(opt.get(key) or "") <= OPTION_TEXT_MAX:
+                    raise _fail(f"select option {key} must be 1..{OPTION_TEXT_MAX} characters",
+                                f"{where}.options.{j}.{key}")
+            if len(opt.get("description") or "") > OPTION_TEXT_MAX:
+                raise _fail(f"select option description longer than {OPTION_TEXT_MAX}",
+                            f"{where}.options.{j}.description")
     lo, hi = comp.get("min_values", 1), comp.get("max_values", 1)
-    if not 0 <= lo <= hi <= 25 or (options and lo > len(options)):
-        raise _fail(f"bad min_values/max_values {lo}/{hi}", where)
+    if not 0 <= lo <= 25:
+        raise _fail(f"min_values must be 0..25, not {lo}", f"{where}.min_values")
+    if not 1 <= hi <= 25 or hi < lo:
+        raise _fail(f"max_values must be {max(lo, 1)}..25, not {hi}", f"{where}.max_values")
+    if options and hi > len(options):
+        raise _fail(f"max_values {hi} is more than the {len(options)} options",
+                    f"{where}.max_values")
+    if options and lo > len(options):
+        raise _fail(f"min_values {lo} is more than the {len(options)} options",
+                    f"{where}.min_values")
+
+
+def _check_text_input(comp: JsonObj, where: str) -> None:
+    if not comp.get("custom_id"):
+        raise _fail("text inputs need a custom_id", f"{where}.custom_id")
+    if len(comp.get("label") or "") > MODAL_TITLE_MAX:
+        raise _fail(f"text input label must be at most {MODAL_TITLE_MAX} characters",
+                    f"{where}.label")
+    if len(comp.get("value") or "") > TEXT_INPUT_VALUE_MAX:
+        raise _fail(f"text input value longer than {TEXT_INPUT_VALUE_MAX}", f"{where}.value")
+    if len(comp.get("placeholder") or "") > TEXT_INPUT_PLACEHOLDER_MAX:
+        raise _fail(f"text input placeholder longer than {TEXT_INPUT_PLACEHOLDER_MAX}",
+                    f"{where}.placeholder")
+    lo, hi = comp.get("min_length"), comp.get("max_length")
+    if lo is not None and not 0 <= lo <= TEXT_INPUT_VALUE_MAX:
+        raise _fail(f"min_length must be 0..{TEXT_INPUT_VALUE_MAX}", f"{where}.min_length")
+    if hi is not None and not max(1, lo or 0) <= hi <= TEXT_INPUT_VALUE_MAX:
+        raise _fail(f"max_length must be {max(1, lo or 0)}..{TEXT_INPUT_VALUE_MAX}",
+                    f"{where}.max_length")
 
 
 def check_components(components: list[JsonObj], *, v2: bool) -> None:
     if not v2 and len(components) > ACTION_ROWS_MAX:
         raise _fail(f"at most {ACTION_ROWS_MAX} action rows", "components")
+    walked = list(walk_with_paths(components, "components"))
+    if v2 and len(walked) > V2_COMPONENTS_MAX:
+        raise _fail(f"at most {V2_COMPONENTS_MAX} components, nested ones included",
+                    "components")
     seen: set[str] = set()
-    for i, comp in enumerate(walk_components(components)):
-        where = f"components.{i}"
+    for where, comp in walked:
         custom_id = comp.get("custom_id")
         if custom_id is not None:
             if not 1 <= len(custom_id) <= CUSTOM_ID_MAX:
-                raise _fail(f"custom_id must be 1..{CUSTOM_ID_MAX} characters", where)
+                raise _fail(f"custom_id must be 1..{CUSTOM_ID_MAX} characters",
+                            f"{where}.custom_id")
             if custom_id in seen:
                 raise _fail(f"duplicate custom_id {custom_id!r}", where)
             seen.add(custom_id)
@@ -150,19 +219,27 @@ def check_modal(data: JsonObj) -> None:
     components = data.get("components") or []
     if not 1 <= len(components) <= 5:
         raise _fail("modals hold 1..5 top-level components", "data.components")
-    for comp in walk_components(components):
-        if comp.get("type") == 4 and not comp.get("custom_id"):
-            raise _fail("text inputs need a custom_id", "data.components")
-        if comp.get("type") == 4 and len(comp.get("label") or "") > MODAL_TITLE_MAX:
-            raise _fail("text input label must be at most 45 characters", "data.components")
+    for where, comp in walk_with_paths(components, "data.components"):
+        if comp.get("type") == 4:
+            _check_text_input(comp, where)
+        elif comp.get("type") in (3, 5, 6, 7, 8):
+            _check_select(comp, where)
+
+
+def _check_choice_list(choices: list[JsonObj], where: str) -> None:
+    for i, choice in enumerate(choices):
+        if not 1 <= len(choice.get("name") or "") <= CHOICE_TEXT_MAX:
+            raise _fail(f"choice name must be 1..{CHOICE_TEXT_MAX} characters",
+                        f"{where}.{i}.name")
+        value = choice.get("value")
+        if isinstance(value, str) and len(value) > CHOICE_TEXT_MAX:
+            raise _fail(f"choice value longer than {CHOICE_TEXT_MAX}", f"{where}.{i}.value")
 
 
 def check_choices(choices: list[JsonObj]) -> None:
     if len(choices) > CHOICES_MAX:
         raise _fail(f"at most {CHOICES_MAX} autocomplete choices", "data.choices")
-    for i, choice in enumerate(choices):
-        if not 1 <= len(choice.get("name") or "") <= 100:
-            raise _fail("choice name must be 1..100 characters", f"data.choices.{i}.name")
+    _check_choice_list(choices, "data.choices")
 
 
 def _check_option_list(options: list[JsonObj], where: str, depth: int) -> None:
@@ -194,6 +271,16 @@ def _check_option_list(options: list[JsonObj], where: str, depth: int) -> None:
             raise _fail(f"option {name!r} has both choices and autocomplete", here)
         if len(opt.get("choices") or []) > CHOICES_MAX:
             raise _fail(f"option {name!r} has more than 25 choices", here)
+        _check_choice_list(opt.get("choices") or [], f"{here}.choices")
+
+
+def _command_chars(node: JsonObj) -> int:
+    """Name, description and value characters of a command, its options and their choices."""
+    total = sum(len(str(node.get(key) or "")) for key in ("name", "description", "value"))
+    for child in [*(node.get("options") or []), *(node.get("choices") or [])]:
+        if isinstance(child, dict):
+            total += _command_chars(child)
+    return total
 
 
 def check_command(cmd: Any, where: str = "0") -> None:
@@ -207,5 +294,15 @@ def check_command(cmd: Any, where: str = "0") -> None:
         if not 1 <= len(cmd.get("description") or "") <= 100:
             raise _fail(f"command {name!r} description must be 1..100 characters", where)
         _check_option_list(cmd.get("options") or [], f"{where}.options", 0)
+        if _command_chars(cmd) > COMMAND_CHARS_MAX:
+            raise _fail(f"command {name!r} has more than {COMMAND_CHARS_MAX} characters of "
+                        "names, descriptions and values", where)
     elif not 1 <= len(name) <= 32:
         raise _fail(f"invalid context menu name {name!r}", f"{where}.name")
+
+
+def check_thread_archive(body: JsonObj) -> None:
+    minutes = body.get("auto_archive_duration")
+    if minutes is not None and minutes not in THREAD_ARCHIVE_MINUTES:
+        raise _fail(f"auto_archive_duration must be one of {THREAD_ARCHIVE_MINUTES}",
+                    "auto_archive_duration")

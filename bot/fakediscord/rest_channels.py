@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
-from bot.fakediscord import store
+from bot.fakediscord import limits, store
 from bot.fakediscord.common import ChannelType, Perm
 from bot.fakediscord.errors import ApiError, not_found
 from bot.fakediscord.http_util import no_content, ok, read_body, snowflake
@@ -72,6 +72,7 @@ class ChannelRoutes:
         channel = self.channel(request)
         body, _ = await read_body(request)
         self.require(channel, Perm.MANAGE_THREADS if channel.is_thread else Perm.MANAGE_CHANNELS)
+        limits.check_thread_archive(body)
         for key in ("name", "topic", "archived", "locked", "invitable", "auto_archive_duration"):
             if key in body:
                 setattr(channel, key, body[key])
@@ -198,6 +199,7 @@ class ChannelRoutes:
         message = self.message(request, channel)
         self.require(channel, Perm.CREATE_PUBLIC_THREADS)
         body, _ = await read_body(request)
+        limits.check_thread_archive(body)
         thread = store.create_thread(
             self.world,
             channel,
@@ -220,6 +222,7 @@ class ChannelRoutes:
         self.require(channel, needed)
         if kind not in (ChannelType.PUBLIC_THREAD, ChannelType.PRIVATE_THREAD):
             raise ApiError(400, 50035, "Invalid Form Body: unsupported thread type (no forums)")
+        limits.check_thread_archive(body)
         thread = store.create_thread(
             self.world,
             channel,

@@ -24,13 +24,11 @@ from typing import Any
 import discord
 
 from bot.errors import Refused, answer_error
-from rules.errors import InvalidRequest
+from bot.ui.custom_ids import ID, StoredId, build, resolve_match
 
-CUSTOM_ID_MAX = 100
-_ID = r"[A-Za-z0-9_-]{1,64}"
 _TEMPLATE = (
     rf"munda:(?P<choice>confirm|cancel):(?P<action>[a-z][a-z-]{{0,31}}):"
-    rf"(?P<campaign>{_ID}):(?P<target>{_ID}):(?P<user>[0-9]{{1,20}})"
+    rf"(?P<campaign>{ID}):(?P<target>{ID}):(?P<user>[0-9]{{1,20}})"
 )
 
 
@@ -64,11 +62,8 @@ class ConfirmButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=_TE
     def __init__(
         self, choice: str, action: str, campaign_id: str, target_id: str, user_id: int
     ) -> None:
-        custom_id = f"munda:{choice}:{action}:{campaign_id}:{target_id}:{user_id}"
-        if len(custom_id) > CUSTOM_ID_MAX or not re.fullmatch(_TEMPLATE, custom_id):
-            # Ids from an imported campaign could be longer or odd; refuse rather than
-            # send a button Discord would reject.
-            raise InvalidRequest("That cannot be confirmed with a button; ask an Arbitrator.")
+        custom_id = build("munda", choice, action, StoredId(campaign_id), StoredId(target_id),
+                          user_id)
         confirm = choice == "confirm"
         super().__init__(
             discord.ui.Button(
@@ -91,10 +86,8 @@ class ConfirmButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=_TE
         match: re.Match[str],
         /,
     ) -> ConfirmButton:
-        return cls(
-            match["choice"], match["action"], match["campaign"], match["target"],
-            int(match["user"]),
-        )
+        campaign, target = await resolve_match(interaction, match, "target")
+        return cls(match["choice"], match["action"], campaign, target, int(match["user"]))
 
     async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
         if interaction.user.id == self.user_id:

@@ -148,6 +148,22 @@ async def battle(arena: Arena, camp: str, first: str, second: str,
     return thread
 
 
+async def killed_at_the_final_confirm(
+    arena: Arena, camp: str, first: str, second: str
+) -> tuple[Any, Message]:
+    """Play a battle to Report Results, bob confirms, and carol's Confirm kills the bot
+    right after the run is stored as finished (the report owed); the thread and the step."""
+    thread = await battle(arena, camp, first, second)
+    await submit(arena, thread, first, "bob")
+    await submit(arena, thread, second, "carol")
+    last = await to_step(arena, thread, "Report Results", ["bob", "carol"])
+    assert "Confirmed" in await confirm(arena, thread, "bob")
+    await restart(arena, failpoint=failpoints.AFTER_REPORT_QUEUED)
+    await arena.driver.click(last, "Confirm", "carol")
+    await killed_at(arena, failpoints.AFTER_REPORT_QUEUED)
+    return thread, last
+
+
 # --------------------------------------------------------------------------- tests
 
 
@@ -285,14 +301,7 @@ async def test_killed_with_the_report_owed_and_again_before_its_id_is_kept_posts
     arena: Arena,
 ) -> None:
     camp = "Crash Report"
-    thread = await battle(arena, camp, "Brass Hounds", "Mire Kin")
-    await submit(arena, thread, "Brass Hounds", "bob")
-    await submit(arena, thread, "Mire Kin", "carol")
-    last = await to_step(arena, thread, "Report Results", ["bob", "carol"])
-    assert "Confirmed" in await confirm(arena, thread, "bob")
-    await restart(arena, failpoint=failpoints.AFTER_REPORT_QUEUED)
-    await arena.driver.click(last, "Confirm", "carol")
-    await killed_at(arena, failpoints.AFTER_REPORT_QUEUED)
+    await killed_at_the_final_confirm(arena, camp, "Brass Hounds", "Mire Kin")
 
     def reports() -> list[Message]:
         return [m for m in titled(arena.driver.messages("campaign", guild=G), "Battle report")
@@ -329,3 +338,20 @@ async def _delivered(arena: Arena, camp: str, key: str) -> OutboxEntry:
         await asyncio.sleep(0.05)
     raise AssertionError(f"{key} never delivered\n{arena.log_tail()}")
 
+
+async def test_killed_at_the_final_confirm_redraws_the_last_step_as_finished(
+    arena: Arena,
+) -> None:
+    camp = "Crash Final"
+    thread, last = await killed_at_the_final_confirm(arena, camp, "Tar Wardens", "Glass Jaws")
+    crashed = await stored(arena, camp)
+    assert crashed.run.phase == "finished"
+    assert any(b.get("label") == "Confirm" for b in last.buttons)  # stale: the run is over
+
+    await restart(arena)
+    carol = arena.fake.user("carol").id
+    await eventually(lambda: not last.buttons and f"✅ Glass Jaws: <@{carol}>"
+                     in last.embed_text(), "Report Results redrawn as finished, no buttons")
+    assert open_stage(arena, thread) is None
+    after = await stored(arena, camp)
+    assert after.events == crashed.events

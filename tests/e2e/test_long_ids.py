@@ -1,0 +1,144 @@
+"""A campaign imported with 64-character ids plays its post-battle sequence like any other.
+
+Its ids do not fit in Discord's 100-character custom ids as they are; the
+report panels and steps still post, every select and button still reaches
+the bot, and the ids carried by their keys resolve back (a fighter's in the
+injuries select too). Its own module: one bot process and database.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from bot.arena import Arena
+from bot.fakediscord import Upload
+from bot.fakediscord.messages import Message
+from bot.storage import Storage
+from bot.ui.custom_ids import CUSTOM_ID_MAX, id_key
+from tests.e2e.test_postbattle import (
+    CH,
+    G,
+    campaign,
+    confirm,
+    eventually,
+    gang,
+    in_thread,
+    pick,
+    report_panel,
+    start,
+    submit,
+    titled,
+)
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+HOME, AWAY = "Long Ids Home", "Long Ids Away"
+FIRST, SECOND = "Longhaul Kin", "Farreach Crew"
+
+
+def long(stored_id: str) -> str:
+    return (stored_id + "-imported-" + "z" * 64)[:64]
+
+
+async def export_with_long_ids(arena: Arena) -> bytes:
+    """The campaign's export file with its gang and fighter ids made 64 long (an import
+    gives the campaign an id of its own)."""
+    exported = await arena.driver.slash(G, CH, "alice", "campaign export", campaign=HOME)
+    assert exported.message is not None and exported.message.attachments, exported.content
+    text = exported.message.attachments[0].data.decode()
+    document = json.loads(text)
+    ids: list[str] = []
+    for stored in document["gangs"]:
+        ids += [stored["id"], *(f["id"] for f in stored["fighters"])]
+    renamed = {old: long(old) for old in ids}
+    for old, new in renamed.items():
+        assert len(new) == 64
+        text = text.replace(f'"{old}"', f'"{new}"')
+    return text.encode()
+
+
+async def away_fighter_id(arena: Arena, name: str) -> str:
+    storage = await Storage.open(arena.database_path)
+    try:
+        guild = arena.fake.world.guild(G).id
+        found = await storage.get_campaign_by_name(guild, AWAY)
+        gang_ = await storage.get_gang_by_name(guild, found.id, SECOND)
+    finally:
+        await storage.close()
+    return next(f.id for f in gang_.fighters if f.name == name)
+
+
+def custom_ids(messages: list[Message]) -> list[str]:
+    return [str(c["custom_id"]) for m in messages for c in m.iter_components()
+            if c.get("custom_id")]
+
+
+def newest_panel_with(arena: Arena, thread: Any, prefix: str) -> Message | None:
+    panel = report_panel(arena, thread, SECOND)
+    return panel if any(c.startswith(prefix) for c in custom_ids([panel])) else None
+
+
+async def test_a_campaign_imported_with_64_character_ids_plays_its_post_battle(
+    arena: Arena,
+) -> None:
+    await campaign(arena, HOME)
+    await gang(arena, "bob", FIRST, HOME)
+    await gang(arena, "carol", SECOND, HOME)
+    data = await export_with_long_ids(arena)
+    imported = await arena.driver.slash(G, CH, "alice", "campaign import", name=AWAY,
+                                        file=Upload("long.json", data))
+    assert "imported" in imported.content, imported.content
+
+    _, thread = await start(arena, "bob", AWAY, FIRST, FIRST, SECOND)
+    posted = custom_ids(in_thread(arena, thread))
+    assert posted and all(len(c) <= CUSTOM_ID_MAX for c in posted)
+
+    await pick(arena, thread, SECOND, "carol", "ooa", [f"{SECOND} 3"])
+    assert f"{SECOND} 3" in report_panel(arena, thread, SECOND).embed_text()
+
+    # The injuries select names the fighter: a 64-character id travels as its key.
+    fighter_id = await away_fighter_id(arena, f"{SECOND} 3")
+    assert len(fighter_id) == 64
+    panel = report_panel(arena, thread, SECOND)
+    section = next(s for s in panel.selects if s["placeholder"] == "Report which part?")
+    value = next(o["value"] for o in section["options"]
+                 if o["label"] == "Lasting Injuries rolled at the table")
+    await arena.driver.select(panel, section["custom_id"], [value], "carol")
+    panel = await eventually(lambda: newest_panel_with(arena, thread, "munda:pb:inj:"),
+                             "the injuries section")
+    select = next(s for s in panel.selects if s["custom_id"].startswith("munda:pb:inj:"))
+    assert select["custom_id"].endswith(f":{id_key(fighter_id)}")
+    eye = next(o["value"] for o in select["options"] if o["label"] == "Eye Injury")
+    picked = await arena.driver.select(panel, select["custom_id"], [eye], "carol")
+    assert not picked.ephemeral, picked.text()
+    await eventually(lambda: "Eye Injury" in report_panel(arena, thread, SECOND).embed_text(),
+                     "the panel to show the injury entered")
+
+    assert "Waiting for" in await submit(arena, thread, FIRST, "bob")
+    assert "Wrap-up" in await submit(arena, thread, SECOND, "carol")
+    wrap = await eventually(lambda: titled(in_thread(arena, thread), "Wrap-up"), "the Wrap-up")
+    assert "Eye Injury" in wrap[-1].embed_text()
+    assert "Confirmed Wrap-up" in await confirm(arena, thread, "bob")
+    assert "Next: Assign/Reassign Territory" in await confirm(arena, thread, "carol")
+
+
+async def test_a_gang_with_a_64_character_id_is_deleted_with_its_confirm_button(
+    arena: Arena,
+) -> None:
+    data = await export_with_long_ids(arena)
+    third = "Long Ids Third"
+    imported = await arena.driver.slash(G, CH, "alice", "campaign import", name=third,
+                                        file=Upload("long.json", data))
+    assert "imported" in imported.content, imported.content
+    asked = await arena.driver.slash(G, CH, "carol", "gang delete", gang=SECOND,
+                                     campaign=third)
+    assert asked.ephemeral and "Delete **Farreach Crew**" in asked.content, asked.content
+    button = next(b for b in asked.message.buttons if b["label"] == "Confirm")
+    assert len(button["custom_id"]) <= CUSTOM_ID_MAX and "~" in button["custom_id"]
+    done = await arena.driver.click(asked, "Confirm", "carol")
+    assert "has been deleted" in done.content, done.content
+    listed = await arena.driver.slash(G, CH, "carol", "gang list", campaign=third)
+    assert SECOND not in listed.text() and FIRST in listed.text()
