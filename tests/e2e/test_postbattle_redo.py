@@ -21,6 +21,7 @@ from bot.fakediscord.messages import Message
 from bot.storage import Storage
 from rules.dice import SeededRoller
 from rules.sequence import STAGES, Step
+from tests.e2e.test_crash_resume import stored
 from tests.e2e.test_postbattle import (
     CH,
     G,
@@ -64,23 +65,6 @@ async def arena(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Arena
 
 
 # --------------------------------------------------------------------------- the stored runs
-
-
-async def _runs(arena: Arena, camp: str) -> list[PostBattleRun]:
-    """The campaign's post-battle runs, read from the bot's database beside it."""
-    storage = await Storage.open(arena.database_path)
-    try:
-        guild = arena.fake.world.guild(G).id
-        found = await storage.get_campaign_by_name(guild, camp)
-        runs = []
-        for record in await storage.list_sequences(guild, found.id):
-            if record.key.startswith("postbattle:"):
-                run = await storage.load_sequence(guild, found.id, record.key, PostBattleRun)
-                assert run is not None
-                runs.append(run)
-        return runs
-    finally:
-        await storage.close()
 
 
 async def _force_wrap_up_seed(arena: Arena, camp: str) -> PostBattleRun:
@@ -158,12 +142,7 @@ async def test_an_undone_wrap_up_is_redone_with_fresh_dice_and_the_old_rolls_kep
     assert not old.buttons and not old.selects
 
     # The ledger keeps both: the undone rolls marked undone, the redone ones standing.
-    storage = await Storage.open(arena.database_path)
-    try:
-        guild = arena.fake.world.guild(G).id
-        events = await storage.battle_events(guild, run.campaign_id, run.battle_id)
-    finally:
-        await storage.close()
+    events = (await stored(arena, camp)).events
     d66 = [(e.faces, e.undone) for e in events if e.kind == "roll" and e.expression == "D66"]
     assert [faces for faces, undone in d66 if undone] == _injury_faces(shown)
     assert [faces for faces, undone in d66 if not undone] == _injury_faces(redone)
@@ -202,15 +181,15 @@ async def test_no_seed_reaches_a_log_a_message_or_an_error(arena: Arena) -> None
     assert "Assign/Reassign Territory" in status
 
     seeds = [seed for name in ("Fresh Dice", "Kept Secret")
-             for run in await _runs(arena, name) for seed in run.seeds]
+             for seed in (await stored(arena, name)).run.seeds]
     assert len(seeds) >= 13
     log = arena.log_path.read_text(errors="replace")
     assert " DEBUG " in log  # the bot really logged all it logs
-    stored = [json.dumps([m.content, m.embeds, m.components])
-              for m in arena.fake.world.messages.values()]
-    assert SENT and stored
+    kept = [json.dumps([m.content, m.embeds, m.components])
+            for m in arena.fake.world.messages.values()]
+    assert SENT and kept
     for seed in seeds:
         for text in (str(seed), f"{seed:x}"):
             assert text not in log, f"a seed is in the bot's log: {text}"
             assert not any(text in sent for sent in SENT), f"a seed was posted: {text}"
-            assert not any(text in message for message in stored)
+            assert not any(text in message for message in kept)
