@@ -52,6 +52,9 @@ def configure_logging(level: str) -> None:
         level=level, stream=sys.stderr,
         format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
     )
+    # aiosqlite's debug lines quote every statement with its parameters, the stored
+    # post-battle runs and their secret dice seeds among them: never below INFO.
+    logging.getLogger("aiosqlite").setLevel(max(logging.INFO, logging.getLogger().level))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,11 +9,13 @@ found for a gang, and start-up finds what it must draw again.
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import discord
 import pytest
+from pydantic import BaseModel, ValidationError
 
 from bot.battle import render, views
 from bot.battle.engine import _resume_scene, active_run_in, find_active_run, runs_of
@@ -26,10 +28,11 @@ from bot.battle.state import (
     StageStatus,
     run_key,
 )
-from bot.storage import Campaign, Storage
+from bot.storage import Campaign, Storage, StorageError
+from bot.ui.ledger import ledger_lines
 from rules.models import Battle, CampaignSettings, FighterCategory, FighterStatus
 from rules.sequence import PostBattleSequence, Step, SubStep
-from rules.world import World
+from rules.world import RuleResult, Workspace, World
 from tests import factories as f
 
 GUILD = 444_444_444_444_444_444
@@ -131,6 +134,80 @@ def test_current_stage_after_an_undo_is_the_reopened_one() -> None:
     run.stages[0].confirmations["g1"] = Confirmation(user_id=10)
     assert run.record_for((Step.ASSIGN_TERRITORY, None)) is None
     assert run.record_for((Step.WRAP_UP, None)) is run.stages[0]
+
+
+def _seed_texts(run: PostBattleRun) -> list[str]:
+    """Every way a seed could be printed: decimal, and hex as a debugger might."""
+    return [text for seed in run.seeds for text in (str(seed), f"{seed:x}")]
+
+
+def test_the_seeds_never_show_in_repr_str_or_validation_errors() -> None:
+    run = _run(_world())
+    shown = [repr(run), str(run), f"{run!r}", repr([run])]
+    for text in _seed_texts(run):
+        assert all(text not in each for each in shown)
+    assert "counters" in repr(run)  # the rest of the run still reads in a log
+    # A document that cannot be read says what is wrong without quoting what it holds.
+    with pytest.raises(ValidationError) as refused:
+        PostBattleRun.model_validate({"seeds": run.seeds})
+    assert "campaign_id" in str(refused.value)
+    for text in _seed_texts(run):
+        assert text not in str(refused.value)
+
+
+def _faces(run: PostBattleRun, stage: tuple[Step, SubStep | None]) -> list[int]:
+    roller = run.roller(stage)
+    return [roller.face(6) for _ in range(20)]
+
+
+def test_an_undone_wrap_up_rolls_fresh_dice_when_it_is_redone() -> None:
+    run = _run(_world())
+    wrap_up = (Step.WRAP_UP, None)
+    run.phase = Phase.SEQUENCE
+    first = StageRecord(number=1, step=Step.WRAP_UP, opened_with=run.sequence.model_copy(
+        deep=True))
+    run.stages.append(first)
+    shown = _faces(run, wrap_up)
+    assert _faces(run, wrap_up) == shown  # a crashed or refused attempt: the same faces
+    run.count_action(wrap_up)  # the Wrap-up and the battle record were stored
+    run.count_action(wrap_up)
+    run.reports["g1"].submitted = True
+
+    assert run.take_back(first, "<@7>") is None
+    assert run.phase is Phase.REPORTING and run.current is None
+    assert first.status is StageStatus.UNDONE and first.note.startswith("Undone by <@7>")
+    assert not run.reports["g1"].submitted
+    # The redone Wrap-up opens where the undone one stopped: dice nobody has seen.
+    assert run.counters == {"Wrap-up": 2}
+    redone = _faces(run, wrap_up)
+    assert redone != shown
+    assert _faces(run, wrap_up) == redone  # and a retry of the redo replays them
+
+
+def test_undoing_a_later_step_reopens_the_one_before_and_moves_its_dice_on() -> None:
+    run = _run(_world())
+    income = (Step.COLLECT_INCOME, None)
+    run.phase = Phase.SEQUENCE
+    run.sequence = run.sequence.model_copy(update={"step": Step.RECEIVE_REWARDS})
+    rewards = StageRecord(number=1, step=Step.RECEIVE_REWARDS,
+                          opened_with=run.sequence.model_copy(deep=True),
+                          status=StageStatus.CONFIRMED,
+                          confirmations={"g1": Confirmation(user_id=10)})
+    run.sequence.confirmations[rewards.label] = ["g1", "g2"]
+    opened = run.sequence.model_copy(update={"step": Step.COLLECT_INCOME}, deep=True)
+    collect = StageRecord(number=2, step=Step.COLLECT_INCOME, opened_with=opened)
+    run.stages += [rewards, collect]
+    run.sequence = opened.model_copy(deep=True)
+    shown = _faces(run, income)
+    run.count_action(income)
+
+    assert run.take_back(collect, "<@7>") is rewards
+    assert run.current is rewards and rewards.confirmations == {}
+    assert run.sequence.step is Step.RECEIVE_REWARDS
+    assert rewards.label not in run.sequence.confirmations
+    assert "Reopened by an undo (<@7>)" in rewards.note
+    assert collect.status is StageStatus.UNDONE and "Receive Rewards is open again" in collect.note
+    assert _faces(run, income) != shown
 
 
 def test_active_for_counts_deferrals_until_they_close() -> None:
@@ -281,3 +358,59 @@ async def test_start_up_draws_what_is_missing_and_rolls_nothing(store: Storage) 
         run.report_message_id = 5
         assert await _resume_scene(tx, GUILD, campaign, run) is None
     assert await store.list_actions(GUILD, campaign.id, battle_id="b1") == []  # nothing rolled
+
+
+class _OnlySeeds(BaseModel):
+    """What a damaged or foreign document might hold: the seeds and little else."""
+
+    seeds: list[int]
+
+
+class _NeedsMore(BaseModel):
+    seeds: list[int]
+    battle_id: str
+
+
+async def test_a_stored_run_that_cannot_be_read_is_refused_without_quoting_it(
+    store: Storage,
+) -> None:
+    campaign, run = await _stored(store)
+    await store.save_sequence(GUILD, campaign.id, run.key, _OnlySeeds(seeds=run.seeds))
+    for model in (PostBattleRun, _NeedsMore):  # the run's own model, and any model at all
+        with pytest.raises(StorageError) as refused:
+            await store.load_sequence(GUILD, campaign.id, run.key, model)
+        error = refused.value
+        assert "battle_id: Field required" in str(error)
+        told = "\n".join([str(error), str(error.__cause__), str(error.__context__),
+                          *traceback.format_exception(error)])
+        for text in _seed_texts(run):
+            assert text not in told
+
+
+async def test_undone_rolls_stay_in_the_ledger_marked_undone(store: Storage) -> None:
+    campaign, run = await _stored(store)
+    wrap_up = (Step.WRAP_UP, None)
+    world = await store.load_world(GUILD, campaign.id, run.gang_ids)
+
+    def rolled(title: str) -> RuleResult:
+        ws = Workspace(world)
+        ws.roll(run.roller(wrap_up), "D66", "Lasting Injury for Rat 1")
+        return ws.finish(RuleResult, clause="PB-1.1", title=title)
+
+    undone = await store.apply(GUILD, campaign.id, rolled("Wrap-up"), actor="7",
+                               battle_id="b1", step="Wrap-up")
+    await store.undo_last_action(GUILD, campaign.id, actor="8", battle_id="b1")
+    run.count_action(wrap_up)
+    kept = await store.apply(GUILD, campaign.id, rolled("Wrap-up"), actor="7",
+                             battle_id="b1", step="Wrap-up")
+
+    events = await store.battle_events(GUILD, campaign.id, "b1")
+    by_action = {(e.action_id, e.kind): e for e in events}
+    assert by_action[(undone.id, "roll")].undone  # still there, marked
+    assert not by_action[(kept.id, "roll")].undone
+    assert [e.undone for e in events if e.kind == "undo"] == [False]
+    assert by_action[(undone.id, "roll")].faces != by_action[(kept.id, "roll")].faces
+    lines = ledger_lines(await store.recent_events(GUILD, campaign.id, battle_id="b1"))
+    headers = [line for line in lines if line.startswith("**")]
+    assert [("↩️ undone" in h, f"#{undone.id} " in h) for h in headers] == [
+        (False, False), (False, False), (True, True)]  # newest first: redo, undo, undone

@@ -831,8 +831,10 @@ async def undo_stage(
     Every action stored in the open stage (its automatic rolls and what the
     players did in it) is undone through the ledger, newest first, then the
     previous stage opens again with no confirmations. Undoing the Wrap-up
-    reopens the reports. The dice counter goes back too, so the same rolls
-    come up again: an undo never buys a re-roll.
+    reopens the reports. The undone rolls stay in the ledger (marked undone)
+    and in the stage's message (marked undone, without buttons); the dice
+    counter does not go back, so the redone stage rolls fresh dice in a new
+    message: players who saw the undone faces cannot steer them elsewhere.
     """
     guild_id = guild_id_of(interaction)
     actor = actor_of(interaction)
@@ -847,38 +849,20 @@ async def undo_stage(
             key=lambda a: a.id, reverse=True,
         )
         for expected in mine:
+            # This also puts back the run as each action found it; the run saved below
+            # (loaded before) replaces that, keeping its dice counters where they are.
             undone = await tx.undo_last_action(campaign.id, actor=actor, battle_id=run.battle_id)
             if undone.id != expected.id:
                 raise Refused(
                     "Something else was recorded in this campaign after this step; undo that "
                     "first (see /ledger), then undo the step."
                 )
-        previous = next((r for r in reversed(run.stages)
-                         if r.number < current.number and r.status is StageStatus.CONFIRMED),
-                        None)
-        current.status = StageStatus.UNDONE
-        run.counters[current.label] = current.counter_at_open
-        sequence = current.opened_with.model_copy(deep=True)
-        who = f"<@{interaction.user.id}>"
+        previous = run.take_back(current, f"<@{interaction.user.id}>")
         scene = Scene(guild_id, campaign, run, World(), stages=[current.number])
-        if current.step is Step.WRAP_UP or previous is None:
-            run.phase = Phase.REPORTING
-            run.sequence = sequence
-            for report in run.reports.values():
-                report.submitted, report.submitted_by = False, None
-            current.note = (f"Undone by {who}: its rolls and changes were taken back; the "
-                            "reports are open again.")
+        if previous is None:
             scene.reports = True
-            note = "Undone: the Wrap-up was taken back and the reports are open again."
+            note = f"Undone: {current.label} was taken back and the reports are open again."
         else:
-            sequence.confirmations.pop(previous.label, None)
-            run.sequence = sequence.model_copy(update={"step": previous.step,
-                                                       "substep": previous.substep})
-            previous.status = StageStatus.OPEN
-            previous.confirmations = {}
-            previous.note = f"Reopened by an undo ({who}): confirm it again."
-            current.note = (f"Undone by {who}: its rolls and changes were taken back; "
-                            f"{previous.label} is open again.")
             scene.stages.append(previous.number)
             note = f"Undone: {current.label} was taken back; {previous.label} is open again."
         await _owe_notice(tx, run, f"undo:{current.number}", f"↩️ {current.note}")

@@ -13,8 +13,14 @@ change it records, so an undo of an action rewinds it too.
 Dice (docs/battle.md): every stage has a secret seed made when the run starts
 and a counter of the actions stored in it. The roller of an action is
 ``SeededRoller(f"{seed}:{stage_index}:{counter}")`` and the counter only moves
-when an action is stored, so a refused, crashed or undone attempt replays the
-same faces: asking again never re-rolls.
+when an action is stored, so a refused or crashed attempt replays the same
+faces: asking again never re-rolls. The counter never goes back, not even when
+an Arbitrator undoes a step: the redone step rolls dice nobody has seen, and
+the undone rolls stay in the ledger and the thread, marked undone.
+
+The seeds are secret (whoever knows one knows the step's next faces): they are
+left out of the run's repr and str, and validation errors of these models do
+not quote their input.
 """
 
 from __future__ import annotations
@@ -49,7 +55,9 @@ class StageStatus(StrEnum):
 
 
 class _Stored(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    # An error quoting its input could quote a run's secret seeds into a log.
+    model_config = ConfigDict(extra="forbid", validate_assignment=True,
+                              hide_input_in_errors=True)
 
 
 class Confirmation(_Stored):
@@ -73,7 +81,9 @@ class StageRecord(_Stored):
     # The sequence as it was when the stage opened (after advance, before any result):
     # an undo of the next stage comes back here.
     opened_with: PostBattleSequence
-    # The stage's action counter when it opened: an undo puts it back (same dice again).
+    # The stage's action counter when it opened: where this opening's dice began. An
+    # undo leaves the counter where the undone actions took it, so a redone stage
+    # opens at a higher one and rolls fresh dice.
     counter_at_open: int = 0
     note: str = ""  # e.g. "Undone by ..."
 
@@ -245,8 +255,9 @@ class PostBattleRun(_Stored):
     # Fighters In Recovery when the run started (the Wrap-up clears them, PB-1.5).
     in_recovery_before: list[str] = Field(default_factory=list)
     stages: list[StageRecord] = Field(default_factory=list)
-    # One secret seed per entry of rules.sequence.STAGES, and actions stored per stage.
-    seeds: list[int] = Field(default_factory=_new_seeds)
+    # One secret seed per entry of rules.sequence.STAGES (never shown: not in repr or str),
+    # and actions stored per stage.
+    seeds: list[int] = Field(default_factory=_new_seeds, repr=False)
     counters: dict[str, int] = Field(default_factory=dict)
     report_message_id: int | None = None
     report_channel_id: int | None = None
@@ -353,3 +364,39 @@ class PostBattleRun(_Stored):
     def count_action(self, stage: Stage) -> None:
         label = stage_label(*stage)
         self.counters[label] = self.counters.get(label, 0) + 1
+
+    # ----------------------------------------------------------------- undo
+
+    def take_back(self, record: StageRecord, who: str) -> StageRecord | None:
+        """Mark the open stage ``record`` undone and reopen what came before it.
+
+        The caller has undone the stage's actions in the ledger. Undoing the
+        Wrap-up (or a stage with no confirmed one before it) reopens the
+        reports and returns None; otherwise the last confirmed stage before it
+        opens again with no confirmations and is returned. ``who`` (a mention)
+        goes into the notes. The dice counters are left where the undone
+        actions took them: when the stage opens again it rolls fresh dice,
+        never the faces that were shown and taken back.
+        """
+        previous = next((r for r in reversed(self.stages)
+                         if r.number < record.number and r.status is StageStatus.CONFIRMED),
+                        None)
+        record.status = StageStatus.UNDONE
+        sequence = record.opened_with.model_copy(deep=True)
+        taken_back = (f"Undone by {who}: its rolls and changes were taken back (the ledger "
+                      "keeps them, marked undone)")
+        if record.step is Step.WRAP_UP or previous is None:
+            self.phase = Phase.REPORTING
+            self.sequence = sequence
+            for report in self.reports.values():
+                report.submitted, report.submitted_by = False, None
+            record.note = f"{taken_back}; the reports are open again."
+            return None
+        sequence.confirmations.pop(previous.label, None)
+        self.sequence = sequence.model_copy(update={"step": previous.step,
+                                                    "substep": previous.substep})
+        previous.status = StageStatus.OPEN
+        previous.confirmations = {}
+        previous.note = f"Reopened by an undo ({who}): confirm it again."
+        record.note = f"{taken_back}; {previous.label} is open again."
+        return previous

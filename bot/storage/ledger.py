@@ -41,7 +41,12 @@ _EVENT_INSERT = (
     f"INSERT INTO ledger_events ({', '.join(_EVENT_COLUMNS)})"
     f" VALUES ({placeholders(len(_EVENT_COLUMNS))})"
 )
-_EVENT_SELECT = f"SELECT pk, {', '.join(_EVENT_COLUMNS)} FROM ledger_events e"
+_EVENT_SELECT = (
+    f"SELECT pk, {', '.join(_EVENT_COLUMNS)},"
+    # Undone: a later action undid the one that wrote it (the event itself never changes).
+    " EXISTS (SELECT 1 FROM actions u WHERE u.undoes_pk = e.action_pk) AS undone"
+    " FROM ledger_events e"
+)
 _ACTION_SELECT = (
     "SELECT a.pk, a.at, a.actor, a.clause, a.title, a.battle_id, a.step, a.notes, a.undoes_pk,"
     " (SELECT u.pk FROM actions u WHERE u.undoes_pk = a.pk) AS undone_by,"
@@ -409,6 +414,7 @@ def _event_from_row(row: Row) -> LedgerEvent:
         before=json.loads(row["before"]) if is_change else None,
         after=json.loads(row["after"]) if is_change else None,
         text=row["text"],
+        undone=bool(row["undone"]),
     )
 
 

@@ -84,6 +84,8 @@ class LedgerEvent(Record):
     before: JsonValue = None
     after: JsonValue = None
     text: str | None = None
+    # Its action was undone since: the event stays, as what happened then.
+    undone: bool = False
 
     @property
     def roll(self) -> DiceRoll | None:

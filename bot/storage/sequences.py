@@ -62,10 +62,23 @@ def read_state(row: Row, model_type: type[M]) -> M:
     try:
         return model_type.model_validate_json(row["state"])
     except ValidationError as error:
-        raise StorageError(
-            f"The stored state of sequence {row['key']} (a {row['model']}) cannot be read "
-            f"as {model_name(model_type)}: {error}"
-        ) from error
+        problems = _without_values(error)
+    # Raised outside the except block, so the validation error is neither its cause nor
+    # its context: that error's text quotes the stored values, and a state may hold
+    # secrets (a post-battle run's dice seeds) that no log may show.
+    raise StorageError(
+        f"The stored state of sequence {row['key']} (a {row['model']}) cannot be read "
+        f"as {model_name(model_type)}: {problems}"
+    )
+
+
+def _without_values(error: ValidationError) -> str:
+    """Where and why validation failed, never what the values were."""
+    problems = error.errors(include_url=False, include_context=False, include_input=False)
+    return "; ".join(
+        f"{'.'.join(str(part) for part in problem['loc']) or 'the document'}: {problem['msg']}"
+        for problem in problems
+    )
 
 
 async def delete(db: aiosqlite.Connection, campaign_pk: int, key: str) -> bool:

@@ -111,13 +111,17 @@ def event_line(event: LedgerEvent) -> str | None:
 
 
 def group_header(group: ActionGroup, titles: Mapping[int, str] | None = None) -> str:
-    """``**#12 Hire a fighter** (PB-6B.1) · <@id> · <t:…:f>``, with the battle if any."""
+    """``**#12 Hire a fighter** (PB-6B.1) · <@id> · <t:…:f>``, with the battle if any
+    (and ``↩️ undone`` after the title once a later action undid it)."""
     title = (titles or {}).get(group.action_id) if group.action_id is not None else None
     number = f"#{group.action_id} " if group.action_id is not None else ""
     label = f"**{number}{safe(title, 80)}** ({safe(group.clause, 20)})" if title else (
         f"**{number}{safe(group.clause, 20)}**"
     )
     parts = [label, actor_text(group.actor), when_text(group.at)]
+    if any(event.undone for event in group.events):
+        # Undone rolls stay in the ledger, so a re-roll after an undo is never silent.
+        parts.insert(1, "↩️ undone")
     if group.battle_id:
         step = f", {safe(group.step, 30)}" if group.step else ""
         parts.append(f"battle {safe(group.battle_id, 64)}{step}")

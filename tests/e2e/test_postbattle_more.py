@@ -97,7 +97,7 @@ async def test_a_roster_longer_than_one_select_still_reports(arena: Arena) -> No
     assert "Lasting Injury for Swarm 28" in wrap and "Lasting Injury for Swarm 3" in wrap
 
 
-async def test_undoing_the_wrap_up_reopens_the_reports_and_replays_the_same_dice(
+async def test_undoing_the_wrap_up_reopens_the_reports_and_rolls_it_again_in_a_new_message(
     arena: Arena,
 ) -> None:
     camp = await campaign(arena, "No Rerolls")
@@ -125,8 +125,12 @@ async def test_undoing_the_wrap_up_reopens_the_reports_and_replays_the_same_dice
 
     await submit(arena, thread, "Cold Iron", "bob")
     await submit(arena, thread, "Soot Kings", "carol")
-    replay = titled(in_thread(arena, thread), "Wrap-up")[-1].embed_text()
-    assert re.findall(r"🎲 [^\n]+", replay) == rolls  # the same faces: no re-roll by undo
+    # Rolled again with fresh dice (test_postbattle_redo proves they are not the old
+    # ones), in a new message; the undone one keeps what it showed.
+    undone, redone = titled(in_thread(arena, thread), "Wrap-up")
+    assert re.findall(r"🎲 [^\n]+", undone.embed_text()) == rolls
+    assert re.findall(r"🎲 [^\n]+", redone.embed_text())
+    assert open_stage(arena, thread) is redone
 
 
 async def test_cancel_stops_the_sequence_and_frees_the_gangs(arena: Arena) -> None:
