@@ -84,6 +84,15 @@ class LedgerEvent(Record):
     before: JsonValue = None
     after: JsonValue = None
     text: str | None = None
+    # Set on events brought in by /campaign import: the campaign they were recorded in
+    # (by its name in the file) and when they were imported. A file's claims carry no
+    # authority, so these events are history of that campaign, never rolls made here.
+    imported_from: str | None = None
+    imported_at: datetime | None = None
+
+    @property
+    def imported(self) -> bool:
+        return self.imported_from is not None
 
     @property
     def roll(self) -> DiceRoll | None:
