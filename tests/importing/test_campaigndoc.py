@@ -89,9 +89,12 @@ def test_a_lone_surrogate_is_refused() -> None:
     assert "gangs[0].name is not valid Unicode" in refusal(data)
 
 
-def test_infinity_is_refused() -> None:
-    data = encoded(document(ledger=[{"total": 1}])).replace(b'"total": 1', b'"total": Infinity')
-    assert "ledger[0].total is not finite" in refusal(data)
+def test_infinity_is_refused_even_where_any_json_value_goes() -> None:
+    change = {"id": 1, "kind": "change", "at": "2030-01-01T00:00:00Z", "actor": "1",
+              "clause": "X", "subject": "gang", "subject_id": "g1", "path": "credits",
+              "after": 1}
+    data = encoded(document(ledger=[change])).replace(b'"after": 1', b'"after": Infinity')
+    assert "ledger[0].after is not finite" in refusal(data)
 
 
 @pytest.mark.parametrize(("shape", "expected"), [
