@@ -667,8 +667,8 @@ def _import_notes(document: CampaignDocument, grant: ImportGrant) -> str:
         notes.append("Its Arbitrator role is not one of this server's.")
     others = sum(1 for gang in document.gangs if gang.owner not in grant.owners)
     if others:
-        notes.append(f"{_counted(others, 'gang', 'gangs')} whose owner is not a member here "
-                     "now belong to you (/gang transfer gives them away).")
+        notes.append(f"Gangs whose owner is not a member here are yours now ({others}); "
+                     "/gang transfer gives them away.")
     return " ".join(notes)
 
 

@@ -351,9 +351,18 @@ async def test_a_campaign_exported_here_has_the_same_standings_in_another_server
     announced = await imported.wait_followups(2)
     assert not announced[-1].ephemeral
 
+    # Alice is no member of the Spire: her gang is the importer's there; bob's stay his.
+    assert "Gangs whose owner is not a member here are yours now (1)" in imported.content
     here = await slash(arena, "carol", "campaign show")
     there = await slash(arena, "bob", "campaign show", guild=S)
-    assert here.embeds and here.embeds == there.embeds
+
+    def standings(result: InteractionResult) -> list[tuple[str, str]]:
+        return [(f["name"], f["value"].split("\n", 1)[1])
+                for e in result.embeds for f in e["fields"]]
+
+    assert here.embeds and standings(here) == standings(there)
+    dave = arena.fake.world.user("dave").id
+    assert f"owner <@{dave}>" in there.embeds[0]["fields"][0]["value"]
     assert "Rating **1705**" in here.text() and "1 territory" in here.text()
 
     spire_tp = await slash(arena, "bob", "campaign tradingpost show", guild=S)
