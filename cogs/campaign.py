@@ -35,12 +35,13 @@ from bot.context import (
     storage_of,
 )
 from bot.errors import Refused
-from bot.importing.campaigndoc import read_campaign_document
+from bot.importing.campaigndoc import grant_for, prepare_campaign_file
 from bot.importing.tradingpost import parse_trading_post, require_clean
 from bot.importing.uploads import file_stem, json_file, read_attachment
 from bot.render import paginate, safe
 from bot.rulesets import check_ruleset_name, ruleset_for
 from bot.storage import Campaign, CampaignDocument, TradingPostEntry, Transaction, new_id
+from bot.storage.exporting import ImportGrant
 from bot.ui import checked, clean_name, send_embeds
 from bot.ui.roster import clip, standings_embeds
 from rules.data import available_rulesets
@@ -525,11 +526,16 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
             )
         new_name = clean_name(name, "campaign name") if name is not None else None
         await interaction.response.defer(ephemeral=True, thinking=True)
-        document = read_campaign_document(
+        prepared = await prepare_campaign_file(
             await read_attachment(file, self.bot.config.importing)
         )
+        document = prepared.document
         wanted = new_name or document.campaign.settings.name
         check_ruleset_name(document.campaign.settings.ruleset)
+        guild = interaction.guild
+        if guild is None:
+            raise Refused("Campaigns are imported inside a server.")
+        grant = await grant_for(document, guild, interaction.user.id)
         async with storage.transaction(guild_id) as tx:
             if any(c.name.casefold() == wanted.casefold() for c in await tx.list_campaigns()):
                 raise InvalidRequest(
@@ -537,14 +543,12 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
                     "the name option to call it something else."
                 )
             imported = await tx.import_campaign(
-                document, actor=actor_of(interaction), name=new_name
+                prepared, actor=actor_of(interaction), name=new_name, grant=grant
             )
-            if interaction.user.id not in imported.arbitrator_user_ids:
-                imported = await tx.update_campaign(imported.model_copy(update={
-                    "arbitrator_user_ids": [*imported.arbitrator_user_ids, interaction.user.id]
-                }))
         summary = f"Campaign **{safe(imported.name)}** imported: {_contents(document)}."
-        await interaction.followup.send(f"{summary} See /campaign show.", ephemeral=True)
+        await interaction.followup.send(
+            f"{summary} {_import_notes(document, grant)} See /campaign show.", ephemeral=True
+        )
         await interaction.followup.send(f"{interaction.user.mention}: {summary}")
 
     # ------------------------------------------------------------------ Trading Post
@@ -651,6 +655,21 @@ def _contents(document: CampaignDocument) -> str:
         _counted(len(document.battles), "battle", "battles"),
         _counted(len(document.ledger), "ledger entry", "ledger entries"),
     ))
+
+
+def _import_notes(document: CampaignDocument, grant: ImportGrant) -> str:
+    """What the import did not take from the file as it was (docs/importing.md)."""
+    notes = ["You are its Arbitrator; its history is marked as imported."]
+    if document.campaign.report_channel_id is not None and grant.report_channel_id is None:
+        notes.append("Its report channel is not one of this server's: set one in "
+                     "/campaign settings.")
+    if document.campaign.arbitrator_role_id is not None and grant.arbitrator_role_id is None:
+        notes.append("Its Arbitrator role is not one of this server's.")
+    others = sum(1 for gang in document.gangs if gang.owner not in grant.owners)
+    if others:
+        notes.append(f"Gangs whose owner is not a member here are yours now ({others}); "
+                     "/gang transfer gives them away.")
+    return " ".join(notes)
 
 
 def _availability_counts(entries: list[TradingPostEntry]) -> str:

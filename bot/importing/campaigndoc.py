@@ -1,30 +1,180 @@
-"""Reading a campaign export (``/campaign import``) with a readable refusal for bad files."""
+"""Reading a campaign export (``/campaign import``): untrusted input, refused readably.
+
+Before the document model sees it, the decoded JSON is walked once: every
+list is bounded (a limit per kind of list, named in the refusal), nesting is
+bounded, and values SQLite or the bot could not keep (integers beyond 64
+bits, infinities, text with lone surrogates) are refused with where they
+are. Then the model validates it and :func:`bot.storage.exporting.prepare_import`
+gives it fresh ids and turns its post-battle sequences into history. All of
+it is synchronous and CPU-bound: :func:`prepare_campaign_file` runs it in a
+thread so a large file never holds up the event loop.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import discord
 from pydantic import ValidationError
 
 from bot.importing.common import load_json
 from bot.importing.gangdoc import is_gang_document
+from bot.importing.history import as_history
 from bot.storage import CampaignDocument
-from bot.storage.exporting import read_document
+from bot.storage.exporting import ImportGrant, PreparedImport, prepare_import, read_document
 from rules.errors import InvalidRequest
 
 SHOWN_ERRORS = 3
 
+# The most entries of each list a campaign file may have, by the list's key. The
+# per-gang lists match what /gang import accepts; the campaign-wide ones leave room
+# for years of play.
+LIST_LIMITS: Mapping[str, int] = {
+    "gangs": 200,
+    "fighters": 200,
+    "vehicles": 100,
+    "stash_vehicles": 100,
+    "stash": 1000,
+    "territories": 500,
+    "battles": 10_000,
+    "sequences": 10_000,
+    "ledger": 200_000,
+    "gang_imports": 1000,
+    "trading_post": 2000,
+}
+# Any other list (skills, equipment, dice faces, a sequence's stages...).
+OTHER_LIST_LIMIT = 1000
+MAX_DEPTH = 64
+# SQLite keeps signed 64-bit integers.
+INT_LIMIT = 2**63
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+DAMAGED = "That campaign export is damaged and nothing was imported"
+
 
 def read_campaign_document(data: bytes) -> CampaignDocument:
-    """The document in ``data`` (JSON bytes), validated; InvalidRequest when it is not one."""
-    decoded = load_json(data, "a campaign export")
+    """The document in ``data`` (JSON bytes), checked and validated; InvalidRequest if not."""
+    try:
+        decoded = load_json(data, "a campaign export")
+    except ValueError:
+        # Python refuses integers of more than 4300 digits while parsing.
+        raise InvalidRequest(
+            f"{DAMAGED}: it holds a number far too long to be a value of a campaign."
+        ) from None
     if is_gang_document(decoded):
         raise InvalidRequest("That is one gang, not a campaign: bring it in with /gang import.")
+    check_values(decoded)
     try:
         return read_document(decoded)
     except ValidationError as error:
         where = [
-            ".".join(str(part) for part in detail["loc"]) + f": {detail['msg']}"
+            ".".join(str(part) for part in detail["loc"])[:120] + f": {detail['msg']}"
             for detail in error.errors()[:SHOWN_ERRORS]
         ]
+        raise InvalidRequest(f"{DAMAGED}: " + "; ".join(where) + ".") from None
+
+
+def prepare_campaign(data: bytes) -> PreparedImport:
+    """Read ``data`` and make it safe to store (fresh ids, runs as history)."""
+    return prepare_import(read_campaign_document(data), history=as_history)
+
+
+async def prepare_campaign_file(data: bytes) -> PreparedImport:
+    """:func:`prepare_campaign` in a worker thread (a 10 MB file takes about a second)."""
+    return await asyncio.to_thread(prepare_campaign, data)
+
+
+def check_values(document: Any) -> None:
+    """Refuse lists over their limit, deep nesting and values that cannot be stored."""
+    stack: list[tuple[Any, str, int]] = [(document, "", 0)]
+    while stack:
+        value, where, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise InvalidRequest(f"{DAMAGED}: it is nested more than {MAX_DEPTH} levels deep.")
+        if isinstance(value, dict):
+            for key, item in value.items():
+                _check_text(key, where)
+                stack.append((item, f"{where}.{key}" if where else key, depth + 1))
+        elif isinstance(value, list):
+            _check_length(value, where)
+            stack.extend((item, f"{where}[{n}]", depth + 1) for n, item in enumerate(value))
+        elif isinstance(value, str):
+            _check_text(value, where)
+        elif isinstance(value, bool):
+            continue
+        elif isinstance(value, int):
+            if not -INT_LIMIT <= value < INT_LIMIT:
+                raise InvalidRequest(
+                    f"{DAMAGED}: the number at {_place(where)} is too large "
+                    f"({len(str(abs(value)))} digits)."
+                )
+        elif isinstance(value, float) and not math.isfinite(value):
+            raise InvalidRequest(f"{DAMAGED}: the number at {_place(where)} is not finite.")
+
+
+def _check_length(value: list[Any], where: str) -> None:
+    key = re.sub(r"\[\d+\]$", "", where).rsplit(".", 1)[-1]
+    limit = LIST_LIMITS.get(key, OTHER_LIST_LIMIT)
+    if len(value) > limit:
         raise InvalidRequest(
-            "That campaign export is damaged and nothing was imported: " + "; ".join(where) + "."
-        ) from None
+            f"That campaign export is too large and nothing was imported: {_place(where)} "
+            f"has {len(value)} entries; this bot imports at most {limit} {key or 'entries'}"
+            f"{' per gang' if key in _PER_GANG and where.startswith('gangs[') else ''}."
+        )
+
+
+_PER_GANG = frozenset({"fighters", "vehicles", "stash_vehicles", "stash"})
+
+
+def _check_text(text: str, where: str) -> None:
+    if _SURROGATE.search(text):
+        raise InvalidRequest(
+            f"{DAMAGED}: the text at {_place(where)} is not valid Unicode (a lone surrogate)."
+        )
+
+
+def _place(where: str) -> str:
+    return where[:120] or "the top level"
+
+
+async def grant_for(
+    document: CampaignDocument, guild: discord.Guild, importer: int
+) -> ImportGrant:
+    """What of ``document``'s Discord ids ``guild`` vouches for (docs/importing.md).
+
+    The report channel and the Arbitrator role are kept only when they are this
+    server's own; a gang's owner only when they are a member here. The Arbitrators
+    the file names are not: the importer is the Arbitrator.
+    """
+    campaign = document.campaign
+    channel = campaign.report_channel_id
+    role = campaign.arbitrator_role_id
+    owners = {gang.owner for gang in document.gangs}
+    members = frozenset([owner for owner in owners if await _is_member(guild, owner)])
+    return ImportGrant(
+        owner=str(importer),
+        arbitrator_user_ids=(importer,),
+        arbitrator_role_id=role if role is not None and guild.get_role(role) else None,
+        report_channel_id=channel if channel is not None and guild.get_channel(channel) else None,
+        owners=members,
+    )
+
+
+async def _is_member(guild: discord.Guild, user_id: str) -> bool:
+    if not (user_id.isascii() and user_id.isdigit()) or int(user_id) >= INT_LIMIT:
+        return False
+    if guild.get_member(int(user_id)) is not None:
+        return True
+    # Without the members intent the cache holds few members: ask Discord.
+    try:
+        await guild.fetch_member(int(user_id))
+    except discord.NotFound:
+        return False
+    except discord.HTTPException:
+        # Could not check: the importer keeps the gang; an Arbitrator can transfer it.
+        return False
+    return True

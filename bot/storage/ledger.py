@@ -12,6 +12,7 @@ import zlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 import aiosqlite
 
@@ -35,7 +36,7 @@ from rules.world import Change, World, diff_worlds
 _EVENT_COLUMNS = (
     "campaign_pk", "action_pk", "at", "actor", "kind", "clause", "battle_id", "step",
     "expression", "faces", "total", "purpose", "subject", "subject_id", "subject_name",
-    "gang_id", "path", "before", "after", "text",
+    "gang_id", "path", "before", "after", "text", "imported_from", "imported_at",
 )
 _EVENT_INSERT = (
     f"INSERT INTO ledger_events ({', '.join(_EVENT_COLUMNS)})"
@@ -55,6 +56,14 @@ _ACTION_SELECT = (
 )
 # Change paths whose values are gang ids: the gangs they name are touched too.
 _GANG_REFERENCES = ("controller", "captured_by")
+
+
+@dataclass(frozen=True)
+class ImportedFrom:
+    """Where imported ledger rows came from: the source campaign's name, and when."""
+
+    campaign_name: str
+    at: datetime
 
 
 @dataclass
@@ -201,27 +210,30 @@ async def _insert_events(
     at = now()
     head = (campaign_pk, action_pk, at, action.actor)
     where = (action.clause, action.battle_id, action.step)
+    # Recorded here: neither imported_from nor imported_at.
+    here = (None, None)
     rows: list[tuple[object, ...]] = []
     if action.undo_text is not None:
-        rows.append((*head, "undo", *where, *([None] * 11), action.undo_text))
+        rows.append((*head, "undo", *where, *([None] * 11), action.undo_text, *here))
     for dice in action.rolls:
         rows.append(
             (*head, "roll", *where, dice.expression, dumps(list(dice.faces)), dice.total,
-             dice.purpose, *([None] * 8))
+             dice.purpose, *([None] * 8), *here)
         )
     for note in action.notes:
-        rows.append((*head, "note", *where, *([None] * 11), note))
+        rows.append((*head, "note", *where, *([None] * 11), note, *here))
     for change in action.changes:
         rows.append(
             (*head, "change", *where, None, None, None, None, change.subject,
              change.subject_id, change.subject_name, change.gang_id, change.path,
-             dumps(change.before), dumps(change.after), None)
+             dumps(change.before), dumps(change.after), None, *here)
         )
     await db.executemany(_EVENT_INSERT, rows)
 
 
 async def insert_plain_events(db: aiosqlite.Connection, rows: list[tuple[object, ...]]) -> None:
-    """Append events that belong to no action (imported history), in _EVENT_COLUMNS order."""
+    """Append events that belong to no action (notes, imported history), in _EVENT_COLUMNS
+    order (:func:`event_values`)."""
     await db.executemany(_EVENT_INSERT, rows)
 
 
@@ -230,8 +242,14 @@ def note_event(actor: str, text: str, clause: str = "STORAGE") -> LedgerEvent:
     return LedgerEvent(id=0, kind="note", at=now(), actor=actor, clause=clause, text=text)
 
 
-def event_values(campaign_pk: int, event: LedgerEvent) -> tuple[object, ...]:
-    """An event as a row of _EVENT_COLUMNS, detached from its action."""
+def event_values(
+    campaign_pk: int, event: LedgerEvent, imported: ImportedFrom | None = None
+) -> tuple[object, ...]:
+    """An event as a row of _EVENT_COLUMNS, detached from its action.
+
+    ``imported``: the event comes from a campaign file and is stored as history
+    of that campaign (whatever the file said about it), never as recorded here.
+    """
     is_change = event.kind == "change"
     return (
         campaign_pk, None, event.at.isoformat(), event.actor, event.kind, event.clause,
@@ -240,6 +258,8 @@ def event_values(campaign_pk: int, event: LedgerEvent) -> tuple[object, ...]:
         event.subject, event.subject_id, event.subject_name, event.gang_id, event.path,
         dumps(event.before) if is_change else None, dumps(event.after) if is_change else None,
         event.text,
+        None if imported is None else imported.campaign_name,
+        None if imported is None else imported.at.isoformat(),
     )
 
 
@@ -415,6 +435,8 @@ def _event_from_row(row: Row) -> LedgerEvent:
         after=json.loads(row["after"]) if is_change else None,
         text=row["text"],
         undone=bool(row["undone"]),
+        imported_from=row["imported_from"],
+        imported_at=row["imported_at"],
     )
 
 

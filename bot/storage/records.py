@@ -86,6 +86,15 @@ class LedgerEvent(Record):
     text: str | None = None
     # Its action was undone since: the event stays, as what happened then.
     undone: bool = False
+    # Set on events brought in by /campaign import: the campaign they were recorded in
+    # (by its name in the file) and when they were imported. A file's claims carry no
+    # authority, so these events are history of that campaign, never rolls made here.
+    imported_from: str | None = None
+    imported_at: datetime | None = None
+
+    @property
+    def imported(self) -> bool:
+        return self.imported_from is not None
 
     @property
     def roll(self) -> DiceRoll | None:

@@ -576,13 +576,19 @@ class Transaction:
         return await exporting.export_campaign(self._db, self.guild_id, campaign_id)
 
     async def import_campaign(
-        self, document: exporting.Document, *, actor: str, name: str | None = None
+        self,
+        document: exporting.Document | exporting.PreparedImport,
+        *,
+        actor: str,
+        name: str | None = None,
+        grant: exporting.ImportGrant | None = None,
     ) -> Campaign:
         """Create a campaign on this server from an exported document (model, dict or JSON).
 
-        Ids inside the campaign are kept; the campaign gets a new id.
+        The document is untrusted: everything in it gets a fresh id, and of its Discord
+        ids only those ``grant`` vouches for are kept (docs/importing.md).
         """
         self._campaign_pks.clear()
         return await exporting.import_campaign(
-            self._write_db(), self.guild_id, document, actor=actor, name=name
+            self._write_db(), self.guild_id, document, actor=actor, name=name, grant=grant
         )

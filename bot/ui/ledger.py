@@ -7,6 +7,9 @@ naming who did it (``<@id>`` mention text: the bot sends with mentions off,
 so nobody is pinged) and when (a Discord timestamp, shown in each reader's
 own time zone), and each event becomes one line: rolls with faces and
 purpose, changes as before → after, notes and undos as they were written.
+Events brought in by /campaign import are history of another campaign: their
+header says so (from which campaign, imported when) and names nobody, since
+a file's word on who rolled what is no record of anything done here.
 
 Rolls and changes read exactly as they do when a command answers
 (:mod:`bot.render`), so the ledger and the live answer never disagree. All
@@ -45,6 +48,8 @@ class ActionGroup:
     battle_id: str | None
     step: str | None
     events: tuple[LedgerEvent, ...]
+    imported_from: str | None = None
+    imported_at: datetime | None = None
 
 
 def group_events(events: Sequence[LedgerEvent]) -> list[ActionGroup]:
@@ -74,13 +79,17 @@ def _group(newest_first: list[LedgerEvent]) -> ActionGroup:
         step=first.step,
         # Within one action the order it was written in is the reading order.
         events=tuple(reversed(newest_first)),
+        imported_from=first.imported_from,
+        imported_at=first.imported_at,
     )
 
 
 def _same_action(a: LedgerEvent, b: LedgerEvent) -> bool:
     if a.action_id is not None or b.action_id is not None:
         return a.action_id == b.action_id
-    return (a.actor, a.at, a.clause) == (b.actor, b.at, b.clause)
+    return (a.actor, a.at, a.clause, a.imported_from) == (
+        b.actor, b.at, b.clause, b.imported_from
+    )
 
 
 def actor_text(actor: str) -> str:
@@ -90,10 +99,10 @@ def actor_text(actor: str) -> str:
     return safe(actor, 40)
 
 
-def when_text(at: datetime) -> str:
-    """A Discord timestamp: every reader sees it in their own time zone."""
+def when_text(at: datetime, style: str = "f") -> str:
+    """A Discord timestamp: every reader sees it in their own time zone (``d``: date only)."""
     moment = at if at.tzinfo is not None else at.replace(tzinfo=UTC)
-    return f"<t:{int(moment.timestamp())}:f>"
+    return f"<t:{int(moment.timestamp())}:{style}>"
 
 
 def event_line(event: LedgerEvent) -> str | None:
@@ -113,6 +122,8 @@ def event_line(event: LedgerEvent) -> str | None:
 def group_header(group: ActionGroup, titles: Mapping[int, str] | None = None) -> str:
     """``**#12 Hire a fighter** (PB-6B.1) · <@id> · <t:…:f>``, with the battle if any
     (and ``↩️ undone`` after the title once a later action undid it)."""
+    if group.imported_from is not None:
+        return imported_header(group)
     title = (titles or {}).get(group.action_id) if group.action_id is not None else None
     number = f"#{group.action_id} " if group.action_id is not None else ""
     label = f"**{number}{safe(title, 80)}** ({safe(group.clause, 20)})" if title else (
@@ -122,6 +133,20 @@ def group_header(group: ActionGroup, titles: Mapping[int, str] | None = None) ->
     if any(event.undone for event in group.events):
         # Undone rolls stay in the ledger, so a re-roll after an undo is never silent.
         parts.insert(1, "↩️ undone")
+    if group.battle_id:
+        step = f", {safe(group.step, 30)}" if group.step else ""
+        parts.append(f"battle {safe(group.battle_id, 64)}{step}")
+    return " · ".join(parts)
+
+
+def imported_header(group: ActionGroup) -> str:
+    """``📥 **Imported** from *Scrap Hollow* on <t:…:d> · PB-1 · dated <t:…:f> in the file``."""
+    when = "" if group.imported_at is None else f" on {when_text(group.imported_at, 'd')}"
+    parts = [
+        f"📥 **Imported** from *{safe(group.imported_from or '', 60)}*{when}",
+        safe(group.clause, 20),
+        f"dated {when_text(group.at)} in the file",
+    ]
     if group.battle_id:
         step = f", {safe(group.step, 30)}" if group.step else ""
         parts.append(f"battle {safe(group.battle_id, 64)}{step}")

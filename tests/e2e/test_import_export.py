@@ -10,6 +10,7 @@ identical standings. Tests run in order and build on each other's campaign.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -22,6 +23,7 @@ from aiohttp import web
 
 from bot.arena import Arena, open_arena
 from bot.fakediscord import Upload
+from bot.fakediscord.messages import Message
 from bot.fakediscord.result import InteractionResult
 from bot.rulesets import ruleset_for
 from bot.storage import Storage
@@ -29,6 +31,14 @@ from rules.dice import ScriptedRoller
 from rules.models import FighterCategory, FighterStatus
 from rules.tradingpost import seek_rare_and_illegal
 from rules.world import World
+from tests.e2e.battle_helpers import (
+    bot_ready,
+    new_campaign,
+    new_fighter,
+    new_gang,
+    panel_of,
+    thread_named,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -341,9 +351,18 @@ async def test_a_campaign_exported_here_has_the_same_standings_in_another_server
     announced = await imported.wait_followups(2)
     assert not announced[-1].ephemeral
 
+    # Alice is no member of the Spire: her gang is the importer's there; bob's stay his.
+    assert "Gangs whose owner is not a member here are yours now (1)" in imported.content
     here = await slash(arena, "carol", "campaign show")
     there = await slash(arena, "bob", "campaign show", guild=S)
-    assert here.embeds and here.embeds == there.embeds
+
+    def standings(result: InteractionResult) -> list[tuple[str, str]]:
+        return [(f["name"], f["value"].split("\n", 1)[1])
+                for e in result.embeds for f in e["fields"]]
+
+    assert here.embeds and standings(here) == standings(there)
+    dave = arena.fake.world.user("dave").id
+    assert f"owner <@{dave}>" in there.embeds[0]["fields"][0]["value"]
     assert "Rating **1705**" in here.text() and "1 territory" in here.text()
 
     spire_tp = await slash(arena, "bob", "campaign tradingpost show", guild=S)
@@ -367,3 +386,133 @@ async def test_a_re_import_after_the_move_still_finds_its_gang(
     # Priced from the campaign's own Trading Post now, which has no Medicae kit.
     assert "Not in any Trading Post or Equipment List (kept at 0 credits): Medicae kit" in shown
     await arena.driver.click(asked, "Cancel", "dave")
+
+
+# --------------------------------------------------------------------------- untrusted files
+
+REACH = "Ash Reach"
+HOUNDS, EATERS = "Rust Hounds", "Bile Eaters"
+
+
+def looks(message: Message) -> tuple[object, ...]:
+    """What a message shows (and whether it was ever edited)."""
+    return (message.content, message.embeds, message.components, message.edits)
+
+
+def posted(arena: Arena, channel: Any, guild: str) -> list[tuple[object, ...]]:
+    return [looks(m) for m in arena.driver.messages(channel, guild=guild,
+                                                     include_ephemeral=False)]
+
+
+async def export_file(arena: Arena, campaign: str) -> dict[str, Any]:
+    exported = await slash(arena, "alice", "campaign export", campaign=campaign)
+    assert exported.ephemeral and exported.message is not None, exported.content
+    data: dict[str, Any] = json.loads(exported.message.attachments[0].data)
+    return data
+
+
+async def test_a_campaign_with_a_run_in_progress(arena: Arena) -> None:
+    driver = arena.driver
+    await bot_ready(arena)
+    await new_campaign(driver, REACH)
+    await new_gang(driver, "alice", REACH, HOUNDS)
+    await new_gang(driver, "bob", REACH, EATERS)
+    await new_fighter(driver, "alice", REACH, HOUNDS, "Grist", "Forge Boss")
+    await new_fighter(driver, "bob", REACH, EATERS, "Slop", "Forge Boss")
+    started = await slash(arena, "alice", "postbattle start", winner=HOUNDS, gang1=HOUNDS,
+                          gang2=EATERS, campaign=REACH)
+    assert not started.ephemeral, started.content
+    thread = await thread_named(driver, f"{HOUNDS} vs {EATERS}")
+    await panel_of(driver, thread, HOUNDS)
+    await panel_of(driver, thread, EATERS)
+
+
+async def test_a_forged_file_cannot_reach_into_another_server(arena: Arena) -> None:
+    """The attack: a run's channel and message ids pointed at another server's bot message,
+    imported, then cancelled. The other server sees nothing happen."""
+    driver = arena.driver
+    spire_general = arena.fake.world.guild(S).channel(G)
+    theirs = await slash(arena, "dave", "campaign create", guild=S, name="Spire League")
+    assert not theirs.ephemeral and theirs.message is not None, theirs.content
+    target = theirs.message
+    data = await export_file(arena, REACH)
+    [run] = [s for s in data["sequences"] if s["key"].startswith("postbattle:")]
+    assert "seeds" not in run["state"]
+    run["state"]["channel_id"] = spire_general.id
+    run["state"]["thread_id"] = None
+    for report in run["state"]["reports"].values():
+        report["message_id"] = target.id
+    data["campaign"]["report_channel_id"] = spire_general.id
+    data["campaign"]["arbitrator_user_ids"] = [arena.fake.world.user("dave").id]
+    before = posted(arena, spire_general, S)
+
+    imported = await slash(arena, "alice", "campaign import", name="Forged Reach",
+                           file=Upload("reach.json", json.dumps(data).encode()))
+    assert imported.ephemeral and "Campaign **Forged Reach** imported" in imported.content
+    assert "report channel is not one of this server's" in imported.content
+    cancelled = await slash(arena, "alice", "postbattle cancel", gang=HOUNDS,
+                            campaign="Forged Reach")
+    assert cancelled.ephemeral and "is in no post-battle sequence now" in cancelled.text()
+    await asyncio.sleep(0.5)  # anything the bot were to post would be out by now
+    assert posted(arena, spire_general, S) == before
+    assert looks(target) == before[[m.id for m in driver.messages(
+        spire_general, guild=S, include_ephemeral=False)].index(target.id)]
+
+    guild_id = arena.fake.world.guild(U).id
+    async with database(arena) as storage:
+        forged = await storage.get_campaign_by_name(guild_id, "Forged Reach")
+        assert forged.report_channel_id is None
+        assert forged.arbitrator_user_ids == [arena.fake.world.user("alice").id]
+        # Both owners are members of the Underhive: they keep their gangs.
+        owners = {g.name: g.owner for g in await storage.list_gangs(guild_id, forged.id)}
+        assert owners == {HOUNDS: str(arena.fake.world.user("alice").id),
+                          EATERS: str(arena.fake.world.user("bob").id)}
+
+
+async def test_a_copy_on_the_same_server_leaves_the_original_run_alone(arena: Arena) -> None:
+    driver = arena.driver
+    thread = await thread_named(driver, f"{HOUNDS} vs {EATERS}")
+    before = posted(arena, thread, U)
+    panel = await panel_of(driver, thread, HOUNDS)
+    data = await export_file(arena, REACH)
+    copied = await slash(arena, "alice", "campaign import", name="Reach Copy",
+                         file=Upload("reach.json", json.dumps(data).encode()))
+    assert copied.ephemeral and "Campaign **Reach Copy** imported" in copied.content
+    refused = await slash(arena, "alice", "postbattle cancel", gang=EATERS,
+                          campaign="Reach Copy")
+    assert "is in no post-battle sequence now" in refused.text()
+    # At start-up the bot redraws every run in progress: the copy has none.
+    await arena.restart_bot()
+    await bot_ready(arena)
+    status = await slash(arena, "alice", "postbattle status", gang=HOUNDS, campaign=REACH)
+    assert not status.ephemeral, status.text()
+    await asyncio.sleep(0.5)
+    assert posted(arena, thread, U) == before
+    # The original's panel still has its buttons, and they still work.
+    picked = await driver.select(panel, "Report which part?", ["ooa"], "alice")
+    assert not picked.ephemeral, picked.text()
+
+
+async def test_imported_history_shows_as_imported_in_the_ledger(arena: Arena) -> None:
+    alice = arena.fake.world.user("alice").id
+    data = await export_file(arena, REACH)
+    data["ledger"].append({
+        "id": 999, "kind": "roll", "at": "2030-01-01T00:00:00Z", "actor": str(alice),
+        "clause": "PB-4", "expression": "D6x10", "faces": [6], "total": 60,
+        "purpose": "income for Rust Hounds",
+    })
+    imported = await slash(arena, "carol", "campaign import", name="Ledger Reach",
+                           file=Upload("reach.json", json.dumps(data).encode()))
+    assert imported.ephemeral and "imported" in imported.content
+
+    shown = await slash(arena, "bob", "ledger", campaign="Ledger Reach", limit=25)
+    text = shown.text()
+    assert "📥 **Imported** from *Ash Reach* on <t:" in text
+    # The forged roll is there, under an imported header that names nobody.
+    lines = text.splitlines()
+    forged = next(n for n, line in enumerate(lines) if "income for Rust Hounds" in line)
+    header = next(line for line in reversed(lines[:forged]) if not line.lstrip().startswith("•"))
+    assert "Imported" in header and "<@" not in header
+    # Only the import itself (by carol, here) is attributed to a user.
+    assert f"<@{alice}>" not in text
+    assert f"<@{arena.fake.world.user('carol').id}>" in text

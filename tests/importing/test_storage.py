@@ -139,7 +139,9 @@ async def test_export_and_import_carry_the_trading_post_and_links(
     )
     assert imported.trading_post == entries()
     found = await storage.find_gang_import(GUILD_B, imported.id, "yaktribe", "48213")
-    assert found is not None and found.gang_id == "g1"
+    # The link follows its gang to the fresh id it got on import.
+    gang = await storage.get_gang_by_name(GUILD_B, imported.id, "Ash Wolves")
+    assert found is not None and found.gang_id == gang.id != "g1"
 
 
 async def test_an_older_export_without_the_new_fields_still_imports(
