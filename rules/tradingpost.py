@@ -224,6 +224,26 @@ def type_template(ruleset: RuleSet, gang: Gang, fighter_type: str) -> FighterTem
     return _template_named(house.fighters, fighter_type)
 
 
+def vehicle_template(ruleset: RuleSet, gang: Gang, vehicle_type: str) -> VehicleTemplate | None:
+    """The gang's House List entry for ``vehicle_type``; None if the list or type is unknown."""
+    if not vehicle_type.strip():
+        return None
+    try:
+        house = house_list(ruleset, gang)
+    except NotFound:
+        return None
+    return _vehicle_named(house.vehicles, vehicle_type)
+
+
+def check_crew(gang: Gang, crew: Fighter, vehicle_id: str | None = None) -> None:
+    """A crew is a Crew fighter on the roster who drives no vehicle but ``vehicle_id``."""
+    if crew.category is not FighterCategory.CREW or not crew.on_roster:
+        raise NotEligible(f"{crew.name} is not a crew member on the roster who can drive.")
+    driving = [v.name for v in gang.vehicles if v.crew_id == crew.id and v.id != vehicle_id]
+    if driving:
+        raise NotEligible(f"{crew.name} already drives {driving[0]}.")
+
+
 def own_list_entry(
     ruleset: RuleSet, gang: Gang, fighter: Fighter, item_name: str
 ) -> Equipment | None:
