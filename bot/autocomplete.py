@@ -18,16 +18,17 @@ import discord
 from discord import app_commands
 
 from bot.errors import Refused
-from bot.lookup import campaign_named, same_name
+from bot.lookup import campaign_named, name_key, same_name
 from bot.rulesets import ruleset_for
 from bot.storage import Campaign, StorageError, Transaction
+from rules.advancements import GANGER_TABLE, available_options
 from rules.errors import RulesError
-from rules.models import Fighter, Gang
+from rules.models import PROFILE_STATS, Fighter, FighterCategory, FighterStatus, Gang, Rarity
 from rules.ruleset import RuleSet
-from rules.tradingpost import type_template
+from rules.tradingpost import HANGER_ON_CATEGORIES, fighter_template, type_template
 
 if TYPE_CHECKING:
-    pass
+    from bot.app import MundaBot  # noqa: F401  (named in a string annotation below)
 
 log = logging.getLogger(__name__)
 
@@ -196,3 +197,136 @@ async def fighter_types(interaction: Interaction, current: str) -> Choices:
 async def trading_post_items(interaction: Interaction, current: str) -> Choices:
     return await from_rules(interaction, current, lambda rules: (
         e.name for e in rules.trading_post))
+
+
+def houses_of(interaction: discord.Interaction[Any], gangs: list[Gang]) -> set[str]:
+    """The House Lists of the chosen gangs, as names compare."""
+    return {name_key(g.house) for g in chosen_gangs(interaction, gangs)}
+
+
+async def vehicle_types(interaction: Interaction, current: str) -> Choices:
+    """Vehicles of the chosen gang's House List."""
+
+    def names(campaign: Campaign, gangs: list[Gang]) -> Iterable[str]:
+        houses = houses_of(interaction, gangs)
+        return (v.vehicle_type for h in ruleset_for(campaign).houses
+                if name_key(h.house) in houses for v in h.vehicles)
+
+    return await suggest(interaction, current, names)
+
+
+async def hanger_on_types(interaction: Interaction, current: str) -> Choices:
+    """Hangers-on and Brutes on offer in the rule set (the gang's own list first)."""
+
+    def names(campaign: Campaign, gangs: list[Gang]) -> Iterable[str]:
+        ruleset = ruleset_for(campaign)
+        houses = houses_of(interaction, gangs)
+        offered = [(h, t) for h in ruleset.houses for t in h.fighters
+                   if t.category in HANGER_ON_CATEGORIES]
+        own = [t.fighter_type for h, t in offered if name_key(h.house) in houses]
+        return [*own, *(t.fighter_type for _h, t in offered)]
+
+    return await suggest(interaction, current, names)
+
+
+async def damage_names(interaction: Interaction, current: str) -> Choices:
+    """Results of the rule set's Lasting Damage table."""
+    return await from_rules(interaction, current, lambda rules: (
+        entry.name for entry in rules.lasting_damage.entries))
+
+
+async def current_damage(interaction: Interaction, current: str) -> Choices:
+    """Lasting Damage the chosen vehicle has."""
+    wanted = typed(interaction, "vehicle")
+    return await suggest(interaction, current, lambda _c, gangs: (
+        damage for g in chosen_gangs(interaction, gangs)
+        for v in [*g.vehicles, *g.stash_vehicles] if wanted and same_name(v.name, wanted)
+        for damage in v.lasting_damage))
+
+
+async def stash_vehicles(interaction: Interaction, current: str) -> Choices:
+    return await suggest(interaction, current, lambda _c, gangs: (
+        v.name for g in chosen_gangs(interaction, gangs) for v in g.stash_vehicles))
+
+
+async def damaged_vehicles(interaction: Interaction, current: str) -> Choices:
+    return await suggest(interaction, current, lambda _c, gangs: (
+        v.name for g in chosen_gangs(interaction, gangs)
+        for v in [*g.vehicles, *g.stash_vehicles] if v.lasting_damage))
+
+
+async def captive_names(interaction: Interaction, current: str) -> Choices:
+    """Captured fighters of the campaign (a Rescue Mission is for one of them)."""
+    return await suggest(interaction, current, lambda _c, gangs: (
+        f.name for g in gangs for f in g.fighters if f.status is FighterStatus.CAPTURED))
+
+
+async def buyable_items(interaction: Interaction, current: str) -> Choices:
+    """The chosen fighter's own Equipment List, or the Trading Post's Common items."""
+
+    def names(campaign: Campaign, gangs: list[Gang]) -> Iterable[str]:
+        ruleset = ruleset_for(campaign)
+        found = chosen_fighters(interaction, gangs)
+        if found:
+            return [e.name for g, f in found if (t := fighter_template(ruleset, g, f))
+                    for e in t.equipment_list]
+        return [e.name for e in ruleset.trading_post if e.availability.rarity is Rarity.COMMON]
+
+    return await suggest(interaction, current, names)
+
+
+async def boon_territories(interaction: Interaction, current: str) -> Choices:
+    """Territories with a Boon that the chosen gang controls."""
+
+    async def names(tx: Transaction, campaign: Campaign) -> Iterable[str]:
+        ids = {g.id for g in chosen_gangs(interaction, await tx.list_gangs(campaign.id))}
+        return (t.name for t in await tx.list_territories(campaign.id)
+                if t.controller in ids and t.boons)
+
+    return await suggest_in(interaction, current, names)
+
+
+async def advancement_options(interaction: Interaction, current: str) -> Choices:
+    """The advancements the chosen fighter's category may buy (Gangers: the table roll)."""
+
+    def names(campaign: Campaign, gangs: list[Gang]) -> Iterable[str]:
+        ruleset = ruleset_for(campaign)
+        found = chosen_fighters(interaction, gangs)
+        if not found:
+            return [o.name for o in ruleset.advancements] + [GANGER_TABLE]
+        picked: list[str] = []
+        for _gang, fighter in found:
+            if fighter.category is FighterCategory.GANGER:
+                picked.append(GANGER_TABLE)
+            picked += [o.name for o in available_options(ruleset, fighter)]
+        return picked
+
+    return await suggest(interaction, current, names)
+
+
+async def advancement_stats(interaction: Interaction, current: str) -> Choices:
+    """The characteristics the chosen advancement offers."""
+
+    def names(rules: RuleSet) -> Iterable[str]:
+        wanted = typed(interaction, "option")
+        for option in rules.advancements:
+            if wanted and same_name(option.name, wanted):
+                return [s.upper() for s in option.stats]
+        return [s.upper() for s in PROFILE_STATS]
+
+    return await from_rules(interaction, current, names)
+
+
+async def battle_ids(interaction: Interaction, current: str) -> Choices:
+    """Recent battles of the campaign by id, labelled with their scenario."""
+    by_label: dict[str, str] = {}
+
+    async def labels(tx: Transaction, campaign: Campaign) -> Iterable[str]:
+        for battle in await tx.list_battles(campaign.id, limit=100):
+            # Choice names hold 100 characters; a label is cut there and still maps to its id.
+            label = f"{battle.id} · {battle.scenario}" if battle.scenario else battle.id
+            by_label[label[:100]] = battle.id
+        return by_label
+
+    return [app_commands.Choice(name=c.name, value=by_label.get(c.name, c.value))
+            for c in await suggest_in(interaction, current, labels)]

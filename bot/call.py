@@ -35,13 +35,13 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.errors import Refused
-from bot.lookup import campaign_named, fighter_in, pick_fighter
+from bot.lookup import campaign_named, captive_in, fighter_in, pick_fighter, vehicle_in
 from bot.render import result_lines, safe
 from bot.rulesets import ruleset_for
 from bot.storage import Campaign, Storage, Transaction
 from bot.ui import send_embeds
 from bot.ui.ledger import send_lines
-from rules.models import Fighter, Gang
+from rules.models import Fighter, Gang, Vehicle
 from rules.ruleset import RuleSet
 from rules.world import RuleResult, World
 
@@ -127,6 +127,18 @@ class Call:
             yield Scope(self.actor, tx, await campaign_named(tx, campaign))
 
     @asynccontextmanager
+    async def write_in(self, campaign_id: str) -> AsyncIterator[Scope]:
+        """A write transaction in the campaign with this stored id (a button's, say)."""
+        async with self.storage.transaction(self.guild_id) as tx:
+            yield Scope(self.actor, tx, await tx.get_campaign(campaign_id))
+
+    @asynccontextmanager
+    async def read_in(self, campaign_id: str) -> AsyncIterator[Scope]:
+        """A read transaction in the campaign with this stored id."""
+        async with self.storage.read_only(self.guild_id) as tx:
+            yield Scope(self.actor, tx, await tx.get_campaign(campaign_id))
+
+    @asynccontextmanager
     async def read(self, campaign: str | None = None) -> AsyncIterator[Scope]:
         """A read transaction in the named campaign; it never waits for a writer."""
         async with self.storage.read_only(self.guild_id) as tx:
@@ -144,13 +156,26 @@ class Call:
     async def answer_embeds(self, embeds: Sequence[discord.Embed], *, content: str = "") -> None:
         await send_embeds(self.interaction, embeds, content=content)
 
-    async def tell(self, message: str, **kwargs: Any) -> None:
-        """A private (ephemeral) answer, only for the one who asked."""
+    async def say(self, message: str, **kwargs: Any) -> None:
+        """A public answer of plain text (a question with buttons, a short notice)."""
         response = self.interaction.response
         if response.is_done():
-            await self.interaction.followup.send(message, ephemeral=True, **kwargs)
+            await self.interaction.followup.send(message, **kwargs)
         else:
-            await response.send_message(message, ephemeral=True, **kwargs)
+            await response.send_message(message, **kwargs)
+
+    async def tell(self, message: str, **kwargs: Any) -> None:
+        """A private (ephemeral) answer, only for the one who asked."""
+        await self.say(message, ephemeral=True, **kwargs)
+
+    async def defer(self) -> None:
+        """Acknowledge now (Discord wants an answer within 3 s); what follows stays private.
+
+        For commands whose answer comes later, in private, while everyone reads the
+        outcome elsewhere (the post-battle commands post in the battle's thread).
+        """
+        if not self.interaction.response.is_done():
+            await self.interaction.response.defer(ephemeral=True, thinking=True)
 
 
 @dataclass
@@ -170,8 +195,16 @@ class Scope:
         """The actor as the ledger names them."""
         return self.actor.ledger_id
 
+    @property
+    def is_arbitrator(self) -> bool:
+        return self.actor.is_arbitrator(self.campaign)
+
     def require_arbitrator(self) -> None:
         self.actor.require_arbitrator(self.campaign)
+
+    def controls(self, gang: Gang) -> bool:
+        """Whether the actor may change ``gang`` (its owner, or an Arbitrator)."""
+        return self.actor.controls(self.campaign, gang)
 
     def require_control(self, gang: Gang) -> None:
         self.actor.require_control(self.campaign, gang)
@@ -198,12 +231,26 @@ class Scope:
         self.require_control(owner)
         return owner, fighter
 
+    async def vehicle(self, name: str, gang: str | None = None) -> tuple[Gang, Vehicle]:
+        """A vehicle by name (roster or Stash), in the named gang or anywhere."""
+        return await vehicle_in(self.tx, self.campaign, name, gang)
+
+    async def own_vehicle(self, name: str, gang: str | None = None) -> tuple[Gang, Vehicle]:
+        """A vehicle of a gang the actor may change."""
+        owner, vehicle = await self.vehicle(name, gang)
+        self.require_control(owner)
+        return owner, vehicle
+
+    async def captive(self, name: str) -> tuple[Gang, Fighter, Gang]:
+        """A captive by name: its gang, the captive, and the gang holding it."""
+        return await captive_in(self.tx, self.campaign, name)
+
     def fighter_of(self, gang: Gang, name: str) -> Fighter:
         return pick_fighter(gang, name)
 
     async def world(self, *gangs: Gang) -> World:
         """The named gangs (and the campaign's territories) for a rules function."""
-        return await self.tx.load_world(self.campaign.id, [g.id for g in gangs])
+        return await self.tx.load_world(self.campaign.id, list(dict.fromkeys(g.id for g in gangs)))
 
     async def apply(self, result: RuleResult) -> None:
         """Store a rules result: its changes and its ledger rows, by the actor."""

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol
 
+from bot.render import safe
 from bot.storage import Campaign
-from rules.errors import NotFound
-from rules.models import Fighter, Gang, Item
+from rules.errors import NotEligible, NotFound
+from rules.models import Fighter, FighterStatus, Gang, Item, Vehicle
 
 
 class NameReads(Protocol):
@@ -22,6 +23,7 @@ class NameReads(Protocol):
     async def get_default_campaign(self) -> Campaign: ...
     async def get_gang_by_name(self, campaign_id: str, name: str) -> Gang: ...
     async def find_fighter(self, campaign_id: str, name: str) -> tuple[Gang, Fighter]: ...
+    async def list_gangs(self, campaign_id: str, *, owner: str | None = None) -> list[Gang]: ...
 
 
 class HasId(Protocol):
@@ -29,8 +31,13 @@ class HasId(Protocol):
     def id(self) -> str: ...
 
 
+def name_key(name: str) -> str:
+    """A name as names compare: case-folded, whitespace collapsed."""
+    return " ".join(name.split()).casefold()
+
+
 def same_name(a: str, b: str) -> bool:
-    return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
+    return name_key(a) == name_key(b)
 
 
 def pick_fighter(gang: Gang, name: str) -> Fighter:
@@ -62,3 +69,32 @@ async def fighter_in(
         gang = await source.get_gang_by_name(campaign.id, gang_name)
         return gang, pick_fighter(gang, fighter_name)
     return await source.find_fighter(campaign.id, fighter_name)
+
+
+async def vehicle_in(
+    source: NameReads, campaign: HasId, name: str, gang_name: str | None
+) -> tuple[Gang, Vehicle]:
+    """A vehicle by name (on the roster or in the Stash), in the named gang or any gang."""
+    gangs = ([await source.get_gang_by_name(campaign.id, gang_name)] if gang_name
+             else await source.list_gangs(campaign.id))
+    for gang in gangs:
+        for vehicle in [*gang.vehicles, *gang.stash_vehicles]:
+            if same_name(vehicle.name, name):
+                return gang, vehicle
+    where = gangs[0].name if gang_name and gangs else "this campaign"
+    raise NotFound(f"There is no vehicle called '{name}' in {where}.")
+
+
+async def captive_in(
+    source: NameReads, campaign: HasId, name: str
+) -> tuple[Gang, Fighter, Gang]:
+    """A captive by name: its gang, the captive and the gang holding it."""
+    owner, captive = await source.find_fighter(campaign.id, name)
+    if captive.status is not FighterStatus.CAPTURED or captive.captured_by is None:
+        raise NotEligible(f"{safe(captive.name)} of {safe(owner.name)} is not held captive.")
+    gangs = {g.id: g for g in await source.list_gangs(campaign.id)}
+    captor = gangs.get(captive.captured_by)
+    if captor is None:
+        raise NotEligible(f"The gang holding {safe(captive.name)} no longer exists; ask an "
+                          "Arbitrator to set its status.")
+    return owner, captive, captor

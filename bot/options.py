@@ -20,6 +20,7 @@ import discord
 from discord import app_commands
 
 from bot import autocomplete as suggest
+from bot import runs
 
 if TYPE_CHECKING:
     from bot.app import MundaBot
@@ -73,3 +74,23 @@ StashItem = app_commands.Transform[str, named(suggest.stash_item_names)]
 TradingPostItem = app_commands.Transform[str, named(suggest.trading_post_items)]
 CarriedItem = app_commands.Transform[str, named(suggest.carried_items)]
 EquippableItem = app_commands.Transform[str, named(suggest.equippable_items)]
+CaptiveName = app_commands.Transform[str, named(suggest.captive_names)]
+VehicleType = app_commands.Transform[str, named(suggest.vehicle_types)]
+DamageName = app_commands.Transform[str, named(suggest.damage_names)]
+VehicleDamage = app_commands.Transform[str, named(suggest.current_damage)]
+StashVehicle = app_commands.Transform[str, named(suggest.stash_vehicles)]
+DamagedVehicle = app_commands.Transform[str, named(suggest.damaged_vehicles)]
+HangerOnType = app_commands.Transform[str, named(suggest.hanger_on_types)]
+BuyableItem = app_commands.Transform[str, named(suggest.buyable_items)]
+BoonTerritory = app_commands.Transform[str, named(suggest.boon_territories)]
+AdvancementOption = app_commands.Transform[str, named(suggest.advancement_options)]
+# Characteristics are short ("WS", "Int"): 10 characters are plenty.
+AdvancementStat = app_commands.Transform[str, named(suggest.advancement_stats, 10)]
+# A battle is named by its stored id (64 characters at most).
+BattleId = app_commands.Transform[str, named(suggest.battle_ids, 64)]
+
+# Suggestions read from the gang's post-battle run (bot/runs.py).
+RareItem = app_commands.Transform[str, named(runs.rare_items)]
+OpenAction = app_commands.Transform[str, named(runs.open_actions)]
+ActionTarget = app_commands.Transform[str, named(runs.action_targets)]
+ActingFighter = app_commands.Transform[str, named(runs.acting_fighters)]

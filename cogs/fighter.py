@@ -49,7 +49,7 @@ from rules.tradingpost import (
     type_template,
 )
 from rules.wording import possessive
-from rules.world import RuleResult
+from rules.world import RuleResult, World
 
 if TYPE_CHECKING:
     from bot.app import MundaBot
@@ -390,7 +390,7 @@ def _by_hand(
 def _hire(
     s: Scope,
     gang: Gang,
-    world: object,
+    world: World,
     template: FighterTemplate | None,
     name: str,
     category: FighterCategory | None,

@@ -30,8 +30,8 @@ from rules.models import (
 from rules.ruleset import FighterTemplate, HouseList, RuleSet
 from rules.tradingpost import (
     buy_equipment,
-    check_crew,
     buy_rare_item,
+    check_crew,
     hire_fighter,
     normalise_black_market,
     purchase_vehicle,
