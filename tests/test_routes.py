@@ -97,3 +97,24 @@ def test_a_confirmation_keeps_the_custom_ids_posted_before_the_router() -> None:
 def test_ids_of_other_bots_or_unknown_routes_are_not_routed() -> None:
     assert find_route("other:confirm:x") is None
     assert find_route("munda:no-such-route:1") is None
+
+
+def _templates(item: type[discord.ui.DynamicItem[Any]]) -> Any:
+    return item.__discord_ui_compiled_template__  # the pattern discord.py dispatches on
+
+
+def test_the_router_leaves_the_battle_components_to_their_own_items() -> None:
+    # discord.py runs every DynamicItem whose template matches a click: if the router
+    # matched these too, it would answer "no longer does anything" before their handler.
+    from bot.battle.interactive import DecisionKind, decision_view
+    from bot.battle.views import ReportSection
+
+    made = [*decision_view(DecisionKind.ESCORT, "c1", "b1", "f1", "p1", 60,
+                           affordable=True).children,
+            ReportSection("c1", "b1", 0, [("ooa", "Out of action")])]
+    ids = [getattr(getattr(item, "item", item), "custom_id", "") for item in made]
+    ids.append("munda:agree:c1:a1:yes")
+    for custom_id in ids:
+        assert custom_id.startswith("munda:")
+        assert _templates(routes.Routed).fullmatch(custom_id) is None, custom_id
+    assert _templates(routes.Routed).fullmatch("munda:confirm:test-delete:c1:g1:1")
