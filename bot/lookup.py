@@ -8,7 +8,8 @@ for and where.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Protocol
+from enum import StrEnum
+from typing import Protocol, TypeVar
 
 from bot.render import safe
 from bot.storage import Campaign
@@ -26,6 +27,9 @@ class NameReads(Protocol):
     async def list_gangs(self, campaign_id: str, *, owner: str | None = None) -> list[Gang]: ...
 
 
+E = TypeVar("E", bound=StrEnum)
+
+
 class HasId(Protocol):
     @property
     def id(self) -> str: ...
@@ -38,6 +42,11 @@ def name_key(name: str) -> str:
 
 def same_name(a: str, b: str) -> bool:
     return name_key(a) == name_key(b)
+
+
+def choice_named(choices: Iterable[E], text: str) -> E | None:
+    """The choice (an enum's value) named by what was typed, if any."""
+    return next((choice for choice in choices if same_name(choice.value, text)), None)
 
 
 def pick_fighter(gang: Gang, name: str) -> Fighter:

@@ -23,7 +23,7 @@ from bot.battle.engine import active_run_in, load_battle_world
 from bot.battle.state import PostBattleRun
 from bot.call import Scope, actor_from
 from bot.errors import Refused
-from bot.lookup import same_name
+from bot.lookup import choice_named
 from bot.render import safe
 from bot.storage import Campaign, Transaction
 from rules.actions import ActionKind, available_actions, eligible_actors
@@ -117,9 +117,9 @@ async def situation(s: Scope, gang: Gang) -> Situation:
 
 
 def action_kind(text: str) -> ActionKind:
-    for kind in ActionKind:
-        if same_name(kind.value, text):
-            return kind
+    kind = choice_named(ActionKind, text)
+    if kind is not None:
+        return kind
     known = ", ".join(kind.value for kind in ActionKind)
     raise InvalidRequest(f"'{safe(text, 40)}' is not a post-battle action: choose {known}.")
 
@@ -176,7 +176,7 @@ async def action_targets(interaction: Interaction, current: str) -> Choices:
     async def names(tx: Transaction, campaign: Campaign) -> Iterable[str]:
         found, _fighter = await _named_situation(interaction, tx, campaign)
         wanted = typed(interaction, "action")
-        kind = next((k for k in ActionKind if wanted and same_name(k.value, wanted)), None)
+        kind = choice_named(ActionKind, wanted) if wanted else None
         return found.targets(kind) if found else []
 
     return await suggest_in(interaction, current, names)

@@ -41,7 +41,7 @@ from bot.battle.interactive import (
 from bot.battle.state import PostBattleRun
 from bot.call import Call, Interaction, Scope
 from bot.errors import Refused
-from bot.lookup import pick_item, same_name
+from bot.lookup import choice_named, pick_item, same_name
 from bot.options import (
     AdvancementOption,
     AdvancementStat,
@@ -71,6 +71,7 @@ from rules.dice import Roller
 from rules.distribute import give_item, take_item
 from rules.errors import InvalidRequest, NotFound
 from rules.models import PROFILE_STATS, Gang
+from rules.ruleset import RuleSet
 from rules.sequence import DEFERRABLE, Step, SubStep
 from rules.tradingpost import (
     MAX_CREDITS,
@@ -109,9 +110,9 @@ CREW_CHOICES = [
 
 
 def substep_named(value: str) -> SubStep:
-    for substep in DEFERRABLE:
-        if same_name(substep.value, value):
-            return substep
+    substep = choice_named(DEFERRABLE, value)
+    if substep is not None:
+        return substep
     options = ", ".join(s.value for s in DEFERRABLE)
     raise InvalidRequest(f"Only these sub-steps can be finished later: {options}.")
 
@@ -182,14 +183,7 @@ class RosterCog(commands.GroupCog, group_name="roster",
                            name="the new fighter's name", gang=GANG_HELP, campaign=CAMPAIGN_HELP)
     async def hire(self, interaction: Interaction, fighter_type: FighterType, name: NewName,
                    gang: GangName | None = None, campaign: CampaignName | None = None) -> None:
-        call = Call.of(interaction)
-        await call.defer()
-        recruit = clean_name(name, "fighter's name")
-        async with call.read(campaign) as s:
-            owner = await own_gang_in_run(s, gang)
-        await act(interaction, campaign=s.campaign, gang=owner, stages=TRADING_POST,
-                  compute=lambda world, _run, _roller: hire_fighter(
-                      world, owner.id, s.ruleset, fighter_type, recruit, new_id()))
+        await _recruit(Call.of(interaction), hire_fighter, fighter_type, name, gang, campaign)
 
     @app_commands.command(name="vehicle", description="B. Buy a vehicle from the House List")
     @app_commands.describe(vehicle_type="a vehicle of the gang's House List",
@@ -215,14 +209,8 @@ class RosterCog(commands.GroupCog, group_name="roster",
                            gang=GANG_HELP, campaign=CAMPAIGN_HELP)
     async def hangeron(self, interaction: Interaction, fighter_type: HangerOnType, name: NewName,
                        gang: GangName | None = None, campaign: CampaignName | None = None) -> None:
-        call = Call.of(interaction)
-        await call.defer()
-        recruit = clean_name(name, "fighter's name")
-        async with call.read(campaign) as s:
-            owner = await own_gang_in_run(s, gang)
-        await act(interaction, campaign=s.campaign, gang=owner, stages=TRADING_POST,
-                  compute=lambda world, _run, _roller: recruit_hanger_on(
-                      world, owner.id, s.ruleset, fighter_type, recruit, new_id()))
+        await _recruit(Call.of(interaction), recruit_hanger_on, fighter_type, name, gang,
+                       campaign)
 
     @app_commands.command(name="sell", description="B. Sell a Stash item: value minus D6x10")
     @app_commands.describe(item="the Stash item", gang=GANG_HELP, campaign=CAMPAIGN_HELP)
@@ -509,6 +497,21 @@ class RosterCog(commands.GroupCog, group_name="roster",
             owner = await own_gang_in_run(s, gang)
             await _change_run(s, owner, lambda run: run.sequence.end_deferred(owner.id, chosen))
         await call.say(f"**{safe(owner.name)}** has finished **{chosen.value}**.")
+
+
+Recruit = Callable[[World, str, RuleSet, str, str, str], RuleResult]
+
+
+async def _recruit(call: Call, recruit: Recruit, fighter_type: str, name: str,
+                   gang: str | None, campaign: str | None) -> None:
+    """Hire a fighter or recruit a Hanger-on: the same steps, another rules function."""
+    await call.defer()
+    recruit_name = clean_name(name, "fighter's name")
+    async with call.read(campaign) as s:
+        owner = await own_gang_in_run(s, gang)
+    await act(call.interaction, campaign=s.campaign, gang=owner, stages=TRADING_POST,
+              compute=lambda world, _run, _roller: recruit(
+                  world, owner.id, s.ruleset, fighter_type, recruit_name, new_id()))
 
 
 def _crew_choice(gang: Gang, choice: str | None, replacement: str | None) -> CrewChoice | None:
