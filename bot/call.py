@@ -15,7 +15,7 @@ A :class:`Scope` looks up gangs and fighters by name with the permission
 check a change needs (``own_gang``, ``own_fighter``), applies a rules result
 with the actor on its ledger rows, and hands the rule set the campaign
 plays with. A command body is then: parse, look up, call the rules
-function, apply, answer (docs/commands-howto.md has one whole example).
+function, apply, answer (docs/design.md has whole examples).
 
 Who may do what (README, "Permissions"): a gang's owner edits their gang;
 an Arbitrator (named users and/or a role) edits anything in their
