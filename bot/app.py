@@ -17,6 +17,7 @@ from bot.endpoints import discover_gateway
 from bot.errors import answer_error
 from bot.outbox import HttpSender, Outbox
 from bot.storage import Storage
+from bot.ui.routes import routed_items
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +58,8 @@ class MundaBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         await discover_gateway(self.config.discord, self.http)
+        # One dynamic item routes every button and select, those sent before a restart too.
+        routed_items(self)
         for name in self._cog_names:
             await self.load_extension(name)
         guild_id = self.config.discord.dev_guild_id

@@ -1,34 +1,41 @@
-"""Autocomplete for names: campaigns, gangs, fighters, vehicles, Stash items, territories.
+"""Suggestions for every option that names something: campaigns, gangs, fighters, items...
 
 Autocomplete must answer fast and must never fail loudly (Discord shows an
-empty list either way), so every lookup here swallows refusals and returns
-no choices. Commands whose options include ``campaign`` get suggestions from
-that campaign; otherwise from the server's default one.
+empty list either way), so a refusal or a storage problem gives no
+suggestions. Suggestions come from the campaign the command's ``campaign``
+option names, else the server's default one, read in one read transaction
+that never waits for a writer; options already filled in (``gang``,
+``fighter``) narrow them.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
 
 from bot.errors import Refused
+from bot.lookup import campaign_named, name_key, same_name
 from bot.rulesets import ruleset_for
-from bot.storage import Campaign, StorageError
+from bot.storage import Campaign, StorageError, Transaction
+from rules.advancements import GANGER_TABLE, available_options
 from rules.errors import RulesError
-from rules.models import Gang
+from rules.models import PROFILE_STATS, Fighter, FighterCategory, FighterStatus, Gang, Rarity
+from rules.ruleset import RuleSet
+from rules.tradingpost import HANGER_ON_CATEGORIES, fighter_template, type_template
 
 if TYPE_CHECKING:
-    from bot.app import MundaBot
+    from bot.app import MundaBot  # noqa: F401  (named in a string annotation below)
 
 log = logging.getLogger(__name__)
 
 MAX_CHOICES = 25  # Discord's limit for one autocomplete answer
 
 Choices = list[app_commands.Choice[str]]
+Interaction = discord.Interaction["MundaBot"]
 
 
 def choose(names: Iterable[str], current: str) -> Choices:
@@ -39,24 +46,24 @@ def choose(names: Iterable[str], current: str) -> Choices:
     return [app_commands.Choice(name=n[:100], value=n[:100]) for n in matching[:MAX_CHOICES]]
 
 
-async def _campaign(interaction: discord.Interaction[MundaBot]) -> Campaign:
+def typed(interaction: discord.Interaction[Any], option: str) -> str | None:
+    """What the user has typed so far into another option of the same command."""
+    value = getattr(interaction.namespace, option, None)
+    return value if isinstance(value, str) and value.strip() else None
+
+
+async def suggest_in(
+    interaction: Interaction,
+    current: str,
+    names: Callable[[Transaction, Campaign], Awaitable[Iterable[str]]],
+) -> Choices:
+    """Suggestions ``names(tx, campaign)`` reads in the command's campaign."""
     if interaction.guild_id is None:
-        raise Refused("no server")
-    storage = interaction.client.storage
-    name = getattr(interaction.namespace, "campaign", None)
-    if isinstance(name, str) and name:
-        return await storage.get_campaign_by_name(interaction.guild_id, name)
-    return await storage.get_default_campaign(interaction.guild_id)
-
-
-async def _gangs(interaction: discord.Interaction[MundaBot], campaign: Campaign) -> list[Gang]:
-    assert interaction.guild_id is not None
-    return await interaction.client.storage.list_gangs(interaction.guild_id, campaign.id)
-
-
-async def _quietly(lookup: Callable[[], Awaitable[Choices]]) -> Choices:
+        return []
     try:
-        return await lookup()
+        async with interaction.client.storage.read_only(interaction.guild_id) as tx:
+            campaign = await campaign_named(tx, typed(interaction, "campaign"))
+            return choose(await names(tx, campaign), current)
     except (RulesError, Refused, StorageError):
         return []
     except Exception:
@@ -64,113 +71,262 @@ async def _quietly(lookup: Callable[[], Awaitable[Choices]]) -> Choices:
         return []
 
 
-def _chosen_gang(interaction: discord.Interaction[MundaBot], gangs: list[Gang]) -> list[Gang]:
-    """The gang named in the command's ``gang`` option, if one is filled in."""
-    name = getattr(interaction.namespace, "gang", None)
-    if isinstance(name, str) and name:
-        picked = [g for g in gangs if g.name.casefold() == name.casefold()]
+async def suggest(
+    interaction: Interaction, current: str, names: Callable[[Campaign, list[Gang]], Iterable[str]]
+) -> Choices:
+    """Suggestions from the campaign and its gangs (rosters included)."""
+
+    async def with_gangs(tx: Transaction, campaign: Campaign) -> Iterable[str]:
+        return names(campaign, await tx.list_gangs(campaign.id))
+
+    return await suggest_in(interaction, current, with_gangs)
+
+
+async def from_rules(
+    interaction: Interaction, current: str, names: Callable[[RuleSet], Iterable[str]]
+) -> Choices:
+    """Suggestions from the rule data the campaign plays with."""
+
+    async def in_rules(_tx: Transaction, campaign: Campaign) -> Iterable[str]:
+        return names(ruleset_for(campaign))
+
+    return await suggest_in(interaction, current, in_rules)
+
+
+def chosen_gangs(interaction: discord.Interaction[Any], gangs: list[Gang]) -> list[Gang]:
+    """The gang named in the ``gang`` option, else all of them."""
+    name = typed(interaction, "gang")
+    if name:
+        picked = [g for g in gangs if same_name(g.name, name)]
         if picked:
             return picked
     return gangs
 
 
-async def campaign_names(interaction: discord.Interaction[MundaBot], current: str) -> Choices:
-    async def lookup() -> Choices:
-        if interaction.guild_id is None:
-            return []
+def chosen_fighters(
+    interaction: discord.Interaction[Any], gangs: list[Gang]
+) -> list[tuple[Gang, Fighter]]:
+    """The fighter named in the ``fighter`` option (within the chosen gang), if any."""
+    name = typed(interaction, "fighter")
+    if not name:
+        return []
+    return [(g, f) for g in chosen_gangs(interaction, gangs) for f in g.fighters
+            if same_name(f.name, name)]
+
+
+async def campaign_names(interaction: Interaction, current: str) -> Choices:
+    if interaction.guild_id is None:
+        return []
+    try:
         found = await interaction.client.storage.list_campaigns(interaction.guild_id)
-        return choose((c.name for c in found), current)
-
-    return await _quietly(lookup)
-
-
-async def gang_names(interaction: discord.Interaction[MundaBot], current: str) -> Choices:
-    async def lookup() -> Choices:
-        gangs = await _gangs(interaction, await _campaign(interaction))
-        return choose((g.name for g in gangs), current)
-
-    return await _quietly(lookup)
+    except (RulesError, Refused, StorageError):
+        return []
+    return choose((c.name for c in found), current)
 
 
-async def fighter_names(interaction: discord.Interaction[MundaBot], current: str) -> Choices:
-    async def lookup() -> Choices:
-        gangs = _chosen_gang(interaction, await _gangs(interaction, await _campaign(interaction)))
-        return choose((f.name for g in gangs for f in g.fighters), current)
-
-    return await _quietly(lookup)
+async def gang_names(interaction: Interaction, current: str) -> Choices:
+    return await suggest(interaction, current, lambda _c, gangs: (g.name for g in gangs))
 
 
-async def vehicle_names(interaction: discord.Interaction[MundaBot], current: str) -> Choices:
-    async def lookup() -> Choices:
-        gangs = _chosen_gang(interaction, await _gangs(interaction, await _campaign(interaction)))
-        return choose(
-            (v.name for g in gangs for v in [*g.vehicles, *g.stash_vehicles]), current
-        )
-
-    return await _quietly(lookup)
+async def fighter_names(interaction: Interaction, current: str) -> Choices:
+    return await suggest(interaction, current, lambda _c, gangs: (
+        f.name for g in chosen_gangs(interaction, gangs) for f in g.fighters))
 
 
-async def stash_item_names(interaction: discord.Interaction[MundaBot], current: str) -> Choices:
-    async def lookup() -> Choices:
-        gangs = _chosen_gang(interaction, await _gangs(interaction, await _campaign(interaction)))
-        return choose((i.name for g in gangs for i in g.stash), current)
-
-    return await _quietly(lookup)
+async def vehicle_names(interaction: Interaction, current: str) -> Choices:
+    return await suggest(interaction, current, lambda _c, gangs: (
+        v.name for g in chosen_gangs(interaction, gangs)
+        for v in [*g.vehicles, *g.stash_vehicles]))
 
 
-async def territory_names(interaction: discord.Interaction[MundaBot], current: str) -> Choices:
-    async def lookup() -> Choices:
-        campaign = await _campaign(interaction)
-        assert interaction.guild_id is not None
-        found = await interaction.client.storage.list_territories(
-            interaction.guild_id, campaign.id
-        )
-        return choose((t.name for t in found), current)
-
-    return await _quietly(lookup)
+async def stash_item_names(interaction: Interaction, current: str) -> Choices:
+    return await suggest(interaction, current, lambda _c, gangs: (
+        i.name for g in chosen_gangs(interaction, gangs) for i in g.stash))
 
 
-async def territory_templates(interaction: discord.Interaction[MundaBot], current: str) -> Choices:
+async def carried_items(interaction: Interaction, current: str) -> Choices:
+    return await suggest(interaction, current, lambda _c, gangs: (
+        i.name for _g, f in chosen_fighters(interaction, gangs) for i in f.equipment))
+
+
+async def equippable_items(interaction: Interaction, current: str) -> Choices:
+    """Stash items of the gang first, then the fighter's own list and the Trading Post."""
+
+    def names(campaign: Campaign, gangs: list[Gang]) -> Iterable[str]:
+        ruleset = ruleset_for(campaign)
+        found = chosen_fighters(interaction, gangs)
+        owners = [g for g, _f in found] or chosen_gangs(interaction, gangs)
+        stash = [i.name for g in owners for i in g.stash]
+        own = [e.name for g, f in found if (t := type_template(ruleset, g, f.fighter_type))
+               for e in t.equipment_list]
+        if getattr(interaction.namespace, "from_stash", False) is True:
+            return stash
+        return [*stash, *own, *(e.name for e in ruleset.trading_post)]
+
+    return await suggest(interaction, current, names)
+
+
+async def territory_names(interaction: Interaction, current: str) -> Choices:
+    async def names(tx: Transaction, campaign: Campaign) -> Iterable[str]:
+        return (t.name for t in await tx.list_territories(campaign.id))
+
+    return await suggest_in(interaction, current, names)
+
+
+async def territory_templates(interaction: Interaction, current: str) -> Choices:
     """Example territories of the campaign's rule data set."""
-
-    async def lookup() -> Choices:
-        campaign = await _campaign(interaction)
-        ruleset = ruleset_for(campaign)
-        return choose((t.name for t in ruleset.territories), current)
-
-    return await _quietly(lookup)
+    return await from_rules(interaction, current, lambda rules: (
+        t.name for t in rules.territories))
 
 
-async def house_names(interaction: discord.Interaction[MundaBot], current: str) -> Choices:
-    async def lookup() -> Choices:
-        campaign = await _campaign(interaction)
-        ruleset = ruleset_for(campaign)
-        return choose((h.house for h in ruleset.houses), current)
-
-    return await _quietly(lookup)
+async def house_names(interaction: Interaction, current: str) -> Choices:
+    return await from_rules(interaction, current, lambda rules: (h.house for h in rules.houses))
 
 
-async def fighter_types(interaction: discord.Interaction[MundaBot], current: str) -> Choices:
+async def fighter_types(interaction: Interaction, current: str) -> Choices:
     """Fighter types of the chosen gang's House List."""
 
-    async def lookup() -> Choices:
-        campaign = await _campaign(interaction)
+    def names(campaign: Campaign, gangs: list[Gang]) -> Iterable[str]:
+        houses = {g.house.casefold() for g in chosen_gangs(interaction, gangs)}
+        return (t.fighter_type for h in ruleset_for(campaign).houses
+                if h.house.casefold() in houses for t in h.fighters)
+
+    return await suggest(interaction, current, names)
+
+
+async def trading_post_items(interaction: Interaction, current: str) -> Choices:
+    return await from_rules(interaction, current, lambda rules: (
+        e.name for e in rules.trading_post))
+
+
+def houses_of(interaction: discord.Interaction[Any], gangs: list[Gang]) -> set[str]:
+    """The House Lists of the chosen gangs, as names compare."""
+    return {name_key(g.house) for g in chosen_gangs(interaction, gangs)}
+
+
+async def vehicle_types(interaction: Interaction, current: str) -> Choices:
+    """Vehicles of the chosen gang's House List."""
+
+    def names(campaign: Campaign, gangs: list[Gang]) -> Iterable[str]:
+        houses = houses_of(interaction, gangs)
+        return (v.vehicle_type for h in ruleset_for(campaign).houses
+                if name_key(h.house) in houses for v in h.vehicles)
+
+    return await suggest(interaction, current, names)
+
+
+async def hanger_on_types(interaction: Interaction, current: str) -> Choices:
+    """Hangers-on and Brutes on offer in the rule set (the gang's own list first)."""
+
+    def names(campaign: Campaign, gangs: list[Gang]) -> Iterable[str]:
         ruleset = ruleset_for(campaign)
-        gangs = _chosen_gang(interaction, await _gangs(interaction, campaign))
-        houses = {g.house.casefold() for g in gangs}
-        return choose(
-            (t.fighter_type for h in ruleset.houses if h.house.casefold() in houses
-             for t in h.fighters),
-            current,
-        )
+        houses = houses_of(interaction, gangs)
+        offered = [(h, t) for h in ruleset.houses for t in h.fighters
+                   if t.category in HANGER_ON_CATEGORIES]
+        own = [t.fighter_type for h, t in offered if name_key(h.house) in houses]
+        return [*own, *(t.fighter_type for _h, t in offered)]
 
-    return await _quietly(lookup)
+    return await suggest(interaction, current, names)
 
 
-async def trading_post_items(interaction: discord.Interaction[MundaBot], current: str) -> Choices:
-    async def lookup() -> Choices:
-        campaign = await _campaign(interaction)
+async def damage_names(interaction: Interaction, current: str) -> Choices:
+    """Results of the rule set's Lasting Damage table."""
+    return await from_rules(interaction, current, lambda rules: (
+        entry.name for entry in rules.lasting_damage.entries))
+
+
+async def current_damage(interaction: Interaction, current: str) -> Choices:
+    """Lasting Damage the chosen vehicle has."""
+    wanted = typed(interaction, "vehicle")
+    return await suggest(interaction, current, lambda _c, gangs: (
+        damage for g in chosen_gangs(interaction, gangs)
+        for v in [*g.vehicles, *g.stash_vehicles] if wanted and same_name(v.name, wanted)
+        for damage in v.lasting_damage))
+
+
+async def stash_vehicles(interaction: Interaction, current: str) -> Choices:
+    return await suggest(interaction, current, lambda _c, gangs: (
+        v.name for g in chosen_gangs(interaction, gangs) for v in g.stash_vehicles))
+
+
+async def damaged_vehicles(interaction: Interaction, current: str) -> Choices:
+    return await suggest(interaction, current, lambda _c, gangs: (
+        v.name for g in chosen_gangs(interaction, gangs)
+        for v in [*g.vehicles, *g.stash_vehicles] if v.lasting_damage))
+
+
+async def captive_names(interaction: Interaction, current: str) -> Choices:
+    """Captured fighters of the campaign (a Rescue Mission is for one of them)."""
+    return await suggest(interaction, current, lambda _c, gangs: (
+        f.name for g in gangs for f in g.fighters if f.status is FighterStatus.CAPTURED))
+
+
+async def buyable_items(interaction: Interaction, current: str) -> Choices:
+    """The chosen fighter's own Equipment List, or the Trading Post's Common items."""
+
+    def names(campaign: Campaign, gangs: list[Gang]) -> Iterable[str]:
         ruleset = ruleset_for(campaign)
-        return choose((e.name for e in ruleset.trading_post), current)
+        found = chosen_fighters(interaction, gangs)
+        if found:
+            return [e.name for g, f in found if (t := fighter_template(ruleset, g, f))
+                    for e in t.equipment_list]
+        return [e.name for e in ruleset.trading_post if e.availability.rarity is Rarity.COMMON]
 
-    return await _quietly(lookup)
+    return await suggest(interaction, current, names)
+
+
+async def boon_territories(interaction: Interaction, current: str) -> Choices:
+    """Territories with a Boon that the chosen gang controls."""
+
+    async def names(tx: Transaction, campaign: Campaign) -> Iterable[str]:
+        ids = {g.id for g in chosen_gangs(interaction, await tx.list_gangs(campaign.id))}
+        return (t.name for t in await tx.list_territories(campaign.id)
+                if t.controller in ids and t.boons)
+
+    return await suggest_in(interaction, current, names)
+
+
+async def advancement_options(interaction: Interaction, current: str) -> Choices:
+    """The advancements the chosen fighter's category may buy (Gangers: the table roll)."""
+
+    def names(campaign: Campaign, gangs: list[Gang]) -> Iterable[str]:
+        ruleset = ruleset_for(campaign)
+        found = chosen_fighters(interaction, gangs)
+        if not found:
+            return [o.name for o in ruleset.advancements] + [GANGER_TABLE]
+        picked: list[str] = []
+        for _gang, fighter in found:
+            if fighter.category is FighterCategory.GANGER:
+                picked.append(GANGER_TABLE)
+            picked += [o.name for o in available_options(ruleset, fighter)]
+        return picked
+
+    return await suggest(interaction, current, names)
+
+
+async def advancement_stats(interaction: Interaction, current: str) -> Choices:
+    """The characteristics the chosen advancement offers."""
+
+    def names(rules: RuleSet) -> Iterable[str]:
+        wanted = typed(interaction, "option")
+        for option in rules.advancements:
+            if wanted and same_name(option.name, wanted):
+                return [s.upper() for s in option.stats]
+        return [s.upper() for s in PROFILE_STATS]
+
+    return await from_rules(interaction, current, names)
+
+
+async def battle_ids(interaction: Interaction, current: str) -> Choices:
+    """Recent battles of the campaign by id, labelled with their scenario."""
+    by_label: dict[str, str] = {}
+
+    async def labels(tx: Transaction, campaign: Campaign) -> Iterable[str]:
+        for battle in await tx.list_battles(campaign.id, limit=100):
+            # Choice names hold 100 characters; a label is cut there and still maps to its id.
+            label = f"{battle.id} · {battle.scenario}" if battle.scenario else battle.id
+            by_label[label[:100]] = battle.id
+        return by_label
+
+    return [app_commands.Choice(name=c.name, value=by_label.get(c.name, c.value))
+            for c in await suggest_in(interaction, current, labels)]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.call import Call, Interaction
 from bot.render import roll_line, safe
 from rules.dice import SecureRoller, roll
 
@@ -25,15 +25,14 @@ class Dice(commands.Cog):
                            purpose="what the roll is for (shown with it)")
     async def roll_command(
         self,
-        interaction: discord.Interaction[MundaBot],
+        interaction: Interaction,
         expression: app_commands.Range[str, 1, 32],
         purpose: app_commands.Range[str, 0, 100] = "",
     ) -> None:
-        why = purpose.strip() or f"roll by {interaction.user.display_name}"
-        dice = roll(self.roller, expression, why)
-        await interaction.response.send_message(
-            f"{safe(interaction.user.display_name)} rolls\n{roll_line(dice)}"
-        )
+        call = Call.of(interaction)
+        who = interaction.user.display_name
+        dice = roll(self.roller, expression, purpose.strip() or f"roll by {who}")
+        await call.say(f"{safe(who)} rolls\n{roll_line(dice)}")
 
 
 async def setup(bot: MundaBot) -> None:

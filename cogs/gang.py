@@ -35,13 +35,7 @@ from bot.render import paginate, safe
 from bot.rulesets import ruleset_for
 from bot.storage import Campaign, Transaction, new_id
 from bot.ui import checked, clean_name, send_embeds
-from bot.ui.confirm import (
-    ConfirmButton,
-    Confirmed,
-    confirm_view,
-    register_action,
-    unregister_action,
-)
+from bot.ui.confirm import Confirmed, confirm_view, confirmation
 from bot.ui.roster import roster_embeds
 from rules.errors import InvalidRequest, NotFound
 from rules.models import Alignment, FighterStatus, Gang
@@ -79,12 +73,8 @@ class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and
         super().__init__()
 
     async def cog_load(self) -> None:
-        register_action(DELETE_GANG, self._delete_confirmed)
-        register_action(IMPORT_GANG, self._import_confirmed)
-
-    async def cog_unload(self) -> None:
-        unregister_action(DELETE_GANG)
-        unregister_action(IMPORT_GANG)
+        confirmation(DELETE_GANG, self._delete_confirmed)
+        confirmation(IMPORT_GANG, self._import_confirmed)
 
     # ------------------------------------------------------------------ create
 
@@ -391,5 +381,3 @@ class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and
 
 async def setup(bot: MundaBot) -> None:
     await bot.add_cog(GangCog(bot))
-    # Registered here, not per message, so buttons sent before a restart still work.
-    bot.add_dynamic_items(ConfirmButton)

@@ -6,54 +6,22 @@ and change. How it reads is :mod:`bot.ui.ledger`'s business.
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING
 
 from discord import app_commands
 from discord.ext import commands
 
-from bot.autocomplete import campaign_names, choose, gang_names
-from bot.context import guild_id_of, storage_of
-from bot.errors import Refused
+from bot.call import Call, Interaction
+from bot.options import BattleId, CampaignName, GangName
 from bot.render import safe
-from bot.storage import StorageError
-from bot.ui import send_embeds
 from bot.ui.ledger import ledger_embeds
-from cogs.fighter import Choices, GuildReads, Interaction, Name, campaign_in
-from rules.errors import RulesError
 
 if TYPE_CHECKING:
     from bot.app import MundaBot
 
-log = logging.getLogger(__name__)
-
 DEFAULT_LIMIT = 20
 # Action titles are looked up among this many latest actions; older ones show their clause.
 TITLE_LOOKBACK = 200
-
-
-async def battle_ids(interaction: Interaction, current: str) -> Choices:
-    """Recent battles of the campaign by id, labelled with their scenario."""
-    try:
-        if interaction.guild_id is None:
-            return []
-        source = GuildReads.of(interaction)
-        campaign = await campaign_in(source, getattr(interaction.namespace, "campaign", None))
-        battles = await storage_of(interaction).list_battles(
-            interaction.guild_id, campaign.id, limit=100
-        )
-    except (RulesError, Refused, StorageError):
-        return []
-    except Exception:
-        # Autocomplete must never fail loudly; the log keeps the cause.
-        log.exception("battle autocomplete failed")
-        return []
-    # Choice names hold 100 characters; a label is cut there so it still maps back to its id.
-    labels = {b.id: (f"{b.id} · {b.scenario}" if b.scenario else b.id)[:100] for b in battles}
-    matching = choose(labels.values(), current)
-    by_label = {label: battle_id for battle_id, label in labels.items()}
-    return [app_commands.Choice(name=c.name, value=by_label.get(c.name, c.value))
-            for c in matching]
 
 
 class LedgerCog(commands.Cog):
@@ -67,36 +35,30 @@ class LedgerCog(commands.Cog):
         limit="how many events to show (1 to 25, default 20)",
         campaign="the campaign (default: the server's default campaign)",
     )
-    @app_commands.autocomplete(gang=gang_names, battle=battle_ids, campaign=campaign_names)
     async def ledger(
         self,
         interaction: Interaction,
-        gang: Name | None = None,
-        battle: app_commands.Range[str, 1, 64] | None = None,
+        gang: GangName | None = None,
+        battle: BattleId | None = None,
         limit: app_commands.Range[int, 1, 25] = DEFAULT_LIMIT,
-        campaign: Name | None = None,
+        campaign: CampaignName | None = None,
     ) -> None:
-        source = GuildReads.of(interaction)
-        storage, guild_id = storage_of(interaction), guild_id_of(interaction)
-        found = await campaign_in(source, campaign)
-        title = f"Ledger · {safe(found.name)}"
-        gang_id = None
-        if gang:
-            target = await source.get_gang_by_name(found.id, gang)
-            gang_id = target.id
-            title += f" · {safe(target.name)}"
-        if battle:
-            # Refuses an unknown battle rather than showing an empty page.
-            await storage.get_battle(guild_id, found.id, battle)
-            title += f" · battle {safe(battle, 64)}"
-        events = await storage.recent_events(
-            guild_id, found.id, gang_id=gang_id, battle_id=battle, limit=limit
-        )
-        actions = await storage.list_actions(
-            guild_id, found.id, battle_id=battle, limit=TITLE_LOOKBACK
-        )
+        call = Call.of(interaction)
+        async with call.read(campaign) as s:
+            title = f"Ledger · {safe(s.campaign.name)}"
+            target = await s.gang(gang) if gang else None
+            if target is not None:
+                title += f" · {safe(target.name)}"
+            if battle:
+                # Refuses an unknown battle rather than showing an empty page.
+                await s.tx.get_battle(s.campaign.id, battle)
+                title += f" · battle {safe(battle, 64)}"
+            events = await s.tx.recent_events(s.campaign.id, gang_id=target.id if target else None,
+                                              battle_id=battle, limit=limit)
+            actions = await s.tx.list_actions(s.campaign.id, battle_id=battle,
+                                              limit=TITLE_LOOKBACK)
         titles = {action.id: action.title for action in actions}
-        await send_embeds(interaction, ledger_embeds(events, title=title, titles=titles))
+        await call.answer_embeds(ledger_embeds(events, title=title, titles=titles))
 
 
 async def setup(bot: MundaBot) -> None:

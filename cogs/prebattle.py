@@ -12,23 +12,22 @@ gangs still had deferred from earlier post-battle sequences is closed
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.autocomplete import campaign_names, gang_names
-from bot.battle.engine import find_active_run
+from bot.battle.engine import active_run_in
 from bot.battle.state import PostBattleRun
-from bot.context import actor_of, guild_id_of, is_arbitrator, resolve_campaign, storage_of
+from bot.call import Call, Interaction, Scope
 from bot.errors import Refused
+from bot.lookup import same_name
+from bot.options import CampaignName, CaptiveName, GangName
 from bot.render import roll_line, safe
-from bot.rulesets import ruleset_for
-from bot.storage import Campaign, new_id
+from bot.storage import new_id
 from bot.ui import checked, fit_lines
-from cogs.fighter import GuildReads, same_name, suggest
 from rules.dice import SecureRoller
 from rules.errors import InvalidRequest
 from rules.models import Battle, FighterStatus, Gang
@@ -45,23 +44,10 @@ from rules.sequence import SubStep
 if TYPE_CHECKING:
     from bot.app import MundaBot
 
-Interaction = discord.Interaction["MundaBot"]
-Name = app_commands.Range[str, 1, 100]
-Choices = list[app_commands.Choice[str]]
-
 TITLE_MAX = 256
 EMBED_MAX = 6000
 PRE_BATTLE_STEP = "Pre-battle sequence"
 BATTLEFIELD_CHOICES = [app_commands.Choice(name=b.value, value=b.value) for b in Battlefield]
-
-
-async def captive_names(interaction: Interaction, current: str) -> Choices:
-    """Captured fighters of the campaign (a Rescue Mission is for one of them)."""
-
-    def names(_campaign: Campaign, gangs: list[Gang]) -> Iterable[str]:
-        return (f.name for g in gangs for f in g.fighters if f.status is FighterStatus.CAPTURED)
-
-    return await suggest(interaction, current, names)
 
 
 def prebattle_embed(
@@ -170,82 +156,65 @@ class PreBattleCog(commands.Cog):
         rescue_captive="a captive whose gang plays a Rescue Mission instead of the scenario roll",
         campaign="the campaign (default: the server's default campaign)",
     )
-    @app_commands.autocomplete(gang1=gang_names, gang2=gang_names, gang3=gang_names,
-                               gang4=gang_names, rescue_captive=captive_names,
-                               campaign=campaign_names)
     @app_commands.choices(battlefield=BATTLEFIELD_CHOICES)
     async def prebattle_command(
         self,
         interaction: Interaction,
-        gang1: Name,
-        gang2: Name,
-        gang3: Name | None = None,
-        gang4: Name | None = None,
+        gang1: GangName,
+        gang2: GangName,
+        gang3: GangName | None = None,
+        gang4: GangName | None = None,
         battlefield: str | None = None,
-        rescue_captive: Name | None = None,
-        campaign: Name | None = None,
+        rescue_captive: CaptiveName | None = None,
+        campaign: CampaignName | None = None,
     ) -> None:
+        call = Call.of(interaction)
         named = [name for name in (gang1, gang2, gang3, gang4) if name]
         for index, name in enumerate(named):
             if any(same_name(name, other) for other in named[:index]):
                 raise InvalidRequest(f"{safe(name)} is listed more than once.")
-        found = await resolve_campaign(interaction, campaign)
-        storage, guild_id = storage_of(interaction), guild_id_of(interaction)
-        gangs = [await storage.get_gang_by_name(guild_id, found.id, name) for name in named]
-        _require_participant_or_arbitrator(found, gangs, interaction)
-        runs = await _runs_to_close(interaction, found, gangs)
-        rescue = await _rescue(interaction, found, gangs, rescue_captive)
-        ruleset = ruleset_for(found)
-        async with storage.transaction(guild_id) as tx:
-            world = await tx.load_world(found.id, [g.id for g in gangs])
-            result = prebattle(
-                world, [g.id for g in gangs], ruleset, found.settings, SecureRoller(),
-                agreed_battlefield=battlefield, rescue=rescue,
-            )
-            battle = await tx.create_battle(found.id, checked(lambda: Battle(
+        async with call.write(campaign) as s:
+            gangs = [await s.gang(name) for name in named]
+            _require_participant_or_arbitrator(s, gangs)
+            runs = await _runs_to_close(s, gangs)
+            rescue = await _rescue(s, gangs, rescue_captive)
+            world = await s.world(*gangs)
+            settings = s.campaign.settings
+            result = prebattle(world, [g.id for g in gangs], s.ruleset, settings, SecureRoller(),
+                               agreed_battlefield=battlefield, rescue=rescue)
+            battle = await s.tx.create_battle(s.campaign.id, checked(lambda: Battle(
                 id=new_id(), gang_ids=[g.id for g in gangs],
                 scenario=result.scenario.name[:100],
                 battlefield=result.battlefield.battlefield[:100],
-                campaign=not found.settings.skirmish, rescue_mission=rescue is not None,
+                campaign=not settings.skirmish, rescue_mission=rescue is not None,
             ), "battle"))
-            await tx.apply(found.id, result, actor=actor_of(interaction), battle_id=battle.id,
-                           step=PRE_BATTLE_STEP)
+            await s.tx.apply(s.campaign.id, result, actor=s.by, battle_id=battle.id,
+                             step=PRE_BATTLE_STEP)
             closed: list[str] = []
-            for gang_id, key in runs:
-                run = await tx.load_sequence(found.id, key, PostBattleRun)
-                if run is None:
-                    continue
+            for gang_id, run in runs:
                 left = run.sequence.close_deferred_at_prebattle(gang_id)
-                await tx.save_sequence(found.id, run.key, run, battle_id=run.battle_id)
+                await s.tx.save_sequence(s.campaign.id, run.key, run, battle_id=run.battle_id)
                 closed += _closed_lines(world.gang(gang_id), left.get(gang_id, []))
         by_id = {g.id: g for g in world.gangs.values()}
-        await interaction.response.send_message(
-            embed=prebattle_embed(result, by_id, battle, closed)
-        )
+        await call.answer_embeds([prebattle_embed(result, by_id, battle, closed)])
 
 
-def _require_participant_or_arbitrator(
-    campaign: Campaign, gangs: Sequence[Gang], interaction: Interaction
-) -> None:
-    user = actor_of(interaction)
-    if any(g.owner == user for g in gangs) or is_arbitrator(campaign, interaction):
+def _require_participant_or_arbitrator(s: Scope, gangs: Sequence[Gang]) -> None:
+    if any(g.owner == s.by for g in gangs) or s.is_arbitrator:
         return
     raise Refused("Only a player of one of these gangs, or an Arbitrator, can start their "
                   "pre-battle sequence.")
 
 
-async def _runs_to_close(
-    interaction: Interaction, campaign: Campaign, gangs: Sequence[Gang]
-) -> list[tuple[str, str]]:
-    """(gang id, run key) of the finished runs whose deferrals this pre-battle closes.
+async def _runs_to_close(s: Scope, gangs: Sequence[Gang]) -> list[tuple[str, PostBattleRun]]:
+    """(gang id, run) of the finished runs whose deferrals this pre-battle closes.
 
     A gang still in the middle of a post-battle sequence cannot start another
     battle: that sequence is finished (or cancelled) first.
     """
-    storage, guild_id = storage_of(interaction), guild_id_of(interaction)
-    found: list[tuple[str, str]] = []
+    found: list[tuple[str, PostBattleRun]] = []
     for gang in gangs:
-        run = await find_active_run(storage, guild_id, campaign.id, gang.id)
+        run = await active_run_in(s.tx, s.campaign.id, gang.id)
         if run is None:
             continue
         if run.in_progress:
@@ -253,16 +222,14 @@ async def _runs_to_close(
                 f"{safe(gang.name)} is still in the post-battle sequence of its last battle; "
                 "finish it (or have an Arbitrator cancel it) first."
             )
-        found.append((gang.id, run.key))
+        found.append((gang.id, run))
     return found
 
 
-async def _rescue(
-    interaction: Interaction, campaign: Campaign, gangs: Sequence[Gang], captive: str | None
-) -> RescueMission | None:
+async def _rescue(s: Scope, gangs: Sequence[Gang], captive: str | None) -> RescueMission | None:
     if not captive:
         return None
-    owner, fighter = await GuildReads.of(interaction).find_fighter(campaign.id, captive)
+    owner, fighter = await s.fighter(captive)
     ids = {g.id for g in gangs}
     if fighter.status is not FighterStatus.CAPTURED or fighter.captured_by is None:
         raise InvalidRequest(f"{safe(fighter.name)} is not held captive: there is no one to "

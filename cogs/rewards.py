@@ -10,26 +10,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.autocomplete import campaign_names, gang_names, trading_post_items
-from bot.battle.interactive import (
-    act,
-    battle_of,
-    defer_privately,
-    rolled_before,
-    rolled_in,
-    run_of,
-)
-from bot.context import guild_id_of, require_gang_control, storage_of
+from bot.battle.interactive import act, rolled_in
+from bot.call import Call, Interaction
 from bot.errors import Refused
+from bot.options import CampaignName, GangName, TradingPostItem
 from bot.render import safe
-from bot.rulesets import ruleset_for
-from bot.storage import Transaction
-from bot.ui import checked
-from cogs.fighter import GuildReads, bounded, campaign_in, catalogue_entry, new_item
+from bot.runs import run_in
+from bot.storage import Transaction, new_id
+from bot.ui import bounded, checked, typed_item
 from rules.dice import MAX_DICE, Roller
 from rules.errors import InvalidRequest
 from rules.models import Item
@@ -41,15 +32,12 @@ from rules.rewards import (
     receive_rewards,
 )
 from rules.sequence import Step
+from rules.tradingpost import MAX_CREDITS, catalogue_entry
 from rules.world import RuleResult, World
 
 if TYPE_CHECKING:
     from bot.app import MundaBot
     from bot.battle.state import PostBattleRun
-
-Interaction = discord.Interaction["MundaBot"]
-Name = app_commands.Range[str, 1, 100]
-MAX_ITEM_COST = 1_000_000
 
 
 class RewardsCog(commands.GroupCog, group_name="rewards",
@@ -70,52 +58,40 @@ class RewardsCog(commands.GroupCog, group_name="rewards",
         item_cost="the item's value (default: its Trading Post price)",
         campaign="the campaign (default: the server's default campaign)",
     )
-    @app_commands.autocomplete(gang=gang_names, item=trading_post_items, campaign=campaign_names)
     async def claim(
         self,
         interaction: Interaction,
-        gang: Name,
+        gang: GangName,
         credit_dice: app_commands.Range[int, 0, MAX_DICE] = 0,
         flat_credits: app_commands.Range[int, 0, MAX_FLAT_CREDITS] = 0,
         reputation_gain: app_commands.Range[int, 0, MAX_REPUTATION_CHANGE] = 0,
         reputation_loss: app_commands.Range[int, 0, MAX_REPUTATION_CHANGE] = 0,
         reason: app_commands.Range[str, 1, 100] | None = None,
-        item: Name | None = None,
-        item_cost: app_commands.Range[int, 0, MAX_ITEM_COST] | None = None,
-        campaign: Name | None = None,
+        item: TradingPostItem | None = None,
+        item_cost: app_commands.Range[int, 0, MAX_CREDITS] | None = None,
+        campaign: CampaignName | None = None,
     ) -> None:
+        call = Call.of(interaction)
         # Discord's client enforces the ranges; these refusals say the same to anyone else.
         bounded(credit_dice, 0, MAX_DICE, "Reward dice")
         bounded(flat_credits, 0, MAX_FLAT_CREDITS, "Flat reward credits")
         bounded(reputation_gain, 0, MAX_REPUTATION_CHANGE, "A Reputation gain")
         bounded(reputation_loss, 0, MAX_REPUTATION_CHANGE, "A Reputation loss")
-        bounded(item_cost, 0, MAX_ITEM_COST, "An item's cost")
+        bounded(item_cost, 0, MAX_CREDITS, "An item's cost")
         if item is None and item_cost is not None:
             raise InvalidRequest("item_cost is the value of an item: name the item too.")
         if not (credit_dice or flat_credits or reputation_gain or reputation_loss or item):
             raise InvalidRequest("Nothing to claim: give reward dice, credits, Reputation or an "
                                  "item. A gang without rewards simply confirms the step.")
-        await defer_privately(interaction)
-        source = GuildReads.of(interaction)
-        found = await campaign_in(source, campaign)
-        target = await source.get_gang_by_name(found.id, gang)
-        require_gang_control(found, target, interaction)
-        run = await run_of(interaction, found, target)
-        battle = await battle_of(interaction, found, run)
-        purpose = f"reward credits for {target.name}"
-        rolled = Refused(
-            f"{safe(target.name)} has already rolled its reward dice for this battle "
-            "(rewards are capped at 4D6 in all, PB-3.2). Claim credits, Reputation or items "
-            "without dice, or ask an Arbitrator to undo the earlier claim."
-        )
-        if credit_dice and await rolled_before(
-            storage_of(interaction), guild_id_of(interaction), found.id, battle.id, purpose
-        ):
-            raise rolled
-        rewarded: list[Item] = []
-        if item is not None:
-            entry, _source = catalogue_entry(ruleset_for(found), target, None, item)
-            rewarded.append(new_item(item, entry, item_cost, None, None))
+        await call.defer()
+        async with call.read(campaign) as s:
+            target = await s.own_gang(gang)
+            battle = await s.tx.get_battle(s.campaign.id, (await run_in(s, target)).battle_id)
+            purpose = f"reward credits for {target.name}"
+            if credit_dice and await rolled_in(s.tx, s.campaign.id, battle.id, purpose):
+                raise _rolled_already(target.name)
+            entry = catalogue_entry(s.ruleset, target, None, item)[0] if item else None
+        rewarded: list[Item] = [typed_item(new_id(), item, entry, item_cost)] if item else []
         because = reason.strip() if reason else ""
         reward = checked(lambda: GangReward(
             gang_id=target.id,
@@ -134,11 +110,19 @@ class RewardsCog(commands.GroupCog, group_name="rewards",
         async def not_rolled_yet(tx: Transaction, _run: PostBattleRun) -> None:
             # Again in the transaction that rolls: a claim sent twice at once passed the
             # check above both times.
-            if credit_dice and await rolled_in(tx, found.id, battle.id, purpose):
-                raise rolled
+            if credit_dice and await rolled_in(tx, s.campaign.id, battle.id, purpose):
+                raise _rolled_already(target.name)
 
-        await act(interaction, campaign=found, gang=target,
+        await act(interaction, campaign=s.campaign, gang=target,
                   stages=[(Step.RECEIVE_REWARDS, None)], compute=compute, check=not_rolled_yet)
+
+
+def _rolled_already(gang: str) -> Refused:
+    return Refused(
+        f"{safe(gang)} has already rolled its reward dice for this battle "
+        "(rewards are capped at 4D6 in all, PB-3.2). Claim credits, Reputation or items "
+        "without dice, or ask an Arbitrator to undo the earlier claim."
+    )
 
 
 async def setup(bot: MundaBot) -> None:

@@ -14,27 +14,17 @@ from typing import TYPE_CHECKING, Literal
 from discord import app_commands
 from discord.ext import commands
 
-from bot.autocomplete import campaign_names, gang_names, stash_item_names, trading_post_items
-from bot.context import actor_of, guild_id_of, require_gang_control, storage_of
+from bot.call import Call, Interaction
+from bot.lookup import pick_item
+from bot.options import CampaignName, GangName, StashItem, TradingPostItem
 from bot.render import safe
-from bot.rulesets import ruleset_for
-from bot.ui import send_embeds
-from bot.ui.ledger import gang_change_lines, lines_embeds, send_lines
-from cogs.fighter import (
-    MAX_CREDITS,
-    GuildReads,
-    Interaction,
-    Name,
-    bounded,
-    campaign_in,
-    catalogue_entry,
-    item_line,
-    new_item,
-    pick_item,
-)
+from bot.storage import new_id
+from bot.ui import bounded, typed_item
+from bot.ui.fighter import item_line
+from bot.ui.ledger import gang_change_lines, lines_embeds
 from rules.errors import InsufficientCredits, InvalidRequest
 from rules.models import Gang
-from rules.tradingpost import gain
+from rules.tradingpost import MAX_CREDITS, catalogue_entry, gain
 from rules.wording import possessive
 
 if TYPE_CHECKING:
@@ -73,41 +63,38 @@ class StashCog(commands.GroupCog, group_name="stash", group_description="A gang'
         credits="credits to add (1 to 10,000)",
         campaign="the campaign (default: the server's default campaign)",
     )
-    @app_commands.autocomplete(gang=gang_names, item=trading_post_items, campaign=campaign_names)
     async def add(
         self,
         interaction: Interaction,
-        gang: Name,
-        item: Name | None = None,
+        gang: GangName,
+        item: TradingPostItem | None = None,
         cost: int | None = None,
         kind: StashKind | None = None,
         two_slots: bool | None = None,
         credits: int | None = None,
-        campaign: Name | None = None,
+        campaign: CampaignName | None = None,
     ) -> None:
+        call = Call.of(interaction)
         if item is None and credits is None:
             raise InvalidRequest("Give an item, credits, or both.")
         if item is None and (cost is not None or kind is not None or two_slots is not None):
             raise InvalidRequest("cost, kind and two_slots describe an item; give the item too.")
         bounded(credits, 1, MAX_CREDITS_PER_CALL, "Credits added in one go")
-        async with storage_of(interaction).transaction(guild_id_of(interaction)) as tx:
-            found = await campaign_in(tx, campaign)
-            before = await tx.get_gang_by_name(found.id, gang)
-            require_gang_control(found, before, interaction)
+        async with call.write(campaign) as s:
+            before = await s.own_gang(gang)
             after = before.model_copy(deep=True)
             what = []
             if credits is not None:
                 gain(after, credits)
                 what.append(f"{credits} credits")
             if item is not None:
-                entry, _source = catalogue_entry(ruleset_for(found), after, None, item)
-                added = new_item(item, entry, cost, kind, two_slots)
+                entry, _source = catalogue_entry(s.ruleset, after, None, item)
+                added = typed_item(new_id(), item, entry, cost, kind, two_slots)
                 after.stash = [*after.stash, added]
                 what.append(added.name)
-            stored = await tx.update_gang(found.id, after, actor=actor_of(interaction),
-                                          title=f"Into the Stash: {', '.join(what)}")
-        await send_lines(interaction, f"{possessive(safe(stored.name))} Stash",
-                         gang_change_lines(before, stored))
+            stored = await s.update_gang(after, title=f"Into the Stash: {', '.join(what)}")
+        await call.answer(f"{possessive(safe(stored.name))} Stash",
+                          gang_change_lines(before, stored))
 
     @app_commands.command(name="remove", description="Take an item and/or credits out of a Stash")
     @app_commands.describe(
@@ -116,22 +103,20 @@ class StashCog(commands.GroupCog, group_name="stash", group_description="A gang'
         credits="credits to take out",
         campaign="the campaign (default: the server's default campaign)",
     )
-    @app_commands.autocomplete(gang=gang_names, item=stash_item_names, campaign=campaign_names)
     async def remove(
         self,
         interaction: Interaction,
-        gang: Name,
-        item: Name | None = None,
+        gang: GangName,
+        item: StashItem | None = None,
         credits: int | None = None,
-        campaign: Name | None = None,
+        campaign: CampaignName | None = None,
     ) -> None:
+        call = Call.of(interaction)
         if item is None and credits is None:
             raise InvalidRequest("Give an item, credits, or both.")
         bounded(credits, 1, MAX_CREDITS, "Credits taken out")
-        async with storage_of(interaction).transaction(guild_id_of(interaction)) as tx:
-            found = await campaign_in(tx, campaign)
-            before = await tx.get_gang_by_name(found.id, gang)
-            require_gang_control(found, before, interaction)
+        async with call.write(campaign) as s:
+            before = await s.own_gang(gang)
             after = before.model_copy(deep=True)
             what = []
             if credits is not None:
@@ -146,25 +131,23 @@ class StashCog(commands.GroupCog, group_name="stash", group_description="A gang'
                 taken = pick_item(after.stash, item, f"{possessive(after.name)} Stash")
                 after.stash = [i for i in after.stash if i.id != taken.id]
                 what.append(taken.name)
-            stored = await tx.update_gang(found.id, after, actor=actor_of(interaction),
-                                          title=f"Out of the Stash: {', '.join(what)}")
-        await send_lines(interaction, f"{possessive(safe(stored.name))} Stash",
-                         gang_change_lines(before, stored))
+            stored = await s.update_gang(after, title=f"Out of the Stash: {', '.join(what)}")
+        await call.answer(f"{possessive(safe(stored.name))} Stash",
+                          gang_change_lines(before, stored))
 
     @app_commands.command(name="show", description="Show a gang's Stash: credits, items, vehicles")
     @app_commands.describe(
         gang="the gang whose Stash to show",
         campaign="the campaign (default: the server's default campaign)",
     )
-    @app_commands.autocomplete(gang=gang_names, campaign=campaign_names)
     async def show(
-        self, interaction: Interaction, gang: Name, campaign: Name | None = None
+        self, interaction: Interaction, gang: GangName, campaign: CampaignName | None = None
     ) -> None:
-        source = GuildReads.of(interaction)
-        found = await campaign_in(source, campaign)
-        target = await source.get_gang_by_name(found.id, gang)
+        call = Call.of(interaction)
+        async with call.read(campaign) as s:
+            target = await s.gang(gang)
         title = f"{possessive(safe(target.name))} Stash"
-        await send_embeds(interaction, lines_embeds(title, stash_lines(target)))
+        await call.answer_embeds(lines_embeds(title, stash_lines(target)))
 
 
 async def setup(bot: MundaBot) -> None:

@@ -9,106 +9,36 @@ Post rules require. ``pay`` buys a House List vehicle through
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from discord import app_commands
 from discord.ext import commands
 
-from bot.autocomplete import campaign_names, fighter_names, gang_names, vehicle_names
-from bot.context import actor_of, guild_id_of, require_gang_control, storage_of
-from bot.render import safe
-from bot.rulesets import ruleset_for
-from bot.storage import Campaign, Transaction, new_id
-from bot.ui import checked, clean_name
-from bot.ui.ledger import gang_change_lines, send_lines
-from cogs.fighter import (
-    MAX_CREDITS,
-    Choices,
-    Interaction,
-    Name,
-    answer_result,
-    apply_result,
-    bounded,
-    campaign_in,
-    chosen_gangs,
-    pick_fighter,
-    same_name,
-    suggest,
+from bot.call import Call, Interaction
+from bot.lookup import same_name
+from bot.options import (
+    CampaignName,
+    DamageName,
+    FighterName,
+    GangName,
+    NewName,
+    VehicleDamage,
+    VehicleName,
+    VehicleType,
 )
-from rules.errors import InvalidRequest, NotEligible, NotFound
-from rules.models import Fighter, FighterCategory, Gang, Vehicle, VehicleStatus
+from bot.render import safe
+from bot.storage import new_id
+from bot.ui import bounded, checked, clean_name
+from bot.ui.ledger import gang_change_lines
+from rules.errors import InvalidRequest, NotFound
+from rules.models import Fighter, Gang, Vehicle, VehicleStatus
 from rules.ruleset import RuleSet, VehicleTemplate
-from rules.tradingpost import purchase_vehicle
+from rules.tradingpost import MAX_CREDITS, check_crew, purchase_vehicle, vehicle_template
 
 if TYPE_CHECKING:
     from bot.app import MundaBot
 
-
-def vehicle_template(ruleset: RuleSet, gang: Gang, vehicle_type: str) -> VehicleTemplate | None:
-    for house in ruleset.houses:
-        if same_name(house.house, gang.house):
-            return next(
-                (v for v in house.vehicles if same_name(v.vehicle_type, vehicle_type)), None
-            )
-    return None
-
-
-async def vehicle_types(interaction: Interaction, current: str) -> Choices:
-    """Vehicles of the chosen gang's House List."""
-
-    def names(campaign: Campaign, gangs: list[Gang]) -> Iterable[str]:
-        houses = [g.house for g in chosen_gangs(interaction, gangs)]
-        return (v.vehicle_type for h in ruleset_for(campaign).houses
-                if any(same_name(h.house, house) for house in houses) for v in h.vehicles)
-
-    return await suggest(interaction, current, names)
-
-
-async def damage_names(interaction: Interaction, current: str) -> Choices:
-    """Results of the rule set's Lasting Damage table."""
-
-    def names(campaign: Campaign, _gangs: list[Gang]) -> Iterable[str]:
-        return (entry.name for entry in ruleset_for(campaign).lasting_damage.entries)
-
-    return await suggest(interaction, current, names)
-
-
-async def current_damage(interaction: Interaction, current: str) -> Choices:
-    """Lasting Damage the chosen vehicle has."""
-
-    def names(_campaign: Campaign, gangs: list[Gang]) -> Iterable[str]:
-        wanted = getattr(interaction.namespace, "vehicle", None)
-        if not isinstance(wanted, str):
-            return []
-        return (damage for g in chosen_gangs(interaction, gangs)
-                for v in [*g.vehicles, *g.stash_vehicles] if same_name(v.name, wanted)
-                for damage in v.lasting_damage)
-
-    return await suggest(interaction, current, names)
-
-
-def check_crew(gang: Gang, crew: Fighter, vehicle_id: str | None = None) -> None:
-    """A crew is a Crew fighter on the roster with no other vehicle."""
-    if crew.category is not FighterCategory.CREW or not crew.on_roster:
-        raise NotEligible(f"{crew.name} is not a crew member on the roster who can drive.")
-    driving = [v.name for v in gang.vehicles if v.crew_id == crew.id and v.id != vehicle_id]
-    if driving:
-        raise NotEligible(f"{crew.name} already drives {driving[0]}.")
-
-
-async def vehicle_in(
-    tx: Transaction, campaign: Campaign, name: str, gang_name: str | None
-) -> tuple[Gang, Vehicle]:
-    """A vehicle by name (on the roster or in the Stash), in the named gang or any gang."""
-    gangs = ([await tx.get_gang_by_name(campaign.id, gang_name)] if gang_name
-             else await tx.list_gangs(campaign.id))
-    for gang in gangs:
-        for vehicle in [*gang.vehicles, *gang.stash_vehicles]:
-            if same_name(vehicle.name, name):
-                return gang, vehicle
-    where = gangs[0].name if gang_name and gangs else "this campaign"
-    raise NotFound(f"There is no vehicle called '{name}' in {where}.")
+CAMPAIGN_HELP = "the campaign (default: the server's default campaign)"
 
 
 class VehicleCog(commands.GroupCog, group_name="vehicle",
@@ -125,54 +55,50 @@ class VehicleCog(commands.GroupCog, group_name="vehicle",
         cost="credits value without Upgrades or gear (overrides the House List)",
         crew="a Crew fighter of the gang who drives it (none: it waits in the Stash)",
         pay="charge the House List cost from the Stash (default: no)",
-        campaign="the campaign (default: the server's default campaign)",
+        campaign=CAMPAIGN_HELP,
     )
-    @app_commands.autocomplete(gang=gang_names, vehicle_type=vehicle_types, crew=fighter_names,
-                               campaign=campaign_names)
     async def add(
         self,
         interaction: Interaction,
-        gang: Name,
-        name: Name,
-        vehicle_type: Name | None = None,
+        gang: GangName,
+        name: NewName,
+        vehicle_type: VehicleType | None = None,
         cost: int | None = None,
-        crew: Name | None = None,
+        crew: FighterName | None = None,
         pay: bool = False,
-        campaign: Name | None = None,
+        campaign: CampaignName | None = None,
     ) -> None:
+        call = Call.of(interaction)
         vehicle_name = clean_name(name, "vehicle's name")
         bounded(cost, 0, MAX_CREDITS, "A vehicle's cost")
-        async with storage_of(interaction).transaction(guild_id_of(interaction)) as tx:
-            found = await campaign_in(tx, campaign)
-            target = await tx.get_gang_by_name(found.id, gang)
-            require_gang_control(found, target, interaction)
-            template = vehicle_template(ruleset_for(found), target, vehicle_type or "")
-            driver = pick_fighter(target, crew) if crew else None
+        async with call.write(campaign) as s:
+            target = await s.own_gang(gang)
+            template = vehicle_template(s.ruleset, target, vehicle_type or "")
+            driver = s.fighter_of(target, crew) if crew else None
             if pay:
                 if template is None or cost is not None:
                     raise InvalidRequest(
                         f"Paying needs a vehicle type from the {target.house} House List and "
                         "charges its cost; leave cost out."
                     )
-                world = await tx.load_world(found.id, [target.id])
                 result = purchase_vehicle(
-                    world, target.id, ruleset_for(found), template.vehicle_type, vehicle_name,
-                    new_id(), driver.id if driver else None,
+                    await s.world(target), target.id, s.ruleset, template.vehicle_type,
+                    vehicle_name, new_id(), driver.id if driver else None,
                 )
-                await apply_result(tx, found, result, interaction)
+                await s.apply(result)
             else:
                 if driver is not None:
                     check_crew(target, driver)
                 vehicle = _by_hand(target, template, vehicle_type, vehicle_name, cost, driver)
-                await tx.add_vehicle(found.id, target.id, vehicle, actor=actor_of(interaction),
-                                     stash=driver is None)
+                await s.tx.add_vehicle(s.campaign.id, target.id, vehicle, actor=s.by,
+                                       stash=driver is None)
         if pay:
             bought = f"{safe(result.vehicle_type)} bought for {result.cost} credits."
-            await answer_result(interaction, result, bought)
+            await call.answer_result(result, bought)
             return
         where = f"driven by {safe(driver.name)}" if driver else "waiting in the Stash for a crew"
         kind = f"{safe(vehicle.vehicle_type)}, " if vehicle.vehicle_type else ""
-        await send_lines(interaction, f"{safe(vehicle.name)} joins {safe(target.name)}", [
+        await call.answer(f"{safe(vehicle.name)} joins {safe(target.name)}", [
             f"➕ {kind}{vehicle.cost} credits, {where}.",
             "Roster keeping: no credits were charged (`pay:True` buys it from the Stash).",
         ])
@@ -188,25 +114,23 @@ class VehicleCog(commands.GroupCog, group_name="vehicle",
         remove_damage="a Lasting Damage result that was repaired",
         clear_damage="repair every Lasting Damage",
         gang="the vehicle's gang (default: found by name)",
-        campaign="the campaign (default: the server's default campaign)",
+        campaign=CAMPAIGN_HELP,
     )
-    @app_commands.autocomplete(vehicle=vehicle_names, crew=fighter_names, add_damage=damage_names,
-                               remove_damage=current_damage, gang=gang_names,
-                               campaign=campaign_names)
     async def edit(
         self,
         interaction: Interaction,
-        vehicle: Name,
-        name: Name | None = None,
+        vehicle: VehicleName,
+        name: NewName | None = None,
         cost: int | None = None,
-        crew: Name | None = None,
+        crew: FighterName | None = None,
         remove_crew: bool = False,
-        add_damage: Name | None = None,
-        remove_damage: Name | None = None,
+        add_damage: DamageName | None = None,
+        remove_damage: VehicleDamage | None = None,
         clear_damage: bool = False,
-        gang: Name | None = None,
-        campaign: Name | None = None,
+        gang: GangName | None = None,
+        campaign: CampaignName | None = None,
     ) -> None:
+        call = Call.of(interaction)
         bounded(cost, 0, MAX_CREDITS, "A vehicle's cost")
         if crew and remove_crew:
             raise InvalidRequest("Give a new crew or remove the crew, not both.")
@@ -215,29 +139,26 @@ class VehicleCog(commands.GroupCog, group_name="vehicle",
         wanted = [name, cost, crew, add_damage, remove_damage]
         if all(value is None for value in wanted) and not (remove_crew or clear_damage):
             raise InvalidRequest("Give at least one thing to change.")
-        async with storage_of(interaction).transaction(guild_id_of(interaction)) as tx:
-            found = await campaign_in(tx, campaign)
-            owner, current = await vehicle_in(tx, found, vehicle, gang)
-            require_gang_control(found, owner, interaction)
+        async with call.write(campaign) as s:
+            owner, current = await s.own_vehicle(vehicle, gang)
             after = owner.model_copy(deep=True)
             edited = next(v for v in [*after.vehicles, *after.stash_vehicles] if v.id == current.id)
             if name is not None:
                 edited.name = clean_name(name, "vehicle's name")
             if cost is not None:
                 edited.cost = cost
-            _change_damage(edited, ruleset_for(found), add_damage, remove_damage, clear_damage)
+            _change_damage(edited, s.ruleset, add_damage, remove_damage, clear_damage)
             if crew:
-                driver = pick_fighter(after, crew)
+                driver = s.fighter_of(after, crew)
                 check_crew(after, driver, edited.id)
                 _move(after, edited, driver)
             elif remove_crew:
                 if edited.crew_id is None:
                     raise InvalidRequest(f"{edited.name} has no crew.")
                 _move(after, edited, None)
-            stored = await tx.update_gang(found.id, after, actor=actor_of(interaction),
-                                          title=f"Edit {edited.name}")
-        await send_lines(interaction, f"{safe(edited.name)} ({safe(owner.name)}) edited",
-                         gang_change_lines(owner, stored))
+            stored = await s.update_gang(after, title=f"Edit {edited.name}")
+        await call.answer(f"{safe(edited.name)} ({safe(owner.name)}) edited",
+                          gang_change_lines(owner, stored))
 
 
 def _by_hand(

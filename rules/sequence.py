@@ -314,12 +314,7 @@ class PostBattleSequence(BaseModel):
         """Roll ``gang_id``'s availability once in this sequence and keep the roll."""
         self._require_participant(gang_id)
         self.require(Step.UPDATE_ROSTER, SubStep.TRADING_POST, gang_id)
-        if gang_id in self.availability:
-            rolled = self.availability[gang_id].availability
-            raise NotEligible(
-                f"Rare & Illegal availability is rolled once per post-battle sequence; this "
-                f"gang rolled {rolled} already."
-            )
+        self.require_unsought(gang_id, world.gang(gang_id).name)
         result = seek_rare_and_illegal(
             world, gang_id, self.traders(world, gang_id), roller, ruleset, special_modifier
         )
@@ -334,6 +329,24 @@ class PostBattleSequence(BaseModel):
 
     def offer(self, gang_id: str) -> RareOffer | None:
         return self.availability.get(gang_id)
+
+    def require_unsought(self, gang_id: str, gang_name: str) -> None:
+        """Refuse a second availability roll in this sequence, saying what the first one gave."""
+        offer = self.offer(gang_id)
+        if offer is not None:
+            raise NotEligible(
+                "Rare & Illegal availability is rolled once per post-battle sequence; "
+                f"{gang_name} rolled {offer.availability} already: "
+                f"{', '.join(offer.unlocked_names) or 'nothing'} on offer."
+            )
+
+    def sought_offer(self, gang_id: str, gang_name: str) -> RareOffer:
+        """What the gang's availability roll unlocked; refused before it has sought."""
+        offer = self.offer(gang_id)
+        if offer is None:
+            raise NotEligible(f"{gang_name} has not sought Rare & Illegal equipment in this "
+                              "sequence: use /roster seek first (after a Trade action).")
+        return offer
 
     # ----------------------------------------------------------------- boons (PB-6C)
 

@@ -54,6 +54,7 @@ from rules.models import (
     Alignment,
     Availability,
     Equipment,
+    EquipmentKind,
     Fighter,
     FighterCategory,
     FighterStatus,
@@ -209,11 +210,38 @@ def house_list(ruleset: RuleSet, gang: Gang) -> HouseList:
 
 def fighter_template(ruleset: RuleSet, gang: Gang, fighter: Fighter) -> FighterTemplate | None:
     """The House List entry a fighter was hired from, if the rule set knows its type."""
+    return type_template(ruleset, gang, fighter.fighter_type)
+
+
+def type_template(ruleset: RuleSet, gang: Gang, fighter_type: str) -> FighterTemplate | None:
+    """The gang's House List entry for ``fighter_type``; None if the list or type is unknown."""
+    if not fighter_type.strip():
+        return None
     try:
         house = house_list(ruleset, gang)
     except NotFound:
         return None
-    return _template_named(house.fighters, fighter.fighter_type)
+    return _template_named(house.fighters, fighter_type)
+
+
+def vehicle_template(ruleset: RuleSet, gang: Gang, vehicle_type: str) -> VehicleTemplate | None:
+    """The gang's House List entry for ``vehicle_type``; None if the list or type is unknown."""
+    if not vehicle_type.strip():
+        return None
+    try:
+        house = house_list(ruleset, gang)
+    except NotFound:
+        return None
+    return _vehicle_named(house.vehicles, vehicle_type)
+
+
+def check_crew(gang: Gang, crew: Fighter, vehicle_id: str | None = None) -> None:
+    """A crew is a Crew fighter on the roster who drives no vehicle but ``vehicle_id``."""
+    if crew.category is not FighterCategory.CREW or not crew.on_roster:
+        raise NotEligible(f"{crew.name} is not a crew member on the roster who can drive.")
+    driving = [v.name for v in gang.vehicles if v.crew_id == crew.id and v.id != vehicle_id]
+    if driving:
+        raise NotEligible(f"{crew.name} already drives {driving[0]}.")
 
 
 def own_list_entry(
@@ -228,6 +256,48 @@ def own_list_entry(
 
 def trading_post_entry(ruleset: RuleSet, item_name: str) -> Equipment | None:
     return _equipment_named(ruleset.trading_post, item_name)
+
+
+def catalogue_entry(
+    ruleset: RuleSet, gang: Gang, fighter: Fighter | None, item_name: str
+) -> tuple[Equipment | None, str]:
+    """The item as the fighter's own Equipment List or the Trading Post knows it, and which."""
+    if fighter is not None:
+        own = own_list_entry(ruleset, gang, fighter, item_name)
+        if own is not None:
+            return own, "Equipment List"
+    listed = trading_post_entry(ruleset, item_name)
+    return (listed, "Trading Post") if listed is not None else (None, "given")
+
+
+def written_item(
+    item_id: str,
+    name: str,
+    entry: Equipment | None,
+    *,
+    cost: int | None = None,
+    kind: str | None = None,
+    two_slots: bool | None = None,
+) -> Item:
+    """An item written onto a roster by hand: the catalogue's facts, the player's price if given.
+
+    An item the catalogue does not know needs its cost; one it knows keeps its
+    kind and weapon slots, so a player's ``kind`` or ``two_slots`` must agree.
+    """
+    if entry is None:
+        if cost is None:
+            raise InvalidRequest(
+                f"{name} is not in the Trading Post or an Equipment List of this rule set; "
+                "give its cost."
+            )
+        return Item(id=item_id, name=name, cost=cost, kind=EquipmentKind(kind or "wargear"),
+                    two_slots=bool(two_slots))
+    if kind is not None and kind != entry.kind.value:
+        raise InvalidRequest(f"{entry.name} is listed as {entry.kind.value}, not {kind}.")
+    if two_slots is not None and two_slots != entry.two_slots:
+        slots = "takes two weapon slots" if entry.two_slots else "takes one weapon slot"
+        raise InvalidRequest(f"{entry.name} {slots} in this rule set.")
+    return _new_item(entry, item_id, entry.cost if cost is None else cost)
 
 
 def check_weapon_slots(fighter: Fighter, equipment: Equipment) -> None:

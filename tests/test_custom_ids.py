@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from bot.battle import views
 from bot.battle.interactive import AgreementButton, DecisionButton, DecisionKind
-from bot.ui.confirm import ConfirmButton
+from bot.ui.confirm import confirm_view, confirmation
 from bot.ui.custom_ids import CUSTOM_ID_MAX, StoredId, build, id_key
 
 Make = Callable[[str, str, str], discord.ui.DynamicItem[Any]]
@@ -37,7 +37,6 @@ ITEMS: dict[str, Make] = {
     "really": lambda c, b, f: views.StageReally("cancel", c, b, 9999),
     "pay": lambda c, b, f: DecisionButton(DecisionKind.ESCORT, c, b, f, f + "v", 999, True),
     "agree": lambda c, b, f: AgreementButton(c, b, "yes"),
-    "yes-no": lambda c, b, f: ConfirmButton("cancel", "a" * 32, c, b, 2**64 - 1),
 }
 
 
@@ -88,11 +87,26 @@ def test_the_bots_own_ids_keep_the_custom_ids_posted_before() -> None:
         f"munda:pay:r:{c}:{b}:{f}:{f}:4:n": DecisionButton(DecisionKind.REPAIRS, c, b, f, f,
                                                             4, False),
         f"munda:agree:{c}:{f}:no": AgreementButton(c, f, "no"),
-        f"munda:confirm:delete-gang:{c}:{f}:42": ConfirmButton("confirm", "delete-gang", c, f,
-                                                               42),
     }
     for expected, item in old.items():
         assert fits(item) == expected
+    confirmation("test-delete-gang", _never)
+    buttons = confirm_view("test-delete-gang", c, f, 42).children
+    assert [getattr(b, "custom_id", None) for b in buttons] == [
+        f"munda:confirm:test-delete-gang:{c}:{f}:42", f"munda:cancel:test-delete-gang:{c}:{f}:42",
+    ]
+
+
+def test_a_confirmation_with_the_longest_ids_fits() -> None:
+    confirmation("a" * 15, _never)
+    for button in confirm_view("a" * 15, "c" * 64, "t" * 64, 2**64 - 1).children:
+        custom_id = getattr(button, "custom_id", "")
+        assert len(custom_id) <= CUSTOM_ID_MAX, custom_id
+        assert id_key("c" * 64) in custom_id
+
+
+async def _never(interaction: discord.Interaction[Any], campaign: str, target: str) -> Any:
+    raise AssertionError("not clicked in this test")
 
 
 def test_fixed_words_that_cannot_fit_are_a_mistake_in_the_code() -> None:

@@ -14,6 +14,8 @@ import discord
 from pydantic import ValidationError
 
 from rules.errors import InvalidRequest
+from rules.models import Equipment, Item
+from rules.tradingpost import MAX_CREDITS, written_item
 
 T = TypeVar("T")
 
@@ -70,6 +72,28 @@ def clean_name(text: str, what: str = "name") -> str:
     if len(name) > 100:
         raise InvalidRequest(f"The {what} is too long: at most 100 characters.")
     return name
+
+
+def bounded(value: int | None, low: int, high: int, what: str) -> int | None:
+    """Refuse a number outside ``low..high`` with a message naming both bounds."""
+    if value is not None and not low <= value <= high:
+        raise InvalidRequest(f"{what} must be between {low:,} and {high:,}; you gave {value:,}.")
+    return value
+
+
+def typed_item(
+    item_id: str,
+    name: str,
+    entry: Equipment | None,
+    cost: int | None = None,
+    kind: str | None = None,
+    two_slots: bool | None = None,
+) -> Item:
+    """An item a player names, as :func:`rules.tradingpost.written_item` writes it."""
+    clean = clean_name(name, "item name")
+    bounded(cost, 0, MAX_CREDITS, "An item's cost")
+    return checked(lambda: written_item(item_id, clean, entry, cost=cost, kind=kind,
+                                        two_slots=two_slots), "item")
 
 
 def embed_batches(embeds: Sequence[discord.Embed]) -> list[list[discord.Embed]]:

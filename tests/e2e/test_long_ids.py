@@ -1,4 +1,4 @@
-"""A campaign imported with 64-character ids plays its post-battle sequence like any other.
+"""A campaign with 64-character ids plays its post-battle sequence like any other.
 
 Its ids do not fit in Discord's 100-character custom ids as they are; the
 report panels and steps still post, every select and button still reaches
@@ -8,16 +8,15 @@ injuries select too). Its own module: one bot process and database.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
 from bot.arena import Arena
-from bot.fakediscord import Upload
 from bot.fakediscord.messages import Message
 from bot.storage import Storage
 from bot.ui.custom_ids import CUSTOM_ID_MAX, id_key
+from rules.models import Gang
 from tests.e2e.test_postbattle import (
     CH,
     G,
@@ -43,21 +42,25 @@ def long(stored_id: str) -> str:
     return (stored_id + "-imported-" + "z" * 64)[:64]
 
 
-async def export_with_long_ids(arena: Arena) -> bytes:
-    """The campaign's export file with its gang and fighter ids made 64 long (an import
-    gives the campaign an id of its own)."""
-    exported = await arena.driver.slash(G, CH, "alice", "campaign export", campaign=HOME)
-    assert exported.message is not None and exported.message.attachments, exported.content
-    text = exported.message.attachments[0].data.decode()
-    document = json.loads(text)
-    ids: list[str] = []
-    for stored in document["gangs"]:
-        ids += [stored["id"], *(f["id"] for f in stored["fighters"])]
-    renamed = {old: long(old) for old in ids}
-    for old, new in renamed.items():
-        assert len(new) == 64
-        text = text.replace(f'"{old}"', f'"{new}"')
-    return text.encode()
+async def copy_with_long_ids(arena: Arena, name: str) -> None:
+    """A copy of the home campaign whose gangs and fighters have 64-character ids, as
+    imports made before every import got fresh ids left them in a database."""
+    storage = await Storage.open(arena.database_path)
+    try:
+        guild = arena.fake.world.guild(G).id
+        home = await storage.get_campaign_by_name(guild, HOME)
+        copy = await storage.create_campaign(
+            guild, home.settings.model_copy(update={"name": name}),
+            arbitrator_user_ids=home.arbitrator_user_ids,
+        )
+        for stored in await storage.list_gangs(guild, home.id):
+            data = stored.model_dump(by_alias=True)
+            data["id"] = long(stored.id)
+            for fighter in data["fighters"]:
+                fighter["id"] = long(fighter["id"])
+            await storage.create_gang(guild, copy.id, Gang.model_validate(data), actor="0")
+    finally:
+        await storage.close()
 
 
 async def away_fighter_id(arena: Arena, name: str) -> str:
@@ -81,16 +84,13 @@ def newest_panel_with(arena: Arena, thread: Any, prefix: str) -> Message | None:
     return panel if any(c.startswith(prefix) for c in custom_ids([panel])) else None
 
 
-async def test_a_campaign_imported_with_64_character_ids_plays_its_post_battle(
+async def test_a_campaign_with_64_character_ids_plays_its_post_battle(
     arena: Arena,
 ) -> None:
     await campaign(arena, HOME)
     await gang(arena, "bob", FIRST, HOME)
     await gang(arena, "carol", SECOND, HOME)
-    data = await export_with_long_ids(arena)
-    imported = await arena.driver.slash(G, CH, "alice", "campaign import", name=AWAY,
-                                        file=Upload("long.json", data))
-    assert "imported" in imported.content, imported.content
+    await copy_with_long_ids(arena, AWAY)
 
     _, thread = await start(arena, "bob", AWAY, FIRST, FIRST, SECOND)
     posted = custom_ids(in_thread(arena, thread))
@@ -128,11 +128,8 @@ async def test_a_campaign_imported_with_64_character_ids_plays_its_post_battle(
 async def test_a_gang_with_a_64_character_id_is_deleted_with_its_confirm_button(
     arena: Arena,
 ) -> None:
-    data = await export_with_long_ids(arena)
     third = "Long Ids Third"
-    imported = await arena.driver.slash(G, CH, "alice", "campaign import", name=third,
-                                        file=Upload("long.json", data))
-    assert "imported" in imported.content, imported.content
+    await copy_with_long_ids(arena, third)
     asked = await arena.driver.slash(G, CH, "carol", "gang delete", gang=SECOND,
                                      campaign=third)
     assert asked.ephemeral and "Delete **Farreach Crew**" in asked.content, asked.content

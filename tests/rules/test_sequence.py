@@ -242,6 +242,28 @@ def test_pb_6b_6_availability_rolled_once_per_sequence(ruleset: RuleSet) -> None
     assert seq.offer("g2") is None
 
 
+@pytest.mark.rule("PB-6B.6")
+def test_pb_6b_6_a_second_roll_is_refused_with_what_the_first_unlocked(
+    ruleset: RuleSet,
+) -> None:
+    w = setup()
+    seq = PostBattleSequence.start("s1", battle(), w)
+    go_to(seq, Step.POST_BATTLE_ACTIONS)
+    seq.record_action("g1", "boss1", "Trade")
+    go_to(seq, Step.UPDATE_ROSTER, SubStep.TRADING_POST)
+    seq.require_unsought("g1", "Gang 1")  # nothing rolled yet: no refusal
+    with pytest.raises(NotEligible, match="Gang 1 has not sought Rare & Illegal"):
+        seq.sought_offer("g1", "Gang 1")
+    offer = seq.seek_rare_and_illegal(w, "g1", ScriptedRoller([1, 1]), ruleset).offer
+    assert seq.sought_offer("g1", "Gang 1") == offer
+    unlocked = ", ".join(offer.unlocked_names) or "nothing"
+    expected = f"Gang 1 rolled {offer.availability} already: {unlocked} on offer"
+    with pytest.raises(NotEligible, match=expected):
+        seq.require_unsought("g1", "Gang 1")
+    with pytest.raises(NotEligible, match=expected):
+        seq.seek_rare_and_illegal(w, "g1", ScriptedRoller([6, 6]), ruleset)
+
+
 # --------------------------------------------------------------------------- PB-6B.8
 
 

@@ -31,6 +31,7 @@ from rules.ruleset import FighterTemplate, HouseList, RuleSet
 from rules.tradingpost import (
     buy_equipment,
     buy_rare_item,
+    check_crew,
     hire_fighter,
     normalise_black_market,
     purchase_vehicle,
@@ -38,6 +39,7 @@ from rules.tradingpost import (
     seek_rare_and_illegal,
     sell_item,
     unlocks,
+    vehicle_template,
 )
 from rules.world import World
 from tests.factories import fighter, gang, item, world
@@ -195,6 +197,24 @@ def test_pb_6b_2_vehicle_to_a_free_crew(ruleset: RuleSet) -> None:
             lambda: purchase_vehicle(again, "g", ruleset, "Outrider Quad", "Q2", "v2",
                                      crew_id="c1"),
             match="already has a vehicle")
+
+
+@pytest.mark.rule("PB-6B.2")
+def test_pb_6b_2_a_crew_drives_one_vehicle_and_is_on_the_roster(ruleset: RuleSet) -> None:
+    driver, ganger = crew(id="c1"), fighter("G", id="g1")
+    g = gang(id="g", fighters=[leader(), ganger, driver])
+    check_crew(g, driver)
+    with pytest.raises(NotEligible, match="G is not a crew member on the roster"):
+        check_crew(g, ganger)
+    bought = purchase_vehicle(world(g.model_copy(update={"credits": 200})), "g", ruleset,
+                              "Outrider Quad", "Quad", "v1", crew_id="c1").world.gang("g")
+    check_crew(bought, driver, "v1")  # the vehicle it already drives is no obstacle
+    with pytest.raises(NotEligible, match="Driver already drives Quad"):
+        check_crew(bought, driver)
+    template = vehicle_template(ruleset, bought, " outrider quad ")
+    assert template is not None and template.vehicle_type == "Outrider Quad"
+    assert vehicle_template(ruleset, bought, "") is None
+    assert vehicle_template(ruleset, bought, "Land Raider") is None
 
 
 @pytest.mark.rule("PB-6B.2")

@@ -1,0 +1,109 @@
+"""Names as players type them, found on a roster: the one place commands look things up.
+
+Names compare as storage compares them: case-folded, whitespace collapsed.
+A name that is not there is refused with a message naming what was looked
+for and where.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import StrEnum
+from typing import Protocol, TypeVar
+
+from bot.render import safe
+from bot.storage import Campaign
+from rules.errors import NotEligible, NotFound
+from rules.models import Fighter, FighterStatus, Gang, Item, Vehicle
+
+
+class NameReads(Protocol):
+    """The reads a name lookup needs; a storage Transaction is one."""
+
+    async def get_campaign_by_name(self, name: str) -> Campaign: ...
+    async def get_default_campaign(self) -> Campaign: ...
+    async def get_gang_by_name(self, campaign_id: str, name: str) -> Gang: ...
+    async def find_fighter(self, campaign_id: str, name: str) -> tuple[Gang, Fighter]: ...
+    async def list_gangs(self, campaign_id: str, *, owner: str | None = None) -> list[Gang]: ...
+
+
+E = TypeVar("E", bound=StrEnum)
+
+
+class HasId(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+def name_key(name: str) -> str:
+    """A name as names compare: case-folded, whitespace collapsed."""
+    return " ".join(name.split()).casefold()
+
+
+def same_name(a: str, b: str) -> bool:
+    return name_key(a) == name_key(b)
+
+
+def choice_named(choices: Iterable[E], text: str) -> E | None:
+    """The choice (an enum's value) named by what was typed, if any."""
+    return next((choice for choice in choices if same_name(choice.value, text)), None)
+
+
+def pick_fighter(gang: Gang, name: str) -> Fighter:
+    for fighter in gang.fighters:
+        if same_name(fighter.name, name):
+            return fighter
+    raise NotFound(f"{gang.name} has no fighter called '{name}'.")
+
+
+def pick_item(items: Iterable[Item], name: str, where: str) -> Item:
+    for item in items:
+        if same_name(item.name, name):
+            return item
+    raise NotFound(f"{where} holds no item called '{name}'.")
+
+
+async def campaign_named(source: NameReads, name: str | None) -> Campaign:
+    """The named campaign of the server, or its default one when no name is given."""
+    if name and name.strip():
+        return await source.get_campaign_by_name(name)
+    return await source.get_default_campaign()
+
+
+async def fighter_in(
+    source: NameReads, campaign: HasId, fighter_name: str, gang_name: str | None
+) -> tuple[Gang, Fighter]:
+    """A fighter by name, in the named gang or anywhere in the campaign (names are unique)."""
+    if gang_name:
+        gang = await source.get_gang_by_name(campaign.id, gang_name)
+        return gang, pick_fighter(gang, fighter_name)
+    return await source.find_fighter(campaign.id, fighter_name)
+
+
+async def vehicle_in(
+    source: NameReads, campaign: HasId, name: str, gang_name: str | None
+) -> tuple[Gang, Vehicle]:
+    """A vehicle by name (on the roster or in the Stash), in the named gang or any gang."""
+    gangs = ([await source.get_gang_by_name(campaign.id, gang_name)] if gang_name
+             else await source.list_gangs(campaign.id))
+    for gang in gangs:
+        for vehicle in [*gang.vehicles, *gang.stash_vehicles]:
+            if same_name(vehicle.name, name):
+                return gang, vehicle
+    where = gangs[0].name if gang_name and gangs else "this campaign"
+    raise NotFound(f"There is no vehicle called '{name}' in {where}.")
+
+
+async def captive_in(
+    source: NameReads, campaign: HasId, name: str
+) -> tuple[Gang, Fighter, Gang]:
+    """A captive by name: its gang, the captive and the gang holding it."""
+    owner, captive = await source.find_fighter(campaign.id, name)
+    if captive.status is not FighterStatus.CAPTURED or captive.captured_by is None:
+        raise NotEligible(f"{safe(captive.name)} of {safe(owner.name)} is not held captive.")
+    gangs = {g.id: g for g in await source.list_gangs(campaign.id)}
+    captor = gangs.get(captive.captured_by)
+    if captor is None:
+        raise NotEligible(f"The gang holding {safe(captive.name)} no longer exists; ask an "
+                          "Arbitrator to set its status.")
+    return owner, captive, captor

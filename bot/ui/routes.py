@@ -1,0 +1,303 @@
+"""One routed component: every button and select the bot posts is ``munda:<route>:<args>``.
+
+A click carries all its state in its custom_id, so it works after a
+restart. One :class:`discord.ui.DynamicItem` (:class:`Routed`) receives
+every click whose id starts with ``munda:``; the route registry finds the
+handler, converts the arguments, runs the route's check and guards the
+handler: any refusal or failure is answered privately by
+:func:`bot.errors.answer_error`, the same answer a slash command's error
+gets from the command tree.
+
+A route is registered once, where its handler lives::
+
+    @route("stash-take", Id("campaign"), Id("gang"), Int("credits"), only=...)
+    async def take(click: Click, campaign: str, gang: str, credits: int) -> None: ...
+
+and drawn with :func:`button` or :func:`select`, which build the custom_id
+with :func:`bot.ui.custom_ids.build` (at most 100 characters for any stored
+id: an id too long or odd travels as its key, and a click resolves it back)
+and keep labels, placeholders and option lists within Discord's limits. The route
+names and argument patterns of the buttons posted before this module
+existed are kept, so their old messages stay clickable.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.errors import Refused, answer_error
+from bot.ui import custom_ids
+
+if TYPE_CHECKING:
+    from bot.app import MundaBot
+
+Interaction = discord.Interaction["MundaBot"]
+
+PREFIX = "munda"
+# Discord's limits for components (docs: Message Components).
+CUSTOM_ID_MAX = custom_ids.CUSTOM_ID_MAX
+LABEL_MAX = 80
+PLACEHOLDER_MAX = 150
+OPTIONS_MAX = 25
+OPTION_TEXT_MAX = 100
+
+
+
+@dataclass(frozen=True)
+class Param:
+    """One argument of a route: its name, what it may look like, and how it is read."""
+
+    name: str
+    pattern: str
+    read: Callable[[str], Any] = str
+    write: Callable[[Any], str | int] = str
+
+
+def Id(name: str) -> Param:
+    """A stored id (a campaign's, gang's, battle's...), or its key when it would not fit."""
+    return Param(name, custom_ids.ID, write=custom_ids.StoredId)
+
+
+def Int(name: str, digits: int = 20) -> Param:
+    return Param(name, rf"[0-9]{{1,{digits}}}", int)
+
+
+def Choice(name: str, *options: str) -> Param:
+    return Param(name, "|".join(re.escape(o) for o in options))
+
+
+def Flag(name: str, yes: str = "y", no: str = "n") -> Param:
+    return Param(name, f"{re.escape(yes)}|{re.escape(no)}", lambda text: text == yes,
+                 lambda value: yes if value else no)
+
+
+def Text(name: str, pattern: str) -> Param:
+    return Param(name, pattern)
+
+
+@dataclass(frozen=True)
+class Click:
+    """One click on a routed component: the interaction and, for a select, what was chosen."""
+
+    interaction: Interaction
+    values: list[str] = field(default_factory=list)
+
+    @property
+    def value(self) -> str | None:
+        return self.values[0] if self.values else None
+
+
+Handler = Callable[..., Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Route:
+    name: str
+    params: tuple[Param, ...]
+    handler: Handler
+    # The argument holding the only user id allowed to click (a question asked of one person).
+    only: str | None = None
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        parts = [re.escape(f"{PREFIX}:{self.name}")]
+        parts += [f"(?P<{p.name}>{p.pattern})" for p in self.params]
+        return re.compile(":".join(parts))
+
+    def custom_id(self, args: Sequence[Any]) -> str:
+        if len(args) != len(self.params):
+            raise TypeError(f"route {self.name} takes {len(self.params)} arguments")
+        parts = [p.write(a) for p, a in zip(self.params, args, strict=True)]
+        text = custom_ids.build(PREFIX, *self.name.split(":"), *parts)
+        if not self.pattern.fullmatch(text):
+            # A fixed word outside its pattern is a mistake in the code, not the player's.
+            raise ValueError(f"{text!r} does not match route {self.name}")
+        return text
+
+    def read(self, custom_id: str) -> dict[str, Any] | None:
+        match = self.pattern.fullmatch(custom_id)
+        if match is None:
+            return None
+        return {p.name: p.read(match[p.name]) for p in self.params}
+
+
+ROUTES: dict[str, Route] = {}
+
+
+def route(
+    name: str, *params: Param, only: str | None = None
+) -> Callable[[Handler], Handler]:
+    """Register the decorated ``handler(click, **args)`` for ``munda:<name>:<args>``."""
+
+    def register_route(handler: Handler) -> Handler:
+        register(name, *params, handler=handler, only=only)
+        return handler
+
+    return register_route
+
+
+def register(name: str, *params: Param, handler: Handler, only: str | None = None) -> None:
+    if not re.fullmatch(r"[a-z][a-z0-9-]{0,15}(:[a-z][a-z0-9-]{0,15})?", name):
+        raise ValueError(f"bad route name {name!r}")
+    ROUTES[name] = Route(name, params, handler, only)
+
+
+def find_route(custom_id: str) -> tuple[Route, dict[str, Any]] | None:
+    """The route a custom_id names and its arguments, or None."""
+    parts = custom_id.split(":", 3)
+    if len(parts) < 2 or parts[0] != PREFIX:
+        return None
+    # A route is named by one segment ("confirm") or two ("pb:confirm").
+    for name in (":".join(parts[1:3]), parts[1]):
+        found = ROUTES.get(name)
+        if found is not None:
+            args = found.read(custom_id)
+            if args is not None:
+                return found, args
+    return None
+
+
+def custom_id(name: str, *args: Any) -> str:
+    return ROUTES[name].custom_id(args)
+
+
+def button(
+    name: str,
+    *args: Any,
+    label: str,
+    style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+    emoji: str | None = None,
+    row: int | None = None,
+    disabled: bool = False,
+) -> discord.ui.Button[Any]:
+    return discord.ui.Button(
+        label=clip(label, LABEL_MAX), style=style, emoji=emoji, row=row, disabled=disabled,
+        custom_id=custom_id(name, *args),
+    )
+
+
+def option(
+    value: str, label: str = "", *, description: str | None = None, default: bool = False
+) -> discord.SelectOption:
+    """A select option within Discord's lengths (label, value and description: 100)."""
+    return discord.SelectOption(
+        label=clip(label or value, OPTION_TEXT_MAX), value=value[:OPTION_TEXT_MAX],
+        description=clip(description, OPTION_TEXT_MAX) if description else None,
+        default=default,
+    )
+
+
+def select(
+    name: str,
+    *args: Any,
+    options: Sequence[discord.SelectOption],
+    placeholder: str | None = None,
+    min_values: int = 1,
+    max_values: int = 1,
+    row: int | None = None,
+    disabled: bool = False,
+) -> discord.ui.Select[Any]:
+    if not 1 <= len(options) <= OPTIONS_MAX:
+        raise ValueError(f"a select holds 1 to {OPTIONS_MAX} options, not {len(options)}")
+    return discord.ui.Select(
+        custom_id=custom_id(name, *args),
+        placeholder=clip(placeholder, PLACEHOLDER_MAX) if placeholder else None,
+        options=list(options),
+        min_values=min(min_values, len(options)),
+        max_values=max(1, min(max_values, len(options))),
+        row=row,
+        disabled=disabled,
+    )
+
+
+def view(*items: discord.ui.Item[Any]) -> discord.ui.View:
+    """A view of routed items; it never times out (the state is in the custom_ids)."""
+    made = discord.ui.View(timeout=None)
+    for item in items:
+        made.add_item(item)
+    return made
+
+
+def clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# Families of ids that bot/battle routes with DynamicItems of its own (the post-battle
+# wizard, Pay / Don't pay, agreements). discord.py runs every DynamicItem whose
+# template matches a click, so this one must not match theirs: it would answer
+# "no longer does anything" before (or instead of) the real handler.
+OWN_DYNAMIC_ITEMS = ("pb", "pay", "agree")
+_ROUTED = rf"{PREFIX}:(?!(?:{'|'.join(OWN_DYNAMIC_ITEMS)}):)[^\s]{{1,94}}"
+
+
+class Routed(discord.ui.DynamicItem[discord.ui.Item[Any]], template=_ROUTED):
+    """Every ``munda:`` component of every message, routed to its handler."""
+
+    def __init__(self, item: discord.ui.Item[Any], found: Route, args: dict[str, Any]) -> None:
+        super().__init__(item)
+        self.route = found
+        self.args = args
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Routed:
+        found = find_route(match.string)
+        if found is None:
+            # A button of a feature that no longer exists: say so rather than fail silently.
+            await answer_error(
+                interaction, Refused("This button no longer does anything; run the command "
+                                     "again.")
+            )
+            raise LookupError(f"no route for {match.string!r}")
+        route_found, args = found
+        return cls(item, route_found, await _resolved(interaction, route_found, args))
+
+    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        if self.route.only is None or interaction.user.id == self.args[self.route.only]:
+            return True
+        await answer_error(
+            interaction, Refused("Only the person who asked can answer this question.")
+        )
+        return False
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        values = list(getattr(self.item, "values", []))
+        try:
+            await self.route.handler(Click(interaction, values), **self.args)
+        except Exception as error:  # discord.py would only log it: answer instead
+            await answer_error(interaction, error)
+
+
+async def _resolved(
+    interaction: discord.Interaction[Any], found: Route, args: dict[str, Any]
+) -> dict[str, Any]:
+    """The arguments with every id key turned back into the stored id it stands for."""
+    keyed = [p.name for p in found.params
+             if p.pattern == custom_ids.ID and custom_ids.is_key(args[p.name])]
+    if not keyed:
+        return args
+    resolved = dict(args)
+    if "campaign" in keyed:
+        resolved["campaign"] = await custom_ids.resolve_campaign(interaction, args["campaign"])
+    inside = [name for name in keyed if name != "campaign"]
+    if inside and "campaign" in resolved:
+        values = await custom_ids.resolve_in_campaign(
+            interaction, resolved["campaign"], [args[name] for name in inside]
+        )
+        resolved.update(zip(inside, values, strict=True))
+    return resolved
+
+
+def routed_items(bot: MundaBot) -> None:
+    """Route every ``munda:`` click of this bot (called once at start-up)."""
+    bot.add_dynamic_items(Routed)

@@ -1,0 +1,121 @@
+"""The component router: custom_ids within Discord's limits, old ids still routed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import discord
+import pytest
+
+from bot.ui import routes
+from bot.ui.confirm import confirm_view, confirmation
+from bot.ui.custom_ids import id_key
+from bot.ui.routes import Choice, Click, Flag, Id, Int, find_route
+
+
+async def _nothing(click: Click, **args: Any) -> None:
+    return None
+
+
+@pytest.fixture
+def sample_route() -> Iterator[str]:
+    routes.register("test-sample", Id("campaign"), Int("stage", 4), Choice("dir", "prev", "next"),
+                    Flag("pay"), handler=_nothing)
+    yield "test-sample"
+    routes.ROUTES.pop("test-sample", None)
+
+
+def test_a_custom_id_reads_back_as_its_arguments(sample_route: str) -> None:
+    made = routes.custom_id(sample_route, "c1", 12, "next", True)
+    assert made == "munda:test-sample:c1:12:next:y"
+    found = find_route(made)
+    assert found is not None
+    route, args = found
+    assert route.name == sample_route
+    assert args == {"campaign": "c1", "stage": 12, "dir": "next", "pay": True}
+
+
+def test_fixed_words_outside_their_pattern_are_a_mistake_in_the_code(sample_route: str) -> None:
+    with pytest.raises(ValueError):
+        routes.custom_id(sample_route, "c1", 12345, "next", True)
+    assert find_route("munda:test-sample:c1:1:sideways:y") is None
+
+
+def test_an_odd_or_long_id_travels_as_its_key_and_every_id_fits(sample_route: str) -> None:
+    odd = routes.custom_id(sample_route, "has:colon", 1, "next", True)
+    assert odd == f"munda:test-sample:{id_key('has:colon')}:1:next:y"
+    longest = "x" * 64  # the longest id the stored models allow
+    routes.register("test-long", Id("a"), Id("b"), Id("c"), handler=_nothing)
+    try:
+        made = routes.custom_id("test-long", longest, longest, "y" * 10)
+        assert len(made) <= routes.CUSTOM_ID_MAX
+        found = find_route(made)
+        assert found is not None
+        assert found[1] == {"a": id_key(longest), "b": id_key(longest), "c": "y" * 10}
+    finally:
+        routes.ROUTES.pop("test-long", None)
+
+
+def test_selects_keep_discords_limits(sample_route: str) -> None:
+    options = [routes.option(f"v{n}", "L" * 200, description="D" * 300) for n in range(3)]
+    made = routes.select(sample_route, "c", 1, "prev", False, options=options,
+                         placeholder="P" * 400, max_values=10)
+    assert made.max_values == 3
+    assert made.placeholder is not None and len(made.placeholder) == routes.PLACEHOLDER_MAX
+    assert all(len(o.label) <= 100 and len(o.description or "") <= 100 for o in made.options)
+    with pytest.raises(ValueError):
+        routes.select(sample_route, "c", 1, "prev", False, options=[])
+    with pytest.raises(ValueError):
+        routes.select(sample_route, "c", 1, "prev", False,
+                      options=[routes.option(str(n)) for n in range(26)])
+
+
+async def _confirmed(interaction: discord.Interaction[Any], campaign: str, target: str) -> Any:
+    raise AssertionError("not clicked in this test")
+
+
+def test_a_confirmation_keeps_the_custom_ids_posted_before_the_router() -> None:
+    confirmation("test-delete", _confirmed)
+    try:
+        # As bot/ui/confirm.py built them before the router: munda:<choice>:<action>:...
+        for old in ("munda:confirm:test-delete:c0ffee:g-1:1234567890",
+                    "munda:cancel:test-delete:c0ffee:g-1:1234567890"):
+            found = find_route(old)
+            assert found is not None, old
+            route, args = found
+            assert args == {"campaign": "c0ffee", "target": "g-1", "user": 1234567890}
+            assert route.only == "user"
+        buttons = confirm_view("test-delete", "c0ffee", "g-1", 1234567890).children
+        ids = [getattr(b, "custom_id", None) for b in buttons]
+        assert ids == ["munda:confirm:test-delete:c0ffee:g-1:1234567890",
+                       "munda:cancel:test-delete:c0ffee:g-1:1234567890"]
+    finally:
+        routes.ROUTES.pop("confirm:test-delete", None)
+        routes.ROUTES.pop("cancel:test-delete", None)
+
+
+def test_ids_of_other_bots_or_unknown_routes_are_not_routed() -> None:
+    assert find_route("other:confirm:x") is None
+    assert find_route("munda:no-such-route:1") is None
+
+
+def _templates(item: type[discord.ui.DynamicItem[Any]]) -> Any:
+    return item.__discord_ui_compiled_template__  # the pattern discord.py dispatches on
+
+
+def test_the_router_leaves_the_battle_components_to_their_own_items() -> None:
+    # discord.py runs every DynamicItem whose template matches a click: if the router
+    # matched these too, it would answer "no longer does anything" before their handler.
+    from bot.battle.interactive import DecisionKind, decision_view
+    from bot.battle.views import ReportSection
+
+    made = [*decision_view(DecisionKind.ESCORT, "c1", "b1", "f1", "p1", 60,
+                           affordable=True).children,
+            ReportSection("c1", "b1", 0, [("ooa", "Out of action")])]
+    ids = [getattr(getattr(item, "item", item), "custom_id", "") for item in made]
+    ids.append("munda:agree:c1:a1:yes")
+    for custom_id in ids:
+        assert custom_id.startswith("munda:")
+        assert _templates(routes.Routed).fullmatch(custom_id) is None, custom_id
+    assert _templates(routes.Routed).fullmatch("munda:confirm:test-delete:c1:g1:1")
