@@ -130,7 +130,7 @@ def parse_yaktribe(
         house=house.house if house else house_typed,
         owner=owner,
         alignment=_alignment(data.get("alignment"), report),
-        credits=_optional_int(data, "credits", 0, 0, MAX_CREDITS, report, "the gang's credits"),
+        credits=_credits(data, report),
         reputation=_reputation(data.get("reputation"), report),
     )
     if house is None:
@@ -215,6 +215,17 @@ def _alignment(value: Any, report: ImportReport) -> Alignment:
         return Alignment.OUTLAW
     report.problem(f"alignment '{clip(str(value), 30)}' is unknown: the gang is Law Abiding.")
     return Alignment.LAW_ABIDING
+
+
+def _credits(data: dict[str, Any], report: ImportReport) -> int:
+    what = "the gang's credits"
+    credits = _optional_int(data, "credits", 0, -MAX_CREDITS, MAX_CREDITS, report, what)
+    if credits < 0:
+        # A gang in debt on Yaktribe: the rules know no negative credits, so it starts
+        # at 0, and the preview says so before the player confirms.
+        report.problem(f"{what}: the file's value {credits} is negative; read as 0.")
+        return 0
+    return credits
 
 
 def _reputation(value: Any, report: ImportReport) -> int:

@@ -1,0 +1,34 @@
+"""A server's campaign list holds its own campaigns only, while other servers have theirs."""
+
+from __future__ import annotations
+
+from bot.storage import Storage
+from rules.models import CampaignSettings
+
+from .conftest import GUILD_A, GUILD_B
+
+GUILD_C = 444_444_444_444_444_444
+
+
+async def test_each_server_lists_only_its_own_campaigns(storage: Storage) -> None:
+    # Created interleaved, with a name two servers share, so neither order nor names
+    # could make another server's campaigns look like this one's.
+    made: dict[int, list[str]] = {GUILD_A: [], GUILD_B: []}
+    for guild, name in [(GUILD_A, "Ash Wastes"), (GUILD_B, "Sump Deeps"),
+                        (GUILD_A, "Dust Falls"), (GUILD_B, "Ash Wastes"),
+                        (GUILD_B, "Hive Spire")]:
+        made[guild].append((await storage.create_campaign(guild, CampaignSettings(name=name))).id)
+
+    for guild, ids in made.items():
+        listed = await storage.list_campaigns(guild)
+        assert [c.id for c in listed] == ids
+        assert {c.guild_id for c in listed} == {guild}
+        async with storage.read_only(guild) as tx:
+            assert [c.id for c in await tx.list_campaigns()] == ids
+    assert [c.name for c in await storage.list_campaigns(GUILD_A)] == ["Ash Wastes", "Dust Falls"]
+    assert await storage.list_campaigns(GUILD_C) == []
+
+    # Deleting one server's campaign leaves the other's list as it was.
+    await storage.delete_campaign(GUILD_B, made[GUILD_B][0])
+    assert [c.id for c in await storage.list_campaigns(GUILD_B)] == made[GUILD_B][1:]
+    assert [c.id for c in await storage.list_campaigns(GUILD_A)] == made[GUILD_A]
