@@ -7,8 +7,10 @@ cannot fill memory.
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import json
+import re
 import zlib
 from typing import Any
 
@@ -44,9 +46,15 @@ def decode_text(data: bytes) -> str:
         raise InvalidRequest("That file is not UTF-8 text.") from None
 
 
+# A \uD800-\uDFFF escape: JSON's only way to smuggle in half a character.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
 def load_json(data: bytes, what: str) -> Any:
+    """Decoded JSON; InvalidRequest for anything that is not JSON text a gang could hold."""
+    text = decode_text(data)
     try:
-        return json.loads(decode_text(data))
+        decoded = json.loads(text)
     except json.JSONDecodeError as error:
         raise InvalidRequest(
             f"That file is not valid JSON, so not {what} "
@@ -54,6 +62,34 @@ def load_json(data: bytes, what: str) -> Any:
         ) from None
     except RecursionError:
         raise InvalidRequest(f"That file is nested too deeply to be {what}.") from None
+    except ValueError:
+        # Python refuses to read integers of more than 4300 digits (a denial-of-service guard).
+        raise InvalidRequest(f"That file holds a number too long to be {what}.") from None
+    if _SURROGATE_ESCAPE.search(text):
+        _require_whole_characters(decoded, what)
+    return decoded
+
+
+def _require_whole_characters(decoded: Any, what: str) -> None:
+    """Refuse text with a lone surrogate (escapes in pairs decode to one whole character)."""
+    try:
+        json.dumps(decoded, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidRequest(
+            "That file holds text with half a character in it (an unpaired escape "
+            f"between \\ud800 and \\udfff), so it is not {what}."
+        ) from None
+    except RecursionError:
+        raise InvalidRequest(f"That file is nested too deeply to be {what}.") from None
+
+
+def require_worker_thread(what: str) -> None:
+    """Refuse to read a whole file on the event loop's thread: it would stall every server."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise RuntimeError(f"{what} must run in a worker thread (asyncio.to_thread)")
 
 
 def clip(text: str, limit: int = 80) -> str:
