@@ -41,7 +41,7 @@ from bot.importing.parsed import ParsedGang
 from bot.importing.report import ImportReport
 from bot.storage import Campaign
 from rules.errors import InvalidRequest
-from rules.models import FighterStatus, Gang, Territory
+from rules.models import FighterStatus, Gang, Name, Territory
 from rules.tradingpost import MAX_CREDITS
 
 GANG_FORMAT: Literal["munda-arbitrator/gang"] = "munda-arbitrator/gang"
@@ -56,11 +56,12 @@ class GangDocument(BaseModel):
     version: Literal[1] = 1
     exported_at: datetime
     guild_id: int
-    campaign_id: str
-    campaign_name: str
-    ruleset: str
+    # Bounded as the bot's own ids and names are: the import link keeps "campaign_id/gang id".
+    campaign_id: str = Field(min_length=1, max_length=64)
+    campaign_name: Name
+    ruleset: str = Field(max_length=64)
     gang: Gang
-    territories: list[str] = Field(default_factory=list)
+    territories: list[Name] = Field(default_factory=list)
 
 
 def gang_document(
