@@ -7,6 +7,7 @@ from typing import Any
 
 from bot.importing.common import load_json, require_worker_thread
 from bot.importing.gangdoc import is_gang_document, parse_gang_document
+from bot.importing.limits import MAX_JSON_VALUES
 from bot.importing.parsed import ParsedGang
 from bot.importing.yaktribe import parse_yaktribe
 from bot.storage import EXPORT_FORMAT
@@ -26,7 +27,7 @@ def read_gang_file(
     be megabytes of JSON)."""
     require_worker_thread("Reading a gang file")
     return parse_gang_file(
-        load_json(data, "a gang export"),
+        load_json(data, "a gang export", max_values=MAX_JSON_VALUES),
         ruleset=ruleset, owner=owner, make_id=make_id, campaign_id=campaign_id,
     )
 

@@ -11,6 +11,14 @@ from __future__ import annotations
 
 from rules.errors import InvalidRequest
 
+# Any JSON file: digits of one number (Discord's 19-digit ids fit; Python itself stops
+# at 4300, and converting thousands of such numbers takes seconds).
+MAX_NUMBER_DIGITS = 30
+# Entries of all lists and objects of one gang or Trading Post file together (a gang at
+# every bound below has fewer): the JSON decoder reads texts without letting the event
+# loop run, so only their number bounds how long it holds it.
+MAX_JSON_VALUES = 200_000
+
 # One gang (a Yaktribe export or a /gang export file).
 MAX_FIGHTERS = 200
 MAX_VEHICLES = 50  # crewed and in the Stash, each

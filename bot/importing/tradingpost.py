@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from bot.importing.common import clip, decode_text, load_json, require_worker_thread
-from bot.importing.limits import MAX_COLUMNS, MAX_TRADING_POST_ITEMS, check_count
+from bot.importing.limits import MAX_COLUMNS, MAX_JSON_VALUES, MAX_TRADING_POST_ITEMS, check_count
 from bot.importing.values import read_int, read_name
 from bot.storage import TradingPostEntry
 from rules.errors import InvalidRequest
@@ -83,7 +83,7 @@ def parse_trading_post(data: bytes, filename: str = "") -> TradingPostParse:
     text = decode_text(data)
     stripped = text.lstrip()
     if filename.lower().endswith(".json") or stripped.startswith(("[", "{")):
-        return _from_json(load_json(data, "a Trading Post"))
+        return _from_json(load_json(data, "a Trading Post", max_values=MAX_JSON_VALUES))
     return _from_csv(text)
 
 

@@ -16,7 +16,7 @@ import pytest_asyncio
 from bot.arena import Arena, open_arena
 from bot.fakediscord import Upload
 from bot.fakediscord.result import InteractionResult
-from bot.importing.limits import MAX_SKILLS
+from bot.importing.limits import MAX_JSON_VALUES, MAX_SKILLS
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -62,9 +62,22 @@ async def test_a_million_skills_are_refused_naming_the_bound_and_nothing_is_stor
                                 .encode())
 
     assert refused.ephemeral
-    assert "1000000 skills for 'Krug Ironhide'" in refused.content
-    assert f"this bot reads at most {MAX_SKILLS}" in refused.content
+    assert f"more than {MAX_JSON_VALUES} values" in refused.content
+    assert f"this bot reads at most {MAX_JSON_VALUES} in a gang export" in refused.content
     assert "Nothing was imported" in refused.content
+    assert database_rows(arena) == before
+
+
+async def test_a_list_over_its_own_bound_is_refused_naming_it(arena: Arena) -> None:
+    data = slag_kings()
+    data["gangers"][0]["skills"] = ["Nerves of Steel"] * (MAX_SKILLS + 1)
+    before = database_rows(arena)
+
+    refused = await import_file(arena, "skills.json", json.dumps(data).encode())
+
+    assert refused.ephemeral
+    assert f"{MAX_SKILLS + 1} skills for 'Krug Ironhide'" in refused.content
+    assert f"this bot reads at most {MAX_SKILLS}" in refused.content
     assert database_rows(arena) == before
 
 
@@ -74,7 +87,7 @@ async def test_files_that_used_to_go_wrong_are_refused_in_words(arena: Arena) ->
         b"9" * 5000 + b"}"
     )
     number = await import_file(arena, "number.json", long_number)
-    assert "holds a number too long" in number.content
+    assert "holds a number of more than 30 digits" in number.content
     half = await import_file(
         arena, "half.json", b'{"gang_name": "A\\ud800", "gang_type": "Goliath", "gangers": []}'
     )

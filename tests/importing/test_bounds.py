@@ -21,6 +21,7 @@ from bot.importing.limits import (
     MAX_FIGHTER_ITEMS,
     MAX_GANG_ITEMS,
     MAX_INJURIES,
+    MAX_JSON_VALUES,
     MAX_REPORT_FIELDS,
     MAX_REPORT_PROBLEMS,
     MAX_SKILLS,
@@ -31,6 +32,7 @@ from bot.importing.limits import (
 )
 from bot.importing.report import ImportReport
 from bot.importing.tradingpost import parse_trading_post, read_trading_post
+from bot.importing.values import read_id
 from bot.storage import Campaign
 from rules.data import default_ruleset
 from rules.errors import InvalidRequest
@@ -88,9 +90,28 @@ def test_a_yaktribe_list_over_its_bound_is_refused_naming_it(
     assert expected in message and "Nothing was imported" in message
 
 
-def test_a_million_skills_are_refused_before_they_are_read() -> None:
+def test_a_million_skills_are_refused_before_they_are_decoded() -> None:
     message = refusal(yaktribe(krug={"skills": ["Nerves of Steel"] * 1_000_000}))
-    assert "1000000 skills" in message and f"at most {MAX_SKILLS}" in message
+    assert f"more than {MAX_JSON_VALUES} values" in message
+    assert f"this bot reads at most {MAX_JSON_VALUES} in a gang export" in message
+
+
+def test_a_list_under_the_value_bound_is_still_bounded_by_its_own() -> None:
+    message = refusal(yaktribe(krug={"skills": ["Nerves of Steel"] * 150_000}))
+    assert "150000 skills for 'Krug Ironhide'" in message and f"at most {MAX_SKILLS}" in message
+
+
+@pytest.mark.parametrize(("number", "expected"), [
+    ("9" * 31, "a number of more than 30 digits"),
+    ("-" + "9" * 30, None),
+    ("1." + "5" * 60, "a number of more than 30 digits"),
+])
+def test_numbers_are_bounded_in_digits(number: str, expected: str | None) -> None:
+    data = f'{{"gang_name": "A", "gang_type": "Goliath", "gangers": [], "wealth": {number}}}'
+    if expected is None:
+        assert read(data.encode()).name == "A"
+    else:
+        assert expected in refusal(data.encode())
 
 
 def test_the_gang_as_a_whole_is_bounded_too() -> None:
@@ -133,7 +154,7 @@ def _grow(gang: Gang, field: str, value: Any, count: int) -> None:
      f"advancements for 'Krug Ironhide'; this bot reads at most {MAX_ADVANCEMENTS}"),
     (lambda g: _grow(g, "equipment", g.fighters[0].equipment[0], MAX_FIGHTER_ITEMS + 1),
      f"items for 'Krug Ironhide'; this bot reads at most {MAX_FIGHTER_ITEMS}"),
-    (lambda g: setattr(g.fighters[0], "xp", 10**200),
+    (lambda g: setattr(g.fighters[0], "xp", MAX_COUNT + 1),
      f"the XP of 'Krug Ironhide' as more than {MAX_COUNT}"),
     (lambda g: _grow(g, "skills", "x" * (MAX_TEXT + 1), 1),
      f"a text of {MAX_TEXT + 1} characters at gang.fighters.0.skills.0"),
@@ -155,18 +176,18 @@ def test_a_gang_file_naming_a_campaign_id_too_long_for_the_import_link_is_refuse
 
 @pytest.mark.parametrize(("data", "expected"), [
     (b'{"gang_name": "A", "gang_type": "Goliath", "gangers": [], "credits": '
-     + b"9" * 5000 + b"}", "a number too long to be a gang export"),
+     + b"9" * 5000 + b"}", "a number of more than 30 digits, too long to be a gang export"),
     (b'{"gang_name": "A\\ud800", "gang_type": "Goliath", "gangers": []}',
      "half a character"),
-    (b'{"gang_name": "A", "gang_type": "Goliath", "gangers": [], "gang_id": '
-     + b"9" * 250 + b"}", None),
 ])
-def test_malformed_json_is_refused_in_words(data: bytes, expected: str | None) -> None:
-    if expected is None:
-        # An id too long to keep is dropped (with the usual note), not a crash.
-        assert read(data).name == "A"
-    else:
-        assert expected in refusal(data)
+def test_malformed_json_is_refused_in_words(data: bytes, expected: str) -> None:
+    assert expected in refusal(data)
+
+
+def test_an_id_too_long_to_keep_is_dropped_whether_text_or_number() -> None:
+    # The import link keeps at most 200 characters of it.
+    assert read_id(10**250) is None and read_id("9" * 250) is None
+    assert read_id(48213) == "48213"
 
 
 def test_paired_surrogate_escapes_are_one_character_and_read() -> None:
@@ -175,7 +196,7 @@ def test_paired_surrogate_escapes_are_one_character_and_read() -> None:
 
 
 def test_malformed_campaign_files_are_refused_in_words() -> None:
-    with pytest.raises(InvalidRequest, match="number too long"):
+    with pytest.raises(InvalidRequest, match="a number of more than 30 digits"):
         read_campaign_document(b'{"format": "munda-arbitrator/campaign", "version": '
                                + b"1" * 5000 + b"}")
 
