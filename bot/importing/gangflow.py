@@ -3,7 +3,9 @@
 The file is read (decoded, parsed, checked against ``bot.importing.limits``)
 before the write transaction opens and off the event loop: a large file must
 neither stall other servers' commands nor hold the database's write lock.
-Staging then checks that the campaign's rules did not change meanwhile.
+Staging then checks that the campaign's rules did not change meanwhile, and
+plans the import in a worker thread too (inside the transaction: the plan
+depends on the campaign's gangs as stored).
 
 Both steps re-check who may do it: time passes between the question and the
 button, and the gang may have changed hands or been edited meanwhile (then
@@ -62,9 +64,10 @@ async def stage(
     existing, known = await _existing(tx, campaign, parsed, gangs)
     if existing is not None:
         require_gang_control(campaign, existing, interaction)
-    staged = plan_import(
-        parsed, campaign_id=campaign.id, gangs=gangs, existing=existing, known_fighters=known,
-        rename=rename, make_id=new_id, now=datetime.now(UTC),
+    # Copying and merging a gang at its bounds takes a good fraction of a second.
+    staged = await asyncio.to_thread(
+        plan_import, parsed, campaign_id=campaign.id, gangs=gangs, existing=existing,
+        known_fighters=known, rename=rename, make_id=new_id, now=datetime.now(UTC),
     )
     token = new_id()
     await tx.stage_import(campaign.id, token, actor_of(interaction), staged)

@@ -25,11 +25,11 @@ MAX_VEHICLES = 50  # crewed and in the Stash, each
 MAX_FIGHTER_ITEMS = 50  # a fighter's equipment, a vehicle's equipment or upgrades
 MAX_QTY = 20  # one Yaktribe equipment line ("qty")
 MAX_STASH_ITEMS = 200
-MAX_GANG_ITEMS = 2000  # everything the gang owns, counted together
-MAX_SKILLS = 50
-MAX_INJURIES = 50  # a fighter's Lasting Injuries, a vehicle's Lasting Damage
-MAX_ADVANCEMENTS = 100
-MAX_SPECIAL_RULES = 50
+MAX_GANG_ITEMS = 1000  # everything the gang owns, counted together
+MAX_SKILLS = 30
+MAX_INJURIES = 30  # a fighter's Lasting Injuries, a vehicle's Lasting Damage
+MAX_ADVANCEMENTS = 40
+MAX_SPECIAL_RULES = 30
 MAX_TERRITORIES = 100
 # Any one text in a gang file (a skill, an injury, a rule): names have their own 100.
 MAX_TEXT = 200
