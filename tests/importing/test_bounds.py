@@ -101,17 +101,14 @@ def test_a_list_under_the_value_bound_is_still_bounded_by_its_own() -> None:
     assert "150000 skills for 'Krug Ironhide'" in message and f"at most {MAX_SKILLS}" in message
 
 
-@pytest.mark.parametrize(("number", "expected"), [
-    ("9" * 31, "a number of more than 30 digits"),
-    ("-" + "9" * 30, None),
-    ("1." + "5" * 60, "a number of more than 30 digits"),
-])
-def test_numbers_are_bounded_in_digits(number: str, expected: str | None) -> None:
-    data = f'{{"gang_name": "A", "gang_type": "Goliath", "gangers": [], "wealth": {number}}}'
-    if expected is None:
-        assert read(data.encode()).name == "A"
-    else:
-        assert expected in refusal(data.encode())
+def test_numbers_are_bounded_in_digits() -> None:
+    def gang_worth(number: str) -> bytes:
+        return f'{{"gang_name": "A", "gang_type": "Goliath", "gangers": [], "wealth": {number}}}'\
+            .encode()
+
+    assert read(gang_worth("-" + "9" * 30)).name == "A"
+    assert "a number of more than 30 digits" in refusal(gang_worth("9" * 31))
+    assert "a number of more than 30 digits" in refusal(gang_worth("1." + "5" * 60))
 
 
 def test_the_gang_as_a_whole_is_bounded_too() -> None:
@@ -123,7 +120,7 @@ def test_the_gang_as_a_whole_is_bounded_too() -> None:
     assert f"this bot reads at most {MAX_GANG_ITEMS}" in message
 
 
-def test_a_gang_at_its_bounds_imports() -> None:
+def test_a_gang_at_its_bounds_imports_and_one_more_skill_is_refused() -> None:
     gang = read(yaktribe(
         krug={"skills": ["Nerves of Steel"] * MAX_SKILLS,
               "equipment": [{"name": "Stub gun", "qty": 10}] * 5},
@@ -131,6 +128,9 @@ def test_a_gang_at_its_bounds_imports() -> None:
     ))
     krug = next(f for f in gang.fighters if f.name == "Krug Ironhide")
     assert len(krug.skills) == MAX_SKILLS and len(krug.equipment) == MAX_FIGHTER_ITEMS
+    assert f"at most {MAX_SKILLS}" in refusal(
+        yaktribe(krug={"skills": ["Nerves of Steel"] * (MAX_SKILLS + 1)})
+    )
 
 
 # --------------------------------------------------------------------------- gang files
@@ -190,9 +190,11 @@ def test_an_id_too_long_to_keep_is_dropped_whether_text_or_number() -> None:
     assert read_id(48213) == "48213"
 
 
-def test_paired_surrogate_escapes_are_one_character_and_read() -> None:
+def test_a_lone_surrogate_is_refused_and_a_pair_is_one_character() -> None:
     gang = read(b'{"gang_name": "Grin \\ud83d\\ude00", "gang_type": "Goliath", "gangers": []}')
     assert gang.name == "Grin \U0001f600"
+    lone = b'{"gang_name": "Grin \\ude00\\ud83d", "gang_type": "Goliath", "gangers": []}'
+    assert "half a character" in refusal(lone)
 
 
 def test_malformed_campaign_files_are_refused_in_words() -> None:
@@ -202,8 +204,8 @@ def test_malformed_campaign_files_are_refused_in_words() -> None:
 
 
 @pytest.mark.parametrize("url", [
-    "https://xn--yaktribe-.games/x", "https://xn--.games/", "https://yaktribe.games:99999/x",
-    "https://[::1/x", "https://yaktribe.games/x\r\nHost: evil",
+    "https://xn--yaktribe-.games/x", "https://xn--.games/",
+    "https://yaktribe.games/x\r\nHost: evil",
 ])
 def test_urls_with_junk_hosts_are_refused_in_words(url: str) -> None:
     with pytest.raises(InvalidRequest):
@@ -252,8 +254,12 @@ def test_a_report_keeps_a_bounded_number_of_lines_and_counts_the_rest() -> None:
 # --------------------------------------------------------------------------- off the loop
 
 
-def test_whole_files_are_never_read_on_the_event_loop() -> None:
+def test_whole_files_are_read_in_a_worker_thread_never_on_the_event_loop() -> None:
+    """gangflow.read is what /gang import calls: it works, because it uses a worker thread,
+    while the same reading called on the loop's own thread is refused."""
     data = fixture_bytes("yaktribe_slag_kings.json")
+    gang = asyncio.run(gangflow.read(data, CAMPAIGN, owner="42")).gang
+    assert gang.name == "The Slag Kings" and len(gang.fighters) == 20
 
     async def on_the_loop() -> None:
         read(data)
@@ -266,10 +272,3 @@ def test_whole_files_are_never_read_on_the_event_loop() -> None:
 
     with pytest.raises(RuntimeError, match="worker thread"):
         asyncio.run(on_the_loop_trading_post())
-
-
-def test_the_import_reads_its_file_in_a_worker_thread() -> None:
-    """gangflow.read is what /gang import calls; the guard above would refuse the loop's thread."""
-    data = fixture_bytes("yaktribe_slag_kings.json")
-    gang = asyncio.run(gangflow.read(data, CAMPAIGN, owner="42")).gang
-    assert gang.name == "The Slag Kings" and len(gang.fighters) == 20
