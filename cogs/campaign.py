@@ -15,6 +15,7 @@ Who may do what (see docs/commands-campaign-gang.md):
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,7 +37,7 @@ from bot.context import (
 )
 from bot.errors import Refused
 from bot.importing.campaigndoc import grant_for, prepare_campaign_file
-from bot.importing.tradingpost import parse_trading_post, require_clean
+from bot.importing.tradingpost import read_trading_post
 from bot.importing.uploads import file_stem, json_file, read_attachment
 from bot.render import paginate, safe
 from bot.rulesets import check_ruleset_name, ruleset_for
@@ -565,10 +566,10 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
         found = await resolve_campaign(interaction, campaign)
         require_arbitrator(found, interaction)
         await interaction.response.defer(ephemeral=True, thinking=True)
-        parsed = parse_trading_post(
-            await read_attachment(file, self.bot.config.importing), file.filename
-        )
-        entries = require_clean(parsed)
+        data = await read_attachment(file, self.bot.config.importing)
+        # Up to max_import_bytes of CSV: read in a worker thread, not on the event loop.
+        parsed = await asyncio.to_thread(read_trading_post, data, file.filename)
+        entries = parsed.entries
         async with storage_of(interaction).transaction(guild_id_of(interaction)) as tx:
             found = await tx.get_campaign(found.id)
             require_arbitrator(found, interaction)

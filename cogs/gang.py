@@ -27,7 +27,6 @@ from bot.context import (
     storage_of,
 )
 from bot.importing import gangflow
-from bot.importing.common import load_json
 from bot.importing.gangdoc import gang_document
 from bot.importing.preview import preview
 from bot.importing.uploads import file_stem, json_file, read_source
@@ -327,16 +326,18 @@ class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and
             raise InvalidRequest("A gang cannot belong to a bot.")
         # Downloading can take longer than Discord's three seconds for an answer.
         await interaction.response.defer(ephemeral=True, thinking=True)
-        data = load_json(
-            await read_source(file, url, self.bot.config.importing), "a gang export"
-        )
+        data = await read_source(file, url, self.bot.config.importing)
         owner_id = str(owner.id) if owner is not None else actor_of(interaction)
+        read_for = await resolve_campaign(interaction, campaign)
+        if owner_id != actor_of(interaction):
+            require_arbitrator(read_for, interaction)
+        parsed = await gangflow.read(data, read_for, owner=owner_id)
         async with storage_of(interaction).transaction(guild_id_of(interaction)) as tx:
             found = await campaign_in(tx, campaign)
             if owner_id != actor_of(interaction):
                 require_arbitrator(found, interaction)
             token, staged, existing = await gangflow.stage(
-                tx, found, data, interaction, owner=owner_id, rename=rename
+                tx, found, parsed, interaction, read_for=read_for, rename=rename
             )
         question = preview(staged, existing, found.name)
         view = confirm_view(IMPORT_GANG, found.id, token, interaction.user.id)

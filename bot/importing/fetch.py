@@ -25,23 +25,32 @@ USER_AGENT = "MundaArbitrator (Discord bot; gang import)"
 
 def check_url(text: str, allowed_host: str) -> URL:
     """The URL if it points at the allowed host (``host`` or ``host:port``); else a refusal."""
-    try:
-        url = URL(text.strip())
-    except (ValueError, TypeError):
-        raise InvalidRequest("That is not a URL.") from None
     host, _, port = allowed_host.partition(":")
-    if url.scheme not in ("https", "http") or not url.host:
+    url_text = text.strip()
+    if any(not char.isprintable() or char.isspace() for char in url_text):
+        raise InvalidRequest("A URL has no spaces or control characters in it.")
+    try:
+        url = URL(url_text)
+        # yarl decodes the host (IDNA) and the port lazily: junk such as
+        # "xn--yaktribe-" or port 99999 raises only when they are read.
+        url_host, url_port, scheme = url.host, url.port, url.scheme
+        has_credentials = url.user is not None or url.password is not None
+    except (ValueError, TypeError):
+        raise InvalidRequest(
+            f"That is not a URL this bot can read; give the gang's https:// address on {host}."
+        ) from None
+    if scheme not in ("https", "http") or not url_host:
         raise InvalidRequest(f"Give the gang's https:// address on {host}.")
-    if url.user is not None or url.password is not None:
+    if has_credentials:
         raise InvalidRequest("A gang URL cannot carry a user name or password.")
-    if url.host.lower() != host:
+    if url_host.lower() != host:
         raise InvalidRequest(
             f"Gangs are only fetched from {host}; download the file and attach it instead."
         )
-    if url.scheme == "http" and host not in LOOPBACK:
+    if scheme == "http" and host not in LOOPBACK:
         raise InvalidRequest(f"Use the https:// address of {host}.")
-    wanted_port = int(port) if port.isdigit() else {"https": 443, "http": 80}[url.scheme]
-    if url.port != wanted_port:
+    wanted_port = int(port) if port.isdigit() else {"https": 443, "http": 80}[scheme]
+    if url_port != wanted_port:
         raise InvalidRequest(f"Gangs are only fetched from {allowed_host}.")
     return url
 

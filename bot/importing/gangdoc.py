@@ -9,7 +9,8 @@ Its JSON (docs/importing.md)::
 The gang is exactly the storage layer's model. Read back into another
 campaign it gets fresh gang, fighter and vehicle ids (those are unique per
 campaign), item ids are kept (unique per gang only); a fighter held captive
-by a gang of the old campaign comes back Active.
+by a gang of the old campaign comes back Active. Its lists, numbers and texts
+are bounded as a Yaktribe export's are (``bot.importing.limits``).
 """
 
 from __future__ import annotations
@@ -20,11 +21,28 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from bot.importing.common import clip
+from bot.importing.limits import (
+    MAX_ADVANCEMENTS,
+    MAX_COUNT,
+    MAX_FIGHTER_ITEMS,
+    MAX_FIGHTERS,
+    MAX_GANG_ITEMS,
+    MAX_INJURIES,
+    MAX_SKILLS,
+    MAX_SPECIAL_RULES,
+    MAX_STASH_ITEMS,
+    MAX_TERRITORIES,
+    MAX_TEXT,
+    MAX_VEHICLES,
+    check_count,
+)
 from bot.importing.parsed import ParsedGang
 from bot.importing.report import ImportReport
 from bot.storage import Campaign
 from rules.errors import InvalidRequest
-from rules.models import FighterStatus, Gang, Territory
+from rules.models import Fighter, FighterStatus, Gang, Name, Territory
+from rules.tradingpost import MAX_CREDITS
 
 GANG_FORMAT: Literal["munda-arbitrator/gang"] = "munda-arbitrator/gang"
 SOURCE = "munda"
@@ -38,11 +56,12 @@ class GangDocument(BaseModel):
     version: Literal[1] = 1
     exported_at: datetime
     guild_id: int
-    campaign_id: str
-    campaign_name: str
-    ruleset: str
+    # Bounded as the bot's own ids and names are: the import link keeps "campaign_id/gang id".
+    campaign_id: str = Field(min_length=1, max_length=64)
+    campaign_name: Name
+    ruleset: str = Field(max_length=64)
     gang: Gang
-    territories: list[str] = Field(default_factory=list)
+    territories: list[Name] = Field(default_factory=list)
 
 
 def gang_document(
@@ -68,18 +87,127 @@ def read_gang_document(data: Any) -> GangDocument:
         raise InvalidRequest("That file is not a Munda Arbitrator gang file.")
     if data.get("version") != 1:
         raise InvalidRequest(
-            f"That gang file is format version {data.get('version')}; this bot reads version 1."
+            f"That gang file is format version {clip(str(data.get('version')), 20)}; "
+            "this bot reads version 1."
         )
+    _check_texts(data)
     try:
-        return GangDocument.model_validate(data)
+        doc = GangDocument.model_validate(_fighters_validated(data))
     except ValidationError as error:
-        where = [
-            ".".join(str(part) for part in detail["loc"]) + f": {detail['msg']}"
-            for detail in error.errors()[:3]
-        ]
+        raise _damaged(error) from None
+    _check_bounds(doc)
+    return doc
+
+
+def _fighters_validated(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The document with its fighters already validated, one at a time.
+
+    Validating a whole gang in one call holds the GIL, and so the event loop,
+    for a third of a second at the bounds; fighter by fighter, the loop runs
+    in between. The document's own validation takes the models as they are.
+    """
+    gang = data.get("gang")
+    fighters = gang.get("fighters") if isinstance(gang, Mapping) else None
+    if not isinstance(gang, Mapping) or not isinstance(fighters, list):
+        return data
+    check_count(len(fighters), MAX_FIGHTERS, "fighters")
+    validated = []
+    for index, raw in enumerate(fighters):
+        try:
+            validated.append(Fighter.model_validate(raw))
+        except ValidationError as error:
+            raise _damaged(error, ("gang", "fighters", index)) from None
+    return {**data, "gang": {**gang, "fighters": validated}}
+
+
+def _damaged(error: ValidationError, within: tuple[str | int, ...] = ()) -> InvalidRequest:
+    where = [
+        ".".join(str(part) for part in (*within, *detail["loc"])) + f": {detail['msg']}"
+        for detail in error.errors()[:3]
+    ]
+    return InvalidRequest(
+        "That gang file is damaged and nothing was imported: " + "; ".join(where) + "."
+    )
+
+
+def _check_texts(data: Any) -> None:
+    """Refuse a key or text longer than MAX_TEXT anywhere in the decoded file."""
+    pending: list[Any] = [data]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, str):
+            if len(value) > MAX_TEXT:
+                raise InvalidRequest(
+                    f"That gang file has a text of {len(value)} characters at "
+                    f"{_where_too_long(data)}; this bot reads at most {MAX_TEXT}. "
+                    "Nothing was imported."
+                )
+        elif isinstance(value, Mapping):
+            pending += value.keys()
+            pending += value.values()
+        elif isinstance(value, list):
+            pending += value
+
+
+def _where_too_long(data: Any) -> str:
+    """Where the first text over MAX_TEXT is ("gang.fighters.0.skills.3"), for the refusal.
+
+    Only called to explain a refusal, so the walk above need not carry paths.
+    """
+    pending: list[tuple[Any, str]] = [(data, "")]
+    while pending:
+        value, where = pending.pop()
+        if isinstance(value, str) and len(value) > MAX_TEXT:
+            return where
+        if isinstance(value, Mapping):
+            for key, item in value.items():
+                pending += [(key, f"{where} (a key)"), (item, _path(where, clip(key, 40)))]
+        elif isinstance(value, list):
+            pending += [(item, _path(where, str(index))) for index, item in enumerate(value)]
+    return "somewhere"
+
+
+def _path(where: str, part: str) -> str:
+    return f"{where}.{part}" if where else part
+
+
+def _check_bounds(doc: GangDocument) -> None:
+    gang = doc.gang
+    check_count(len(doc.territories), MAX_TERRITORIES, "territories")
+    check_count(len(gang.fighters), MAX_FIGHTERS, "fighters")
+    check_count(len(gang.vehicles), MAX_VEHICLES, "vehicles")
+    check_count(len(gang.stash_vehicles), MAX_VEHICLES, "vehicles in the Stash")
+    check_count(len(gang.stash), MAX_STASH_ITEMS, "items in the Stash")
+    _check_number(gang.battles_fought, MAX_COUNT, "battles fought")
+    items = len(gang.stash)
+    for fighter in gang.fighters:
+        label = f"'{clip(fighter.name, 40)}'"
+        check_count(len(fighter.equipment), MAX_FIGHTER_ITEMS, f"items for {label}")
+        check_count(len(fighter.skills), MAX_SKILLS, f"skills for {label}")
+        check_count(len(fighter.lasting_injuries), MAX_INJURIES, f"injuries for {label}")
+        check_count(len(fighter.special_rules), MAX_SPECIAL_RULES, f"special rules for {label}")
+        check_count(len(fighter.advancements), MAX_ADVANCEMENTS, f"advancements for {label}")
+        _check_number(fighter.xp, MAX_COUNT, f"the XP of {label}")
+        _check_number(fighter.kills, MAX_COUNT, f"the kills of {label}")
+        for advancement in fighter.advancements:
+            _check_number(advancement.xp_cost, MAX_COUNT, f"an advancement's XP for {label}")
+            _check_number(advancement.credits, MAX_CREDITS, f"an advancement's cost for {label}")
+        items += len(fighter.equipment)
+    for vehicle in [*gang.vehicles, *gang.stash_vehicles]:
+        label = f"'{clip(vehicle.name, 40)}'"
+        check_count(len(vehicle.equipment), MAX_FIGHTER_ITEMS, f"items for {label}")
+        check_count(len(vehicle.upgrades), MAX_FIGHTER_ITEMS, f"upgrades for {label}")
+        check_count(len(vehicle.lasting_damage), MAX_INJURIES, f"Lasting Damage for {label}")
+        items += len(vehicle.equipment) + len(vehicle.upgrades)
+    check_count(items, MAX_GANG_ITEMS, "items in the gang (equipment, upgrades and the Stash)")
+
+
+def _check_number(value: int, limit: int, what: str) -> None:
+    if value > limit:
         raise InvalidRequest(
-            "That gang file is damaged and nothing was imported: " + "; ".join(where) + "."
-        ) from None
+            f"That gang file gives {what} as more than {limit}, the most this bot reads. "
+            "Nothing was imported."
+        )
 
 
 def parse_gang_document(
@@ -87,7 +215,9 @@ def parse_gang_document(
 ) -> ParsedGang:
     """The gang of a gang file with fresh ids, owned by ``owner`` (pure)."""
     doc = read_gang_document(data)
-    gang = doc.gang.model_copy(deep=True)
+    # The document was just read from ``data``: its gang is this call's own to change.
+    gang = doc.gang
+    external_id = f"{doc.campaign_id}/{gang.id}"
     report = ImportReport()
     fighter_ids = {f.id: make_id() for f in gang.fighters}
     vehicle_ids = {v.id: make_id() for v in [*gang.vehicles, *gang.stash_vehicles]}
@@ -115,7 +245,7 @@ def parse_gang_document(
         report=report,
         source=SOURCE,
         source_label=LABEL,
-        external_id=f"{doc.campaign_id}/{doc.gang.id}",
+        external_id=external_id,
         fighter_keys={new: old for old, new in fighter_ids.items()},
         has_vehicles=True,
     )

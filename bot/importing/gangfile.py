@@ -5,12 +5,31 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from bot.importing.common import load_json, require_worker_thread
 from bot.importing.gangdoc import is_gang_document, parse_gang_document
+from bot.importing.limits import MAX_JSON_VALUES
 from bot.importing.parsed import ParsedGang
 from bot.importing.yaktribe import parse_yaktribe
 from bot.storage import EXPORT_FORMAT
 from rules.errors import InvalidRequest
 from rules.ruleset import RuleSet
+
+
+def read_gang_file(
+    data: bytes,
+    *,
+    ruleset: RuleSet,
+    owner: str,
+    make_id: Callable[[], str],
+    campaign_id: str,
+) -> ParsedGang:
+    """The gang in the file's bytes, decoded and checked; for a worker thread (a file may
+    be megabytes of JSON)."""
+    require_worker_thread("Reading a gang file")
+    return parse_gang_file(
+        load_json(data, "a gang export", max_values=MAX_JSON_VALUES),
+        ruleset=ruleset, owner=owner, make_id=make_id, campaign_id=campaign_id,
+    )
 
 
 def parse_gang_file(

@@ -1,4 +1,11 @@
-"""``/gang import`` inside a transaction: stage what the file would do, then store it on Confirm.
+"""``/gang import``: read the file in a worker thread, stage what it would do, store it on Confirm.
+
+The file is read (decoded, parsed, checked against ``bot.importing.limits``)
+before the write transaction opens and off the event loop: a large file must
+neither stall other servers' commands nor hold the database's write lock.
+Staging then checks that the campaign's rules did not change meanwhile, and
+plans the import in a worker thread too (inside the transaction: the plan
+depends on the campaign's gangs as stored).
 
 Both steps re-check who may do it: time passes between the question and the
 button, and the gang may have changed hands or been edited meanwhile (then
@@ -7,6 +14,7 @@ the Confirm is refused and the player asked to look again).
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 from typing import Any
 
@@ -15,37 +23,51 @@ import discord
 from bot.context import actor_of, require_arbitrator, require_gang_control
 from bot.errors import Refused
 from bot.importing.diff import fingerprint
-from bot.importing.gangfile import parse_gang_file
+from bot.importing.gangfile import read_gang_file
 from bot.importing.parsed import ParsedGang
 from bot.importing.plan import StagedGangImport, plan_import
 from bot.render import safe
 from bot.rulesets import ruleset_for
 from bot.storage import Campaign, Transaction, new_id
 from bot.ui.confirm import Confirmed
-from rules.errors import NotFound
+from rules.errors import InvalidRequest, NotFound
 from rules.models import Gang
+
+
+async def read(data: bytes, campaign: Campaign, *, owner: str) -> ParsedGang:
+    """The gang in ``data`` as ``campaign`` would import it, read in a worker thread."""
+    return await asyncio.to_thread(
+        read_gang_file, data, ruleset=ruleset_for(campaign), owner=owner, make_id=new_id,
+        campaign_id=campaign.id,
+    )
 
 
 async def stage(
     tx: Transaction,
     campaign: Campaign,
-    data: Any,
+    parsed: ParsedGang,
     interaction: discord.Interaction[Any],
     *,
-    owner: str,
+    read_for: Campaign,
     rename: str | None,
 ) -> tuple[str, StagedGangImport, Gang | None]:
-    """Parse, plan and keep the import; returns (token for the button, plan, gang it updates)."""
-    parsed = parse_gang_file(
-        data, ruleset=ruleset_for(campaign), owner=owner, make_id=new_id, campaign_id=campaign.id
-    )
+    """Plan and keep the import of ``parsed`` (read for ``read_for``, the campaign as it was
+    before the transaction); returns (token for the button, plan, gang it updates)."""
+    if (campaign.id, campaign.settings.ruleset, campaign.trading_post) != (
+        read_for.id, read_for.settings.ruleset, read_for.trading_post
+    ):
+        raise InvalidRequest(
+            f"{campaign.name}'s rule set or Trading Post changed while the file was read; "
+            "nothing was imported. Run /gang import again."
+        )
     gangs = await tx.list_gangs(campaign.id)
     existing, known = await _existing(tx, campaign, parsed, gangs)
     if existing is not None:
         require_gang_control(campaign, existing, interaction)
-    staged = plan_import(
-        parsed, campaign_id=campaign.id, gangs=gangs, existing=existing, known_fighters=known,
-        rename=rename, make_id=new_id, now=datetime.now(UTC),
+    # Copying and merging a gang at its bounds takes a good fraction of a second.
+    staged = await asyncio.to_thread(
+        plan_import, parsed, campaign_id=campaign.id, gangs=gangs, existing=existing,
+        known_fighters=known, rename=rename, make_id=new_id, now=datetime.now(UTC),
     )
     token = new_id()
     await tx.stage_import(campaign.id, token, actor_of(interaction), staged)

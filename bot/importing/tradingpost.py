@@ -19,6 +19,9 @@ listed with their line numbers (CSV) or positions (JSON). The item's kind
 from the ``kind`` column when there is one, else from words in the category
 ("Basic Weapons", "Grenades" -> weapon; "Armour" -> armour; "Weapon
 Accessories", "Ammo" -> wargear).
+
+Bounds (``bot.importing.limits``): at most MAX_TRADING_POST_ITEMS rows and
+MAX_COLUMNS columns; reading stops at the first row past the bound.
 """
 
 from __future__ import annotations
@@ -27,17 +30,20 @@ import csv
 import io
 import re
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from bot.importing.common import clip, decode_text, load_json
+from bot.importing.common import clip, decode_text, load_json, require_worker_thread
+from bot.importing.limits import MAX_COLUMNS, MAX_JSON_VALUES, MAX_TRADING_POST_ITEMS, check_count
 from bot.importing.values import read_int, read_name
 from bot.storage import TradingPostEntry
 from rules.errors import InvalidRequest
 from rules.models import Availability, EquipmentKind
 
-MAX_ROWS = 2000
+if TYPE_CHECKING:
+    from _csv import Reader
+
 MAX_COST = 1_000_000
 # Bad rows listed in the refusal before "and N more" (Discord messages are short).
 SHOWN_PROBLEMS = 12
@@ -64,12 +70,20 @@ class TradingPostParse(BaseModel):
     ignored_columns: list[str] = Field(default_factory=list)
 
 
+def read_trading_post(data: bytes, filename: str = "") -> TradingPostParse:
+    """The whole file read and checked (every row good); for a worker thread."""
+    require_worker_thread("Reading a Trading Post file")
+    parsed = parse_trading_post(data, filename)
+    require_clean(parsed)
+    return parsed
+
+
 def parse_trading_post(data: bytes, filename: str = "") -> TradingPostParse:
     """Every row of the file, good ones as entries and bad ones as problems."""
     text = decode_text(data)
     stripped = text.lstrip()
     if filename.lower().endswith(".json") or stripped.startswith(("[", "{")):
-        return _from_json(load_json(data, "a Trading Post"))
+        return _from_json(load_json(data, "a Trading Post", max_values=MAX_JSON_VALUES))
     return _from_csv(text)
 
 
@@ -100,9 +114,24 @@ def _from_csv(text: str) -> TradingPostParse:
     except csv.Error:
         dialect = csv.excel
     reader = csv.reader(io.StringIO(text), dialect)
+    try:
+        return _read_csv(reader)
+    except csv.Error as error:
+        raise InvalidRequest(_csv_refusal(error, reader.line_num)) from None
+
+
+def _csv_refusal(error: csv.Error, line: int) -> str:
+    reason = str(error)
+    if "field larger than field limit" in reason:
+        reason = f"a cell is longer than {csv.field_size_limit()} characters"
+    return f"That CSV file cannot be read past line {line} ({reason}); nothing was changed."
+
+
+def _read_csv(reader: Reader) -> TradingPostParse:
     header = next(reader, None)
     if header is None:
         raise InvalidRequest("That file is empty; nothing was changed.")
+    check_count(len(header), MAX_COLUMNS, "columns")
     columns = [_column(name) for name in header]
     missing = [c for c in REQUIRED if c not in columns]
     if missing:
@@ -112,9 +141,8 @@ def _from_csv(text: str) -> TradingPostParse:
         )
     result = TradingPostParse(format="CSV", ignored_columns=_ignored(columns))
     rows: list[tuple[str, dict[str, Any]]] = []
-    for cells in reader:
-        if not any(cell.strip() for cell in cells):
-            continue
+    for count, cells in enumerate(filter(_filled, reader), start=1):
+        check_count(count, MAX_TRADING_POST_ITEMS, "items", so_far=True)
         where = f"line {reader.line_num}"
         if len(cells) > len(columns):
             result.problems.append(f"{where}: more cells than the header has columns")
@@ -132,6 +160,7 @@ def _from_json(data: Any) -> TradingPostParse:
             "That JSON file should be a list of items (name, category, cost, availability); "
             "nothing was changed."
         )
+    check_count(len(data), MAX_TRADING_POST_ITEMS, "items")
     result = TradingPostParse(format="JSON")
     rows: list[tuple[str, dict[str, Any]]] = []
     ignored: set[str] = set()
@@ -142,10 +171,15 @@ def _from_json(data: Any) -> TradingPostParse:
             continue
         row = {_column(str(key)): value for key, value in raw.items()}
         ignored |= {key for key in row if key not in KNOWN}
+        check_count(len(ignored), MAX_COLUMNS, "keys the bot does not know in its items")
         rows.append((where, row))
     result.ignored_columns = sorted(ignored)
     _read_rows(rows, result)
     return result
+
+
+def _filled(cells: list[str]) -> bool:
+    return any(cell.strip() for cell in cells)
 
 
 def _column(name: str) -> str:
@@ -161,10 +195,6 @@ def _ignored(columns: list[str]) -> list[str]:
 
 
 def _read_rows(rows: list[tuple[str, dict[str, Any]]], result: TradingPostParse) -> None:
-    if len(rows) > MAX_ROWS:
-        raise InvalidRequest(
-            f"That file lists {len(rows)} items; a Trading Post holds at most {MAX_ROWS}."
-        )
     seen: dict[str, str] = {}
     for where, row in rows:
         try:

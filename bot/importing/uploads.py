@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import re
 
@@ -28,7 +29,7 @@ async def read_attachment(attachment: discord.Attachment, settings: ImportingSet
         data = await attachment.read()
     except discord.HTTPException:
         raise InvalidRequest("Discord would not hand over that attachment; try again.") from None
-    return unpack(data, limit)
+    return await _unpacked(data, limit)
 
 
 async def read_source(
@@ -40,7 +41,12 @@ async def read_source(
     if file is not None:
         return await read_attachment(file, settings)
     assert url is not None
-    return unpack(await fetch(url, settings), settings.max_import_bytes)
+    return await _unpacked(await fetch(url, settings), settings.max_import_bytes)
+
+
+async def _unpacked(data: bytes, limit: int) -> bytes:
+    # Inflating up to ``limit`` bytes of gzip is CPU work: a worker thread does it.
+    return await asyncio.to_thread(unpack, data, limit)
 
 
 def file_stem(name: str, fallback: str) -> str:

@@ -76,12 +76,14 @@ def read_names(value: Any, what: str) -> tuple[list[str], list[str]]:
     return names, problems
 
 
+ID_MAX = 200
+
+
 def read_id(value: Any) -> str | None:
     """An outside id (number or text) as text; None when absent or unusable."""
     if isinstance(value, bool) or value is None:
         return None
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, str) and 0 < len(value.strip()) <= 200:
-        return value.strip()
+    text = str(value) if isinstance(value, int) else value
+    if isinstance(text, str) and 0 < len(text.strip()) <= ID_MAX:
+        return text.strip()
     return None

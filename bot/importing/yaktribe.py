@@ -33,6 +33,8 @@ Decisions where the format is silent:
   the campaign and its Arbitrators.
 - ``gang_rating`` and ``wealth`` are computed by the bot; a different stated
   rating is reported. ``advance_count`` is not kept: the cost includes them.
+- Every list is bounded (``bot.importing.limits``); a file over a bound is
+  refused whole, before the rest of it is read.
 """
 
 from __future__ import annotations
@@ -44,6 +46,17 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from bot.importing.common import clip
+from bot.importing.limits import (
+    MAX_FIGHTER_ITEMS,
+    MAX_FIGHTERS,
+    MAX_GANG_ITEMS,
+    MAX_INJURIES,
+    MAX_QTY,
+    MAX_SKILLS,
+    MAX_STASH_ITEMS,
+    MAX_TERRITORIES,
+    check_count,
+)
 from bot.importing.parsed import ParsedGang
 from bot.importing.report import ImportReport
 from bot.importing.values import read_id, read_int, read_name, read_names
@@ -66,9 +79,6 @@ T = TypeVar("T")
 
 SOURCE = "yaktribe"
 LABEL = "Yaktribe"
-MAX_FIGHTERS = 200
-MAX_ITEMS = 100
-MAX_QTY = 20
 MAX_CREDITS = 1_000_000
 
 GANG_FIELDS = frozenset({
@@ -138,9 +148,15 @@ def parse_yaktribe(
             f"House '{clip(house_typed)}' is not a House List of the rule set {ruleset.name}: "
             "fighter categories come from keywords in their types."
         )
-    keys = _read_fighters(data["gangers"], gang, house, ruleset, make_id, report)
-    gang.stash = _items(data.get("stash"), None, ruleset, make_id, report, "the Stash")
     _territories(data.get("territories"), report)
+    gang.stash = _items(
+        data.get("stash"), None, ruleset, make_id, report, "the Stash", MAX_STASH_ITEMS
+    )
+    keys = _read_fighters(data["gangers"], gang, house, ruleset, make_id, report)
+    check_count(
+        len(gang.stash) + sum(len(f.equipment) for f in gang.fighters), MAX_GANG_ITEMS,
+        "items in the gang (fighters' equipment and the Stash, counting quantities)",
+    )
     declared = _declared(data, "gang_rating", report)
     _declared(data, "wealth", report)
     if declared is not None and declared != gang.rating:
@@ -266,6 +282,8 @@ def _declared(data: dict[str, Any], key: str, report: ImportReport) -> int | Non
 
 
 def _territories(value: Any, report: ImportReport) -> None:
+    if isinstance(value, list):
+        check_count(len(value), MAX_TERRITORIES, "territories")
     names, problems = read_names(value, "territories")
     for problem in problems:
         report.problem(problem)
@@ -352,7 +370,9 @@ def _fighter(
         raise _Skip("; ".join(problems))
     label = f"'{clip(name, 40)}'"
     template, category = _category(fighter_type, house, ruleset, label, report)
-    equipment = _items(raw.get("equipment"), template, ruleset, make_id, report, label)
+    equipment = _items(
+        raw.get("equipment"), template, ruleset, make_id, report, label, MAX_FIGHTER_ITEMS
+    )
     priced = sum(item.cost for item in equipment)
     base = cost - priced
     if base < 0:
@@ -370,8 +390,8 @@ def _fighter(
         profile=profile,
         xp=_fighter_int(raw, "xp", label, report),
         kills=_fighter_int(raw, "kills", label, report),
-        skills=_fighter_names(raw, "skills", label, report),
-        lasting_injuries=_fighter_names(raw, "injuries", label, report),
+        skills=_fighter_names(raw, "skills", MAX_SKILLS, label, report),
+        lasting_injuries=_fighter_names(raw, "injuries", MAX_INJURIES, label, report),
         special_rules=list(template.special_rules) if template else [],
         gang_hierarchy=template.gang_hierarchy if template else category in _HIERARCHY,
         equipment=equipment,
@@ -486,8 +506,13 @@ def _fighter_int(raw: dict[str, Any], key: str, label: str, report: ImportReport
         return 0
 
 
-def _fighter_names(raw: dict[str, Any], key: str, label: str, report: ImportReport) -> list[str]:
-    names, problems = read_names(raw.get(key), key)
+def _fighter_names(
+    raw: dict[str, Any], key: str, limit: int, label: str, report: ImportReport
+) -> list[str]:
+    value = raw.get(key)
+    if isinstance(value, list):
+        check_count(len(value), limit, f"{key} for {label}")
+    names, problems = read_names(value, key)
     for problem in problems:
         report.problem(f"{label}: {problem}; left out.")
     return names
@@ -503,16 +528,17 @@ def _items(
     make_id: Callable[[], str],
     report: ImportReport,
     owner_label: str,
+    limit: int,
 ) -> list[Item]:
     if value is None:
         return []
     if not isinstance(value, list):
         report.problem(f"{owner_label}: equipment is not a list; left out.")
         return []
-    if len(value) > MAX_ITEMS:
-        report.problem(f"{owner_label}: only the first {MAX_ITEMS} equipment entries are read.")
+    what = f"items for {owner_label}"
+    check_count(len(value), limit, what)
     items: list[Item] = []
-    for index, raw in enumerate(value[:MAX_ITEMS], start=1):
+    for index, raw in enumerate(value, start=1):
         entry = {"name": raw} if isinstance(raw, str) else raw
         if not isinstance(entry, dict):
             report.problem(f"{owner_label}: equipment #{index} is not an item; left out.")
@@ -536,6 +562,7 @@ def _items(
             catalogue = Equipment(name=name, cost=0, kind=EquipmentKind.WARGEAR)
             if qty:
                 report.unknown_item(name, qty)
+        check_count(len(items) + qty, limit, f"{what} (counting quantities)", so_far=True)
         items += [_item(catalogue, make_id()) for _ in range(qty)]
     return items
 
