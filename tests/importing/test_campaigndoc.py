@@ -74,19 +74,19 @@ def test_any_other_list_is_bounded_too() -> None:
 
 def test_a_5000_digit_integer_is_refused() -> None:
     data = encoded(document()).replace(b'"guild_id": 1', b'"guild_id": ' + b"9" * 5000)
-    assert "a number far too long" in refusal(data)
+    assert "a number of more than 30 digits" in refusal(data)
 
 
 def test_an_integer_beyond_64_bits_is_refused_with_where_it_is() -> None:
     rich = gang(1)
-    rich["credits"] = 10**30
+    rich["credits"] = 10**20
     message = refusal(encoded(document(gangs=[rich])))
-    assert "gangs[0].credits is too large (31 digits)" in message
+    assert "gangs[0].credits is too large (21 digits)" in message
 
 
 def test_a_lone_surrogate_is_refused() -> None:
     data = encoded(document(gangs=[gang(1)])).replace(b"Gang 1", b"Gang \\ud800")
-    assert "gangs[0].name is not valid Unicode" in refusal(data)
+    assert "half a character" in refusal(data)
 
 
 def test_infinity_is_refused_even_where_any_json_value_goes() -> None:
