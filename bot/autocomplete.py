@@ -20,6 +20,7 @@ from bot.rulesets import ruleset_for
 from bot.storage import Campaign, StorageError
 from rules.errors import RulesError
 from rules.models import Gang
+from rules.names import name_key, same_name
 
 if TYPE_CHECKING:
     from bot.app import MundaBot
@@ -33,9 +34,10 @@ Choices = list[app_commands.Choice[str]]
 
 def choose(names: Iterable[str], current: str) -> Choices:
     """Names containing what was typed, those starting with it first, at most 25."""
-    typed = current.casefold().strip()
-    matching = [n for n in dict.fromkeys(names) if typed in n.casefold()]
-    matching.sort(key=lambda n: (not n.casefold().startswith(typed), n.casefold()))
+    typed = name_key(current)
+    keyed = {n: name_key(n) for n in names}
+    matching = [n for n, key in keyed.items() if typed in key]
+    matching.sort(key=lambda n: (not keyed[n].startswith(typed), keyed[n]))
     return [app_commands.Choice(name=n[:100], value=n[:100]) for n in matching[:MAX_CHOICES]]
 
 
@@ -68,7 +70,7 @@ def _chosen_gang(interaction: discord.Interaction[MundaBot], gangs: list[Gang]) 
     """The gang named in the command's ``gang`` option, if one is filled in."""
     name = getattr(interaction.namespace, "gang", None)
     if isinstance(name, str) and name:
-        picked = [g for g in gangs if g.name.casefold() == name.casefold()]
+        picked = [g for g in gangs if same_name(g.name, name)]
         if picked:
             return picked
     return gangs

@@ -45,7 +45,7 @@ from bot.render import safe
 from bot.storage import Campaign, StorageError
 from bot.ui import send_embeds
 from bot.ui.ledger import lines_embeds
-from cogs.fighter import GuildReads, campaign_in, fighter_in, same_name
+from cogs.fighter import GuildReads, campaign_in, fighter_in
 from rules.actions import (
     ActionKind,
     MedicalEscortCost,
@@ -62,6 +62,7 @@ from rules.actions import (
 from rules.dice import ScriptedRoller
 from rules.errors import InvalidRequest, NotEligible, NotFound, RulesError
 from rules.models import Battle, Fighter, Gang, Vehicle
+from rules.names import same_name
 from rules.world import World
 
 if TYPE_CHECKING:

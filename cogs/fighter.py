@@ -45,6 +45,7 @@ from rules.models import (
     Item,
     Profile,
 )
+from rules.names import same_name
 from rules.ruleset import FighterTemplate, RuleSet
 from rules.tradingpost import (
     HANGER_ON_CATEGORIES,
@@ -124,11 +125,6 @@ class GuildReads:
 
     async def list_gangs(self, campaign_id: str, *, owner: str | None = None) -> list[Gang]:
         return await self._storage.list_gangs(self._guild_id, campaign_id, owner=owner)
-
-
-def same_name(a: str, b: str) -> bool:
-    """Names compare as storage compares them: case-folded, whitespace collapsed."""
-    return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
 
 
 async def campaign_in(source: Lookups, name: str | None) -> Campaign:

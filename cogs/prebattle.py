@@ -28,10 +28,11 @@ from bot.render import roll_line, safe
 from bot.rulesets import ruleset_for
 from bot.storage import Campaign, new_id
 from bot.ui import checked, fit_lines
-from cogs.fighter import GuildReads, same_name, suggest
+from cogs.fighter import GuildReads, suggest
 from rules.dice import SecureRoller
 from rules.errors import InvalidRequest
 from rules.models import Battle, FighterStatus, Gang
+from rules.names import same_name
 from rules.prebattle import (
     Battlefield,
     BattlefieldMethod,

@@ -68,7 +68,6 @@ from cogs.fighter import (
     new_item,
     pick_fighter,
     pick_item,
-    same_name,
     suggest,
 )
 from cogs.vehicle import vehicle_types
@@ -79,6 +78,7 @@ from rules.dice import Roller
 from rules.distribute import give_item, take_item
 from rules.errors import InvalidRequest, NotEligible, NotFound, RulesError
 from rules.models import PROFILE_STATS, Equipment, Fighter, FighterCategory, Gang, Rarity
+from rules.names import same_name
 from rules.ruleset import RuleSet
 from rules.sequence import DEFERRABLE, Step, SubStep
 from rules.tradingpost import (

@@ -33,11 +33,11 @@ from cogs.fighter import (
     campaign_in,
     chosen_gangs,
     pick_fighter,
-    same_name,
     suggest,
 )
 from rules.errors import InvalidRequest, NotEligible, NotFound
 from rules.models import Fighter, FighterCategory, Gang, Vehicle, VehicleStatus
+from rules.names import same_name
 from rules.ruleset import RuleSet, VehicleTemplate
 from rules.tradingpost import purchase_vehicle
 
