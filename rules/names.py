@@ -127,7 +127,7 @@ def valid_name(text: str) -> str:
 def name_taken(kind: str, wanted: str, existing: str, where: str) -> str:
     """The refusal for a name whose key another ``kind`` already holds ``where``."""
     if clean(wanted).casefold() == clean(existing).casefold():
-        return f"There is already a {kind} called '{existing}' {where}."
+        return f"There is already a {kind} called '{clean(wanted)}' {where}."
     return (
         f"The name '{clean(wanted)}' looks the same as the {kind} '{existing}' {where}: "
         "please choose a name that can be told apart from it."
