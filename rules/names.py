@@ -33,6 +33,7 @@ _IGNORABLE = frozenset(
 # blank Braille pattern): popular for names that look empty, so they count
 # as whitespace.
 _BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+_HIDDEN = _IGNORABLE | _BLANK
 
 # Look-alikes of Latin letters in other scripts, applied after case folding,
 # so both cases of a letter map alike (case-insensitivity survives): Cyrillic,
@@ -76,11 +77,19 @@ def _strip(text: str) -> str:
 
 def clean(text: str) -> str:
     """The name as stored and shown; may be empty (see :func:`visible`)."""
-    if text.isascii() and text.isprintable() and " ".join(text.split()) == text:
+    if text.isascii() and text.isprintable() and "  " not in text and text == text.strip():
         return text  # the common case, already clean
-    # Invisible characters go before NFKC (so the letters around one can
-    # compose) and after (NFKC turns a few compatibility blanks into fillers).
-    text = _strip(unicodedata.normalize("NFKC", _strip(text)))
+    if not text.isprintable() or not _HIDDEN.isdisjoint(text):
+        # isprintable is False for every Cc, Cf and Cs character (and for
+        # whitespace other than " ", which needs no stripping but is harmless).
+        # Invisible characters go before NFKC (so the letters around one can
+        # compose) and after (NFKC turns a few compatibility blanks into fillers).
+        text = _strip(unicodedata.normalize("NFKC", _strip(text)))
+    else:
+        text = unicodedata.normalize("NFKC", text)
+    # Whitespace is collapsed after NFKC, which may make spaces ("´" is a
+    # space and an accent); the last NFKC keeps whatever the collapse joined
+    # normalised.
     return unicodedata.normalize("NFKC", " ".join(text.split()))
 
 

@@ -125,7 +125,7 @@ def test_the_stored_form_drops_hidden_characters_and_keeps_the_letters() -> None
 @pytest.mark.parametrize("blank", ["\u200b", "\u200b\u200d\u2060", "\u202e\u202c", "\u3164",
                                    "\u2800 \u2800", "\ufe0f", "\u0301"])
 def test_a_name_with_nothing_visible_is_refused_politely(blank: str) -> None:
-    with pytest.raises(ValueError, match="nothing visible in it.*Please use letters"):
+    with pytest.raises(ValueError, match=r"nothing visible in it.*Please use letters"):
         checked_name(blank, "gang name")
 
 
