@@ -9,9 +9,10 @@ with :func:`rules.names.name_key`.
 Where two rows of one scope (campaigns of a server; gangs, fighters,
 vehicles, Territories of a campaign) now have the same key, the first keeps
 its name and each later one is renamed "<name> (2)", "(3)"...: nothing is
-deleted, and every row can still be named in a command. A name already
-clean goes first (the one with hidden characters is the likelier
-impostor), then the older row. A name with nothing visible becomes
+deleted, and every row can still be named in a command. A plain name (no
+hidden characters, compatibility forms or look-alike letters) goes first,
+as the other is the likelier impostor; then the older row. Renaming only
+adds the number: a name's letters are kept as typed. A name with nothing visible becomes
 "Unnamed <kind>". Each rename is logged as a warning (names quoted with
 their escapes, so hidden characters show) and written to the campaign's
 ledger with the old name, so players can see what happened and why.
@@ -101,7 +102,7 @@ async def rekey_names(conn: aiosqlite.Connection) -> None:
 
 def _plan(keyed: _Keyed, rows: list[_Row]) -> list[_Rename]:
     plan: list[_Rename] = []
-    ordered = sorted(rows, key=lambda r: (r.scope, clean(r.name) != r.name, r.pk))
+    ordered = sorted(rows, key=lambda r: (r.scope, not _plain(r.name), r.pk))
     for _scope, group in groupby(ordered, key=lambda r: r.scope):
         holders: dict[str, str] = {}
         for row in group:
@@ -120,6 +121,11 @@ def _plan(keyed: _Keyed, rows: list[_Row]) -> list[_Rename]:
             holders[key] = name
             plan.append(_Rename(row, name, key, reason))
     return plan
+
+
+def _plain(name: str) -> bool:
+    """No hidden characters, compatibility forms or look-alike letters."""
+    return clean(name) == name and name_key(name) == name.casefold()
 
 
 def _clean(text: str, fallback: str) -> str:
