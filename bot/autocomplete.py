@@ -18,12 +18,13 @@ import discord
 from discord import app_commands
 
 from bot.errors import Refused
-from bot.lookup import campaign_named, name_key, same_name
+from bot.lookup import campaign_named
 from bot.rulesets import ruleset_for
 from bot.storage import Campaign, StorageError, Transaction
 from rules.advancements import GANGER_TABLE, available_options
 from rules.errors import RulesError
 from rules.models import PROFILE_STATS, Fighter, FighterCategory, FighterStatus, Gang, Rarity
+from rules.names import name_key, same_name
 from rules.ruleset import RuleSet
 from rules.tradingpost import HANGER_ON_CATEGORIES, fighter_template, type_template
 
@@ -40,9 +41,10 @@ Interaction = discord.Interaction["MundaBot"]
 
 def choose(names: Iterable[str], current: str) -> Choices:
     """Names containing what was typed, those starting with it first, at most 25."""
-    typed = current.casefold().strip()
-    matching = [n for n in dict.fromkeys(names) if typed in n.casefold()]
-    matching.sort(key=lambda n: (not n.casefold().startswith(typed), n.casefold()))
+    typed = name_key(current)
+    keyed = {n: name_key(n) for n in names}
+    matching = [n for n, key in keyed.items() if typed in key]
+    matching.sort(key=lambda n: (not keyed[n].startswith(typed), keyed[n]))
     return [app_commands.Choice(name=n[:100], value=n[:100]) for n in matching[:MAX_CHOICES]]
 
 

@@ -1,6 +1,7 @@
 """Names as players type them, found on a roster: the one place commands look things up.
 
-Names compare as storage compares them: case-folded, whitespace collapsed.
+Names compare as storage compares them, on their key (rules/names.py: the
+clean name, case-folded, look-alike letters folded).
 A name that is not there is refused with a message naming what was looked
 for and where.
 """
@@ -15,6 +16,7 @@ from bot.render import safe
 from bot.storage import Campaign
 from rules.errors import NotEligible, NotFound
 from rules.models import Fighter, FighterStatus, Gang, Item, Vehicle
+from rules.names import same_name
 
 
 class NameReads(Protocol):
@@ -33,15 +35,6 @@ E = TypeVar("E", bound=StrEnum)
 class HasId(Protocol):
     @property
     def id(self) -> str: ...
-
-
-def name_key(name: str) -> str:
-    """A name as names compare: case-folded, whitespace collapsed."""
-    return " ".join(name.split()).casefold()
-
-
-def same_name(a: str, b: str) -> bool:
-    return name_key(a) == name_key(b)
 
 
 def choice_named(choices: Iterable[E], text: str) -> E | None:

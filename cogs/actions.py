@@ -34,7 +34,6 @@ from bot.battle.interactive import (
 )
 from bot.call import Call, Interaction
 from bot.errors import Refused
-from bot.lookup import same_name
 from bot.options import ActingFighter, ActionTarget, CampaignName, GangName, OpenAction
 from bot.render import safe
 from bot.runs import Situation, action_kind, gangs_in_runs, situation
@@ -55,6 +54,7 @@ from rules.actions import (
 from rules.dice import ScriptedRoller
 from rules.errors import InvalidRequest, NotEligible
 from rules.models import Fighter
+from rules.names import same_name
 
 if TYPE_CHECKING:
     from bot.app import MundaBot

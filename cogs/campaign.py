@@ -49,6 +49,7 @@ from rules.data import available_rulesets
 from rules.dice import parse
 from rules.errors import InvalidRequest, NotFound
 from rules.models import CampaignSettings, ScenarioDie, Territory
+from rules.names import name_taken, same_name
 
 if TYPE_CHECKING:
     from bot.app import MundaBot
@@ -397,7 +398,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
             if template is not None:
                 source = next(
                     (t for t in ruleset_for(found).territories
-                     if t.name.casefold() == template.strip().casefold()),
+                     if same_name(t.name, template)),
                     None,
                 )
                 if source is None:
@@ -411,10 +412,10 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
             if income is not None:
                 fields["income"] = check_income(income)
             existing = await tx.list_territories(found.id)
-            if any(t.name.casefold() == territory_name.casefold() for t in existing):
+            holder = next((t for t in existing if same_name(t.name, territory_name)), None)
+            if holder is not None:
                 raise InvalidRequest(
-                    f"There is already a Territory called '{territory_name}' in "
-                    f"{found.name}."
+                    name_taken("Territory", territory_name, holder.name, f"in {found.name}")
                 )
             territory = checked(
                 lambda: Territory.model_validate(
@@ -469,9 +470,8 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
         async with storage_of(interaction).transaction(guild_id_of(interaction)) as tx:
             found = await campaign_in(tx, campaign)
             require_arbitrator(found, interaction)
-            wanted = " ".join(territory.split()).casefold()
             target = next(
-                (t for t in await tx.list_territories(found.id) if t.name.casefold() == wanted),
+                (t for t in await tx.list_territories(found.id) if same_name(t.name, territory)),
                 None,
             )
             if target is None:
@@ -538,7 +538,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
             raise Refused("Campaigns are imported inside a server.")
         grant = await grant_for(document, guild, interaction.user.id)
         async with storage.transaction(guild_id) as tx:
-            if any(c.name.casefold() == wanted.casefold() for c in await tx.list_campaigns()):
+            if any(same_name(c.name, wanted) for c in await tx.list_campaigns()):
                 raise InvalidRequest(
                     f"There is already a campaign called '{wanted}' here; import it with "
                     "the name option to call it something else."

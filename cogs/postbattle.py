@@ -27,6 +27,7 @@ from bot.render import safe
 from bot.storage import Campaign, StorageError, Transaction
 from rules.errors import InvalidRequest, RulesError
 from rules.models import Gang
+from rules.names import name_key, same_name
 
 if TYPE_CHECKING:
     from bot.app import MundaBot
@@ -266,11 +267,10 @@ class PostBattleCog(commands.GroupCog, group_name="postbattle",
 
 
 def _winner_id(winner: str, gangs: list[Gang]) -> str | None:
-    typed = " ".join(winner.split()).casefold()
-    match = [g for g in gangs if g.name.casefold() == typed]
+    match = [g for g in gangs if same_name(g.name, winner)]
     if match:
         return match[0].id
-    if typed == DRAW:
+    if name_key(winner) == DRAW:
         return None
     names = ", ".join(safe(g.name) for g in gangs)
     raise InvalidRequest(f"The winner must be one of the battle's gangs ({names}) or 'draw'.")
@@ -279,9 +279,8 @@ def _winner_id(winner: str, gangs: list[Gang]) -> str | None:
 async def _territory_id(tx: Transaction, campaign: Campaign, name: str | None) -> str | None:
     if not name:
         return None
-    typed = " ".join(name.split()).casefold()
     found = await tx.list_territories(campaign.id)
-    match = [t for t in found if t.name.casefold() == typed]
+    match = [t for t in found if same_name(t.name, name)]
     if not match:
         raise InvalidRequest(f"There is no Territory called '{safe(name, 50)}' in "
                              f"{safe(campaign.name)}.")

@@ -23,7 +23,6 @@ from bot.battle.engine import active_run_in
 from bot.battle.state import PostBattleRun
 from bot.call import Call, Interaction, Scope
 from bot.errors import Refused
-from bot.lookup import same_name
 from bot.options import CampaignName, CaptiveName, GangName
 from bot.render import roll_line, safe
 from bot.storage import new_id
@@ -31,6 +30,7 @@ from bot.ui import checked, fit_lines
 from rules.dice import SecureRoller
 from rules.errors import InvalidRequest
 from rules.models import Battle, FighterStatus, Gang
+from rules.names import same_name
 from rules.prebattle import (
     Battlefield,
     BattlefieldMethod,

@@ -41,7 +41,7 @@ from bot.battle.interactive import (
 from bot.battle.state import PostBattleRun
 from bot.call import Call, Interaction, Scope
 from bot.errors import Refused
-from bot.lookup import choice_named, pick_item, same_name
+from bot.lookup import choice_named, pick_item
 from bot.options import (
     AdvancementOption,
     AdvancementStat,
@@ -71,6 +71,7 @@ from rules.dice import Roller
 from rules.distribute import give_item, take_item
 from rules.errors import InvalidRequest, NotFound
 from rules.models import PROFILE_STATS, Gang
+from rules.names import same_name
 from rules.ruleset import RuleSet
 from rules.sequence import DEFERRABLE, Step, SubStep
 from rules.tradingpost import (

@@ -15,7 +15,6 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.call import Call, Interaction
-from bot.lookup import same_name
 from bot.options import (
     CampaignName,
     DamageName,
@@ -32,6 +31,7 @@ from bot.ui import bounded, checked, clean_name
 from bot.ui.ledger import gang_change_lines
 from rules.errors import InvalidRequest, NotFound
 from rules.models import Fighter, Gang, Vehicle, VehicleStatus
+from rules.names import same_name
 from rules.ruleset import RuleSet, VehicleTemplate
 from rules.tradingpost import MAX_CREDITS, check_crew, purchase_vehicle, vehicle_template
 

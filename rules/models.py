@@ -16,9 +16,20 @@ import re
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 
-Name = Annotated[str, Field(min_length=1, max_length=100)]
+from rules.names import valid_name
+
+# Every name is stored clean (rules.names): whatever brings one in (a command,
+# an import, a rule data file, a stored row) gets the same form and refusals.
+Name = Annotated[str, AfterValidator(valid_name)]
 Credits = Annotated[int, Field(ge=0, le=1_000_000)]
 
 

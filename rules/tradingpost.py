@@ -64,6 +64,7 @@ from rules.models import (
     Vehicle,
     VehicleStatus,
 )
+from rules.names import same_name
 from rules.ruleset import FighterTemplate, HouseList, RuleSet, VehicleTemplate
 from rules.wording import count, possessive
 from rules.world import RuleResult, Workspace, World
@@ -147,7 +148,7 @@ class RareOffer(BaseModel):
 
     def find(self, name: str) -> Equipment | None:
         for item in self.unlocked:
-            if item.name.casefold() == name.strip().casefold():
+            if same_name(item.name, name):
                 return item
         return None
 
@@ -337,9 +338,8 @@ def normalise_black_market(text: str) -> str:
 
 
 def _template_named(templates: Iterable[FighterTemplate], name: str) -> FighterTemplate | None:
-    wanted = name.strip().casefold()
     for template in templates:
-        if template.fighter_type.casefold() == wanted:
+        if same_name(template.fighter_type, name):
             return template
     return None
 

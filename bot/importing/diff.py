@@ -28,8 +28,8 @@ from collections.abc import Callable, Iterable, Mapping
 
 from bot.importing.parsed import ParsedGang
 from bot.importing.report import ImportReport
-from bot.storage.codec import name_key
 from rules.models import Fighter, FighterStatus, Gang, Item, Vehicle
+from rules.names import name_key
 from rules.world import Change, World, diff_worlds
 
 # Statuses the bot tracks and Yaktribe does not: "Alive" does not end them.

@@ -17,9 +17,9 @@ from bot.importing.diff import fingerprint, merge, resolve_clashes
 from bot.importing.parsed import ParsedGang
 from bot.importing.report import ImportReport
 from bot.storage import GangImportLink
-from bot.storage.codec import name_key
 from rules.errors import InvalidRequest
 from rules.models import Gang
+from rules.names import name_key
 
 
 class StagedGangImport(BaseModel):

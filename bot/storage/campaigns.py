@@ -7,10 +7,11 @@ from collections.abc import Sequence
 
 import aiosqlite
 
-from bot.storage.codec import Row, dumps, name_key, new_id, now
+from bot.storage.codec import Row, dumps, new_id, now
 from bot.storage.records import Campaign, TradingPostEntry
 from rules.errors import InvalidRequest, NotFound
 from rules.models import CampaignSettings
+from rules.names import name_key, name_taken
 
 _SELECT = (
     "SELECT pk, id, guild_id, name, is_default, scenario_die, ruleset, skirmish,"
@@ -104,12 +105,12 @@ async def _name_free(
 ) -> None:
     rows = list(
         await db.execute_fetchall(
-            "SELECT id FROM campaigns WHERE guild_id = ? AND name_key = ?",
+            "SELECT id, name FROM campaigns WHERE guild_id = ? AND name_key = ?",
             (guild_id, name_key(name)),
         )
     )
     if rows and rows[0][0] != except_id:
-        raise InvalidRequest(f"There is already a campaign called '{name}' on this server.")
+        raise InvalidRequest(name_taken("campaign", name, rows[0][1], "on this server"))
 
 
 async def create(

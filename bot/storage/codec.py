@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from rules.models import PROFILE_STATS, Battle, Fighter, Gang, Item, Territory, Vehicle
+from rules.names import name_key
 
 Row = sqlite3.Row
 Values = tuple[Any, ...]
@@ -26,11 +27,6 @@ Values = tuple[Any, ...]
 def new_id() -> str:
     """A fresh short id for a gang, fighter, item, vehicle, territory or battle."""
     return secrets.token_hex(6)
-
-
-def name_key(name: str) -> str:
-    """The form names are compared in: case-folded, whitespace collapsed."""
-    return " ".join(name.split()).casefold()
 
 
 def now() -> str:

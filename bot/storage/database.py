@@ -1,11 +1,12 @@
 """The SQLite connection: pragmas and the migrations runner.
 
 Migrations are the numbered ``migrations/NNNN_name.sql`` files shipped as
-package data. Each is applied in its own transaction together with the bump
-of ``PRAGMA user_version``, so a failed migration leaves the file exactly at
-the previous version. A file whose version is higher than the newest
-migration this release ships was written by a newer release and is refused
-before anything is changed.
+package data, each with an optional Python step (:data:`PYTHON_STEPS`) for
+what SQL cannot compute, run after its SQL. Each is applied in its own
+transaction together with the bump of ``PRAGMA user_version``, so a failed
+migration leaves the file exactly at the previous version. A file whose
+version is higher than the newest migration this release ships was written
+by a newer release and is refused before anything is changed.
 
 A database the bot cannot write is refused before anything else happens: a
 bot that started on one would answer every command that changes something
@@ -19,6 +20,7 @@ import os
 import re
 import sqlite3
 import stat
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -33,6 +35,7 @@ from bot.storage.errors import (
     MigrationFailed,
     StorageError,
 )
+from bot.storage.name_migration import rekey_names
 
 DEFAULT_BUSY_TIMEOUT_MS = 5_000
 _ANY_WRITE = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
@@ -41,32 +44,46 @@ _CANNOT_WRITE = ("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_IO
 _MIGRATION_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 
 
+Step = Callable[[aiosqlite.Connection], Awaitable[None]]
+
+# Python steps by migration version: they see the schema of their own
+# version, so they use SQL of that schema, never the current codec.
+PYTHON_STEPS: dict[int, Step] = {6: rekey_names}
+
+
 @dataclass(frozen=True)
 class Migration:
     version: int
     name: str
     sql: str
+    step: Step | None = None
 
 
 def load_migrations() -> list[Migration]:
-    """Every migration shipped with the package, in version order."""
+    """Every migration shipped with the package, in version order.
+
+    Versions run 1, 2, 3... with none missing: a database at version N is
+    assumed to hold every migration up to N, so a gap would be skipped for ever.
+    """
     found: list[Migration] = []
     for entry in (resources.files("bot.storage") / "migrations").iterdir():
         match = _MIGRATION_NAME.match(entry.name)
         if match is None:
             continue
-        found.append(Migration(int(match.group(1)), match.group(2), entry.read_text("utf-8")))
+        version = int(match.group(1))
+        found.append(
+            Migration(version, match.group(2), entry.read_text("utf-8"), PYTHON_STEPS.get(version))
+        )
     found.sort(key=lambda m: m.version)
-    expected = list(range(1, len(found) + 1))
-    if [m.version for m in found] != expected:
+    versions = [m.version for m in found]
+    if versions != list(range(1, len(found) + 1)):
         raise MigrationFailed(
-            f"Migration files are not numbered 1..{len(found)} without gaps: "
-            f"{[m.version for m in found]}."
+            f"Migration files must be numbered 1, 2, 3... with none missing: {versions}."
         )
     return found
 
 
-LATEST_VERSION = len(load_migrations())
+LATEST_VERSION = load_migrations()[-1].version
 
 
 def split_statements(script: str) -> list[str]:
@@ -222,6 +239,8 @@ async def migrate(conn: aiosqlite.Connection, path: str, migrations: list[Migrat
                 continue
             for statement in split_statements(migration.sql):
                 await conn.execute(statement)
+            if migration.step is not None:
+                await migration.step(conn)
             await conn.execute(f"PRAGMA user_version = {migration.version}")
             await conn.execute("COMMIT")
         except sqlite3.Error as error:

@@ -28,7 +28,7 @@ from typing import Any
 import aiosqlite
 
 from bot.storage import battles, campaigns, imports, ledger, sequences
-from bot.storage.codec import dumps, name_key, new_id, now, territory_from_row
+from bot.storage.codec import dumps, new_id, now, territory_from_row
 from bot.storage.records import Campaign as CampaignRecord
 from bot.storage.records import CampaignDocument, ExportedCampaign, ExportedSequence
 from bot.storage.rekeying import rekey
@@ -42,6 +42,7 @@ from bot.storage.roster import (
     save_territories,
 )
 from rules.errors import InvalidRequest
+from rules.names import name_key
 
 # Keys of a sequence state that never leave the server: bot.battle.state.PostBattleRun's
 # per-stage dice seeds. Knowing them is knowing every roll the sequence will make.

@@ -12,7 +12,6 @@ from collections.abc import Callable, Collection
 
 import aiosqlite
 
-from bot.storage.codec import name_key
 from bot.storage.ledger import Action, apply_world
 from bot.storage.roster import (
     fetch_rosters,
@@ -23,6 +22,7 @@ from bot.storage.roster import (
 from rules.copying import deep_copy
 from rules.errors import InvalidRequest, NotFound
 from rules.models import Fighter, FighterStatus, Gang, Item, Territory, Vehicle
+from rules.names import name_key
 from rules.world import World, diff_worlds
 
 ROSTER_CLAUSE = "ROSTER"

@@ -33,7 +33,6 @@ from bot.storage.codec import (
     gang_row,
     item_data,
     item_row,
-    name_key,
     placeholders,
     territory_from_row,
     territory_row,
@@ -42,6 +41,7 @@ from bot.storage.codec import (
 )
 from rules.errors import InvalidRequest
 from rules.models import Gang, Item, Territory
+from rules.names import name_key, name_taken
 
 _GANG_SELECT = f"SELECT pk, {', '.join(GANG_COLUMNS)} FROM gangs"
 _FIGHTER_SELECT = f"SELECT pk, gang_pk, {', '.join(FIGHTER_COLUMNS)} FROM fighters"
@@ -271,7 +271,8 @@ async def _upsert_gang(
     else:
         gang_pk = old.pk
         if tuple(old.gang)[1:] != values:
-            await _update(db, "gangs", GANG_COLUMNS, values, gang_pk, "gang", gang.name)
+            await _update(db, "gangs", GANG_COLUMNS, values, gang_pk, "gang", gang.name,
+                          campaign_pk)
     assert survivors is not None
 
     fighter_rows = [(f.id, f.name, fighter_row(f, pos)) for pos, f in enumerate(gang.fighters)]
@@ -288,7 +289,8 @@ async def _upsert_gang(
         db, "vehicles", "vehicle", VEHICLE_COLUMNS, campaign_pk, gang_pk,
         survivors.vehicles, vehicle_rows,
     )
-    await _upsert_items(db, gang_pk, gang, fighter_pks, vehicle_pks, survivors.items)
+    await _upsert_items(db, campaign_pk, gang_pk, gang, fighter_pks, vehicle_pks,
+                        survivors.items)
 
 
 async def _release_names(
@@ -344,12 +346,13 @@ async def _upsert_children(
         # Rows are (pk, gang_pk, *columns) as read before any write, so a
         # row parked by _release_names still differs and is rewritten here.
         if tuple(row)[2:] != values:
-            await _update(db, table, columns, values, int(row["pk"]), kind, name)
+            await _update(db, table, columns, values, int(row["pk"]), kind, name, campaign_pk)
     return pks
 
 
 async def _upsert_items(
     db: aiosqlite.Connection,
+    campaign_pk: int,
     gang_pk: int,
     gang: Gang,
     fighter_pks: dict[str, int],
@@ -382,7 +385,7 @@ async def _upsert_items(
             inserts.append((gang_pk, *values))
         elif tuple(row)[2:] != values:
             await _update(db, "items", ITEM_COLUMNS, values, int(row["pk"]), "item",
-                          str(values[id_at]))
+                          str(values[id_at]), campaign_pk)
     if inserts:
         columns = ("gang_pk", *ITEM_COLUMNS)
         try:
@@ -410,7 +413,8 @@ async def _insert(
             values,
         )
     except sqlite3.IntegrityError as error:
-        raise duplicate(kind, name, error) from error
+        campaign_pk = int(values[columns.index("campaign_pk")])
+        raise await duplicate(db, table, campaign_pk, kind, name, error) from error
     assert cursor.lastrowid is not None
     return cursor.lastrowid
 
@@ -423,19 +427,38 @@ async def _update(
     pk: int,
     kind: str,
     name: str,
+    campaign_pk: int,
 ) -> None:
     assignments = ", ".join(f"{column} = ?" for column in columns)
     try:
         await db.execute(f"UPDATE {table} SET {assignments} WHERE pk = ?", (*values, pk))
     except sqlite3.IntegrityError as error:
-        raise duplicate(kind, name, error) from error
+        raise await duplicate(db, table, campaign_pk, kind, name, error) from error
 
 
-def duplicate(kind: str, name: str, error: sqlite3.IntegrityError) -> InvalidRequest:
-    """A readable refusal for a unique constraint that a write broke."""
+async def duplicate(
+    db: aiosqlite.Connection,
+    table: str,
+    campaign_pk: int,
+    kind: str,
+    name: str,
+    error: sqlite3.IntegrityError,
+) -> InvalidRequest:
+    """A readable refusal for a unique constraint that a write broke.
+
+    A name clash names the row that holds the name: with look-alikes folded
+    into the key, the player may not see why their name is taken.
+    """
     text = str(error)
     if "name_key" in text:
-        return InvalidRequest(f"There is already a {kind} called '{name}' in this campaign.")
+        rows = list(
+            await db.execute_fetchall(
+                f"SELECT name FROM {table} WHERE campaign_pk = ? AND name_key = ?",
+                (campaign_pk, name_key(name)),
+            )
+        )
+        existing = str(rows[0][0]) if rows else name
+        return InvalidRequest(name_taken(kind, name, existing, "in this campaign"))
     if "UNIQUE" in text:
         return InvalidRequest(f"There is already a {kind} with that id in this campaign.")
     return InvalidRequest(f"The {kind} '{name}' could not be saved: {text}.")
@@ -472,4 +495,4 @@ async def save_territories(
         values = territory_row(write.new, int(write.old["position"]))
         if tuple(write.old)[1:] != values:
             await _update(db, "territories", TERRITORY_COLUMNS, values, int(write.old["pk"]),
-                          "territory", write.new.name)
+                          "territory", write.new.name, campaign_pk)

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from rules.errors import InvalidRequest
 from rules.models import Equipment, Item
+from rules.names import checked_name
 from rules.tradingpost import MAX_CREDITS, written_item
 
 T = TypeVar("T")
@@ -65,13 +66,11 @@ def checked(build: Callable[[], T], what: str) -> T:
 
 
 def clean_name(text: str, what: str = "name") -> str:
-    """A name as stored: surrounding and repeated whitespace removed, never empty."""
-    name = " ".join(text.split())
-    if not name:
-        raise InvalidRequest(f"The {what} cannot be empty.")
-    if len(name) > 100:
-        raise InvalidRequest(f"The {what} is too long: at most 100 characters.")
-    return name
+    """A name as stored (rules.names.clean), refused if nothing visible is left."""
+    try:
+        return checked_name(text, what)
+    except ValueError as error:
+        raise InvalidRequest(str(error)) from None
 
 
 def bounded(value: int | None, low: int, high: int, what: str) -> int | None:

@@ -304,12 +304,13 @@ async def test_names_at_the_limit_are_stored_and_shown_escaped(scene: Scene) -> 
         owner = "bob" if n % 2 == 0 else "dan"
         gang = at_limit(unit, f"G{n}")
         fighter = at_limit(unit, f"F{n}")
+        # House and fighter type have a visible letter: NULs alone show nothing.
         made = await answered(scene, U, owner, "gang create", name=gang,
-                              house=at_limit(unit), alignment="Outlaw", campaign=campaign)
+                              house=at_limit(unit, "H"), alignment="Outlaw", campaign=campaign)
         assert not made.refused, made.text
         gangs.append(gang)
         for command, values in (
-            ("fighter add", {"gang": gang, "name": fighter, "fighter_type": at_limit(unit),
+            ("fighter add", {"gang": gang, "name": fighter, "fighter_type": at_limit(unit, "T"),
                              "category": "Leader", "cost": 100}),
             ("fighter add", {"gang": gang, "name": at_limit(unit, f"H{n}"), "category": "Ganger",
                              "cost": 50}),

@@ -27,7 +27,8 @@ def user_version(path: Path) -> int:
 
 def test_migrations_ship_as_package_data_numbered_from_one() -> None:
     migrations = load_migrations()
-    assert [m.version for m in migrations] == list(range(1, LATEST_VERSION + 1))
+    versions = [m.version for m in migrations]
+    assert versions == list(range(1, LATEST_VERSION + 1))
     assert LATEST_VERSION >= 2
     assert all(m.sql.strip() for m in migrations)
 

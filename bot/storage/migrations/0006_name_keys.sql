@@ -1,0 +1,7 @@
+-- Schema version 6: names stored clean and keyed by rules.names.name_key.
+--
+-- Nothing here in SQL: NFKC, the invisible characters and the look-alike
+-- letters are computed in Python, by the step bot.storage.name_migration
+-- that the runner runs in this migration's transaction. It renames (never
+-- deletes) rows whose names now clash and records each rename in the log
+-- and in the campaign's ledger (docs/reliability.md, "Names that look alike").

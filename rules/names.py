@@ -1,0 +1,143 @@
+"""Names players type: the form they are stored in and the form they are compared in.
+
+:func:`clean` is the stored (shown) form of a name: NFKC-normalised, without
+invisible characters (zero-width spaces and joiners, bidi controls and the
+like), with blank-looking characters and runs of whitespace turned into one
+space. :func:`name_key` is the form names are compared in, for uniqueness and
+for every lookup: the clean form case-folded, with letters of other scripts
+that look like Latin ones (Cyrillic "о", Greek "Ο"...) replaced by them and
+typographic dashes and quotes made plain. Two names with the same key look
+the same to a player, so they are one name.
+
+Deliberately NOT folded: Latin letters and digits into each other ("0"/"O",
+"1"/"l"/"I", "rn"/"m"). Both are typed on the same keyboard, Discord's font
+tells them apart, and "Squad 0" and "Squad O" may well be meant as two names.
+Accents are kept too: "Café" and "Cafe" are different names.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+MAX_LENGTH = 100
+
+# Default-ignorable characters that are not of category Cf (those are all
+# dropped): combining grapheme joiner, Khmer inherent vowels, Mongolian free
+# variation selectors, variation selectors. They render as nothing.
+_IGNORABLE = frozenset(
+    "\u034f\u17b4\u17b5\u180b\u180c\u180d\u180f"
+    + "".join(chr(c) for c in range(0xFE00, 0xFE10))
+    + "".join(chr(c) for c in range(0xE0100, 0xE01F0))
+)
+# Letters that render as an empty space of some width (Hangul fillers, the
+# blank Braille pattern): popular for names that look empty, so they count
+# as whitespace.
+_BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+_HIDDEN = _IGNORABLE | _BLANK
+
+# Look-alikes of Latin letters in other scripts, applied after case folding,
+# so both cases of a letter map alike (case-insensitivity survives): Cyrillic,
+# Greek, Armenian. The letter itself, not its case, decides: Greek "Η"/"η"
+# becomes "h" because the capital is the look-alike a name would abuse.
+_SCRIPT_LOOKALIKES = {
+    # Cyrillic
+    "а": "a", "в": "b", "е": "e", "ѕ": "s", "і": "i", "ј": "j", "к": "k", "м": "m",
+    "н": "h", "о": "o", "р": "p", "с": "c", "т": "t", "у": "y", "х": "x", "һ": "h",
+    "ү": "y", "ԛ": "q", "ԝ": "w", "ӏ": "l", "ԁ": "d",
+    # Greek (ς folds to σ, which stays)
+    "α": "a", "β": "b", "ε": "e", "ζ": "z", "η": "h", "ι": "i", "κ": "k", "μ": "m",
+    "ν": "n", "ο": "o", "ρ": "p", "τ": "t", "υ": "y", "χ": "x", "ϲ": "c",
+    # Armenian
+    "օ": "o", "ս": "u", "հ": "h",
+}
+# Typographic dashes and quotes that a phone keyboard types for the plain ones.
+_PUNCTUATION_LOOKALIKES = {
+    **dict.fromkeys("\u2010\u2012\u2013\u2014\u2015\u2043\u2212\u2e3a\u2e3b", "-"),
+    **dict.fromkeys("\u2018\u2019\u201a\u201b\u2032\u02bc", "'"),
+    **dict.fromkeys("\u201c\u201d\u201e\u201f", '"'),
+}
+_KEY_TABLE = str.maketrans({**_SCRIPT_LOOKALIKES, **_PUNCTUATION_LOOKALIKES})
+
+
+def _is_invisible(char: str) -> bool:
+    # Cf: zero-width space/joiners, bidi embeddings, overrides and isolates,
+    # soft hyphen, word joiner, BOM, tags. Cc that is not whitespace: other
+    # control characters. Cs: lone surrogates a JSON file can carry.
+    if char in _IGNORABLE:
+        return True
+    category = unicodedata.category(char)
+    return category in ("Cf", "Cs") or (category == "Cc" and not char.isspace())
+
+
+def _strip(text: str) -> str:
+    return "".join(
+        " " if char in _BLANK else char for char in text if not _is_invisible(char)
+    )
+
+
+def clean(text: str) -> str:
+    """The name as stored and shown; may be empty (see :func:`visible`)."""
+    if text.isascii() and text.isprintable() and "  " not in text and text == text.strip():
+        return text  # the common case, already clean
+    if not text.isprintable() or not _HIDDEN.isdisjoint(text):
+        # isprintable is False for every Cc, Cf and Cs character (and for
+        # whitespace other than " ", which needs no stripping but is harmless).
+        # Invisible characters go before NFKC (so the letters around one can
+        # compose) and after (NFKC turns a few compatibility blanks into fillers).
+        text = _strip(unicodedata.normalize("NFKC", _strip(text)))
+    else:
+        text = unicodedata.normalize("NFKC", text)
+    # Whitespace is collapsed after NFKC, which may make spaces ("´" is a
+    # space and an accent); the last NFKC keeps whatever the collapse joined
+    # normalised.
+    return unicodedata.normalize("NFKC", " ".join(text.split()))
+
+
+def visible(text: str) -> bool:
+    """Whether the clean name shows anything: a letter, digit, punctuation or symbol."""
+    return any(unicodedata.category(char)[0] in "LNPS" for char in clean(text))
+
+
+def name_key(name: str) -> str:
+    """The form names are compared in: equal keys are the same name to a player."""
+    text = clean(name)
+    if text.isascii():
+        return text.casefold()
+    # NFD first, so an accented look-alike ("ё") becomes its base letter and
+    # the accent, and meets its Latin twin ("ë") after the final NFC.
+    folded = unicodedata.normalize("NFD", text).casefold()
+    return unicodedata.normalize("NFC", folded.translate(_KEY_TABLE))
+
+
+def same_name(a: str, b: str) -> bool:
+    return name_key(a) == name_key(b)
+
+
+def checked_name(text: str, what: str = "name") -> str:
+    """The clean name, or ValueError with a sentence a player can read."""
+    name = clean(text)
+    if not name and not text.strip():
+        raise ValueError(f"The {what} cannot be empty.")
+    if not visible(name):
+        raise ValueError(
+            f"The {what} has nothing visible in it: it is made only of invisible or "
+            "blank characters. Please use letters, digits or symbols."
+        )
+    if len(name) > MAX_LENGTH:
+        raise ValueError(f"The {what} is too long: at most {MAX_LENGTH} characters.")
+    return name
+
+
+def valid_name(text: str) -> str:
+    """:func:`checked_name` as the models' validator (pydantic passes one argument)."""
+    return checked_name(text)
+
+
+def name_taken(kind: str, wanted: str, existing: str, where: str) -> str:
+    """The refusal for a name whose key another ``kind`` already holds ``where``."""
+    if clean(wanted).casefold() == clean(existing).casefold():
+        return f"There is already a {kind} called '{clean(wanted)}' {where}."
+    return (
+        f"The name '{clean(wanted)}' looks the same as the {kind} '{existing}' {where}: "
+        "please choose a name that can be told apart from it."
+    )

@@ -1,0 +1,68 @@
+"""Names that look alike, through the real bot process: one name, refused politely."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bot.arena import Arena
+from bot.fakediscord.result import InteractionResult
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+U, G = "Underhive", "general"
+
+
+async def slash(arena: Arena, who: str, command: str, /, **options: Any) -> InteractionResult:
+    return await arena.driver.slash(U, G, who, command, **options)
+
+
+async def create_gang(arena: Arena, who: str, name: str) -> InteractionResult:
+    return await slash(arena, who, "gang create", name=name, house="Goliath",
+                       alignment="Outlaw")
+
+
+async def gang_names(arena: Arena) -> str:
+    listed = await slash(arena, "carol", "gang list")
+    assert not listed.ephemeral, listed.content
+    return listed.text()
+
+
+async def test_a_zero_width_twin_of_a_gang_is_refused(arena: Arena) -> None:
+    await slash(arena, "alice", "campaign create", name="Dust Falls")
+    made = await create_gang(arena, "alice", "Red Ones")
+    assert not made.ephemeral, made.content
+    twin = await create_gang(arena, "bob", "Red Ones\u200b")
+    assert twin.ephemeral
+    assert "There is already a gang called 'Red Ones' in this campaign." in twin.content
+    assert (await gang_names(arena)).count("Red Ones") == 1
+
+
+async def test_a_cyrillic_look_alike_is_refused_naming_the_gang(arena: Arena) -> None:
+    fake = await create_gang(arena, "bob", "R\u0435d \u041enes")
+    assert fake.ephemeral
+    assert "looks the same as the gang 'Red Ones' in this campaign" in fake.content
+    assert "choose a name that can be told apart" in fake.content
+    assert "\u0435" not in await gang_names(arena)
+    # Typed with the look-alike letters, the name still finds the real gang.
+    shown = await slash(arena, "carol", "gang show", gang="R\u0435d \u041enes")
+    assert not shown.ephemeral and "Red Ones" in shown.text()
+
+
+async def test_a_name_with_nothing_visible_is_refused(arena: Arena) -> None:
+    before = await gang_names(arena)
+    for blank in ("\u200b", "\u200b\u202e\u2060", "\u3164"):
+        refused = await create_gang(arena, "bob", blank)
+        assert refused.ephemeral
+        assert "The gang name has nothing visible in it" in refused.content
+        assert "Please use letters, digits or symbols." in refused.content
+    assert await gang_names(arena) == before
+
+
+async def test_a_name_is_stored_without_its_hidden_characters(arena: Arena) -> None:
+    made = await create_gang(arena, "bob", "\u2066Grey\u200b Ones\u2069")
+    assert not made.ephemeral, made.content
+    assert "**Grey Ones** (Goliath" in made.content and "\u200b" not in made.content
+    renamed = await slash(arena, "bob", "gang edit", gang="Grey Ones", name="R\u0435d Ones")
+    assert renamed.ephemeral and "looks the same as the gang 'Red Ones'" in renamed.content
