@@ -187,6 +187,7 @@ def item_data(row: Row) -> dict[str, Any]:
 
 TERRITORY_COLUMNS = (
     "position", "id", "name", "name_key", "income", "boons", "can_be_staked", "controller",
+    "income_only_for",
 )
 
 
@@ -194,6 +195,7 @@ def territory_row(territory: Territory, position: int) -> Values:
     return (
         position, territory.id, territory.name, name_key(territory.name), territory.income,
         dumps(territory.boons), int(territory.can_be_staked), territory.controller,
+        territory.income_only_for.value if territory.income_only_for else None,
     )
 
 
@@ -206,6 +208,7 @@ def territory_from_row(row: Row) -> Territory:
             "boons": loads_list(row["boons"]),
             "can_be_staked": bool(row["can_be_staked"]),
             "controller": row["controller"],
+            "income_only_for": row["income_only_for"],
         }
     )
 

@@ -67,12 +67,6 @@ SETTINGS = settings(
                            HealthCheck.function_scoped_fixture],
 )
 
-# The territories table has no column for a Territory's alignment restriction: a
-# territory read back from it forgets that its income is for one alignment only (it
-# survives inside stored sequence states, which are JSON). Comparisons of territories
-# read from the table leave this field out until the schema stores it.
-NOT_IN_TERRITORIES_TABLE = frozenset({"income_only_for"})
-
 # --------------------------------------------------------------------------- strategies
 
 # Fields each strategy gives, by model: checked against the models' own fields.
@@ -349,7 +343,7 @@ def check(read: Any, wrote: Any, what: str) -> None:
 
 
 def table_territory(territory: Territory) -> dict[str, Any]:
-    return territory.model_dump(exclude=set(NOT_IN_TERRITORIES_TABLE))
+    return territory.model_dump()
 
 
 async def store_and_read_back(storage: Storage, guild: int, data: CampaignData) -> None:
