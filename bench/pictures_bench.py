@@ -81,8 +81,8 @@ def sample_series(gangs: int = 6, battles: int = 20) -> list[GangSeries]:
     lines = []
     for gang in range(gangs):
         points = [
-            ChartPoint(battle=b, rating=1000 + 37 * b + 11 * gang, wealth=1200 + 41 * b,
-                       reputation=1 + b, credits=100 + 5 * b)
+            ChartPoint(battle=b, rating=1000 + 37 * b + 11 * gang,
+                       wealth=1200 + 41 * b + 29 * gang, reputation=1 + b, credits=100 + 5 * b)
             for b in range(gang % 3, battles, 2)
         ]
         lines.append(GangSeries(gang_id=f"g{gang}", gang_name=f"{NAMES[gang % len(NAMES)]}",
