@@ -1,0 +1,409 @@
+"""The roster card: a gang as A4 pages of fighter cards, two columns a page.
+
+Page one opens with the gang (name, House, owner, the four figures in large
+tiles that stay readable in Discord's small preview); then one block per
+fighter, per vehicle, and the Stash, flowing down the left column, then the
+right, then onto the next page. A block never splits across columns; one too
+tall for a whole column is cut with a "more" line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bot.pictures.canvas import (
+    A4_HEIGHT,
+    A4_WIDTH,
+    ACCENT,
+    ACCENT_INK,
+    BAD,
+    GONE,
+    GOOD,
+    INK,
+    MARGIN,
+    MUTED,
+    PAPER,
+    RULE,
+    TABLE_HEAD,
+    WARN,
+    Canvas,
+    Colour,
+    Line,
+    draw_lines,
+    hatched,
+    labelled,
+    pill,
+)
+from bot.pictures.fonts import Weight, typeface
+from rules.models import (
+    PROFILE_STATS,
+    TARGET_STATS,
+    EquipmentKind,
+    Fighter,
+    FighterStatus,
+    Gang,
+    Item,
+    Profile,
+    Vehicle,
+    VehicleStatus,
+)
+
+NO_BREAK = "\u00a0"
+GUTTER = 28
+COLUMN_WIDTH = (A4_WIDTH - 2 * MARGIN - GUTTER) // 2
+PADDING = 12
+INNER = COLUMN_WIDTH - 2 * PADDING
+BLOCK_GAP = 16
+HEADER_HEIGHT = 262
+RUNNING_HEADER_HEIGHT = 64
+FOOTER_HEIGHT = 36
+BAND_HEIGHT = 40
+META_HEIGHT = 34
+TABLE_HEIGHT = 58
+STAT_LABELS = {
+    "m": "M", "ws": "WS", "bs": "BS", "s": "S", "t": "T", "w": "W", "i": "I", "a": "A",
+    "ld": "Ld", "cl": "Cl", "wil": "Wil", "int": "Int",
+}
+_STATUS_COLOURS: dict[FighterStatus, Colour] = {
+    FighterStatus.ACTIVE: GOOD,
+    FighterStatus.IN_RECOVERY: WARN,
+    FighterStatus.CONVALESCENT: WARN,
+    FighterStatus.CAPTURED: BAD,
+    FighterStatus.DEAD: GONE,
+    FighterStatus.RETIRED: GONE,
+}
+
+
+class WeaponProfile(BaseModel):
+    """A weapon's profile line, for rule data that has one (keyed by weapon name)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    short_range: str = Field(default="-", max_length=8)
+    long_range: str = Field(default="-", max_length=8)
+    short_accuracy: str = Field(default="-", max_length=8)
+    long_accuracy: str = Field(default="-", max_length=8)
+    strength: str = Field(default="-", max_length=8)
+    ap: str = Field(default="-", max_length=8)
+    damage: str = Field(default="-", max_length=8)
+    ammo: str = Field(default="-", max_length=8)
+    traits: list[str] = Field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        parts = [
+            f"Rng {self.short_range}/{self.long_range}",
+            f"Acc {self.short_accuracy}/{self.long_accuracy}",
+            f"S {self.strength}", f"AP {self.ap}", f"D {self.damage}", f"Am {self.ammo}",
+        ]
+        if self.traits:
+            parts.append(", ".join(self.traits))
+        return " · ".join(parts)
+
+
+@dataclass(frozen=True)
+class RosterOptions:
+    """What the card says beyond the gang itself."""
+
+    owner_name: str | None = None
+    # Gang id -> name, for "Captured by ...".
+    gang_names: Mapping[str, str] = field(default_factory=dict)
+    # Casefolded weapon name -> profile.
+    weapon_profiles: Mapping[str, WeaponProfile] = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- blocks
+
+
+@dataclass
+class Block:
+    """A card in a column: a coloured band with a title, a line with tags, the profile
+    table (fighters only), then lines of text."""
+
+    title: str
+    right: str
+    band: Colour
+    meta: Line
+    lines: list[Line]
+    pills: list[tuple[str, Colour]] = field(default_factory=list)
+    # A fighter's: None is "profile not set"; vehicles and the Stash have no table.
+    profile: Profile | None = None
+    has_profile: bool = False
+
+    @property
+    def table_height(self) -> int:
+        return TABLE_HEIGHT if self.has_profile else 0
+
+    @property
+    def height(self) -> int:
+        body = sum(line.height for line in self.lines)
+        return BAND_HEIGHT + META_HEIGHT + self.table_height + body + PADDING
+
+    def fit(self, limit: int) -> Block:
+        """This block, cut to ``limit`` pixels with a line saying how much is left out."""
+        if self.height <= limit:
+            return self
+        more = typeface(18)
+        kept = list(self.lines)
+        room = limit - (self.height - sum(line.height for line in self.lines))
+        room -= more.line_height + 3
+        while kept and sum(line.height for line in kept) > room:
+            kept.pop()
+        dropped = len(self.lines) - len(kept)
+        note = Line(f"… {dropped} more line{'s' * (dropped != 1)} not shown", more, MUTED)
+        return Block(self.title, self.right, self.band, self.meta, [*kept, note], self.pills,
+                     self.profile, self.has_profile)
+
+    def draw(self, canvas: Canvas, x: float, y: float) -> None:
+        draw = canvas.draw
+        draw.rectangle((x, y, x + COLUMN_WIDTH, y + self.height), outline=RULE, width=2)
+        draw.rectangle((x, y, x + COLUMN_WIDTH, y + BAND_HEIGHT), fill=self.band)
+        name_face = typeface(24, Weight.BOLD)
+        cost_face = typeface(22, Weight.BOLD)
+        title_room = INNER - cost_face.width(self.right) - 12
+        top = y + (BAND_HEIGHT - name_face.line_height) / 2
+        canvas.text(name_face, (x + PADDING, top), name_face.clip(self.title, title_room),
+                    ACCENT_INK)
+        canvas.text(cost_face, (x + COLUMN_WIDTH - PADDING, top + 1), self.right, ACCENT_INK,
+                    align="right")
+        cursor = y + BAND_HEIGHT + 6
+        right = x + COLUMN_WIDTH - PADDING
+        for text, colour in self.pills:
+            right = pill(canvas, right, cursor, text, colour) - 6
+        meta = self.meta
+        canvas.text(meta.face, (x + PADDING, cursor + 3), meta.face.clip(meta.text, right - x - 20),
+                    meta.colour)
+        cursor += META_HEIGHT
+        if self.has_profile:
+            _draw_profile(canvas, x + PADDING, cursor, self.profile)
+            cursor += self.table_height
+        draw_lines(canvas, x + PADDING, cursor, self.lines)
+
+
+def _draw_profile(canvas: Canvas, x: float, y: float, profile: Profile | None) -> None:
+    """The twelve characteristics as a two-row table, or a hatched "profile not set" box."""
+    draw = canvas.draw
+    if profile is None:
+        hatched(draw, (x, y + 2, x + INNER, y + 48), BAD)
+        face = typeface(20, Weight.BOLD)
+        label = "PROFILE NOT SET"
+        width = face.width(label) + 24
+        centre = x + INNER / 2
+        draw.rectangle((centre - width / 2, y + 12, centre + width / 2, y + 38), fill=PAPER)
+        canvas.text(face, (centre, y + 13), label, BAD, align="centre")
+        return
+    cell = INNER / len(PROFILE_STATS)
+    head = typeface(15, Weight.BOLD)
+    value_face = typeface(21, Weight.BOLD)
+    draw.rectangle((x, y, x + INNER, y + 22), fill=TABLE_HEAD)
+    for index, stat in enumerate(PROFILE_STATS):
+        centre = x + cell * index + cell / 2
+        canvas.text(head, (centre, y + 2), STAT_LABELS[stat], INK, align="centre")
+        value = profile.get(stat)
+        suffix = '"' if stat == "m" else "+" if stat in TARGET_STATS else ""
+        canvas.text(value_face, (centre, y + 24), f"{value}{suffix}", INK, align="centre")
+        if index:
+            draw.line((x + cell * index, y, x + cell * index, y + 50), fill=RULE)
+    draw.line((x, y + 50, x + INNER, y + 50), fill=RULE)
+
+
+def _status(fighter: Fighter, options: RosterOptions) -> str:
+    if fighter.status is FighterStatus.CAPTURED:
+        captor = options.gang_names.get(fighter.captured_by or "")
+        return f"Captured by {captor}" if captor else "Captured"
+    return fighter.status.value
+
+
+def _item_text(item: Item) -> str:
+    """The item and its price, never broken across lines."""
+    return f"{item.name} ({item.cost})".replace(" ", NO_BREAK)
+
+
+def _equipment_lines(items: Sequence[Item], options: RosterOptions) -> list[Line]:
+    """Weapons (each with its profile line when the rule data has one), then the rest."""
+    weapons = [i for i in items if i.kind is EquipmentKind.WEAPON]
+    profiled = [w for w in weapons if w.name.casefold() in options.weapon_profiles]
+    plain = [_item_text(w) for w in weapons if w not in profiled]
+    lines = labelled("Weapons", ", ".join(plain), INNER) if plain else []
+    for weapon in profiled:
+        label = "" if lines else "Weapons"
+        lines += labelled(label, _item_text(weapon), INNER)
+        profile = options.weapon_profiles[weapon.name.casefold()]
+        lines += labelled("", profile.text, INNER, MUTED, size=16, label_width=120)
+    others = [_item_text(i) for i in items if i.kind is not EquipmentKind.WEAPON]
+    if others:
+        lines += labelled("Wargear", ", ".join(others), INNER)
+    return lines
+
+
+def fighter_block(fighter: Fighter, options: RosterOptions) -> Block:
+    # The profile may become optional ("not set"); a missing one is drawn as such.
+    profile: Profile | None = getattr(fighter, "profile", None)
+    kind = fighter.category.value
+    if fighter.fighter_type:
+        kind = f"{kind} · {fighter.fighter_type}"
+    meta = typeface(18)
+    status_colour = _STATUS_COLOURS.get(fighter.status, INK)
+    pills = [(_status(fighter, options), status_colour)]
+    if fighter.critical_injury:
+        pills.append(("Critical injury", BAD))
+    about = Line(f"{kind} · {fighter.xp} XP · {fighter.kills} kills", meta, MUTED)
+    lines = _equipment_lines(fighter.equipment, options)
+    if fighter.skills:
+        lines += labelled("Skills", ", ".join(fighter.skills), INNER)
+    if fighter.special_rules:
+        lines += labelled("Rules", ", ".join(fighter.special_rules), INNER)
+    if fighter.lasting_injuries:
+        lines += labelled("Injuries", ", ".join(fighter.lasting_injuries), INNER, BAD)
+    if fighter.advancements:
+        lines += labelled("Advances", ", ".join(a.name for a in fighter.advancements), INNER)
+    band = ACCENT if fighter.on_roster else GONE
+    return Block(fighter.name, f"{fighter.total_cost} cr", band, about, lines, pills, profile,
+                 has_profile=True)
+
+
+def vehicle_block(vehicle: Vehicle, crew: str | None, options: RosterOptions) -> Block:
+    meta = typeface(18)
+    colour = GOOD if vehicle.status is VehicleStatus.ACTIVE else WARN
+    about = "Vehicle" + (f" · {vehicle.vehicle_type}" if vehicle.vehicle_type else "")
+    if crew:
+        about += f" · crew {crew}"
+    lines: list[Line] = []
+    if vehicle.upgrades:
+        lines += labelled("Upgrades", ", ".join(_item_text(i) for i in vehicle.upgrades), INNER)
+    lines += _equipment_lines(vehicle.equipment, options)
+    if vehicle.lasting_damage:
+        lines += labelled("Damage", ", ".join(vehicle.lasting_damage), INNER, BAD)
+    return Block(vehicle.name, f"{vehicle.total_cost} cr", INK, Line(about, meta, MUTED), lines,
+                 [(vehicle.status.value, colour)])
+
+
+def stash_block(gang: Gang) -> Block:
+    meta = typeface(18)
+    about = f"{gang.credits} credits · {len(gang.stash)} item{'s' * (len(gang.stash) != 1)}"
+    items = ", ".join(_item_text(i) for i in gang.stash) or "nothing"
+    lines = labelled("Items", items, INNER)
+    if gang.stash_vehicles:
+        vehicles = ", ".join(
+            f"{v.name} ({v.total_cost})".replace(" ", NO_BREAK) for v in gang.stash_vehicles
+        )
+        lines += labelled("Vehicles", vehicles, INNER)
+    return Block("Stash", f"{gang.stash_value} cr", MUTED, Line(about, meta, MUTED), lines)
+
+
+# --------------------------------------------------------------------------- pages
+
+
+def _draw_header(canvas: Canvas, gang: Gang, options: RosterOptions) -> None:
+    width = A4_WIDTH - 2 * MARGIN
+    title = typeface(58, Weight.BOLD)
+    canvas.text(title, (MARGIN, MARGIN - 6), title.clip(gang.name, width), INK)
+    sub = typeface(26)
+    about = f"House {gang.house} · {gang.alignment.value}"
+    if options.owner_name:
+        about += f" · Owner {options.owner_name}"
+    canvas.text(sub, (MARGIN, MARGIN + 66), sub.clip(about, width), MUTED)
+    tiles = [
+        ("GANG RATING", gang.rating), ("WEALTH", gang.wealth),
+        ("CREDITS", gang.credits), ("REPUTATION", gang.reputation),
+    ]
+    gap = 18
+    tile_width = (width - gap * (len(tiles) - 1)) / len(tiles)
+    label = typeface(18, Weight.BOLD)
+    value = typeface(46, Weight.BOLD)
+    top = MARGIN + 112
+    for index, (name, figure) in enumerate(tiles):
+        left = MARGIN + index * (tile_width + gap)
+        canvas.draw.rectangle((left, top, left + tile_width, top + 92), fill=ACCENT)
+        canvas.text(label, (left + 14, top + 8), name, ACCENT_INK)
+        canvas.text(value, (left + 14, top + 32), str(figure), ACCENT_INK)
+    fighters = sum(1 for f in gang.fighters if f.on_roster)
+    vehicles = len(gang.vehicles)
+    counts = (f"{fighters} fighter{'s' * (fighters != 1)} · {vehicles} vehicle"
+              f"{'s' * (vehicles != 1)} · {gang.battles_fought} battles fought")
+    canvas.text(typeface(18), (MARGIN, top + 104), counts, MUTED)
+
+
+def _draw_running_header(canvas: Canvas, gang: Gang) -> None:
+    face = typeface(30, Weight.BOLD)
+    width = A4_WIDTH - 2 * MARGIN
+    canvas.text(face, (MARGIN, MARGIN - 8),
+                face.clip(f"{gang.name} — roster, continued", width), INK)
+    canvas.draw.line((MARGIN, MARGIN + 34, A4_WIDTH - MARGIN, MARGIN + 34), fill=RULE, width=2)
+
+
+def _draw_footer(canvas: Canvas, page: int, pages: int) -> None:
+    face = typeface(16)
+    y = A4_HEIGHT - MARGIN + 8
+    canvas.text(face, (MARGIN, y), "Munda Arbitrator roster card", MUTED)
+    canvas.text(face, (A4_WIDTH - MARGIN, y), f"page {page} of {pages}", MUTED, align="right")
+
+
+@dataclass
+class _Placed:
+    block: Block
+    x: float
+    y: float
+
+
+def _paginate(blocks: list[Block]) -> list[list[_Placed]]:
+    """Flow blocks down the left column, then the right, then onto a new page."""
+    bottom = A4_HEIGHT - MARGIN - FOOTER_HEIGHT
+    first_top = MARGIN + HEADER_HEIGHT
+    later_top = MARGIN + RUNNING_HEADER_HEIGHT
+    # The shortest column is page one's: a block cut to it fits in any column.
+    tallest = bottom - first_top
+    pages: list[list[_Placed]] = [[]]
+    column, top = 0, first_top
+    y = top
+    for block in blocks:
+        fitted = block.fit(tallest)
+        if y + fitted.height > bottom and y > top:
+            column += 1
+            if column == 2:
+                pages.append([])
+                column, top = 0, later_top
+            y = top
+        x = MARGIN + column * (COLUMN_WIDTH + GUTTER)
+        pages[-1].append(_Placed(fitted, x, y))
+        y += fitted.height + BLOCK_GAP
+    return pages
+
+
+def roster_blocks(gang: Gang, options: RosterOptions) -> list[Block]:
+    names = {f.id: f.name for f in gang.fighters}
+    blocks = [fighter_block(f, options) for f in gang.fighters]
+    blocks += [vehicle_block(v, names.get(v.crew_id or ""), options) for v in gang.vehicles]
+    blocks.append(stash_block(gang))
+    return blocks
+
+
+def roster_card(
+    gang: Gang,
+    *,
+    owner_name: str | None = None,
+    gang_names: Mapping[str, str] | None = None,
+    weapon_profiles: Mapping[str, WeaponProfile] | None = None,
+) -> list[bytes]:
+    """The gang's roster card as PNG pages (A4 at 150 dpi, 1240 x 1754 pixels each)."""
+    options = RosterOptions(
+        owner_name=owner_name,
+        gang_names=dict(gang_names or {}),
+        weapon_profiles={k.casefold(): v for k, v in (weapon_profiles or {}).items()},
+    )
+    pages = _paginate(roster_blocks(gang, options))
+    out = []
+    for number, placed in enumerate(pages, start=1):
+        canvas = Canvas()
+        if number == 1:
+            _draw_header(canvas, gang, options)
+        else:
+            _draw_running_header(canvas, gang)
+        for item in placed:
+            item.block.draw(canvas, item.x, item.y)
+        _draw_footer(canvas, number, len(pages))
+        out.append(canvas.png())
+    return out

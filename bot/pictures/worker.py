@@ -1,0 +1,177 @@
+"""Drawing off the event loop, with finished pictures cached by what they show.
+
+A 40-fighter roster card takes around a tenth of a second of CPU: long
+enough to stall every other interaction if drawn on the event loop. The
+:class:`PictureWorker` draws on one thread of its own: one, because the
+machine has two cores and the bot's database thread needs the other, and
+because matplotlib's font settings and the shared font caches are not meant
+for several threads at once.
+
+The storage keeps no revision number for a roster, so a roster's revision is
+the hash of its whole model dump (with whatever else the card shows, such as
+the owner's name): any change to the gang gives a new key, and an unchanged
+gang is never drawn twice while its card is in the cache.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from typing import Any, TypeVar, cast
+
+from bot.pictures.battle import battle_card
+from bot.pictures.chart import campaign_chart
+from bot.pictures.roster import WeaponProfile, roster_card
+from bot.pictures.series import GangSeries, Measure
+from rules.models import Fighter, FighterCategory, Gang
+from rules.report import BattleReport
+from rules.world import World
+
+T = TypeVar("T")
+# About 100 KB a page: 32 rosters of four pages stay under 15 MB.
+DEFAULT_CACHE_ENTRIES = 32
+
+
+def revision_key(kind: str, *parts: object) -> str:
+    """A stable hash of what a picture shows: models by their JSON dump, the rest as JSON."""
+    digest = hashlib.sha256(kind.encode("utf-8"))
+    for part in parts:
+        if hasattr(part, "model_dump_json"):
+            text = part.model_dump_json(by_alias=True)
+        else:
+            text = json.dumps(part, sort_keys=True, default=_dump)
+        digest.update(b"\0" + text.encode("utf-8"))
+    return digest.hexdigest()
+
+
+def _dump(value: object) -> object:
+    dump = getattr(value, "model_dump", None)
+    if dump is not None:
+        return dump(mode="json", by_alias=True)
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(f"cannot key a picture on {type(value).__name__}")
+
+
+def roster_revision(
+    gang: Gang,
+    owner_name: str | None = None,
+    gang_names: Mapping[str, str] | None = None,
+    weapon_profiles: Mapping[str, WeaponProfile] | None = None,
+) -> str:
+    """The key of a roster card: the gang as stored, and the names and profiles it shows."""
+    return revision_key(
+        "roster", gang, owner_name, dict(gang_names or {}), dict(weapon_profiles or {})
+    )
+
+
+class PictureWorker:
+    """Draws pictures on its own thread and keeps the last ones drawn.
+
+    The same picture asked for again while it is being drawn waits for that
+    drawing instead of starting another.
+    """
+
+    def __init__(self, cache_entries: int = DEFAULT_CACHE_ENTRIES) -> None:
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pictures")
+        self._cache: OrderedDict[str, Any] = OrderedDict()
+        self._entries = cache_entries
+        self._drawing: dict[str, asyncio.Future[Any]] = {}
+        self.drawn = 0
+
+    async def run(self, draw: Callable[..., T], *args: object, **kwargs: object) -> T:
+        """``draw(*args, **kwargs)`` on the worker thread, uncached."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, partial(draw, *args, **kwargs))
+
+    async def cached(self, key: str, draw: Callable[..., T], *args: object,
+                     **kwargs: object) -> T:
+        """The picture under ``key``, drawn by ``draw(*args, **kwargs)`` if not cached."""
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            return cast(T, self._cache[key])
+        pending = self._drawing.get(key)
+        if pending is not None:
+            return cast(T, await asyncio.shield(pending))
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._drawing[key] = future
+        try:
+            picture = await self.run(draw, *args, **kwargs)
+        except BaseException as error:
+            future.set_exception(error)
+            # Nobody else may be waiting; the exception is the caller's to see.
+            future.exception()
+            raise
+        finally:
+            del self._drawing[key]
+        self.drawn += 1
+        future.set_result(picture)
+        self._cache[key] = picture
+        while len(self._cache) > self._entries:
+            self._cache.popitem(last=False)
+        return picture
+
+    async def roster_card(
+        self,
+        gang: Gang,
+        *,
+        owner_name: str | None = None,
+        gang_names: Mapping[str, str] | None = None,
+        weapon_profiles: Mapping[str, WeaponProfile] | None = None,
+    ) -> list[bytes]:
+        key = roster_revision(gang, owner_name, gang_names, weapon_profiles)
+        # A copy of the gang: the caller may change its model while the thread draws.
+        pages: tuple[bytes, ...] = await self.cached(
+            key, _roster_pages, gang.model_copy(deep=True), owner_name,
+            dict(gang_names or {}), dict(weapon_profiles or {}),
+        )
+        return list(pages)
+
+    async def campaign_chart(self, series: Sequence[GangSeries], measure: Measure,
+                             *, title: str | None = None) -> bytes:
+        key = revision_key("chart", [s.model_dump(mode="json") for s in series], measure, title)
+        return await self.cached(key, campaign_chart, list(series), measure, title=title)
+
+    async def battle_card(self, report: BattleReport,
+                          casualties: Mapping[str, Sequence[str]] | None = None) -> bytes:
+        lines = {gang: list(names) for gang, names in (casualties or {}).items()}
+        key = revision_key("battle", report, lines)
+        return await self.cached(key, battle_card, report, lines)
+
+    async def warm_up(self) -> None:
+        """Open the fonts and read their character maps now, on the worker thread.
+
+        The first card of a process pays for that (about 0.2 s more); a bot calls
+        this at start-up so that no player's first card does.
+        """
+        await self.run(_warm_up)
+
+    def close(self) -> None:
+        """Stop the thread once the drawing under way is done; queued drawings are dropped."""
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _roster_pages(
+    gang: Gang,
+    owner_name: str | None,
+    gang_names: dict[str, str],
+    weapon_profiles: dict[str, WeaponProfile],
+) -> tuple[bytes, ...]:
+    return tuple(roster_card(gang, owner_name=owner_name, gang_names=gang_names,
+                             weapon_profiles=weapon_profiles))
+
+
+def _warm_up() -> None:
+    # Latin, Cyrillic and CJK: every face of the chain is opened and its map read.
+    sample = Gang(id="warm", name="Warm-up 鬼", house="Goliath", owner="0")
+    sample.fighters.append(Fighter(id="f", name="Жук 龍", category=FighterCategory.LEADER, cost=1))
+    roster_card(sample)
+    battle_card(BattleReport(
+        clause="", title="", world=World(), battle_id="warm", scenario="Warm-up",
+        winner_id=None, winner_name=None, territory_id=None, territory_name=None, gangs=[],
+    ))
