@@ -294,7 +294,9 @@ def _effect_problem(effect: InjuryEffect, names: set[str]) -> str | None:
         return f"changes an unknown characteristic {stat!r}"
     if kind is InjuryEffectKind.SKILL and not effect.skill:
         return "grants a skill without naming it"
-    if kind in (InjuryEffectKind.XP, InjuryEffectKind.MULTIPLE):
+    if kind is InjuryEffectKind.AFTER_BATTLE and not effect.on_results:
+        return "rolls after each battle but names no result that brings Convalescence"
+    if kind in (InjuryEffectKind.XP, InjuryEffectKind.MULTIPLE, InjuryEffectKind.AFTER_BATTLE):
         if not expression:
             return f"needs an expression for its {kind.value} effect"
         if not expression.strip().isdigit():

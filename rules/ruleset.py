@@ -28,8 +28,11 @@ class InjuryEffectKind(StrEnum):
     CRITICAL = "critical"  # dies unless a Medical Escort saves it (PB-5.5)
     DEAD = "dead"  # Memorable Death
     MULTIPLE = "multiple"  # roll more times (a dice expression), re-rolling ``reroll`` results
-    # Roll a D6 after each battle, on a 1 Convalescence (Old Battle Wound); kept as a note.
+    # Written on the card, no mechanical effect (Bitter Enmity, vehicle Lasting Damage).
     NOTE = "note"
+    # After each battle roll ``expression``; on one of ``on_results`` the fighter
+    # goes into Convalescence (Old Battle Wound), rolled in the Wrap-up.
+    AFTER_BATTLE = "after battle"
 
 
 class InjuryEffect(Model):
@@ -45,6 +48,8 @@ class InjuryEffect(Model):
     # Applies only when the fighter already has this result ("Partially
     # Deafened: none; a second time -1 Leadership").
     on_repeat: bool = False
+    # For AFTER_BATTLE: the results of ``expression`` that bring Convalescence.
+    on_results: list[int] = Field(default_factory=list)
     text: str | None = None
 
 
