@@ -178,18 +178,18 @@ class BattleWoundRoll(BaseModel):
 
 
 class WrapUpResult(RuleResult):
-    experience: list[ExperienceGained] = []
+    experience: list[ExperienceGained]
     succumb: list[SuccumbOutcome]
     injuries: list[InjuryOutcome]
     reported_injuries: list[ReportedInjuries]
     escapes: list[EscapeOutcome]
     scrap: list[ScrapAward]
     retrieved_vehicles: list[RetrievedVehicle]
-    lasting_damage: list[LastingDamageOutcome] = []
-    battle_wounds: list[BattleWoundRoll] = []
+    lasting_damage: list[LastingDamageOutcome]
+    battle_wounds: list[BattleWoundRoll]
     recovered_fighters: list[str]
     # Fighters whose Convalescence from an earlier battle ended (campaign only).
-    convalescence_ended: list[str] = []
+    convalescence_ended: list[str]
 
 
 def wrap_up(
