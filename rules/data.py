@@ -254,10 +254,25 @@ def _check_consistency(ruleset: RuleSet, tables: dict[str, _Table]) -> None:
                 f"{tables['advancements'].file}: advancements: '{advancement.name}' names "
                 f"unknown characteristics {bad}."
             )
+    problem = _skill_sets_problem(ruleset)
+    if problem:
+        raise InvalidRequest(f"{tables['skill_sets'].file}: skill_sets: {problem}")
     for territory in ruleset.territories:
         if not territory.income.strip().isdigit():
             _check_expression(territory.income, tables["territories"].file,
                               f"the income of {territory.name}")
+
+
+def _skill_sets_problem(ruleset: RuleSet) -> str | None:
+    names = [s.name.casefold() for s in ruleset.skill_sets]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        return f"more than one skill set called {repeated}"
+    for skill_set in ruleset.skill_sets:
+        skills = [s.casefold() for s in skill_set.skills]
+        if len(set(skills)) != len(skills):
+            return f"{skill_set.name} names a skill twice"
+    return None
 
 
 def _possible_results(table: InjuryTable) -> list[int]:

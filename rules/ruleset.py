@@ -150,6 +150,20 @@ class VehicleTemplate(Model):
     cost: int = Field(ge=0)
 
 
+class SkillSet(Model):
+    """A skill set's names, in the order of its D6 table (PB-6E)."""
+
+    name: Name
+    skills: list[Name] = Field(min_length=6, max_length=6)
+    # Content the project ships as an example, to be replaced by a campaign's own.
+    example: bool = False
+
+    def skill(self, name: str) -> str | None:
+        """The set's spelling of ``name``, if the set has it."""
+        wanted = name.strip().casefold()
+        return next((s for s in self.skills if s.casefold() == wanted), None)
+
+
 class HouseList(Model):
     house: Name
     fighters: list[FighterTemplate] = Field(default_factory=list)
@@ -171,6 +185,17 @@ class RuleSet(Model):
     territories: list[Territory] = Field(default_factory=list)
     trading_post: list[Equipment] = Field(default_factory=list)
     houses: list[HouseList] = Field(default_factory=list)
+    skill_sets: list[SkillSet] = Field(default_factory=list)
+
+    def skill_set(self, name: str) -> SkillSet:
+        for skill_set in self.skill_sets:
+            if skill_set.name.casefold() == name.strip().casefold():
+                return skill_set
+        from rules.errors import NotFound
+
+        known = ", ".join(s.name for s in self.skill_sets) or "none"
+        raise NotFound(f"The rule set {self.name} has no skill set called {name} "
+                       f"(its skill sets: {known}).")
 
     def max_hangers_on(self, reputation: int) -> int:
         allowed = [lim.max_hangers_on for lim in self.hangers_on_limits
