@@ -42,7 +42,7 @@ from pydantic import ValidationError
 
 from rules.dice import parse
 from rules.errors import InvalidRequest, NotFound
-from rules.models import PROFILE_STATS
+from rules.models import PROFILE_STATS, FighterCategory
 from rules.ruleset import InjuryEffect, InjuryEffectKind, InjuryTable, RuleSet
 
 DEFAULT_RULESET = "core-2023"
@@ -253,6 +253,12 @@ def _check_consistency(ruleset: RuleSet, tables: dict[str, _Table]) -> None:
             raise InvalidRequest(
                 f"{tables['advancements'].file}: advancements: '{advancement.name}' names "
                 f"unknown characteristics {bad}."
+            )
+    for template in ruleset.hangers_on:
+        if template.category not in (FighterCategory.HANGER_ON, FighterCategory.BRUTE):
+            raise InvalidRequest(
+                f"{tables['hangers_on'].file}: hangers_on: {template.fighter_type} is a "
+                f"{template.category.value}, not a Hanger-on or Brute."
             )
     problem = _skill_sets_problem(ruleset)
     if problem:

@@ -143,6 +143,10 @@ class FighterTemplate(Model):
     special_rules: list[str] = Field(default_factory=list)
     # Its own Equipment List, whose prices take precedence (PB-6B.5, PB-6D).
     equipment_list: list[Equipment] = Field(default_factory=list)
+    # A Hanger-on or Brute needs at least this Reputation (PB-6B.3).
+    min_reputation: int = Field(default=0, ge=0)
+    # A figure the project ships as an example, to be replaced by a campaign's own.
+    example: bool = False
 
 
 class VehicleTemplate(Model):
@@ -186,6 +190,8 @@ class RuleSet(Model):
     trading_post: list[Equipment] = Field(default_factory=list)
     houses: list[HouseList] = Field(default_factory=list)
     skill_sets: list[SkillSet] = Field(default_factory=list)
+    # Hangers-on and Brutes on offer to every house (PB-6B.3).
+    hangers_on: list[FighterTemplate] = Field(default_factory=list)
 
     def skill_set(self, name: str) -> SkillSet:
         for skill_set in self.skill_sets:
