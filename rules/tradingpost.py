@@ -315,7 +315,7 @@ def hire_fighter(
             "recruit it as a Hanger-on or Brute."
         )
     require_fresh_id(ws.world, new_id)
-    recruit = _fighter_from(template, name, new_id)
+    recruit = fighter_from_template(template, name, new_id)
     _check_composition(gang, recruit)
     charge(gang, template.cost, f"Hiring a {template.fighter_type}")
     gang.fighters.append(recruit)
@@ -363,7 +363,8 @@ def _check_composition(gang: Gang, recruit: Fighter) -> None:
         )
 
 
-def _fighter_from(template: FighterTemplate, name: str, new_id: str) -> Fighter:
+def fighter_from_template(template: FighterTemplate, name: str, new_id: str) -> Fighter:
+    """A new fighter of ``template`` at its founding cost, unequipped, default profile."""
     return Fighter(
         id=new_id,
         name=name,
@@ -453,7 +454,7 @@ def recruit_hanger_on(
     require_fresh_id(ws.world, new_id)
     place = check_hanger_on_room(ruleset, gang, template)
     charge(gang, template.cost, f"Recruiting a {template.fighter_type}")
-    gang.fighters.append(_fighter_from(template, name, new_id))
+    gang.fighters.append(fighter_from_template(template, name, new_id))
     example = " (an example cost from the shipped data)" if template.example else ""
     ws.note(
         f"{gang.name} recruits {name}, a {template.fighter_type}, for {template.cost} "
