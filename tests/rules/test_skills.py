@@ -58,6 +58,11 @@ def test_random_skill_is_read_from_the_sets_table_and_named(ruleset: RuleSet) ->
     assert result.skill == "Bulging Biceps"
     assert result.world.gang("g").fighter("f1").skills == ["Bulging Biceps"]
     assert "Hero rolls 2 on the Brawn skills: Bulging Biceps." in result.notes
+    # A campaign's own data without skill sets numbers the skills of the set named.
+    bare = ruleset.model_copy(update={"skill_sets": []})
+    numbered = buy_advancement(_world(), "g", "f1", RANDOM, bare, ScriptedRoller([3]),
+                               skill_set="Brawn")
+    assert numbered.skill == "Brawn skill 3"
 
 
 @pytest.mark.rule("PB-6E")
@@ -119,14 +124,6 @@ def test_gangers_roll_needs_its_promotion_skill_set_before_the_dice(ruleset: Rul
     promoted = roll_ganger_advancement(w, "g", "f1", ruleset, ScriptedRoller([6, 6, 1]),
                                        skill_set="Shooting")
     assert promoted.skill == "Fast Shot" and promoted.promoted_to is FighterCategory.SPECIALIST
-
-
-@pytest.mark.rule("PB-6E")
-def test_a_campaign_set_without_skill_sets_numbers_its_skills(ruleset: RuleSet) -> None:
-    bare = ruleset.model_copy(update={"skill_sets": []})
-    result = buy_advancement(_world(), "g", "f1", RANDOM, bare, ScriptedRoller([3]),
-                             skill_set="Ferocity")
-    assert result.skill == "Ferocity skill 3"
 
 
 def test_skill_set_data_naming_a_skill_twice_is_refused(tmp_path: Path) -> None:

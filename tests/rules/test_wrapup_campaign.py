@@ -81,10 +81,14 @@ def _boss_may_act(world: World, battle: Battle) -> bool:
 
 @pytest.mark.rule("PB-1.5")
 def test_convalescence_from_an_earlier_battle_ends_at_this_wrap_up(ruleset: RuleSet) -> None:
-    world = _world(status=FighterStatus.CONVALESCENT)
+    # Jaw's gang did not fight this battle: its Convalescence waits for its own next one.
+    jaws = make.gang("Iron Jaws", id="jaws", fighters=[
+        make.fighter("Jaw", id="jaw", status=FighterStatus.CONVALESCENT)])
+    world = make.world(*_world(status=FighterStatus.CONVALESCENT).gangs.values(), jaws)
     battle = _battle()
     result = _run(world, battle, ruleset, [])
     assert result.convalescence_ended == ["boss"]
+    assert result.world.gang("jaws").fighter("jaw").status is FighterStatus.CONVALESCENT
     assert result.world.gang("wolves").fighter("boss").status is FighterStatus.ACTIVE
     assert any("Convalescence from an earlier battle ends" in n for n in result.notes)
     # ...so the Leader makes its post-battle action in this sequence.
@@ -145,16 +149,6 @@ def test_a_skirmish_leaves_convalescence_alone(ruleset: RuleSet) -> None:
     result = _run(world, _battle(campaign=False), ruleset, [])
     assert result.convalescence_ended == []
     assert result.world.gang("wolves").fighter("boss").status is FighterStatus.CONVALESCENT
-
-
-@pytest.mark.rule("PB-1.5")
-def test_convalescence_of_a_gang_that_did_not_fight_stays(ruleset: RuleSet) -> None:
-    world = _world()
-    jaws = make.gang("Iron Jaws", id="jaws", fighters=[
-        make.fighter("Jaw", id="jaw", status=FighterStatus.CONVALESCENT)])
-    world = make.world(*world.gangs.values(), jaws)
-    result = _run(world, _battle(), ruleset, [])
-    assert result.world.gang("jaws").fighter("jaw").status is FighterStatus.CONVALESCENT
 
 
 # --------------------------------------------------------------------------- Lasting Damage
