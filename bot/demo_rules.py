@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ParamSpec, TextIO, TypeVar
 
-from bot.render import result_lines, roll_line, safe
+from bot.render import result_lines, safe
 from rules.actions import (
     Actor,
     medical_escort_cost,
@@ -35,7 +35,7 @@ from rules.advancements import buy_advancement, choose_advancement_stat, roll_ga
 from rules.boons import BoonClaim, claim_boons
 from rules.cleanhouse import clean_house
 from rules.data import default_ruleset
-from rules.dice import SeededRoller, roll
+from rules.dice import SeededRoller
 from rules.distribute import give_item
 from rules.errors import RulesError
 from rules.income import collect_income
@@ -421,7 +421,7 @@ class _Demo:
 
     def income_step(self, seq: PostBattleSequence, battle: Battle) -> None:
         self.stage(seq, Step.COLLECT_INCOME)
-        self.show(collect_income(self.world, battle, self.roller))
+        self.show(collect_income(self.world, battle, self.roller, ruleset=self.ruleset))
         self.confirm_all(seq)
 
     def actions_step(self, seq: PostBattleSequence, battle: Battle) -> None:
@@ -499,23 +499,11 @@ class _Demo:
 
     def boons_step(self, seq: PostBattleSequence) -> None:
         self.stage(seq, Step.UPDATE_ROSTER, SubStep.TERRITORY_BOONS)
-        # The Settlement's recruit roll is the players' to read (rules.boons): the
-        # demo rolls it openly and declares what it gives.
-        dice = roll(self.roller, "2D6",
-                    "Settlement Boon for the Slag Lords (a 6: a free Juve; double 6: a Ganger)")
-        self.lines.append(f"    {roll_line(dice, plain=True)}")
-        recruits: list[Fighter] = []
-        if dice.faces.count(6) == 2:
-            recruits.append(_fighter(self.ruleset, "Goliath", "g-boon", "Brakka", "Bully", []))
-        elif 6 in dice.faces:
-            recruits.append(_fighter(self.ruleset, "Goliath", "g-boon", "Cinder", "Forge-born",
-                                     []))
-        found = f" and {recruits[0].name} joins" if recruits else ""
-        self.say(f"The Slag Lords claim the Settlement: +1 Reputation{found}.")
-        claim = BoonClaim(territory_id=SETTLEMENT, reputation=1, fighters=recruits,
-                          description="Settlement: +1 Reputation and the recruit roll")
+        # The Settlement's Boon is data: the bot adds the Reputation and rolls the recruit.
+        self.say("The Slag Lords claim the Settlement: +1 Reputation and its recruit roll.")
+        claim = BoonClaim(territory_id=SETTLEMENT, recruit_id="g-boon", recruit_name="Cinder")
         claimed = self.attempt(claim_boons, self.world, GOLIATH, seq.id, [claim], self.ruleset,
-                               seq.claimed_boons(GOLIATH))
+                               seq.claimed_boons(GOLIATH), roller=self.roller)
         if claimed is not None:
             seq.record_boons(claimed)
         self.say("The Venom Court's Old Ruins grant no Boon.")
@@ -539,7 +527,7 @@ class _Demo:
                      "+1 Weapon Skill or Ballistic Skill", self.ruleset, self.roller, "ws",
                      skirmish=seq.skirmish)
         rolled = self.attempt(roll_ganger_advancement, self.world, GOLIATH, HARN, self.ruleset,
-                              self.roller, skirmish=seq.skirmish)
+                              self.roller, skill_set="Brawn", skirmish=seq.skirmish)
         if rolled is not None and rolled.pending_stats:
             stat = rolled.pending_stats[0]
             self.say(f"Harn's player chooses {stat.upper()}.")

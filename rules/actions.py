@@ -14,6 +14,11 @@ Decisions where the texts are silent:
   queries return nothing and the actions raise :class:`OutOfStep`.
 - Selling, bounties and disposal are open in any post-battle sequence of the
   captor once the owner has had its rescue chance (see ``rules.captives``).
+  "The fighter can sell any number of Captive fighters": one action deals
+  with one captive or a list of them, each priced on its own (its own
+  percentage of its own total cost, rounded up to 5) with its own note. Every
+  captive of the list must be open to that deal, or nothing happens; a
+  captive named twice is refused.
 - Medical Escort and Negotiate Repairs are split so that the cost is rolled
   and shown before the player decides to pay: ``*_cost`` only rolls (it does
   not use up the action), the second step takes the rolled value and uses the
@@ -31,7 +36,7 @@ Decisions where the texts are silent:
 
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Sequence, Set
 from enum import StrEnum
 from typing import TypeVar
 
@@ -228,49 +233,92 @@ def trade(world: World, actor: Actor) -> TradeResult:
 # --------------------------------------------------------------------------- captives
 
 
-class CaptiveActionResult(ActionResult):
+class CaptiveDeal(BaseModel):
+    """One captive of a sale, bounty or disposal, priced on its own."""
+
+    model_config = ConfigDict(frozen=True)
+
     captive_id: str
     captive_name: str
     owner_gang_id: str
-    credits_gained: int
+    total_cost: int
+    credits: int
 
 
-def sell_to_guilders(world: World, actor: Actor, captive_id: str) -> CaptiveActionResult:
-    """Sell a captive as a slave: half its total cost, rounded up to 5 (PB-5.2)."""
-    return _deal_with_captive(
-        world, actor, captive_id, CaptiveOption.SELL_TO_GUILDERS,
+class CaptiveActionResult(ActionResult):
+    captives: list[CaptiveDeal]
+    credits_gained: int  # all the captives together
+
+    @property
+    def captive_id(self) -> str:
+        """The first captive dealt with (the only one of a one-captive action)."""
+        return self.captives[0].captive_id
+
+    @property
+    def captive_name(self) -> str:
+        return self.captives[0].captive_name
+
+    @property
+    def owner_gang_id(self) -> str:
+        return self.captives[0].owner_gang_id
+
+
+CaptiveIds = str | Sequence[str]
+
+
+def sell_to_guilders(world: World, actor: Actor, captive_ids: CaptiveIds) -> CaptiveActionResult:
+    """Sell captives as slaves: half of each one's total cost, rounded up to 5 (PB-5.2)."""
+    return _deal_with_captives(
+        world, actor, captive_ids, CaptiveOption.SELL_TO_GUILDERS,
         ActionKind.SELL_TO_GUILDERS, "PB-5.2", percent=50,
     )
 
 
-def claim_bounty(world: World, actor: Actor, captive_id: str) -> CaptiveActionResult:
-    """Law Abiding captor, Outlaw captive: its full total cost (PB-5.3)."""
-    return _deal_with_captive(
-        world, actor, captive_id, CaptiveOption.CLAIM_BOUNTY,
+def claim_bounty(world: World, actor: Actor, captive_ids: CaptiveIds) -> CaptiveActionResult:
+    """Law Abiding captor, Outlaw captives: each one's full total cost (PB-5.3)."""
+    return _deal_with_captives(
+        world, actor, captive_ids, CaptiveOption.CLAIM_BOUNTY,
         ActionKind.CLAIM_BOUNTY, "PB-5.3", percent=100,
     )
 
 
-def dispose_of_captive(world: World, actor: Actor, captive_id: str) -> CaptiveActionResult:
-    """Outlaw captor, any captive: it is gone, nothing is gained (PB-5.4)."""
-    return _deal_with_captive(
-        world, actor, captive_id, CaptiveOption.DISPOSE,
+def dispose_of_captive(
+    world: World, actor: Actor, captive_ids: CaptiveIds
+) -> CaptiveActionResult:
+    """Outlaw captor, any captives: they are gone, nothing is gained (PB-5.4)."""
+    return _deal_with_captives(
+        world, actor, captive_ids, CaptiveOption.DISPOSE,
         ActionKind.DISPOSE_OF_CAPTIVE, "PB-5.4", percent=0,
     )
 
 
-def _deal_with_captive(
+def _deal_with_captives(
     world: World,
     actor: Actor,
-    captive_id: str,
+    captive_ids: CaptiveIds,
     option: CaptiveOption,
     kind: ActionKind,
     clause: str,
     percent: int,
 ) -> CaptiveActionResult:
+    ids = [captive_ids] if isinstance(captive_ids, str) else list(captive_ids)
+    if not ids:
+        raise InvalidRequest("Name at least one captive.")
+    if len(set(ids)) != len(ids):
+        raise InvalidRequest("Name each captive once.")
     ws, gang, fighter = _begin(world, actor)
+    for captive_id in ids:
+        require_captive_option(ws.world, gang.id, captive_id, option)
+    deals = [_deal_with_one(ws, gang, captive_id, percent) for captive_id in ids]
+    names = ", ".join(deal.captive_name for deal in deals)
+    return _finish(
+        ws, CaptiveActionResult, kind, clause, f"{kind.value}: {names}", gang, fighter,
+        captives=deals, credits_gained=sum(deal.credits for deal in deals),
+    )
+
+
+def _deal_with_one(ws: Workspace, gang: Gang, captive_id: str, percent: int) -> CaptiveDeal:
     owner, captive = find_captive(ws.world, captive_id)
-    require_captive_option(ws.world, gang.id, captive_id, option)
     # Total cost: the captive goes with all its weapons and wargear.
     gained = percent_of(captive.total_cost, percent)
     gang.credits += gained
@@ -281,10 +329,9 @@ def _deal_with_captive(
             f"rounded up to 5: {gang.name} gains {gained} credits."
         )
     ws.note(f"{captive.name} and all its gear are deleted from the roster of {owner.name}.")
-    return _finish(
-        ws, CaptiveActionResult, kind, clause, f"{kind.value}: {captive.name}", gang, fighter,
+    return CaptiveDeal(
         captive_id=captive_id, captive_name=captive.name, owner_gang_id=owner.id,
-        credits_gained=gained,
+        total_cost=captive.total_cost, credits=gained,
     )
 
 

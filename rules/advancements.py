@@ -14,17 +14,26 @@ Decisions where the texts are silent:
   In Recovery can.
 - A characteristic already at its best cannot be improved (refused, no XP
   spent).
-- Skills: the rule set carries no skill lists, so a chosen skill is named by
-  the player, and a random one is a D6 rolled openly on the skill set the
-  player names, recorded as "<set> skill <n>"; a result the fighter already
-  has is re-rolled. Promotions ("Promoted to Champion, ...") change the
-  fighter's category, and a promotion to Champion gives Gang Hierarchy.
+- Skills come from the rule set's skill sets (``skill_sets``: six names per
+  set, in the order of its D6 table). A random skill is a D6 rolled openly on
+  the set the player names, read as the skill's name; a skill the fighter
+  already has is re-rolled, openly, and a fighter that has the whole set is
+  refused before any roll. A chosen skill must be a skill of the named set
+  (or, with no set named, of any set) and one the fighter does not have.
+  Which sets are Primary or Secondary for a fighter is not in the data: the
+  player names the set. A rule set without skill sets (a campaign's own
+  data) falls back to "<set> skill <n>" for a random skill and takes a
+  chosen skill's name as typed. Promotions ("Promoted to Champion, ...")
+  change the fighter's category, and a promotion to Champion gives Gang
+  Hierarchy.
 - The Gangers' table gives a choice of two characteristics after the roll.
   A ``stat`` passed with the request is taken when the rolled line offers
   it (or the line offers only one); otherwise the XP and credits are spent,
   the advancement is recorded without a characteristic, and the player
-  completes it with :func:`choose_advancement_stat`. A promotion rolled
-  without a named skill set rolls on "Primary" and says so.
+  completes it with :func:`choose_advancement_stat`. Because the table can
+  promote (with a random skill), a roll on it needs the skill set named
+  first, when the rule set has skill sets: asking without one is refused
+  before the 2D6 is rolled, so no roll is ever wasted.
 - Advancements are refused in skirmish play (PB-0).
 """
 
@@ -99,7 +108,7 @@ def buy_advancement(
     if chosen is not None:
         fields.update(_improve(fighter, chosen))
     else:
-        fields.update(_gain_skill(ws, fighter, option, roller, skill, skill_set))
+        fields.update(_gain_skill(ws, fighter, option, ruleset, roller, skill, skill_set))
     fighter.xp -= xp_cost
     fighter.cost += option.credits
     fighter.advancements.append(
@@ -143,6 +152,7 @@ def roll_ganger_advancement(
         raise NotEligible(f"Only Gangers roll on the Gangers' table; {fighter.name} is not one.")
     table = ruleset.ganger_advancements
     _check_xp(fighter, "a roll on the Gangers' table", table.xp_cost)
+    chosen_set = _promotion_skill_set(ruleset, skill_set)
     dice = ws.roll(roller, "2D6", f"Gangers' advancement for {fighter.name}")
     entry = _ganger_entry(ruleset, dice.total)
     fields: dict[str, object] = {"table_roll": dice.total}
@@ -150,11 +160,10 @@ def roll_ganger_advancement(
     name, credits = entry.name, entry.credits
     if entry.promote_to is not None:
         fields.update(_promote(fighter, entry.promote_to))
-        chosen_set = skill_set or DEFAULT_SKILL_SET
-        if _set_is_full(fighter, chosen_set):
+        if not _open_skills(fighter, _skill_table(ruleset, chosen_set)):
             ws.note(f"{fighter.name} already has every {chosen_set} skill: no skill to gain.")
         else:
-            fields["skill"] = _roll_skill(ws, fighter, roller, chosen_set)
+            fields["skill"] = _roll_skill(ws, fighter, roller, ruleset, chosen_set)
     elif entry.stats:
         # The roll is made openly and stands, so a characteristic that cannot
         # improve is dropped from the choice rather than refusing the roll.
@@ -309,6 +318,7 @@ def _gain_skill(
     ws: Workspace,
     fighter: Fighter,
     option: AdvancementOption,
+    ruleset: RuleSet,
     roller: Roller,
     skill: str | None,
     skill_set: str | None,
@@ -316,22 +326,54 @@ def _gain_skill(
     fields: dict[str, object] = {}
     promotion = _PROMOTION.search(option.name)
     is_random = "random" in option.name.casefold()
-    if is_random and not skill_set:
-        raise InvalidRequest(f"{option.name}: name the skill set to roll on.")
-    if not is_random and not (skill and skill.strip()):
-        raise InvalidRequest(f"{option.name}: name the skill {fighter.name} learns.")
-    if not is_random and skill is not None and skill.strip() in fighter.skills:
-        raise NotEligible(f"{fighter.name} already has {skill.strip()}.")
-    if is_random and skill_set is not None:
-        _check_set_not_full(fighter, skill_set)
+    learned: str | None = None
+    if is_random:
+        if not skill_set:
+            raise InvalidRequest(f"{option.name}: name the skill set to roll on.")
+        if not _open_skills(fighter, _skill_table(ruleset, skill_set)):
+            raise NotEligible(f"{fighter.name} already has every {skill_set.strip()} skill.")
+    else:
+        if not (skill and skill.strip()):
+            raise InvalidRequest(f"{option.name}: name the skill {fighter.name} learns.")
+        learned = _chosen_skill(ruleset, skill, skill_set)
+        if _has_skill(fighter, learned):
+            raise NotEligible(f"{fighter.name} already has {learned}.")
     if promotion is not None:
         fields.update(_promote(fighter, _category(promotion.group(1))))
     if is_random and skill_set is not None:
-        fields["skill"] = _roll_skill(ws, fighter, roller, skill_set)
-    elif skill is not None:
-        fighter.skills.append(skill.strip())
-        fields["skill"] = skill.strip()
+        fields["skill"] = _roll_skill(ws, fighter, roller, ruleset, skill_set)
+    elif learned is not None:
+        fighter.skills.append(learned)
+        fields["skill"] = learned
     return fields
+
+
+def _chosen_skill(ruleset: RuleSet, skill: str, skill_set: str | None) -> str:
+    """The data's spelling of a chosen skill, refused unless its set has it."""
+    if not ruleset.skill_sets:
+        return skill.strip()
+    sets = [ruleset.skill_set(skill_set)] if skill_set else ruleset.skill_sets
+    for candidate in sets:
+        found = candidate.skill(skill)
+        if found is not None:
+            return found
+    if skill_set:
+        names = ", ".join(sets[0].skills)
+        raise NotFound(f"{skill.strip()} is not a {sets[0].name} skill ({names}).")
+    raise NotFound(f"{skill.strip()} is not a skill of any skill set of {ruleset.name}.")
+
+
+def _promotion_skill_set(ruleset: RuleSet, skill_set: str | None) -> str:
+    """The set a Gangers' table promotion rolls on, checked before the table is rolled."""
+    if skill_set:
+        _skill_table(ruleset, skill_set)  # refuses an unknown set now, not after the roll
+        return skill_set.strip()
+    if ruleset.skill_sets and any(e.promote_to for e in ruleset.ganger_advancements.entries):
+        raise InvalidRequest(
+            "Name the skill set a promotion would roll its random skill on: the Gangers' "
+            "table can promote."
+        )
+    return DEFAULT_SKILL_SET
 
 
 def _category(name: str) -> FighterCategory:
@@ -348,31 +390,36 @@ def _promote(fighter: Fighter, category: FighterCategory) -> dict[str, object]:
     return {"promoted_to": category}
 
 
-def _skill_label(skill_set: str, number: int) -> str:
-    return f"{skill_set.strip()} skill {number}"
+def _skill_table(ruleset: RuleSet, skill_set: str) -> list[str]:
+    """The skills of ``skill_set`` in the order of its D6 table."""
+    if ruleset.skill_sets:
+        return list(ruleset.skill_set(skill_set).skills)
+    return [f"{skill_set.strip()} skill {n}" for n in range(1, SKILLS_PER_SET + 1)]
 
 
-def _set_is_full(fighter: Fighter, skill_set: str) -> bool:
-    every = {_skill_label(skill_set, n) for n in range(1, SKILLS_PER_SET + 1)}
-    return every <= set(fighter.skills)
+def _has_skill(fighter: Fighter, skill: str) -> bool:
+    return skill.casefold() in {s.casefold() for s in fighter.skills}
 
 
-def _check_set_not_full(fighter: Fighter, skill_set: str) -> None:
-    if _set_is_full(fighter, skill_set):
+def _open_skills(fighter: Fighter, table: list[str]) -> list[str]:
+    return [s for s in table if not _has_skill(fighter, s)]
+
+
+def _roll_skill(
+    ws: Workspace, fighter: Fighter, roller: Roller, ruleset: RuleSet, skill_set: str
+) -> str:
+    table = _skill_table(ruleset, skill_set)
+    if not _open_skills(fighter, table):
         raise NotEligible(f"{fighter.name} already has every {skill_set.strip()} skill.")
-
-
-def _roll_skill(ws: Workspace, fighter: Fighter, roller: Roller, skill_set: str) -> str:
-    _check_set_not_full(fighter, skill_set)
     while True:
         dice = ws.roll(roller, "D6", f"random {skill_set.strip()} skill for {fighter.name}")
-        label = _skill_label(skill_set, dice.total)
-        if label not in fighter.skills:
+        skill = table[dice.total - 1]
+        if not _has_skill(fighter, skill):
             break
-        ws.note(f"{fighter.name} already has {label}: re-roll.")
-    fighter.skills.append(label)
-    ws.note(f"{fighter.name} gains {label} (read skill {dice.total} of the {skill_set} set).")
-    return label
+        ws.note(f"{fighter.name} already has {skill}: re-roll.")
+    fighter.skills.append(skill)
+    ws.note(f"{fighter.name} rolls {dice.total} on the {skill_set.strip()} skills: {skill}.")
+    return skill
 
 
 def _ganger_entry(ruleset: RuleSet, total: int) -> GangerAdvancementEntry:

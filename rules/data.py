@@ -42,7 +42,7 @@ from pydantic import ValidationError
 
 from rules.dice import parse
 from rules.errors import InvalidRequest, NotFound
-from rules.models import PROFILE_STATS
+from rules.models import PROFILE_STATS, BoonKind, FighterCategory, Territory
 from rules.ruleset import InjuryEffect, InjuryEffectKind, InjuryTable, RuleSet
 
 DEFAULT_RULESET = "core-2023"
@@ -254,10 +254,70 @@ def _check_consistency(ruleset: RuleSet, tables: dict[str, _Table]) -> None:
                 f"{tables['advancements'].file}: advancements: '{advancement.name}' names "
                 f"unknown characteristics {bad}."
             )
+    for template in ruleset.hangers_on:
+        if template.category not in (FighterCategory.HANGER_ON, FighterCategory.BRUTE):
+            raise InvalidRequest(
+                f"{tables['hangers_on'].file}: hangers_on: {template.fighter_type} is a "
+                f"{template.category.value}, not a Hanger-on or Brute."
+            )
+    problem = _skill_sets_problem(ruleset)
+    if problem:
+        raise InvalidRequest(f"{tables['skill_sets'].file}: skill_sets: {problem}")
     for territory in ruleset.territories:
+        file = tables["territories"].file if "territories" in tables else "territories"
         if not territory.income.strip().isdigit():
-            _check_expression(territory.income, tables["territories"].file,
-                              f"the income of {territory.name}")
+            _check_expression(territory.income, file, f"the income of {territory.name}")
+        problem = _territory_problem(territory, ruleset)
+        if problem:
+            raise InvalidRequest(f"{file}: territories: {territory.name}: {problem}")
+
+
+def _territory_problem(territory: Territory, ruleset: RuleSet) -> str | None:
+    income_rules = territory.income_max_dice is not None or territory.income_double_injures
+    if income_rules:
+        if territory.income.strip().isdigit():
+            return "rules about its income dice need an income in dice"
+        dice = parse(territory.income)
+        if territory.income_max_dice is not None and territory.income_max_dice < dice.count:
+            return f"income_max_dice is below the {dice.count} dice of its income"
+    givers = [e for e in territory.boon_effects
+              if e.kind in (BoonKind.RECRUIT_ROLL, BoonKind.FREE_HANGER_ON)]
+    if len(givers) > 1:
+        return "at most one Boon effect may give a fighter"
+    for effect in territory.boon_effects:
+        if effect.kind in (BoonKind.CREDITS, BoonKind.RECRUIT_ROLL):
+            if not effect.expression:
+                return f"its {effect.kind.value} Boon needs an expression"
+            if not effect.expression.strip().isdigit():
+                try:
+                    parse(effect.expression)
+                except InvalidRequest as exc:
+                    return exc.message
+        if effect.kind is BoonKind.RECRUIT_ROLL and not effect.recruits:
+            return "its recruit roll names no recruit"
+        if effect.kind is BoonKind.FREE_HANGER_ON:
+            wanted = (effect.fighter_type or "").casefold()
+            offered = [t.fighter_type for t in ruleset.hangers_on
+                       if t.fighter_type.casefold() == wanted]
+            offered += [t.fighter_type for h in ruleset.houses for t in h.fighters
+                        if t.fighter_type.casefold() == wanted]
+            if not offered:
+                return f"its free Hanger-on {effect.fighter_type!r} is not in the rule set"
+        if effect.kind is BoonKind.MANUAL and not effect.text.strip():
+            return "a manual Boon must say what the players do"
+    return None
+
+
+def _skill_sets_problem(ruleset: RuleSet) -> str | None:
+    names = [s.name.casefold() for s in ruleset.skill_sets]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        return f"more than one skill set called {repeated}"
+    for skill_set in ruleset.skill_sets:
+        skills = [s.casefold() for s in skill_set.skills]
+        if len(set(skills)) != len(skills):
+            return f"{skill_set.name} names a skill twice"
+    return None
 
 
 def _possible_results(table: InjuryTable) -> list[int]:
@@ -294,7 +354,9 @@ def _effect_problem(effect: InjuryEffect, names: set[str]) -> str | None:
         return f"changes an unknown characteristic {stat!r}"
     if kind is InjuryEffectKind.SKILL and not effect.skill:
         return "grants a skill without naming it"
-    if kind in (InjuryEffectKind.XP, InjuryEffectKind.MULTIPLE):
+    if kind is InjuryEffectKind.AFTER_BATTLE and not effect.on_results:
+        return "rolls after each battle but names no result that brings Convalescence"
+    if kind in (InjuryEffectKind.XP, InjuryEffectKind.MULTIPLE, InjuryEffectKind.AFTER_BATTLE):
         if not expression:
             return f"needs an expression for its {kind.value} effect"
         if not expression.strip().isdigit():

@@ -34,6 +34,10 @@ Decisions where the texts are silent:
   has; a total above the table takes its highest entry (7+ Write-off). Every
   result is written on the vehicle, so a Write-off counts as Lasting Damage
   for Negotiate Repairs; a ``recovery`` effect puts the vehicle In Repair.
+- Lasting Damage rolled at the table is applied as entered, without a made-up
+  roll (its total may have included Persistent Rattles); a result that die
+  plus those rattles cannot reach (a Persistent Rattle on a vehicle that has
+  one, a Write-off on a vehicle with none) is refused.
 """
 
 from __future__ import annotations
@@ -42,9 +46,16 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
-from rules.dice import DiceRoll, Roller, roll_flat_or_dice
+from rules.dice import DiceRoll, Roller, parse, roll_flat_or_dice
 from rules.errors import InvalidRequest, NotEligible
-from rules.models import TARGET_STATS, Fighter, FighterCategory, FighterStatus, VehicleStatus
+from rules.models import (
+    TARGET_STATS,
+    Fighter,
+    FighterCategory,
+    FighterStatus,
+    Vehicle,
+    VehicleStatus,
+)
 from rules.ruleset import InjuryEffect, InjuryEffectKind, InjuryEntry, InjuryTable, RuleSet
 from rules.wording import count, possessive
 from rules.world import Workspace
@@ -52,7 +63,10 @@ from rules.world import Workspace
 PERSISTENT_RATTLE = "Persistent Rattle"
 
 # Effects that leave a mark on the Fighter card, so the result is recorded.
-_MARKING = frozenset({InjuryEffectKind.STAT, InjuryEffectKind.SKILL, InjuryEffectKind.NOTE})
+_MARKING = frozenset({
+    InjuryEffectKind.STAT, InjuryEffectKind.SKILL, InjuryEffectKind.NOTE,
+    InjuryEffectKind.AFTER_BATTLE,
+})
 # How serious a status an injury can leave; higher wins.
 _SEVERITY = {
     FighterStatus.ACTIVE: 0,
@@ -74,13 +88,16 @@ class InjuryOutcome(BaseModel):
     captured: bool  # a Captured result: the caller makes the escape roll (PB-1.2)
     critical_injury: bool  # fighter.critical_injury was set
     dead: bool  # Memorable Death: status Dead
+    # Its worst result was Convalescence (received now, whatever the status was before).
+    convalescence: bool = False
 
 
 class LastingDamageOutcome(BaseModel):
     """What one Lasting Damage roll did to one vehicle."""
 
     vehicle_id: str
-    roll: DiceRoll
+    # None when the result was rolled at the table and entered as it was.
+    roll: DiceRoll | None
     modifier: int  # +1 per Persistent Rattle the vehicle already had
     total: int  # the roll plus the modifier, looked up on the table
     result: str
@@ -144,7 +161,13 @@ def apply_lasting_injury(
         captured=tally.captured and not tally.dead,
         critical_injury=tally.critical,
         dead=tally.dead,
+        convalescence=tally.status is FighterStatus.CONVALESCENT and not tally.dead,
     )
+
+
+def persistent_rattles(vehicle: Vehicle) -> int:
+    """How many Persistent Rattles the vehicle has: +1 each to its Lasting Damage rolls."""
+    return sum(1 for d in vehicle.lasting_damage if d.casefold() == PERSISTENT_RATTLE.casefold())
 
 
 def apply_lasting_damage(
@@ -152,30 +175,73 @@ def apply_lasting_damage(
 ) -> LastingDamageOutcome:
     """Roll Lasting Damage for a Wrecked vehicle: +1 per Persistent Rattle it already has."""
     vehicle = ws.gang(gang_id).vehicle(vehicle_id)
-    rattles = sum(1 for d in vehicle.lasting_damage if d.casefold() == PERSISTENT_RATTLE.casefold())
+    rattles = persistent_rattles(vehicle)
     purpose = f"Lasting Damage for {vehicle.name}"
     if rattles:
         purpose += f" (+{rattles} for {PERSISTENT_RATTLE})"
     dice = ws.roll(roller, table.dice, purpose)
     total = dice.total + rattles
     entry = table.lookup(total)
-    vehicle.lasting_damage.append(entry.name)
-    in_repair = any(effect.kind is InjuryEffectKind.RECOVERY for effect in entry.effects)
-    if in_repair:
-        vehicle.status = VehicleStatus.IN_REPAIR
     modifier = f" +{rattles} = {total}" if rattles else ""
+    in_repair = _damage(vehicle, entry)
     ws.note(
         f"{vehicle.name} rolls {dice.total}{modifier} for Lasting Damage: {entry.name}."
         + (" It is In Repair until repaired." if in_repair else "")
     )
     return LastingDamageOutcome(
-        vehicle_id=vehicle.id,
-        roll=dice,
-        modifier=rattles,
-        total=total,
-        result=entry.name,
-        in_repair=in_repair,
+        vehicle_id=vehicle.id, roll=dice, modifier=rattles, total=total,
+        result=entry.name, in_repair=in_repair,
     )
+
+
+def lasting_damage_entry(table: InjuryTable, vehicle: Vehicle, name: str) -> InjuryEntry:
+    """The entry ``name`` of ``table``, refused unless the vehicle's roll could reach it."""
+    entry = next((e for e in table.entries if e.name.casefold() == name.strip().casefold()), None)
+    if entry is None:
+        known = ", ".join(e.name for e in table.entries)
+        raise InvalidRequest(
+            f"'{name}' (entered for {vehicle.name}) is not a {table.name} result. "
+            f"Known results: {known}."
+        )
+    rattles = persistent_rattles(vehicle)
+    dice = parse(table.dice)
+    lowest, highest = dice.count + rattles, dice.count * dice.sides + rattles
+    top = max(table.entries, key=lambda e: e.high)
+    reachable = entry.low <= highest and (entry.high >= lowest or entry is top)
+    if not reachable:
+        with_rattles = f" with {count(rattles, PERSISTENT_RATTLE, PERSISTENT_RATTLE + 's')}"
+        raise InvalidRequest(
+            f"{vehicle.name} cannot roll {entry.name}: {table.dice}"
+            f"{with_rattles if rattles else ''} gives {lowest} to {highest}."
+        )
+    return entry
+
+
+def apply_entered_lasting_damage(
+    ws: Workspace, gang_id: str, vehicle_id: str, table: InjuryTable, name: str
+) -> LastingDamageOutcome:
+    """Apply a Lasting Damage result rolled at the table, as entered (no roll is made)."""
+    vehicle = ws.gang(gang_id).vehicle(vehicle_id)
+    rattles = persistent_rattles(vehicle)
+    entry = lasting_damage_entry(table, vehicle, name)
+    in_repair = _damage(vehicle, entry)
+    ws.note(
+        f"{vehicle.name} suffered {entry.name} (Lasting Damage rolled during the battle)."
+        + (" It is In Repair until repaired." if in_repair else "")
+    )
+    return LastingDamageOutcome(
+        vehicle_id=vehicle.id, roll=None, modifier=rattles, total=entry.low,
+        result=entry.name, in_repair=in_repair,
+    )
+
+
+def _damage(vehicle: Vehicle, entry: InjuryEntry) -> bool:
+    """Write ``entry`` on the vehicle; True when it puts the vehicle In Repair."""
+    vehicle.lasting_damage.append(entry.name)
+    in_repair = any(effect.kind is InjuryEffectKind.RECOVERY for effect in entry.effects)
+    if in_repair:
+        vehicle.status = VehicleStatus.IN_REPAIR
+    return in_repair
 
 
 # --------------------------------------------------------------------------- rolling

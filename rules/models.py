@@ -385,6 +385,39 @@ class Gang(Model):
 # --------------------------------------------------------------------------- territories
 
 
+class BoonKind(StrEnum):
+    """What a Territory Boon does, as the rule data set says it (PB-6C)."""
+
+    REPUTATION = "reputation"  # +amount Reputation
+    CREDITS = "credits"  # credits by a dice expression or flat number
+    RECRUIT_ROLL = "recruit roll"  # roll dice; sixes (or another face) give a free recruit
+    FREE_HANGER_ON = "free hanger-on"  # a Hanger-on or Brute of the rule set, at no cost
+    # Not mechanised (a battle rule, a choice the table makes): the bot says what to do.
+    MANUAL = "manual"
+
+
+class RecruitOutcome(Model):
+    """One line of a recruit roll: at least ``count`` dice showing ``face`` give a recruit."""
+
+    face: int = Field(default=6, ge=1, le=6)
+    count: int = Field(default=1, ge=1, le=6)
+    category: FighterCategory
+
+
+class TerritoryBoon(Model):
+    """One Boon of a Territory, as data the bot applies (PB-6C)."""
+
+    kind: BoonKind
+    amount: int = Field(default=0, ge=0, le=20)  # Reputation gained
+    expression: str | None = Field(default=None, max_length=32)  # credits, recruit dice
+    recruits: list[RecruitOutcome] = Field(default_factory=list)
+    fighter_type: str | None = Field(default=None, max_length=100)  # free Hanger-on or Brute
+    # Only a gang of this alignment gets the Boon ("Law Abiding: a free Rogue Doc").
+    only_for: Alignment | None = None
+    # What the players read; for a manual Boon, what they do themselves.
+    text: str = Field(default="", max_length=300)
+
+
 class Territory(Model):
     id: str = Field(min_length=1, max_length=64)
     name: Name
@@ -394,6 +427,14 @@ class Territory(Model):
     can_be_staked: bool = True
     # Only gangs of this alignment collect the income ("D6x10 (Outlaw)"); None: every gang.
     income_only_for: Alignment | None = None
+    # The controller may roll up to this many dice of the income's kind instead
+    # ("2D6x10 up to 6D6x10"); None: the income is rolled as written.
+    income_max_dice: int | None = Field(default=None, ge=1, le=20)
+    # Any double on the income roll: no income, and a random fighter of the gang
+    # rolls a Lasting Injury (the Collapsed Dome).
+    income_double_injures: bool = False
+    # The Boons as data (PB-6C); ``boons`` stays the text players read.
+    boon_effects: list[TerritoryBoon] = Field(default_factory=list)
     # Gang id of the controller; None while unclaimed.
     controller: str | None = None
 
@@ -433,12 +474,21 @@ class FighterEndState(Model):
     # Lasting Injury already rolled during the battle (results named as in the table).
     injuries_rolled: list[str] = Field(default_factory=list)
     critical_injury: bool = False
+    # Experience earned during the battle and enemies it took Out of Action,
+    # applied in the Wrap-up (spent in PB-6E).
+    xp: int = Field(default=0, ge=0, le=100)
+    kills: int = Field(default=0, ge=0, le=100)
 
 
 class VehicleEndState(Model):
     gang_id: str
     vehicle_id: str
     wrecked: bool = False
+    # How many Wrecked results it suffered: one Lasting Damage roll each.
+    wrecked_results: int = Field(default=1, ge=1, le=10)
+    # Lasting Damage already rolled at the table (results named as in the table),
+    # each standing for one of the Wrecked results; the Wrap-up rolls the rest.
+    lasting_damage_rolled: list[str] = Field(default_factory=list)
     # Abandoned by fleeing crew: retrieved at the end of the Wrap-up (PB-1.4).
     abandoned: bool = False
 

@@ -28,8 +28,11 @@ class InjuryEffectKind(StrEnum):
     CRITICAL = "critical"  # dies unless a Medical Escort saves it (PB-5.5)
     DEAD = "dead"  # Memorable Death
     MULTIPLE = "multiple"  # roll more times (a dice expression), re-rolling ``reroll`` results
-    # Roll a D6 after each battle, on a 1 Convalescence (Old Battle Wound); kept as a note.
+    # Written on the card, no mechanical effect (Bitter Enmity, vehicle Lasting Damage).
     NOTE = "note"
+    # After each battle roll ``expression``; on one of ``on_results`` the fighter
+    # goes into Convalescence (Old Battle Wound), rolled in the Wrap-up.
+    AFTER_BATTLE = "after battle"
 
 
 class InjuryEffect(Model):
@@ -45,6 +48,8 @@ class InjuryEffect(Model):
     # Applies only when the fighter already has this result ("Partially
     # Deafened: none; a second time -1 Leadership").
     on_repeat: bool = False
+    # For AFTER_BATTLE: the results of ``expression`` that bring Convalescence.
+    on_results: list[int] = Field(default_factory=list)
     text: str | None = None
 
 
@@ -138,11 +143,29 @@ class FighterTemplate(Model):
     special_rules: list[str] = Field(default_factory=list)
     # Its own Equipment List, whose prices take precedence (PB-6B.5, PB-6D).
     equipment_list: list[Equipment] = Field(default_factory=list)
+    # A Hanger-on or Brute needs at least this Reputation (PB-6B.3).
+    min_reputation: int = Field(default=0, ge=0)
+    # A figure the project ships as an example, to be replaced by a campaign's own.
+    example: bool = False
 
 
 class VehicleTemplate(Model):
     vehicle_type: Name
     cost: int = Field(ge=0)
+
+
+class SkillSet(Model):
+    """A skill set's names, in the order of its D6 table (PB-6E)."""
+
+    name: Name
+    skills: list[Name] = Field(min_length=6, max_length=6)
+    # Content the project ships as an example, to be replaced by a campaign's own.
+    example: bool = False
+
+    def skill(self, name: str) -> str | None:
+        """The set's spelling of ``name``, if the set has it."""
+        wanted = name.strip().casefold()
+        return next((s for s in self.skills if s.casefold() == wanted), None)
 
 
 class HouseList(Model):
@@ -166,6 +189,19 @@ class RuleSet(Model):
     territories: list[Territory] = Field(default_factory=list)
     trading_post: list[Equipment] = Field(default_factory=list)
     houses: list[HouseList] = Field(default_factory=list)
+    skill_sets: list[SkillSet] = Field(default_factory=list)
+    # Hangers-on and Brutes on offer to every house (PB-6B.3).
+    hangers_on: list[FighterTemplate] = Field(default_factory=list)
+
+    def skill_set(self, name: str) -> SkillSet:
+        for skill_set in self.skill_sets:
+            if skill_set.name.casefold() == name.strip().casefold():
+                return skill_set
+        from rules.errors import NotFound
+
+        known = ", ".join(s.name for s in self.skill_sets) or "none"
+        raise NotFound(f"The rule set {self.name} has no skill set called {name} "
+                       f"(its skill sets: {known}).")
 
     def max_hangers_on(self, reputation: int) -> int:
         allowed = [lim.max_hangers_on for lim in self.hangers_on_limits

@@ -17,9 +17,12 @@ below 0 credits. Decisions where the texts are silent:
   rules. House Lists carry no profiles, so it starts with the default
   profile and the player corrects it on the roster.
 - Hangers-on and Brutes are recruited from the gang's own House List first,
-  then from any list of the rule set that offers that type as a Hanger-on or
-  Brute (hangers-on are shared by all houses). The limit by Reputation
-  counts every Hanger-on and Brute on the roster, Captives included.
+  then from the rule set's shared ``hangers_on`` table, then from any other
+  House List that offers that type as a Hanger-on or Brute. The limit by
+  Reputation counts every Hanger-on and Brute on the roster, Captives
+  included, and a template's ``min_reputation`` must be reached. A template
+  marked ``example`` says so when recruited: its cost is the project's
+  example, not an official figure.
 - A vehicle is bought without crew into the Stash (its ``stash_vehicles``),
   or straight to a Crew fighter without a vehicle when one is named.
 - Selling (PB-6B.4) takes the item's recorded cost as its value; vehicles in
@@ -382,7 +385,7 @@ def hire_fighter(
             "recruit it as a Hanger-on or Brute."
         )
     require_fresh_id(ws.world, new_id)
-    recruit = _fighter_from(template, name, new_id)
+    recruit = fighter_from_template(template, name, new_id)
     _check_composition(gang, recruit)
     charge(gang, template.cost, f"Hiring a {template.fighter_type}")
     gang.fighters.append(recruit)
@@ -430,7 +433,8 @@ def _check_composition(gang: Gang, recruit: Fighter) -> None:
         )
 
 
-def _fighter_from(template: FighterTemplate, name: str, new_id: str) -> Fighter:
+def fighter_from_template(template: FighterTemplate, name: str, new_id: str) -> Fighter:
+    """A new fighter of ``template`` at its founding cost, unequipped, default profile."""
     return Fighter(
         id=new_id,
         name=name,
@@ -516,20 +520,15 @@ def recruit_hanger_on(
     """Recruit a Hanger-on or Brute if the gang's Reputation allows one more (PB-6B.3)."""
     ws = Workspace(world)
     gang = ws.gang(gang_id)
-    template = _hanger_on_template(ruleset, gang, fighter_type)
+    template = hanger_on_template(ruleset, gang, fighter_type)
     require_fresh_id(ws.world, new_id)
-    allowed = ruleset.max_hangers_on(gang.reputation)
-    current = [f for f in gang.fighters if f.on_roster and f.category in HANGER_ON_CATEGORIES]
-    if len(current) >= allowed:
-        raise NotEligible(
-            f"With Reputation {gang.reputation} {gang.name} may have {allowed} Hangers-on and "
-            f"Brutes, and already has {len(current)}."
-        )
+    place = check_hanger_on_room(ruleset, gang, template)
     charge(gang, template.cost, f"Recruiting a {template.fighter_type}")
-    gang.fighters.append(_fighter_from(template, name, new_id))
+    gang.fighters.append(fighter_from_template(template, name, new_id))
+    example = " (an example cost from the shipped data)" if template.example else ""
     ws.note(
-        f"{gang.name} recruits {name}, a {template.fighter_type}, for {template.cost} credits "
-        f"({len(current) + 1} of {allowed} Hangers-on and Brutes)."
+        f"{gang.name} recruits {name}, a {template.fighter_type}, for {template.cost} "
+        f"credits{example} ({place})."
     )
     return ws.finish(
         HireResult,
@@ -543,16 +542,42 @@ def recruit_hanger_on(
     )
 
 
-def _hanger_on_template(ruleset: RuleSet, gang: Gang, fighter_type: str) -> FighterTemplate:
+def hanger_on_count(gang: Gang) -> int:
+    """Hangers-on and Brutes on the roster, Captives included (PB-6B.3)."""
+    return sum(1 for f in gang.fighters if f.on_roster and f.category in HANGER_ON_CATEGORIES)
+
+
+def check_hanger_on_room(ruleset: RuleSet, gang: Gang, template: FighterTemplate) -> str:
+    """Refuse a Hanger-on or Brute the gang's Reputation does not allow; say its place."""
+    if gang.reputation < template.min_reputation:
+        raise NotEligible(
+            f"A {template.fighter_type} needs Reputation {template.min_reputation}; "
+            f"{gang.name} has {gang.reputation}."
+        )
+    allowed = ruleset.max_hangers_on(gang.reputation)
+    current = hanger_on_count(gang)
+    if current >= allowed:
+        raise NotEligible(
+            f"With Reputation {gang.reputation} {gang.name} may have {allowed} Hangers-on and "
+            f"Brutes, and already has {current}."
+        )
+    return f"{current + 1} of {allowed} Hangers-on and Brutes"
+
+
+def hanger_on_template(ruleset: RuleSet, gang: Gang, fighter_type: str) -> FighterTemplate:
+    """The Hanger-on or Brute ``fighter_type`` on offer to ``gang``."""
     own = _template_named(house_list(ruleset, gang).fighters, fighter_type)
     if own is not None and own.category not in HANGER_ON_CATEGORIES:
         raise InvalidRequest(f"{own.fighter_type} is not a Hanger-on or Brute: hire it instead.")
     if own is not None:
         return own
+    shared = _template_named(ruleset.hangers_on, fighter_type)
+    if shared is not None:
+        return shared
     for house in ruleset.houses:
-        shared = _template_named(house.fighters, fighter_type)
-        if shared is not None and shared.category in HANGER_ON_CATEGORIES:
-            return shared
+        other = _template_named(house.fighters, fighter_type)
+        if other is not None and other.category in HANGER_ON_CATEGORIES:
+            return other
     raise NotFound(f"No Hanger-on or Brute called {fighter_type} is on offer to {gang.name}.")
 
 

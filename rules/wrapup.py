@@ -1,8 +1,15 @@
 """Post-battle step 1: the Wrap-up (PB-1.1 to PB-1.5).
 
-In the order of the text: succumb rolls, Lasting Injuries, capture escape
-rolls, claiming scrap, retrieving abandoned vehicles, and (campaign only)
-clearing the In Recovery box. Decisions where the text is silent:
+In the order of the text: the XP and kills each fighter earned during the
+battle, succumb rolls, Lasting Injuries, capture escape rolls, claiming
+scrap, retrieving abandoned vehicles, then the other "end of battle" effects
+(Lasting Damage of Wrecked vehicles, Old Battle Wounds) and (campaign only)
+clearing the In Recovery box and Convalescence received before this battle.
+Decisions where the text is silent:
+
+- XP and kills (``FighterEndState.xp`` and ``kills``, as each player reports
+  them) are added first: they were earned during the battle, before anything
+  the Wrap-up rolls. They go on the fighter whatever else happens to it.
 
 - Succumbing (PB-1.1): a fighter reported as fled whilst Prone & Seriously
   Injured whose gang did not bottle out is a contradictory report and is
@@ -41,6 +48,29 @@ clearing the In Recovery box. Decisions where the text is silent:
   so a fighter put into Recovery by this battle stays In Recovery. Such a
   fighter could not have fought, so an end state that reports it doing
   anything is refused. Skirmishes skip this part.
+- Convalescence (REFERENCE: no post-battle actions, may fight the next
+  battle) lasts for the post-battle sequence in which it was received. So
+  every fighter of a gang in this battle that was Convalescent when the
+  Wrap-up began (received in an earlier battle) becomes Active at its end,
+  unless this Wrap-up gave it Convalescence again (a Lesson Learned, an
+  escape, an Old Battle Wound) or something worse. Nothing needs storing on
+  the fighter: after this Wrap-up, a Convalescent fighter of these gangs got
+  it in this battle, and post-battle actions refuse exactly those. Like In
+  Recovery, this is campaign-only; a skirmish leaves Convalescence alone.
+- Lasting Damage (REFERENCE: D6 per Wrecked result): one roll for each of a
+  vehicle's ``wrecked_results``; results already rolled at the table
+  (``lasting_damage_rolled``) count among them and are applied as entered,
+  then the rest are rolled. A vehicle not reported Wrecked cannot have
+  Wrecked results or Lasting Damage; more results entered than Wrecked
+  results is refused. Crew injuries are the crew fighter's own end state.
+  The rolls come after scrap and retrieval, when the wrecks are back with
+  their gangs.
+- Old Battle Wound: "after each battle" is each battle of the fighter's gang
+  the fighter could have fought in: a D6 per Old Battle Wound it had before
+  this Wrap-up (not one received now), for fighters not In Recovery before
+  the battle, not Captured, not dead and not put In Recovery by it. On a 1
+  it goes into Convalescence. The effect is data (``after battle``), so a
+  data set can change the die and the results.
 """
 
 from __future__ import annotations
@@ -49,8 +79,16 @@ from pydantic import BaseModel, ConfigDict
 
 from rules.dice import DiceRoll, Roller, parse
 from rules.errors import InvalidRequest, NotEligible
-from rules.injuries import InjuryOutcome, apply_lasting_injury, injury_table_for
-from rules.models import Battle, Fighter, FighterEndState, FighterStatus, Gang
+from rules.injuries import (
+    InjuryOutcome,
+    LastingDamageOutcome,
+    apply_entered_lasting_damage,
+    apply_lasting_damage,
+    apply_lasting_injury,
+    injury_table_for,
+    lasting_damage_entry,
+)
+from rules.models import Battle, Fighter, FighterEndState, FighterStatus, Gang, VehicleEndState
 from rules.ruleset import InjuryEffect, InjuryEffectKind, InjuryEntry, InjuryTable, RuleSet
 from rules.wording import possessive
 from rules.world import RuleResult, Workspace, World
@@ -118,14 +156,40 @@ class RetrievedVehicle(BaseModel):
     vehicle_id: str
 
 
+class ExperienceGained(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    gang_id: str
+    fighter_id: str
+    xp: int
+    kills: int
+
+
+class BattleWoundRoll(BaseModel):
+    """One after-battle roll for a lasting injury such as Old Battle Wound."""
+
+    model_config = ConfigDict(frozen=True)
+
+    gang_id: str
+    fighter_id: str
+    injury: str
+    roll: DiceRoll
+    convalescence: bool
+
+
 class WrapUpResult(RuleResult):
+    experience: list[ExperienceGained]
     succumb: list[SuccumbOutcome]
     injuries: list[InjuryOutcome]
     reported_injuries: list[ReportedInjuries]
     escapes: list[EscapeOutcome]
     scrap: list[ScrapAward]
     retrieved_vehicles: list[RetrievedVehicle]
+    lasting_damage: list[LastingDamageOutcome]
+    battle_wounds: list[BattleWoundRoll]
     recovered_fighters: list[str]
+    # Fighters whose Convalescence from an earlier battle ended (campaign only).
+    convalescence_ended: list[str]
 
 
 def wrap_up(
@@ -141,24 +205,39 @@ def wrap_up(
     ws = Workspace(world)
     captors = dict(captor_by_fighter or {})
     _validate(ws, battle, ruleset, in_recovery_before, captors)
+    convalescent_before = _convalescent(ws, battle)
+    wounds_before = _after_battle_wounds(ws, battle, ruleset, in_recovery_before)
+    received: set[str] = set()  # fighters given Convalescence by this Wrap-up
 
+    experience = _battle_experience(ws, battle)
     succumbed = _succumb(ws, battle, roller)
     injuries, reported, captured = _lasting_injuries(ws, battle, ruleset, roller, succumbed)
+    received |= {o.fighter_id for o in injuries if o.convalescence}
+    received |= {o.fighter_id for r in reported for o in r.outcomes if o.convalescence}
     escapes = [_escape(ws, battle, roller, gang_id, fid, captors) for gang_id, fid in captured]
+    received |= {e.fighter_id for e in escapes if e.escaped}
     scrap = _claim_scrap(ws, battle, roller)
     retrieved = _retrieve_abandoned(ws, battle)
+    damage = _lasting_damage(ws, battle, ruleset, roller)
+    wounds = _roll_battle_wounds(ws, battle, roller, wounds_before)
+    received |= {w.fighter_id for w in wounds if w.convalescence}
     recovered = _clear_recovery(ws, battle, in_recovery_before)
+    ended = _end_convalescence(ws, battle, convalescent_before - received)
     return ws.finish(
         WrapUpResult,
         clause="PB-1.1",
         title="Wrap-up",
+        experience=experience,
         succumb=[outcome for outcome, _ in succumbed],
         injuries=injuries,
         reported_injuries=reported,
         escapes=escapes,
         scrap=scrap,
         retrieved_vehicles=retrieved,
+        lasting_damage=damage,
+        battle_wounds=wounds,
         recovered_fighters=recovered,
+        convalescence_ended=ended,
     )
 
 
@@ -182,8 +261,13 @@ def _validate(
         reported.add(state.fighter_id)
         _validate_end_state(ws.gang(state.gang_id), fighter, state, battle)
         _reported_entries(injury_table_for(fighter, ruleset), state.injuries_rolled, fighter)
+    vehicles_reported: set[str] = set()
     for vstate in battle.vehicles:
-        ws.gang(vstate.gang_id).vehicle(vstate.vehicle_id)
+        vehicle = ws.gang(vstate.gang_id).vehicle(vstate.vehicle_id)
+        if vstate.vehicle_id in vehicles_reported:
+            raise InvalidRequest(f"{vehicle.name} is reported twice in the battle.")
+        vehicles_reported.add(vstate.vehicle_id)
+        _validate_vehicle_state(ws, vstate, ruleset)
     for fighter_id in in_recovery_before:
         gang, fighter = ws.world.find_fighter(fighter_id)
         if gang.id not in battle.gang_ids:
@@ -225,9 +309,33 @@ def _validate_end_state(
         )
 
 
+def _validate_vehicle_state(ws: Workspace, vstate: VehicleEndState, ruleset: RuleSet) -> None:
+    vehicle = ws.gang(vstate.gang_id).vehicle(vstate.vehicle_id)
+    entered = vstate.lasting_damage_rolled
+    if not vstate.wrecked:
+        if entered or vstate.wrecked_results != 1:
+            raise InvalidRequest(
+                f"{vehicle.name} has Wrecked results or Lasting Damage reported but was not "
+                "Wrecked."
+            )
+        return
+    if len(entered) > vstate.wrecked_results:
+        raise InvalidRequest(
+            f"{vehicle.name} has {len(entered)} Lasting Damage results entered for "
+            f"{vstate.wrecked_results} Wrecked result(s): one result per Wrecked result."
+        )
+    # Check each entered result on a copy that has taken the ones before it,
+    # since a Persistent Rattle changes what the next roll can reach.
+    trial = vehicle.model_copy(deep=True)
+    for name in entered:
+        trial.lasting_damage.append(lasting_damage_entry(ruleset.lasting_damage, trial, name).name)
+
+
 def _took_part(state: FighterEndState) -> bool:
     return (
-        state.prone_seriously_injured
+        state.xp > 0
+        or state.kills > 0
+        or state.prone_seriously_injured
         or state.fled_prone_seriously_injured
         or state.out_of_action
         or state.webbed
@@ -544,3 +652,117 @@ def _clear_recovery(ws: Workspace, battle: Battle, in_recovery_before: list[str]
             ws.note(f"{fighter.name} has made a full recovery.")
             recovered.append(fighter_id)
     return recovered
+
+
+# --------------------------------------------------------------------------- XP and kills
+
+
+def _battle_experience(ws: Workspace, battle: Battle) -> list[ExperienceGained]:
+    gained: list[ExperienceGained] = []
+    for state in battle.fighters:
+        if not (state.xp or state.kills):
+            continue
+        fighter = ws.gang(state.gang_id).fighter(state.fighter_id)
+        fighter.xp += state.xp
+        fighter.kills += state.kills
+        earned = [f"{state.xp} XP"] if state.xp else []
+        earned += [f"{state.kills} Out of Action"] if state.kills else []
+        ws.note(f"{fighter.name} earned {' and '.join(earned)} in the battle.")
+        gained.append(ExperienceGained(gang_id=state.gang_id, fighter_id=state.fighter_id,
+                                       xp=state.xp, kills=state.kills))
+    return gained
+
+
+# --------------------------------------------------------------------------- Lasting Damage
+
+
+def _lasting_damage(
+    ws: Workspace, battle: Battle, ruleset: RuleSet, roller: Roller
+) -> list[LastingDamageOutcome]:
+    table = ruleset.lasting_damage
+    outcomes: list[LastingDamageOutcome] = []
+    for vstate in battle.vehicles:
+        if not vstate.wrecked:
+            continue
+        for name in vstate.lasting_damage_rolled:
+            outcomes.append(
+                apply_entered_lasting_damage(ws, vstate.gang_id, vstate.vehicle_id, table, name)
+            )
+        for _ in range(vstate.wrecked_results - len(vstate.lasting_damage_rolled)):
+            outcomes.append(
+                apply_lasting_damage(ws, vstate.gang_id, vstate.vehicle_id, table, roller)
+            )
+    return outcomes
+
+
+# --------------------------------------------------------------------------- Old Battle Wound
+
+
+def _after_battle_wounds(
+    ws: Workspace, battle: Battle, ruleset: RuleSet, in_recovery_before: list[str]
+) -> list[tuple[str, str, str, InjuryEffect]]:
+    """(gang id, fighter id, injury, effect) for each after-battle roll owed, before the rolls."""
+    owed: list[tuple[str, str, str, InjuryEffect]] = []
+    for gang_id in battle.gang_ids:
+        for fighter in ws.gang(gang_id).fighters:
+            if not fighter.on_roster or fighter.status is FighterStatus.CAPTURED:
+                continue
+            if fighter.id in in_recovery_before:
+                continue
+            entries = {e.name: e for e in injury_table_for(fighter, ruleset).entries}
+            for name in fighter.lasting_injuries:
+                entry = entries.get(name)
+                for effect in entry.effects if entry is not None else []:
+                    if effect.kind is InjuryEffectKind.AFTER_BATTLE:
+                        owed.append((gang_id, fighter.id, name, effect))
+    return owed
+
+
+def _roll_battle_wounds(
+    ws: Workspace,
+    battle: Battle,
+    roller: Roller,
+    owed: list[tuple[str, str, str, InjuryEffect]],
+) -> list[BattleWoundRoll]:
+    rolled: list[BattleWoundRoll] = []
+    for gang_id, fighter_id, injury, effect in owed:
+        fighter = ws.gang(gang_id).fighter(fighter_id)
+        if fighter.status not in (FighterStatus.ACTIVE, FighterStatus.CONVALESCENT):
+            continue  # dead, captured or In Recovery now: the roll could change nothing
+        dice = ws.roll(roller, effect.expression or "D6", f"{injury} roll for {fighter.name}")
+        convalescence = dice.total in effect.on_results
+        if convalescence:
+            fighter.set_status(FighterStatus.CONVALESCENT)
+            ws.note(f"{fighter.name} rolls {dice.total} for {injury}: Convalescence.")
+        else:
+            ws.note(f"{fighter.name} rolls {dice.total} for {injury}: no effect this time.")
+        rolled.append(BattleWoundRoll(gang_id=gang_id, fighter_id=fighter_id, injury=injury,
+                                      roll=dice, convalescence=convalescence))
+    return rolled
+
+
+# --------------------------------------------------------------------------- Convalescence
+
+
+def _convalescent(ws: Workspace, battle: Battle) -> set[str]:
+    return {
+        fighter.id
+        for gang_id in battle.gang_ids
+        for fighter in ws.gang(gang_id).fighters
+        if fighter.status is FighterStatus.CONVALESCENT
+    }
+
+
+def _end_convalescence(ws: Workspace, battle: Battle, earlier: set[str]) -> list[str]:
+    if not battle.campaign:
+        if earlier:
+            ws.note("A skirmish does not end Convalescence.")
+        return []
+    ended: list[str] = []
+    for gang_id in battle.gang_ids:
+        for fighter in ws.gang(gang_id).fighters:
+            if fighter.id in earlier and fighter.status is FighterStatus.CONVALESCENT:
+                fighter.set_status(FighterStatus.ACTIVE)
+                ws.note(f"{possessive(fighter.name)} Convalescence from an earlier battle ends.")
+                ended.append(fighter.id)
+    return ended

@@ -60,7 +60,8 @@ def opening_computations(stage: Stage, inputs: StageInputs) -> list[Computation]
     if step is Step.ASSIGN_TERRITORY:
         return [lambda world, _roller: assign_territory(world, battle)]
     if step is Step.COLLECT_INCOME:
-        return [lambda world, roller: collect_income(world, battle, roller)]
+        return [lambda world, roller: collect_income(world, battle, roller,
+                                                     ruleset=inputs.ruleset)]
     if substep is SubStep.CLEAN_HOUSE:
         return [_clean_house_for(battle, gang_id) for gang_id in battle.gang_ids]
     if substep is SubStep.GANG_RATING:

@@ -139,17 +139,16 @@ def test_pb_6e_who_may_advance(ruleset: RuleSet) -> None:
 
 @pytest.mark.rule("PB-6E")
 def test_pb_6e_random_skill_rolled_openly_and_rerolled_if_held(ruleset: RuleSet) -> None:
-    w = setup(xp=6, skills=["Ferocity skill 3"])
+    w = setup(xp=6, skills=["Impetuous"])
     result = buy_advancement(w, "g", "f1", "Random Primary skill", ruleset,
-                             ScriptedRoller([3, 5]), skill_set="Ferocity")
-    assert result.skill == "Ferocity skill 5" and result.credits_added == 20
+                             ScriptedRoller([3, 5]), skill_set="ferocity")
+    assert result.skill == "True Grit" and result.credits_added == 20
     assert [r.faces for r in result.rolls] == [(3,), (5,)]
-    assert all(r.purpose == "random Ferocity skill for Hero" for r in result.rolls)
-    assert result.world.gang("g").fighter("f1").skills == ["Ferocity skill 3",
-                                                            "Ferocity skill 5"]
+    assert all(r.purpose == "random ferocity skill for Hero" for r in result.rolls)
+    assert result.world.gang("g").fighter("f1").skills == ["Impetuous", "True Grit"]
     refused(InvalidRequest, w,
             lambda: buy_advancement(w, "g", "f1", "Random Primary skill", ruleset, NO_DICE))
-    full = setup(xp=6, skills=[f"Ferocity skill {n}" for n in range(1, 7)])
+    full = setup(xp=6, skills=list(ruleset.skill_set("Ferocity").skills))
     refused(NotEligible, full,
             lambda: buy_advancement(full, "g", "f1", "Random Primary skill", ruleset, NO_DICE,
                                     skill_set="Ferocity"))
@@ -174,15 +173,15 @@ def test_pb_6e_specialist_promoted_to_champion(ruleset: RuleSet) -> None:
     option = "Promoted to Champion, with a random Primary skill"
     w = setup(FighterCategory.SPECIALIST, xp=12)
     result = buy_advancement(w, "g", "f1", option, ruleset, ScriptedRoller([2]),
-                             skill_set="Muscle")
+                             skill_set="Brawn")
     hero = result.world.gang("g").fighter("f1")
     assert hero.category is FighterCategory.CHAMPION and hero.gang_hierarchy
     assert result.promoted_to is FighterCategory.CHAMPION
-    assert hero.skills == ["Muscle skill 2"] and hero.cost == 140
+    assert hero.skills == ["Bulging Biceps"] and hero.cost == 140
     leader = setup(xp=12)
     refused(NotEligible, leader,
             lambda: buy_advancement(leader, "g", "f1", option, ruleset, NO_DICE,
-                                    skill_set="Muscle"))
+                                    skill_set="Brawn"))
 
 
 # --------------------------------------------------------------------------- Gangers' table
@@ -192,7 +191,7 @@ def test_pb_6e_specialist_promoted_to_champion(ruleset: RuleSet) -> None:
 def test_pb_6e_gangers_table_on_7_movement_or_initiative(ruleset: RuleSet) -> None:
     w = setup(FighterCategory.GANGER, xp=6)
     result = buy_advancement(w, "g", "f1", GANGER_TABLE, ruleset, ScriptedRoller([3, 4]),
-                             stat="m")
+                             stat="m", skill_set="Agility")
     hero = result.world.gang("g").fighter("f1")
     assert result.table_roll == 7 and (result.stat, result.stat_after) == ("m", 6)
     assert (hero.xp, hero.cost, hero.profile.m) == (0, 110, 6)
@@ -218,14 +217,15 @@ def test_pb_6e_gangers_table_2_and_12_promote_to_specialist(ruleset: RuleSet,
     result = roll_ganger_advancement(w, "g", "f1", ruleset, ScriptedRoller([*faces, 4]),
                                      skill_set="Agility")
     hero = result.world.gang("g").fighter("f1")
-    assert hero.category is FighterCategory.SPECIALIST and hero.skills == ["Agility skill 4"]
+    assert hero.category is FighterCategory.SPECIALIST and hero.skills == ["Mighty Leap"]
     assert result.credits_added == 20 and not hero.gang_hierarchy
 
 
 @pytest.mark.rule("PB-6E")
 def test_pb_6e_gangers_table_choice_left_pending_then_chosen(ruleset: RuleSet) -> None:
     w = setup(FighterCategory.GANGER, xp=7)
-    rolled = roll_ganger_advancement(w, "g", "f1", ruleset, ScriptedRoller([1, 2]))
+    rolled = roll_ganger_advancement(w, "g", "f1", ruleset, ScriptedRoller([1, 2]),
+                                     skill_set="Agility")
     assert rolled.table_roll == 3 and rolled.pending_stats == ["ws", "bs"]
     assert rolled.stat is None and rolled.xp_left == 1 and rolled.credits_added == 20
     chosen = choose_advancement_stat(rolled.world, "g", "f1", "bs", ruleset)
@@ -241,5 +241,6 @@ def test_pb_6e_gangers_table_choice_left_pending_then_chosen(ruleset: RuleSet) -
 @pytest.mark.rule("PB-6E")
 def test_pb_6e_gangers_table_drops_a_stat_that_cannot_improve(ruleset: RuleSet) -> None:
     w = setup(FighterCategory.GANGER, xp=6, profile=Profile(ws=1))
-    result = roll_ganger_advancement(w, "g", "f1", ruleset, ScriptedRoller([2, 2]), stat="ws")
+    result = roll_ganger_advancement(w, "g", "f1", ruleset, ScriptedRoller([2, 2]), stat="ws",
+                                     skill_set="Agility")
     assert result.stat == "bs" and result.pending_stats == []

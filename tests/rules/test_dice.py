@@ -123,3 +123,62 @@ def test_secure_roller_covers_every_face() -> None:
 @given(st.integers(min_value=1, max_value=MAX_DICE))
 def test_count_limit_inclusive(count: int) -> None:
     assert parse(f"{count}D6").count == count
+
+
+# --------------------------------------------------------------------------- as players write them
+
+
+@pytest.mark.parametrize(
+    ("expression", "faces", "canonical", "total"),
+    [
+        ("2D6+1", [3, 5], "2D6+1", 9),
+        ("D6-1", [1], "D6-1", 0),
+        ("d3x10+5", [5], "D3x10+5", 35),  # the D3 shows 3
+        ("D66-10", [4, 1], "D66-10", 31),
+        ("2D6 + D3 + 1", [6, 6, 2], "2D6+D3+1", 14),  # the D3 shows 1
+        ("D6x10-D6", [4, 2], "D6x10-D6", 38),
+        ("3 + D6", [2], "3+D6", 5),
+    ],
+)
+def test_players_expressions_with_modifiers(
+    expression: str, faces: list[int], canonical: str, total: int
+) -> None:
+    roller = ScriptedRoller(faces)
+    result = roll(roller, expression, "as written")
+    assert (result.expression, result.total) == (canonical, total)
+    assert len(result.faces) == len(faces) and roller.remaining == 0
+
+
+@pytest.mark.parametrize(("bad", "near", "match"), [
+    ("2D6+", "2D6+1", "not a dice expression"),
+    ("2D6 1", "2D6 + 1", "not a dice expression"),
+    ("D6++1", "D6+1", "not a dice expression"),
+    ("D7+1", "D6+1", "not a dice expression"),
+    ("5", "5+D6", "which dice"),
+    ("5+3", "5+3+D3", "which dice"),
+    ("D6+1001", "D6+1000", "at most 1000"),
+    ("D6+D6+D6+D6+D6+D6+D6", "D6+D6+D6+D6+D6+D6", "at most 6 terms"),
+    ("10D6+10D6+D6", "10D6+10D6", f"between 1 and {MAX_DICE} dice"),
+    ("D6x10000+1", "D6x1000+1", "multiplier"),
+    ("D6+" + "1" * 40, "D6+" + "1" * 3, "too long"),
+])
+def test_absurd_player_expressions_are_refused_before_rolling(
+    bad: str, near: str, match: str
+) -> None:
+    roller = ScriptedRoller([])
+    with pytest.raises(InvalidRequest, match=match):
+        roll(roller, bad, "refused")
+    assert roller.used == 0
+    # The nearest sensible expression rolls.
+    assert roll(SeededRoller(1), near, "accepted").faces
+
+
+@given(st.lists(st.sampled_from(["D6", "2D6", "D3", "D3x10", "1", "4"]), min_size=1, max_size=3),
+       st.integers())
+def test_modified_totals_are_the_terms_added(terms: list[str], seed: int) -> None:
+    expression = "+".join(["D6", *terms])
+    result = roll(SeededRoller(seed), expression, "property")
+    again = SeededRoller(seed)
+    expected = sum(roll(again, term, "term").total if "D" in term else int(term)
+                   for term in ["D6", *terms])
+    assert result.total == expected

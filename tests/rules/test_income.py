@@ -107,7 +107,9 @@ def test_pb_4_default_territory_incomes_all_roll() -> None:
                    for t in default_ruleset().territories if t.income_only_for is None]
     world = make.world(make.gang("Ash Wolves", id="wolves", credits=0),
                        make.gang("Rust Rats", id="rats"), territories=territories)
-    result = collect_income(world, _battle(), ScriptedRoller([1] * 10))
+    # Every income rolls a 1, but the Collapsed Dome's 2D6 shows 1 and 2: no double.
+    result = collect_income(world, _battle(), ScriptedRoller([1, 1, 1, 1, 1, 2]),
+                            ruleset=default_ruleset())
     paying = [t for t in territories if t.income != "0"]
     assert [i.territory_id for i in result.incomes] == [t.id for t in paying]
     assert result.world.gang("wolves").credits == sum(i.credits for i in result.incomes) > 0

@@ -331,16 +331,17 @@ def test_pb_1_3_last_gang_standing_scraps_each_enemy_wreck(ruleset: RuleSet) -> 
         VehicleEndState(gang_id="rats", vehicle_id="rbike", wrecked=True),
         VehicleEndState(gang_id="wolves", vehicle_id="wcart", wrecked=True),
     ])
-    result = _run(_world(), battle, ruleset, [1, 6])  # D3 1 -> 10, D3 from 6 -> 30
+    # D3 1 -> 10, D3 from 6 -> 30; then each wreck's Lasting Damage D6: 2, 3, 4.
+    result = _run(_world(), battle, ruleset, [1, 6, 2, 3, 4])
     assert [(s.vehicle_id, s.credits, s.gang_id) for s in result.scrap] == [
         ("rtruck", 10, "wolves"), ("rbike", 30, "wolves")]
-    assert [(r.expression, r.purpose) for r in result.rolls] == [
+    assert [(r.expression, r.purpose) for r in result.rolls][:2] == [
         ("D3x10", "scrap from Rust Rats' wrecked Rat Truck"),
         ("D3x10", "scrap from Rust Rats' wrecked Rat Bike"),
     ]
     assert result.world.gang("wolves").credits == 140
     assert [v.id for v in result.world.gang("rats").vehicles] == ["rtruck", "rbike"]
-    assert [c.path for c in result.changes] == ["credits"]
+    assert [c.path for c in result.changes if c.subject == "gang"] == ["credits"]
 
 
 @pytest.mark.rule("PB-1.3")
@@ -350,8 +351,10 @@ def test_pb_1_3_no_scrap_unless_exactly_one_gang_has_models_left(
 ) -> None:
     battle = _battle(gangs_with_models_left=left, vehicles=[
         VehicleEndState(gang_id="rats", vehicle_id="rtruck", wrecked=True)])
-    result = _run(_world(), battle, ruleset, [])
-    assert result.scrap == [] and result.changes == []
+    result = _run(_world(), battle, ruleset, [3])  # only the wreck's Lasting Damage
+    assert result.scrap == []
+    assert [r.purpose for r in result.rolls] == ["Lasting Damage for Rat Truck"]
+    assert all(c.subject == "vehicle" for c in result.changes)
 
 
 # --------------------------------------------------------------------------- PB-1.4
@@ -439,13 +442,14 @@ def test_wrap_up_runs_the_steps_in_the_order_of_the_text(ruleset: RuleSet) -> No
         vehicles=[VehicleEndState(gang_id="rats", vehicle_id="rtruck", wrecked=True)],
     )
     result = _run(world, battle, ruleset,
-                  [4, *CAPTURED, *CRITICAL, 2, 2], in_recovery_before=["vek"])
+                  [4, *CAPTURED, *CRITICAL, 2, 2, 5], in_recovery_before=["vek"])
     assert [r.purpose for r in result.rolls] == [
         "succumb roll for Skab",
         "Lasting Injury for Nix",
         "Lasting Injury for Crewman",
         "escape roll for Nix",
         "scrap from Rust Rats' wrecked Rat Truck",
+        "Lasting Damage for Rat Truck",
     ]
     assert result.world.gang("rats").fighter("nix").captured_by == "wolves"
     assert result.world.gang("rats").fighter("crew").critical_injury

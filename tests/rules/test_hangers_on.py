@@ -1,0 +1,65 @@
+"""Hangers-on and Brutes ship as example data and are recruited within the limits
+of the gang's Reputation (PB-6B.3)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules.data import default_ruleset
+from rules.errors import NotEligible
+from rules.models import FighterCategory
+from rules.ruleset import RuleSet
+from rules.tradingpost import recruit_hanger_on
+from rules.world import World
+from tests.factories import fighter, gang, world
+
+
+@pytest.fixture(scope="module")
+def ruleset() -> RuleSet:
+    return default_ruleset()
+
+
+def _world(reputation: int, credits: int = 1000) -> World:
+    return world(gang("Ash Wolves", id="g", reputation=reputation, credits=credits, fighters=[
+        fighter("Boss", FighterCategory.LEADER, id="boss")]))
+
+
+@pytest.mark.rule("PB-6B.3")
+def test_shipped_hangers_on_and_brutes_are_marked_as_examples(ruleset: RuleSet) -> None:
+    kinds = {t.category for t in ruleset.hangers_on}
+    assert kinds == {FighterCategory.HANGER_ON, FighterCategory.BRUTE}
+    assert all(t.example for t in ruleset.hangers_on)
+    assert {"Rogue Doc", "Ammo-jack"} <= {t.fighter_type for t in ruleset.hangers_on}
+
+
+@pytest.mark.rule("PB-6B.3")
+def test_a_rogue_doc_is_recruited_from_the_shipped_data(ruleset: RuleSet) -> None:
+    result = recruit_hanger_on(_world(1), "g", ruleset, "rogue doc", "Doc Hollis", "h1")
+    doc = result.world.gang("g").fighter("h1")
+    assert (doc.category, doc.fighter_type, doc.cost) == (
+        FighterCategory.HANGER_ON, "Rogue Doc", 30)
+    assert result.world.gang("g").credits == 970
+    assert any("an example cost from the shipped data" in n and "1 of 1" in n
+               for n in result.notes)
+
+
+@pytest.mark.rule("PB-6B.3")
+@pytest.mark.parametrize(("reputation", "allowed"), [(1, 1), (4, 1), (5, 2), (14, 3), (20, 5)])
+def test_hangers_on_count_against_the_reputation_limit(
+    ruleset: RuleSet, reputation: int, allowed: int
+) -> None:
+    w = _world(reputation)
+    for n in range(allowed):
+        w = recruit_hanger_on(w, "g", ruleset, "Slopper", f"Slop {n}", f"s{n}").world
+    before = w.model_copy(deep=True)
+    with pytest.raises(NotEligible, match=f"may have {allowed} Hangers-on and Brutes"):
+        recruit_hanger_on(w, "g", ruleset, "Dome Runner", "Runner", "r1")
+    assert w == before
+
+
+@pytest.mark.rule("PB-6B.3")
+def test_a_brute_needs_its_minimum_reputation(ruleset: RuleSet) -> None:
+    with pytest.raises(NotEligible, match="needs Reputation 5"):
+        recruit_hanger_on(_world(4), "g", ruleset, "Ambot", "Clank", "b1")
+    result = recruit_hanger_on(_world(5), "g", ruleset, "Ambot", "Clank", "b1")
+    assert result.world.gang("g").fighter("b1").category is FighterCategory.BRUTE
