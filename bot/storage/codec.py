@@ -187,7 +187,7 @@ def item_data(row: Row) -> dict[str, Any]:
 
 TERRITORY_COLUMNS = (
     "position", "id", "name", "name_key", "income", "boons", "can_be_staked", "controller",
-    "income_only_for",
+    "income_only_for", "income_max_dice", "income_double_injures", "boon_effects",
 )
 
 
@@ -196,6 +196,8 @@ def territory_row(territory: Territory, position: int) -> Values:
         position, territory.id, territory.name, name_key(territory.name), territory.income,
         dumps(territory.boons), int(territory.can_be_staked), territory.controller,
         territory.income_only_for.value if territory.income_only_for else None,
+        territory.income_max_dice, int(territory.income_double_injures),
+        dumps([b.model_dump(mode="json") for b in territory.boon_effects]),
     )
 
 
@@ -209,6 +211,9 @@ def territory_from_row(row: Row) -> Territory:
             "can_be_staked": bool(row["can_be_staked"]),
             "controller": row["controller"],
             "income_only_for": row["income_only_for"],
+            "income_max_dice": row["income_max_dice"],
+            "income_double_injures": bool(row["income_double_injures"]),
+            "boon_effects": loads_list(row["boon_effects"]),
         }
     )
 

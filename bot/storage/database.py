@@ -36,7 +36,7 @@ from bot.storage.errors import (
     StorageError,
 )
 from bot.storage.name_migration import rekey_names
-from bot.storage.territory_migration import restore_alignments
+from bot.storage.territory_migration import restore_territory_rules
 
 DEFAULT_BUSY_TIMEOUT_MS = 5_000
 _ANY_WRITE = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
@@ -49,7 +49,7 @@ Step = Callable[[aiosqlite.Connection], Awaitable[None]]
 
 # Python steps by migration version: they see the schema of their own
 # version, so they use SQL of that schema, never the current codec.
-PYTHON_STEPS: dict[int, Step] = {6: rekey_names, 7: restore_alignments}
+PYTHON_STEPS: dict[int, Step] = {6: rekey_names, 7: restore_territory_rules}
 
 
 @dataclass(frozen=True)

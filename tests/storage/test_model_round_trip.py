@@ -36,6 +36,7 @@ from rules.models import (
     Alignment,
     Availability,
     Battle,
+    BoonKind,
     CampaignSettings,
     EquipmentKind,
     Fighter,
@@ -46,8 +47,10 @@ from rules.models import (
     Item,
     Profile,
     Rarity,
+    RecruitOutcome,
     ScenarioDie,
     Territory,
+    TerritoryBoon,
     Vehicle,
     VehicleEndState,
     VehicleStatus,
@@ -189,20 +192,36 @@ a_fighter_end_state = every_field(
     FighterEndState, "gang_id", "fighter_id",
     prone_seriously_injured=st.booleans(), fled_prone_seriously_injured=st.booleans(),
     out_of_action=st.booleans(), webbed=st.booleans(), injuries_rolled=text_lists,
-    critical_injury=st.booleans(),
+    critical_injury=st.booleans(), xp=bounded_int(FighterEndState, "xp"),
+    kills=bounded_int(FighterEndState, "kills"),
 )
-a_vehicle_end_state = every_field(VehicleEndState, "gang_id", "vehicle_id",
-                                  wrecked=st.booleans(), abandoned=st.booleans())
+a_vehicle_end_state = every_field(
+    VehicleEndState, "gang_id", "vehicle_id", wrecked=st.booleans(), abandoned=st.booleans(),
+    wrecked_results=bounded_int(VehicleEndState, "wrecked_results"),
+    lasting_damage_rolled=text_lists,
+)
 a_battle = every_field(
     Battle, "gang_ids", "winner", "fighters", "vehicles", "gangs_with_models_left",
     "bottled_out", "enemies_out_of_action",
     id=texts(1, 64), scenario=texts(max_size=100), battlefield=texts(max_size=100),
     staked_territory=maybe_text, campaign=st.booleans(), rescue_mission=st.booleans(),
 )
+a_recruit_outcome = every_field(
+    RecruitOutcome, face=bounded_int(RecruitOutcome, "face"),
+    count=bounded_int(RecruitOutcome, "count"), category=st.sampled_from(FighterCategory),
+)
+a_boon = every_field(
+    TerritoryBoon, kind=st.sampled_from(BoonKind), amount=bounded_int(TerritoryBoon, "amount"),
+    expression=st.none() | texts(1, 32), recruits=st.lists(a_recruit_outcome(), max_size=2),
+    fighter_type=maybe_text, only_for=st.none() | st.sampled_from(Alignment),
+    text=texts(max_size=300),
+)
 a_territory = every_field(
     Territory, "id", "controller",
     name=name_text, income=texts(max_size=32), boons=text_lists, can_be_staked=st.booleans(),
     income_only_for=st.none() | st.sampled_from(Alignment),
+    income_max_dice=st.none() | bounded_int(Territory, "income_max_dice"),
+    income_double_injures=st.booleans(), boon_effects=st.lists(a_boon(), max_size=2),
 )
 campaign_settings = every_field(
     CampaignSettings, name=name_text, scenario_die=st.sampled_from(ScenarioDie),

@@ -1,4 +1,4 @@
-"""A Territory's income for one alignment only is stored, and migration 0007 restores it."""
+"""What a Territory's income and Boons do is stored, and migration 0007 restores it."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ async def test_a_territory_keeps_the_alignment_its_income_is_for(
     assert world.territories[added.id].income_only_for is Alignment.OUTLAW
 
 
-async def test_migration_7_gives_template_territories_their_alignment(db_path: Path) -> None:
+async def test_migration_7_gives_territories_what_their_template_does(db_path: Path) -> None:
     conn = await connect(db_path, migrations=[m for m in load_migrations() if m.version <= 6])
     await conn.execute(
         "INSERT INTO campaigns (pk, id, guild_id, name, name_key, is_default, scenario_die,"
@@ -45,6 +45,9 @@ async def test_migration_7_gives_template_territories_their_alignment(db_path: P
     async with await Storage.open(db_path) as storage:
         found = {t.name: t for t in await storage.list_territories(GUILD_A, "c1")}
     assert found["Rogue Doc Shop"].income_only_for is Alignment.OUTLAW
+    shipped = {t.name: t for t in default_ruleset().territories}
+    assert found["Rogue Doc Shop"].boon_effects == shipped["Rogue Doc Shop"].boon_effects
+    assert found["Rogue Doc Shop"].boon_effects  # a free Rogue Doc for the Law Abiding
     assert found["Tunnels"].income_only_for is None
     assert found["Doc's Own Shop"].income_only_for is None  # named by hand: pays every gang
     async with aiosqlite.connect(db_path) as raw:
