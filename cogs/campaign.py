@@ -39,12 +39,12 @@ from bot.errors import Refused
 from bot.importing.campaigndoc import grant_for, prepare_campaign_file
 from bot.importing.tradingpost import read_trading_post
 from bot.importing.uploads import file_stem, json_file, read_attachment
-from bot.render import paginate, safe
+from bot.render import clip, paginate, safe
 from bot.rulesets import check_ruleset_name, ruleset_for
 from bot.storage import Campaign, CampaignDocument, TradingPostEntry, Transaction, new_id
 from bot.storage.exporting import ImportGrant
 from bot.ui import checked, clean_name, send_embeds
-from bot.ui.roster import clip, standings_embeds
+from bot.ui.roster import standings_embeds
 from rules.data import available_rulesets
 from rules.dice import parse
 from rules.errors import InvalidRequest, NotFound

@@ -13,6 +13,7 @@ from typing import TypeVar
 import discord
 from pydantic import ValidationError
 
+from bot.render import clip
 from rules.errors import InvalidRequest
 from rules.models import Equipment, Item
 from rules.names import checked_name
@@ -24,10 +25,6 @@ T = TypeVar("T")
 EMBEDS_PER_MESSAGE = 10
 EMBED_CHARS_PER_MESSAGE = 6000
 FIELD_MAX = 1024
-
-
-def clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def fit_lines(lines: Sequence[str], limit: int = FIELD_MAX, empty: str = "—") -> str:
