@@ -28,7 +28,7 @@ import discord
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.fakediscord.client import point_discord_py_from_env
+from fakediscord.client import point_discord_py_from_env
 
 REPLY = "ok"
 # Keys Discord adds to a stored command; a PUT sends the schema without them.

@@ -76,7 +76,7 @@ from bench.build_db import (
     stake_name,
 )
 from bot.arena import TOKEN, Arena
-from bot.fakediscord import (
+from fakediscord import (
     CallbackType,
     Channel,
     FakeDiscord,
@@ -87,7 +87,7 @@ from bot.fakediscord import (
     User,
     store,
 )
-from bot.fakediscord.common import JsonObj
+from fakediscord.common import JsonObj
 
 T = TypeVar("T")
 

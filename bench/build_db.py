@@ -31,9 +31,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.fakediscord import FakeDiscord
-from bot.fakediscord.world import Channel, Guild, User
 from bot.storage import LATEST_VERSION, Storage, new_id
+from fakediscord import FakeDiscord
+from fakediscord.world import Channel, Guild, User
 from rules.data import default_ruleset
 from rules.models import CampaignSettings, Fighter, Gang, Item, Territory
 from rules.ruleset import FighterTemplate, HouseList

@@ -18,7 +18,7 @@ import sys
 from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 
-from bot.fakediscord import Driver, FakeDiscord
+from fakediscord import Driver, FakeDiscord
 
 TOKEN = "arena-token"
 READY_TIMEOUT = 30.0

@@ -41,7 +41,7 @@ from bot.rulesets import ruleset_for
 from bot.storage import Campaign, Storage, Transaction
 from bot.ui import send_embeds
 from bot.ui.ledger import send_lines
-from rules.models import Fighter, Gang, Vehicle
+from rules.models import Fighter, Gang, Territory, Vehicle
 from rules.ruleset import RuleSet
 from rules.world import RuleResult, World
 
@@ -80,6 +80,22 @@ class Actor:
         if not self.controls(campaign, gang):
             raise Refused(
                 f"{gang.name} is not your gang; only its owner or an Arbitrator can change it."
+            )
+
+    def require_may_start(self, campaigns: Sequence[Campaign]) -> None:
+        """Anyone starts a server's first campaign (a new group needs no admin); members
+        with Manage Server start the others."""
+        if campaigns and not self.manages_server:
+            raise Refused(
+                "This server already has a campaign; only members with Manage Server "
+                "can start another one."
+            )
+
+    def require_may_import(self, campaigns: Sequence[Campaign]) -> None:
+        """As :meth:`require_may_start`, and an Arbitrator of any campaign here may too."""
+        if campaigns and not any(self.is_arbitrator(c) for c in campaigns):
+            raise Refused(
+                "Only members with Manage Server or an Arbitrator can import a campaign here."
             )
 
 
@@ -121,6 +137,18 @@ class Call:
         return actor_from(self.interaction)
 
     @asynccontextmanager
+    async def write_server(self) -> AsyncIterator[Transaction]:
+        """A write transaction on the whole server (starting or importing a campaign)."""
+        async with self.storage.transaction(self.guild_id) as tx:
+            yield tx
+
+    @asynccontextmanager
+    async def read_server(self) -> AsyncIterator[Transaction]:
+        """A read transaction on the whole server (its campaigns)."""
+        async with self.storage.read_only(self.guild_id) as tx:
+            yield tx
+
+    @asynccontextmanager
     async def write(self, campaign: str | None = None) -> AsyncIterator[Scope]:
         """A write transaction in the named campaign (or the server's default one)."""
         async with self.storage.transaction(self.guild_id) as tx:
@@ -144,6 +172,11 @@ class Call:
         async with self.storage.read_only(self.guild_id) as tx:
             yield Scope(self.actor, tx, await campaign_named(tx, campaign))
 
+    async def campaign(self, name: str | None = None) -> Campaign:
+        """The named campaign (or the server's default one), read on its own."""
+        async with self.read(name) as s:
+            return s.campaign
+
     async def answer(self, title: str, lines: Sequence[str]) -> None:
         """A public answer: a titled embed of lines (split over several if long)."""
         await send_lines(self.interaction, title, lines)
@@ -156,11 +189,13 @@ class Call:
     async def answer_embeds(self, embeds: Sequence[discord.Embed], *, content: str = "") -> None:
         await send_embeds(self.interaction, embeds, content=content)
 
-    async def say(self, message: str, **kwargs: Any) -> None:
+    async def say(self, message: str | None, **kwargs: Any) -> None:
         """A public answer of plain text (a question with buttons, a short notice)."""
         response = self.interaction.response
         if response.is_done():
-            await self.interaction.followup.send(message, **kwargs)
+            await self.interaction.followup.send(
+                discord.utils.MISSING if message is None else message, **kwargs
+            )
         else:
             await response.send_message(message, **kwargs)
 
@@ -220,6 +255,10 @@ class Scope:
 
     async def gangs(self, *, owner: str | None = None) -> list[Gang]:
         return await self.tx.list_gangs(self.campaign.id, owner=owner)
+
+    async def territories(self, *, controller: str | None = None) -> list[Territory]:
+        """The campaign's Territories, or those ``controller`` (a gang id) holds."""
+        return await self.tx.list_territories(self.campaign.id, controller=controller)
 
     async def fighter(self, name: str, gang: str | None = None) -> tuple[Gang, Fighter]:
         """A fighter by name, in the named gang or anywhere in the campaign."""

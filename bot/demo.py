@@ -22,9 +22,9 @@ from typing import Any, TextIO, TypeVar
 
 from bot.arena import Arena, open_arena
 from bot.demo_rules import run_rules_demo
-from bot.fakediscord import InteractionResult
-from bot.fakediscord.messages import Message
-from bot.fakediscord.world import Channel
+from fakediscord import InteractionResult
+from fakediscord.messages import Message
+from fakediscord.world import Channel
 
 T = TypeVar("T")
 

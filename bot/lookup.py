@@ -37,23 +37,38 @@ class HasId(Protocol):
     def id(self) -> str: ...
 
 
+class HasName(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+N = TypeVar("N", bound=HasName)
+
+
+def first_named(things: Iterable[N], name: str) -> N | None:
+    """The first of ``things`` called ``name`` (compared as storage compares names), if any."""
+    return next((thing for thing in things if same_name(thing.name, name)), None)
+
+
 def choice_named(choices: Iterable[E], text: str) -> E | None:
     """The choice (an enum's value) named by what was typed, if any."""
     return next((choice for choice in choices if same_name(choice.value, text)), None)
 
 
+def pick(things: Iterable[N], name: str, missing: str) -> N:
+    """The one of ``things`` called ``name``; ``missing`` is the refusal when none is."""
+    found = first_named(things, name)
+    if found is None:
+        raise NotFound(missing)
+    return found
+
+
 def pick_fighter(gang: Gang, name: str) -> Fighter:
-    for fighter in gang.fighters:
-        if same_name(fighter.name, name):
-            return fighter
-    raise NotFound(f"{gang.name} has no fighter called '{name}'.")
+    return pick(gang.fighters, name, f"{gang.name} has no fighter called '{name}'.")
 
 
 def pick_item(items: Iterable[Item], name: str, where: str) -> Item:
-    for item in items:
-        if same_name(item.name, name):
-            return item
-    raise NotFound(f"{where} holds no item called '{name}'.")
+    return pick(items, name, f"{where} holds no item called '{name}'.")
 
 
 async def campaign_named(source: NameReads, name: str | None) -> Campaign:

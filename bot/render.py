@@ -28,12 +28,17 @@ _QUIET_PATHS = frozenset({"escorted_to_doc", "rescue_chance_given"})
 _GANG_ID_PATHS = frozenset({"controller", "captured_by"})
 
 
+def clip(text: str, limit: int) -> str:
+    """Cut ``text`` to ``limit`` characters, marking the cut with an ellipsis."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def safe(text: str, limit: int = 100, *, plain: bool = False) -> str:
     """Escape markdown and mentions in user-supplied text and cap its length.
 
     ``plain`` text is for a terminal: nothing is escaped, control characters go.
     """
-    clipped = text if len(text) <= limit else text[: limit - 1] + "…"
+    clipped = clip(text, limit)
     if plain:
         return "".join(ch for ch in clipped if unicodedata.category(ch) != "Cc")
     return escape_mentions(escape_markdown(clipped))

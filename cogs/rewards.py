@@ -23,7 +23,7 @@ from bot.storage import Transaction, new_id
 from bot.ui import bounded, checked, typed_item
 from rules.dice import MAX_DICE, Roller
 from rules.errors import InvalidRequest
-from rules.models import Item
+from rules.models import Gang, Item
 from rules.rewards import (
     MAX_FLAT_CREDITS,
     MAX_REPUTATION_CHANGE,
@@ -92,17 +92,8 @@ class RewardsCog(commands.GroupCog, group_name="rewards",
                 raise _rolled_already(target.name)
             entry = catalogue_entry(s.ruleset, target, None, item)[0] if item else None
         rewarded: list[Item] = [typed_item(new_id(), item, entry, item_cost)] if item else []
-        because = reason.strip() if reason else ""
-        reward = checked(lambda: GangReward(
-            gang_id=target.id,
-            credit_dice=credit_dice,
-            flat_credits=flat_credits,
-            reputation_gains=[ReputationChange(amount=reputation_gain, reason=because)]
-            if reputation_gain else [],
-            reputation_losses=[ReputationChange(amount=reputation_loss, reason=because)]
-            if reputation_loss else [],
-            items=rewarded,
-        ), "reward")
+        reward = _reward(target, credit_dice, flat_credits, reputation_gain, reputation_loss,
+                         reason, rewarded)
 
         def compute(world: World, _run: PostBattleRun, roller: Roller) -> RuleResult:
             return receive_rewards(world, battle, roller, [reward])
@@ -115,6 +106,20 @@ class RewardsCog(commands.GroupCog, group_name="rewards",
 
         await act(interaction, campaign=s.campaign, gang=target,
                   stages=[(Step.RECEIVE_REWARDS, None)], compute=compute, check=not_rolled_yet)
+
+
+def _reward(gang: Gang, credit_dice: int, flat_credits: int, gain: int, loss: int,
+            reason: str | None, items: list[Item]) -> GangReward:
+    """The claim as the rules read it; a Reputation change carries the reason given."""
+    because = reason.strip() if reason else ""
+    return checked(lambda: GangReward(
+        gang_id=gang.id,
+        credit_dice=credit_dice,
+        flat_credits=flat_credits,
+        reputation_gains=[ReputationChange(amount=gain, reason=because)] if gain else [],
+        reputation_losses=[ReputationChange(amount=loss, reason=because)] if loss else [],
+        items=items,
+    ), "reward")
 
 
 def _rolled_already(gang: str) -> Refused:

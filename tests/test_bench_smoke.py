@@ -19,7 +19,7 @@ import pytest
 
 from bench.bot_bench import percentile, plans
 from bench.build_db import BATTLES_PER_CAMPAIGN, GANGS, PLAYER_IDS, build_world, guild_id
-from bot.fakediscord import FakeDiscord
+from fakediscord import FakeDiscord
 
 ROOT = Path(__file__).resolve().parent.parent
 PER_SEQUENCE = 29  # /postbattle start, 2 selects, 2 Submits, 2 Confirms x 12 steps

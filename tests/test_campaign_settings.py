@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 from bot.render import safe
 from bot.storage import Campaign
-from cogs.campaign import Naming, settings_changes, settings_fields
+from bot.ui.campaign import Naming, settings_changes, settings_fields
 from rules.models import CampaignSettings, ScenarioDie
 
 

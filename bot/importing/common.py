@@ -127,8 +127,3 @@ def require_worker_thread(what: str) -> None:
     except RuntimeError:
         return
     raise RuntimeError(f"{what} must run in a worker thread (asyncio.to_thread)")
-
-
-def clip(text: str, limit: int = 80) -> str:
-    """Text from a file, shortened for a report line."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -21,7 +21,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bot.importing.common import clip
 from bot.importing.limits import (
     MAX_ADVANCEMENTS,
     MAX_COUNT,
@@ -39,6 +38,7 @@ from bot.importing.limits import (
 )
 from bot.importing.parsed import ParsedGang
 from bot.importing.report import ImportReport
+from bot.render import clip
 from bot.storage import Campaign
 from rules.errors import InvalidRequest
 from rules.models import Fighter, FighterStatus, Gang, Name, Territory

@@ -16,11 +16,8 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime
-from typing import Any
 
-import discord
-
-from bot.context import actor_of, require_arbitrator, require_gang_control
+from bot.call import Actor
 from bot.errors import Refused
 from bot.importing.diff import fingerprint
 from bot.importing.gangfile import read_gang_file
@@ -46,7 +43,7 @@ async def stage(
     tx: Transaction,
     campaign: Campaign,
     parsed: ParsedGang,
-    interaction: discord.Interaction[Any],
+    actor: Actor,
     *,
     read_for: Campaign,
     rename: str | None,
@@ -63,14 +60,14 @@ async def stage(
     gangs = await tx.list_gangs(campaign.id)
     existing, known = await _existing(tx, campaign, parsed, gangs)
     if existing is not None:
-        require_gang_control(campaign, existing, interaction)
+        actor.require_control(campaign, existing)
     # Copying and merging a gang at its bounds takes a good fraction of a second.
     staged = await asyncio.to_thread(
         plan_import, parsed, campaign_id=campaign.id, gangs=gangs, existing=existing,
         known_fighters=known, rename=rename, make_id=new_id, now=datetime.now(UTC),
     )
     token = new_id()
-    await tx.stage_import(campaign.id, token, actor_of(interaction), staged)
+    await tx.stage_import(campaign.id, token, actor.ledger_id, staged)
     return token, staged, existing
 
 
@@ -94,7 +91,7 @@ async def _existing(
 
 
 async def confirm(
-    tx: Transaction, campaign_id: str, token: str, interaction: discord.Interaction[Any]
+    tx: Transaction, campaign_id: str, token: str, actor: Actor, *, mention: str
 ) -> Confirmed:
     """The Confirm button: store the staged gang (new or updated) and its link, all at once."""
     try:
@@ -107,15 +104,14 @@ async def confirm(
             "This import has expired or was already done; run /gang import again."
         )
     user_id, staged = taken
-    actor = actor_of(interaction)
-    if user_id != actor:
+    if user_id != actor.ledger_id:
         raise Refused("Only the person who asked can confirm this import.")
     label = staged.source_label
     if staged.update_of is None:
-        if staged.gang.owner != actor:
-            require_arbitrator(campaign, interaction)
+        if staged.gang.owner != actor.ledger_id:
+            actor.require_arbitrator(campaign)
         saved = await tx.create_gang(
-            campaign_id, staged.gang, actor=actor, title=f"Import from {label}"
+            campaign_id, staged.gang, actor=actor.ledger_id, title=f"Import from {label}"
         )
         verb = "imported"
     else:
@@ -123,14 +119,14 @@ async def confirm(
             current = await tx.get_gang(campaign_id, staged.update_of)
         except NotFound:
             return Confirmed("That gang has been deleted since; nothing was imported.")
-        require_gang_control(campaign, current, interaction)
+        actor.require_control(campaign, current)
         if fingerprint(current) != staged.stored_fingerprint:
             return Confirmed(
                 f"**{safe(current.name)}** has changed since these differences were shown; "
                 "nothing was imported. Run /gang import again to see the new ones."
             )
         saved = await tx.update_gang(
-            campaign_id, staged.gang, actor=actor, title=f"Re-import from {label}"
+            campaign_id, staged.gang, actor=actor.ledger_id, title=f"Re-import from {label}"
         )
         verb = "updated"
     if staged.link is not None:
@@ -143,5 +139,5 @@ async def confirm(
     )
     return Confirmed(
         f"Done. {summary}",
-        announcement=f"{interaction.user.mention}: {summary} Owner: <@{saved.owner}>.",
+        announcement=f"{mention}: {summary} Owner: <@{saved.owner}>.",
     )

@@ -34,9 +34,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from bot.importing.common import clip, decode_text, load_json, require_worker_thread
+from bot.importing.common import decode_text, load_json, require_worker_thread
 from bot.importing.limits import MAX_COLUMNS, MAX_JSON_VALUES, MAX_TRADING_POST_ITEMS, check_count
 from bot.importing.values import read_int, read_name
+from bot.render import clip
 from bot.storage import TradingPostEntry
 from rules.errors import InvalidRequest
 from rules.models import Availability, EquipmentKind

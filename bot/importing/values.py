@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from bot.importing.common import clip
+from bot.render import clip
 
 # A whole number with the marks gang sheets print after it: 4+ (target
 # numbers), 5" (Movement), credits.

@@ -45,7 +45,6 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from bot.importing.common import clip
 from bot.importing.limits import (
     MAX_FIGHTER_ITEMS,
     MAX_FIGHTERS,
@@ -60,6 +59,7 @@ from bot.importing.limits import (
 from bot.importing.parsed import ParsedGang
 from bot.importing.report import ImportReport
 from bot.importing.values import read_id, read_int, read_name, read_names
+from bot.render import clip
 from rules.errors import InvalidRequest
 from rules.models import (
     PROFILE_STATS,
@@ -145,7 +145,7 @@ def parse_yaktribe(
     )
     if house is None:
         report.note(
-            f"House '{clip(house_typed)}' is not a House List of the rule set {ruleset.name}: "
+            f"House '{clip(house_typed, 80)}' is not a House List of the rule set {ruleset.name}: "
             "fighter categories come from keywords in their types."
         )
     _territories(data.get("territories"), report)

@@ -13,6 +13,9 @@ from typing import TypeVar
 import discord
 from pydantic import ValidationError
 
+# bot/battle still imports clip from here.
+from bot.render import clip as clip
+from bot.render import paginate
 from rules.errors import InvalidRequest
 from rules.models import Equipment, Item
 from rules.names import checked_name
@@ -24,10 +27,6 @@ T = TypeVar("T")
 EMBEDS_PER_MESSAGE = 10
 EMBED_CHARS_PER_MESSAGE = 6000
 FIELD_MAX = 1024
-
-
-def clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def fit_lines(lines: Sequence[str], limit: int = FIELD_MAX, empty: str = "—") -> str:
@@ -93,6 +92,12 @@ def typed_item(
     bounded(cost, 0, MAX_CREDITS, "An item's cost")
     return checked(lambda: written_item(item_id, clean, entry, cost=cost, kind=kind,
                                         two_slots=two_slots), "item")
+
+
+def paged_embeds(title: str, lines: list[str], colour: discord.Colour) -> list[discord.Embed]:
+    """Lines as embeds of one page each, every one titled ``title`` (already escaped)."""
+    return [discord.Embed(title=title, description=page, colour=colour)
+            for page in paginate(lines)]
 
 
 def embed_batches(embeds: Sequence[discord.Embed]) -> list[list[discord.Embed]]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import discord
 
-from bot.render import safe
+from bot.render import clip, safe
 from rules.models import (
     PROFILE_STATS,
     TARGET_STATS,
@@ -58,11 +58,6 @@ class _Field:
 
     def __len__(self) -> int:
         return len(self.name) + len(self.value)
-
-
-def clip(text: str, limit: int) -> str:
-    """Cut ``text`` to ``limit`` characters, marking the cut with an ellipsis."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _field(name: str, value: str, inline: bool = False) -> _Field:

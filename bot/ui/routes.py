@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.errors import Refused, answer_error
+from bot.render import clip
 from bot.ui import custom_ids
 
 if TYPE_CHECKING:
@@ -221,10 +222,6 @@ def view(*items: discord.ui.Item[Any]) -> discord.ui.View:
     for item in items:
         made.add_item(item)
     return made
-
-
-def clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 # Families of ids that bot/battle routes with DynamicItems of its own (the post-battle

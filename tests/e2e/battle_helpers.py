@@ -13,9 +13,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
 from bot.arena import Arena
-from bot.fakediscord import Driver, InteractionResult
-from bot.fakediscord.messages import Message
-from bot.fakediscord.world import Channel
+from fakediscord import Driver, InteractionResult
+from fakediscord.messages import Message
+from fakediscord.world import Channel
 
 T = TypeVar("T")
 

@@ -22,8 +22,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from bot.fakediscord import FakeDiscord, InteractionResult, Message, Upload
-from bot.fakediscord.common import JsonObj
+from fakediscord import FakeDiscord, InteractionResult, Message, Upload
+from fakediscord.common import JsonObj
 
 # Discord's client sends integers in JavaScript's safe range when a command
 # declares no bounds; nothing outside it can arrive.

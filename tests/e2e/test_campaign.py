@@ -6,25 +6,18 @@ campaign; later tests name their campaign explicitly where it matters.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from bot.arena import Arena
-from bot.fakediscord.errors import CommandInputError
-from bot.fakediscord.result import InteractionResult
 from bot.storage import Storage
+from fakediscord.errors import CommandInputError
+from fakediscord.result import InteractionResult
 from rules.models import Fighter, FighterCategory
+from tests.e2e.helpers import G, U, slash
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 MAIN = "Dust Falls"
-U, G = "Underhive", "general"
-
-
-async def slash(arena: Arena, who: str, command: str, /, *, guild: str = U,
-                **options: Any) -> InteractionResult:
-    return await arena.driver.slash(guild, G, who, command, **options)
 
 
 def field_value(result: InteractionResult, name: str) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from bot.arena import Arena
-from bot.fakediscord import InteractionResult
+from fakediscord import InteractionResult
 from tests.e2e.battle_helpers import (
     STEPS_BEFORE_ACTIONS,
     bot_ready,

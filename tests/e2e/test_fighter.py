@@ -13,55 +13,19 @@ import pytest
 import pytest_asyncio
 
 from bot.arena import Arena
-from bot.fakediscord import InteractionResult
+from tests.e2e.helpers import G, U, new_gang, ok, refused, said, slash, stash
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-G, CH = "Underhive", "general"
-
-
-def said(result: InteractionResult) -> str:
-    """Everything the bot answered: content and embeds of every message."""
-    return "\n".join(f"{m.content}\n{m.embed_text()}" for m in result.messages)
-
-
-async def slash(arena: Arena, user: str, command: str, **options: Any) -> InteractionResult:
-    return await arena.driver.slash(G, CH, user, command, **options)
-
-
-async def ok(arena: Arena, user: str, command: str, **options: Any) -> str:
-    """Run a command that must succeed publicly; return what it said."""
-    result = await slash(arena, user, command, **options)
-    assert not result.ephemeral, f"/{command} was refused: {result.content}"
-    return said(result)
-
-
-async def refused(arena: Arena, user: str, command: str, **options: Any) -> str:
-    """Run a command that must be refused ephemerally; return the refusal."""
-    result = await slash(arena, user, command, **options)
-    assert result.ephemeral, f"/{command} was not refused: {said(result)}"
-    assert "Something went wrong" not in result.content, result.content
-    return result.content
 
 
 async def card(arena: Arena, fighter: str) -> str:
     return await ok(arena, "bob", "fighter show", fighter=fighter)
 
 
-async def stash(arena: Arena, gang: str) -> str:
-    return await ok(arena, "bob", "stash show", gang=gang)
-
-
 @pytest_asyncio.fixture(loop_scope="module", scope="module", autouse=True)
 async def campaign(arena: Arena) -> str:
     await ok(arena, "alice", "campaign create", name="Roster Wars")
     return "Roster Wars"
-
-
-async def new_gang(arena: Arena, owner: str, name: str, credits: int = 1000) -> str:
-    await ok(arena, owner, "gang create", name=name, house="Goliath",
-             alignment="Law Abiding", credits=credits)
-    return name
 
 
 # --------------------------------------------------------------------------- add
@@ -326,7 +290,7 @@ async def test_autocomplete_suggests_from_the_roster_and_the_rule_set(arena: Are
     driver = arena.driver
 
     async def names(command: str, focused: str, **values: Any) -> list[str]:
-        choices = await driver.autocomplete(G, CH, "bob", command, focused=focused, **values)
+        choices = await driver.autocomplete(U, G, "bob", command, focused=focused, **values)
         return [choice.name for choice in choices]
 
     assert await names("fighter unequip", "item", fighter="Hinter", item="") == ["Stub gun"]

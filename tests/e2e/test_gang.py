@@ -6,28 +6,20 @@ the campaign the first test starts (the Underhive's default).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
 
 from bot.arena import Arena
-from bot.fakediscord.common import InteractionType
-from bot.fakediscord.errors import CommandInputError
-from bot.fakediscord.result import InteractionResult
-from bot.storage import Storage
+from fakediscord.common import InteractionType
+from fakediscord.errors import CommandInputError
+from fakediscord.result import InteractionResult
 from rules.models import EquipmentKind, Fighter, FighterCategory, Item
+from tests.e2e.helpers import G, U, database, slash
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 CAMPAIGN = "Dust Falls"
-U, G = "Underhive", "general"
-
-
-async def slash(arena: Arena, who: str, command: str, /, *, guild: str = U,
-                **options: Any) -> InteractionResult:
-    return await arena.driver.slash(guild, G, who, command, **options)
 
 
 async def roster_text(arena: Arena, gang: str) -> str:
@@ -42,17 +34,6 @@ async def found(arena: Arena, user: str, name: str, house: str = "Goliath",
                        alignment=alignment, **options)
     assert not made.ephemeral, made.content
     return made
-
-
-@asynccontextmanager
-async def database(arena: Arena) -> AsyncIterator[Storage]:
-    """The bot's own database, opened beside it (SQLite WAL + busy timeout) to seed rosters
-    that other cogs (/fighter) would build: this file only tests /gang."""
-    storage = await Storage.open(arena.database_path)
-    try:
-        yield storage
-    finally:
-        await storage.close()
 
 
 async def click_as(arena: Arena, result: InteractionResult, label: str,

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from bot.arena import Arena
-from bot.fakediscord import BotResponseError, CommandInputError, Upload, WaitTimeout
+from fakediscord import BotResponseError, CommandInputError, Upload, WaitTimeout
 from tests.e2e import hostile
 from tests.e2e.battle_helpers import (
     all_text,

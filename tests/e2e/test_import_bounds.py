@@ -14,9 +14,9 @@ import pytest
 import pytest_asyncio
 
 from bot.arena import Arena, open_arena
-from bot.fakediscord import Upload
-from bot.fakediscord.result import InteractionResult
 from bot.importing.limits import MAX_JSON_VALUES, MAX_SKILLS
+from fakediscord import Upload
+from fakediscord.result import InteractionResult
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

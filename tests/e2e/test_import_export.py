@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +21,10 @@ import pytest_asyncio
 from aiohttp import web
 
 from bot.arena import Arena, open_arena
-from bot.fakediscord import Upload
-from bot.fakediscord.messages import Message
-from bot.fakediscord.result import InteractionResult
 from bot.rulesets import ruleset_for
-from bot.storage import Storage
+from fakediscord import Upload
+from fakediscord.messages import Message
+from fakediscord.result import InteractionResult
 from rules.dice import ScriptedRoller
 from rules.models import FighterCategory, FighterStatus
 from rules.tradingpost import seek_rare_and_illegal
@@ -39,11 +37,13 @@ from tests.e2e.battle_helpers import (
     panel_of,
     thread_named,
 )
+from tests.e2e.helpers import G, U, database, slash
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
+S = "Spire"
+
 FIXTURES = Path(__file__).parent.parent / "importing" / "fixtures"
-U, S, G = "Underhive", "Spire", "general"
 CAMPAIGN = "Scrap Hollow"
 GANG = "The Slag Kings"
 
@@ -99,21 +99,6 @@ def fixture(name: str) -> bytes:
 def slag_kings() -> dict[str, Any]:
     data: dict[str, Any] = json.loads(fixture("yaktribe_slag_kings.json"))
     return data
-
-
-async def slash(arena: Arena, who: str, command: str, /, *, guild: str = U,
-                **options: Any) -> InteractionResult:
-    return await arena.driver.slash(guild, G, who, command, **options)
-
-
-@asynccontextmanager
-async def database(arena: Arena) -> AsyncIterator[Storage]:
-    """The bot's own database, opened beside it to check what was stored."""
-    storage = await Storage.open(arena.database_path)
-    try:
-        yield storage
-    finally:
-        await storage.close()
 
 
 def all_text(result: InteractionResult) -> str:

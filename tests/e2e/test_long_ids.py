@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from bot.arena import Arena
-from bot.fakediscord.messages import Message
 from bot.storage import Storage
 from bot.ui.custom_ids import CUSTOM_ID_MAX, id_key
+from fakediscord.messages import Message
 from rules.models import Gang
 from tests.e2e.test_postbattle import (
     CH,

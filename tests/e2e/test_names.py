@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from bot.arena import Arena
-from bot.fakediscord.result import InteractionResult
+from fakediscord.result import InteractionResult
+from tests.e2e.helpers import slash
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-U, G = "Underhive", "general"
-
-
-async def slash(arena: Arena, who: str, command: str, /, **options: Any) -> InteractionResult:
-    return await arena.driver.slash(U, G, who, command, **options)
 
 
 async def create_gang(arena: Arena, who: str, name: str) -> InteractionResult:

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from bot.arena import Arena
-from bot.fakediscord.messages import Message
+from fakediscord.messages import Message
 from tests.e2e.test_crash_resume import restart, stored, to_step
 from tests.e2e.test_postbattle import (
     G,

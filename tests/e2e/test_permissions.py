@@ -27,8 +27,8 @@ import pytest
 import pytest_asyncio
 
 from bot.arena import TOKEN, Arena, open_arena
-from bot.fakediscord import FakeDiscord, InteractionResult, Message, Perm, Upload
-from bot.fakediscord.common import InteractionType
+from fakediscord import FakeDiscord, InteractionResult, Message, Perm, Upload
+from fakediscord.common import InteractionType
 from tests.e2e import hostile
 from tests.e2e.battle_helpers import (
     all_text,

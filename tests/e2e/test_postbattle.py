@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from bot.arena import Arena
-from bot.fakediscord import InteractionResult
-from bot.fakediscord.messages import Message
+from fakediscord import InteractionResult
+from fakediscord.messages import Message
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

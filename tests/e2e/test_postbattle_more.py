@@ -15,8 +15,8 @@ import pytest
 
 from bot.arena import Arena
 from bot.battle.state import PostBattleRun
-from bot.fakediscord.messages import Message
 from bot.storage import Storage
+from fakediscord.messages import Message
 from tests.e2e.test_postbattle import (
     CH,
     G,

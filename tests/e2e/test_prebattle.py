@@ -143,7 +143,7 @@ async def test_rescue_mission_replaces_the_scenario_roll(arena: Arena) -> None:
 
 async def test_the_message_stays_within_discord_limits_with_absurd_names() -> None:
     """Four gangs named with 100 markdown characters, tied to the roll-off, many re-rolls."""
-    from cogs.prebattle import ROLL_OFF_FIELD, prebattle_embed, within_limits
+    from bot.ui.prebattle import ROLL_OFF_FIELD, prebattle_embed, within_limits
     from rules.data import load_ruleset
     from rules.dice import ScriptedRoller
     from rules.models import Battle, CampaignSettings, Gang

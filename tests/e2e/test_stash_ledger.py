@@ -3,54 +3,21 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import pytest
 import pytest_asyncio
 
 from bot.arena import Arena
-from bot.fakediscord import CommandInputError, InteractionResult
+from fakediscord import CommandInputError
+from tests.e2e.helpers import new_gang, ok, refused, said, slash, stash
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-G, CH = "Underhive", "general"
-
-
-def said(result: InteractionResult) -> str:
-    return "\n".join(f"{m.content}\n{m.embed_text()}" for m in result.messages)
-
-
-async def slash(arena: Arena, user: str, command: str, **options: Any) -> InteractionResult:
-    return await arena.driver.slash(G, CH, user, command, **options)
-
-
-async def ok(arena: Arena, user: str, command: str, **options: Any) -> str:
-    result = await slash(arena, user, command, **options)
-    assert not result.ephemeral, f"/{command} was refused: {result.content}"
-    return said(result)
-
-
-async def refused(arena: Arena, user: str, command: str, **options: Any) -> str:
-    result = await slash(arena, user, command, **options)
-    assert result.ephemeral, f"/{command} was not refused: {said(result)}"
-    assert "Something went wrong" not in result.content, result.content
-    return result.content
-
-
-async def stash(arena: Arena, gang: str) -> str:
-    return await ok(arena, "bob", "stash show", gang=gang)
 
 
 @pytest_asyncio.fixture(loop_scope="module", scope="module", autouse=True)
 async def campaign(arena: Arena) -> str:
     await ok(arena, "alice", "campaign create", name="Ledger Wars")
     return "Ledger Wars"
-
-
-async def new_gang(arena: Arena, owner: str, name: str, credits: int = 1000) -> str:
-    await ok(arena, owner, "gang create", name=name, house="Goliath",
-             alignment="Law Abiding", credits=credits)
-    return name
 
 
 def user_id(arena: Arena, name: str) -> int:

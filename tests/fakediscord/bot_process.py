@@ -12,7 +12,7 @@ import asyncio
 import signal
 import sys
 
-from bot.fakediscord.client import point_discord_py_from_env
+from fakediscord.client import point_discord_py_from_env
 from tests.fakediscord.sample_bot import SampleBot
 
 

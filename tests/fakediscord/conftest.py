@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.fakediscord import Driver, FakeDiscord, point_discord_py_at
+from fakediscord import Driver, FakeDiscord, point_discord_py_at
 from tests.fakediscord.sample_bot import SampleBot
 
 TOKEN = "fake-token"

@@ -14,9 +14,9 @@ from typing import Any
 import aiohttp
 import pytest
 
-from bot.fakediscord import FakeDiscord
-from bot.fakediscord.common import InteractionType
-from bot.fakediscord.errors import error_paths
+from fakediscord import FakeDiscord
+from fakediscord.common import InteractionType
+from fakediscord.errors import error_paths
 
 AUTH = {"Authorization": "Bot fake-token"}
 V2 = 1 << 15

@@ -12,7 +12,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from bot.fakediscord import FakeDiscord
+from fakediscord import FakeDiscord
 
 ROOT = Path(__file__).resolve().parents[2]
 AUTH = {"Authorization": "Bot fake-token"}
@@ -131,7 +131,7 @@ async def test_standalone_entry_point_prints_base_url() -> None:
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "bot.fakediscord",
+        "fakediscord",
         "--port",
         "0",
         "--log-level",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.fakediscord import (
+from fakediscord import (
     BotResponseError,
     CommandInputError,
     Driver,

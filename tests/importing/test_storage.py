@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
@@ -20,15 +18,6 @@ from tests.importing.conftest import fixture_bytes
 GUILD_A = 111
 GUILD_B = 222
 ACTOR = "333"
-
-
-@pytest.fixture
-async def storage(tmp_path: Path) -> AsyncIterator[Storage]:
-    store = await Storage.open(tmp_path / "campaigns.sqlite3")
-    try:
-        yield store
-    finally:
-        await store.close()
 
 
 @pytest.fixture

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,20 +23,6 @@ from tests import factories as f
 GUILD_A = 111_111_111_111_111_111
 GUILD_B = 222_222_222_222_222_222
 ACTOR = "333333333333333333"
-
-
-@pytest.fixture
-def db_path(tmp_path: Path) -> Path:
-    return tmp_path / "campaigns.sqlite3"
-
-
-@pytest.fixture
-async def storage(db_path: Path) -> AsyncIterator[Storage]:
-    store = await Storage.open(db_path)
-    try:
-        yield store
-    finally:
-        await store.close()
 
 
 @pytest.fixture

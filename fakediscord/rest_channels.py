@@ -5,13 +5,13 @@ from __future__ import annotations
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
-from bot.fakediscord import limits, store
-from bot.fakediscord.common import ChannelType, Perm
-from bot.fakediscord.errors import ApiError, not_found
-from bot.fakediscord.http_util import no_content, ok, read_body, snowflake
-from bot.fakediscord.messages import Message
-from bot.fakediscord.services import Services
-from bot.fakediscord.world import Channel, User
+from fakediscord import limits, store
+from fakediscord.common import ChannelType, Perm
+from fakediscord.errors import ApiError, not_found
+from fakediscord.http_util import no_content, ok, read_body, snowflake
+from fakediscord.messages import Message
+from fakediscord.services import Services
+from fakediscord.world import Channel, User
 
 
 class ChannelRoutes:

@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from bot.fakediscord.common import CallbackType, JsonObj
-from bot.fakediscord.interactions import InteractionRecord
-from bot.fakediscord.messages import Message
-from bot.fakediscord.transcript import render_message
+from fakediscord.common import CallbackType, JsonObj
+from fakediscord.interactions import InteractionRecord
+from fakediscord.messages import Message
+from fakediscord.transcript import render_message
 
 if TYPE_CHECKING:
-    from bot.fakediscord.driver import Driver
+    from fakediscord.driver import Driver
 
 
 @dataclass(frozen=True)

@@ -9,18 +9,18 @@ from typing import TYPE_CHECKING
 
 from aiohttp import web
 
-from bot.fakediscord.commands import CommandRegistry
-from bot.fakediscord.common import DEFAULT_BOT, Perm
-from bot.fakediscord.faults import Fault, check_status
-from bot.fakediscord.gateway import Gateway
-from bot.fakediscord.interactions import Interactions
-from bot.fakediscord.rest import API_PREFIX, GATEWAY_PATH, build_app
-from bot.fakediscord.services import Services
-from bot.fakediscord.transcript import render_channel
-from bot.fakediscord.world import Channel, Guild, GuildRef, User, UserRef, World
+from fakediscord.commands import CommandRegistry
+from fakediscord.common import DEFAULT_BOT, Perm
+from fakediscord.faults import Fault, check_status
+from fakediscord.gateway import Gateway
+from fakediscord.interactions import Interactions
+from fakediscord.rest import API_PREFIX, GATEWAY_PATH, build_app
+from fakediscord.services import Services
+from fakediscord.transcript import render_channel
+from fakediscord.world import Channel, Guild, GuildRef, User, UserRef, World
 
 if TYPE_CHECKING:
-    from bot.fakediscord.driver import Driver
+    from fakediscord.driver import Driver
 
 log = logging.getLogger(__name__)
 
@@ -117,7 +117,7 @@ class FakeDiscord:
 
     async def start(self, port: int = 0) -> str:
         """Serve on 127.0.0.1 (``port=0`` picks a free port); returns the REST base URL."""
-        from bot.fakediscord.control import control_routes
+        from fakediscord.control import control_routes
 
         app = build_app(self.services, control_routes(self))
         runner = web.AppRunner(app, handle_signals=False, access_log=None)
@@ -155,7 +155,7 @@ class FakeDiscord:
     # -- test controls ----------------------------------------------------
 
     def driver(self, *, timeout: float = 5.0) -> Driver:
-        from bot.fakediscord.driver import Driver
+        from fakediscord.driver import Driver
 
         return Driver(self, timeout=timeout)
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from bot.fakediscord.common import JsonObj
-from bot.fakediscord.messages import Message
-from bot.fakediscord.world import Channel, World
+from fakediscord.common import JsonObj
+from fakediscord.messages import Message
+from fakediscord.world import Channel, World
 
 if TYPE_CHECKING:
-    from bot.fakediscord.interactions import Interactions
+    from fakediscord.interactions import Interactions
 
 _SELECT_KINDS = {
     3: "select",

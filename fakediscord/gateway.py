@@ -19,10 +19,10 @@ from typing import Any
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
-from bot.fakediscord.common import Intent, JsonObj
-from bot.fakediscord.errors import NotConnected
-from bot.fakediscord.messages import Message
-from bot.fakediscord.world import Channel, World
+from fakediscord.common import Intent, JsonObj
+from fakediscord.errors import NotConnected
+from fakediscord.messages import Message
+from fakediscord.world import Channel, World
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""``python -m bot.fakediscord --port 0``: run the fake standalone with the demo world."""
+"""``python -m fakediscord --port 0``: run the fake standalone with the demo world."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import contextlib
 import logging
 import signal
 
-from bot.fakediscord.client import ENV_VAR
-from bot.fakediscord.server import FakeDiscord
+from fakediscord.client import ENV_VAR
+from fakediscord.server import FakeDiscord
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m bot.fakediscord", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m fakediscord", description=__doc__)
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
     parser.add_argument("--token", default=None, help="require this bot token (default: any)")
     parser.add_argument("--empty", action="store_true", help="start without the demo world")
@@ -32,7 +32,7 @@ async def _serve(args: argparse.Namespace) -> None:
     print(
         f"gateway: {fake.gateway_url}\n"
         f"run the bot with {ENV_VAR}={base_url} and call "
-        "bot.fakediscord.client.point_discord_py_from_env() before bot.start(), or set\n"
+        "fakediscord.client.point_discord_py_from_env() before bot.start(), or set\n"
         f"  discord.http.Route.BASE = {base_url!r}\n"
         f"  discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL({fake.gateway_url!r})\n"
         f"inspect: {fake.root_url}/_fake\n"

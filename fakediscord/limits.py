@@ -10,8 +10,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from bot.fakediscord.common import JsonObj
-from bot.fakediscord.errors import ApiError, invalid_form
+from fakediscord.common import JsonObj
+from fakediscord.errors import ApiError, invalid_form
 
 CONTENT_MAX = 2000
 EMBEDS_MAX = 10

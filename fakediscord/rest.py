@@ -8,12 +8,12 @@ import logging
 from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 
-from bot.fakediscord.errors import ApiError, not_found
-from bot.fakediscord.http_util import error_response, ok, read_body, snowflake
-from bot.fakediscord.rest_channels import ChannelRoutes, serve_attachment
-from bot.fakediscord.rest_interactions import InteractionRoutes
-from bot.fakediscord.services import Services
-from bot.fakediscord.world import Guild
+from fakediscord.errors import ApiError, not_found
+from fakediscord.http_util import error_response, ok, read_body, snowflake
+from fakediscord.rest_channels import ChannelRoutes, serve_attachment
+from fakediscord.rest_interactions import InteractionRoutes
+from fakediscord.services import Services
+from fakediscord.world import Guild
 
 log = logging.getLogger(__name__)
 

@@ -6,13 +6,13 @@ import logging
 from collections import deque
 from dataclasses import dataclass, field
 
-from bot.fakediscord.commands import CommandRegistry
-from bot.fakediscord.faults import Fault
-from bot.fakediscord.gateway import Gateway
-from bot.fakediscord.interactions import Interactions
-from bot.fakediscord.world import World
+from fakediscord.commands import CommandRegistry
+from fakediscord.faults import Fault
+from fakediscord.gateway import Gateway
+from fakediscord.interactions import Interactions
+from fakediscord.world import World
 
-log = logging.getLogger("bot.fakediscord")
+log = logging.getLogger("fakediscord")
 
 
 @dataclass(eq=False)

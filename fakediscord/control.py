@@ -1,6 +1,6 @@
 """``/_fake/*`` HTTP endpoints for driving a standalone fake by hand (curl, a REPL).
 
-Tests should use :class:`Driver` directly; these exist so ``python -m bot.fakediscord``
+Tests should use :class:`Driver` directly; these exist so ``python -m fakediscord``
 is useful against a bot started in another terminal.
 """
 
@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
-from bot.fakediscord.errors import FakeDiscordError
-from bot.fakediscord.http_util import ok, read_body
-from bot.fakediscord.result import InteractionResult
+from fakediscord.errors import FakeDiscordError
+from fakediscord.http_util import ok, read_body
+from fakediscord.result import InteractionResult
 
 if TYPE_CHECKING:
-    from bot.fakediscord.server import FakeDiscord
+    from fakediscord.server import FakeDiscord
 
 
 def _describe(result: InteractionResult) -> dict[str, Any]:

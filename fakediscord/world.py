@@ -10,7 +10,7 @@ from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from bot.fakediscord.common import (
+from fakediscord.common import (
     ALL_PERMISSIONS,
     DEFAULT_BOT,
     DEFAULT_EVERYONE,
@@ -21,11 +21,11 @@ from bot.fakediscord.common import (
     Snowflakes,
     iso_now,
 )
-from bot.fakediscord.errors import FakeDiscordError
-from bot.fakediscord.waiting import Notifier
+from fakediscord.errors import FakeDiscordError
+from fakediscord.waiting import Notifier
 
 if TYPE_CHECKING:
-    from bot.fakediscord.messages import Attachment, Message
+    from fakediscord.messages import Attachment, Message
 
 
 @dataclass(eq=False)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.fakediscord.common import ChannelType, JsonObj, MessageFlag
-from bot.fakediscord.errors import ApiError
-from bot.fakediscord.messages import InteractionMeta, Message, Upload, apply_payload
-from bot.fakediscord.world import Channel, User, World
+from fakediscord.common import ChannelType, JsonObj, MessageFlag
+from fakediscord.errors import ApiError
+from fakediscord.messages import InteractionMeta, Message, Upload, apply_payload
+from fakediscord.world import Channel, User, World
 
 
 def post_message(

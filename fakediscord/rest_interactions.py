@@ -5,12 +5,12 @@ from __future__ import annotations
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
-from bot.fakediscord import store
-from bot.fakediscord.errors import not_found
-from bot.fakediscord.http_util import no_content, ok, read_body
-from bot.fakediscord.interactions import InteractionRecord
-from bot.fakediscord.services import Services
-from bot.fakediscord.world import Channel
+from fakediscord import store
+from fakediscord.errors import not_found
+from fakediscord.http_util import no_content, ok, read_body
+from fakediscord.interactions import InteractionRecord
+from fakediscord.services import Services
+from fakediscord.world import Channel
 
 
 class InteractionRoutes:

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bot.fakediscord.commands import ResolvedCommand
-from bot.fakediscord.common import JsonObj
-from bot.fakediscord.errors import CommandInputError, FakeDiscordError
-from bot.fakediscord.messages import Attachment, Upload
-from bot.fakediscord.world import Channel, Guild, Member, Role, User, World
+from fakediscord.commands import ResolvedCommand
+from fakediscord.common import JsonObj
+from fakediscord.errors import CommandInputError, FakeDiscordError
+from fakediscord.messages import Attachment, Upload
+from fakediscord.world import Channel, Guild, Member, Role, User, World
 
 # INTEGER and NUMBER options carry values between -2**53 and 2**53 (Discord's docs).
 DISCORD_NUMBER_LIMIT = 2**53

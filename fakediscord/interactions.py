@@ -7,11 +7,11 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from bot.fakediscord import limits, store
-from bot.fakediscord.common import CallbackType, InteractionType, JsonObj, MessageFlag
-from bot.fakediscord.errors import ApiError, invalid_form
-from bot.fakediscord.messages import InteractionMeta, Message, Upload
-from bot.fakediscord.world import Channel, Guild, User, World
+from fakediscord import limits, store
+from fakediscord.common import CallbackType, InteractionType, JsonObj, MessageFlag
+from fakediscord.errors import ApiError, invalid_form
+from fakediscord.messages import InteractionMeta, Message, Upload
+from fakediscord.world import Channel, Guild, User, World
 
 # Which initial responses Discord accepts for each interaction type.
 _ALLOWED_CALLBACKS: dict[int, frozenset[int]] = {

@@ -10,21 +10,21 @@ See docs/fake-discord.md. Typical use::
     result = await driver.slash("Underhive", "general", "alice", "gang create", name="Ash Wolves")
 """
 
-from bot.fakediscord.client import gateway_url_for, point_discord_py_at, point_discord_py_from_env
-from bot.fakediscord.common import CallbackType, ChannelType, InteractionType, MessageFlag, Perm
-from bot.fakediscord.driver import BotResponseError, Driver
-from bot.fakediscord.errors import (
+from fakediscord.client import gateway_url_for, point_discord_py_at, point_discord_py_from_env
+from fakediscord.common import CallbackType, ChannelType, InteractionType, MessageFlag, Perm
+from fakediscord.driver import BotResponseError, Driver
+from fakediscord.errors import (
     ApiError,
     CommandInputError,
     FakeDiscordError,
     NotConnected,
     WaitTimeout,
 )
-from bot.fakediscord.interactions import InteractionRecord
-from bot.fakediscord.messages import Attachment, Message, Upload
-from bot.fakediscord.result import Choice, InteractionResult
-from bot.fakediscord.server import FakeDiscord
-from bot.fakediscord.world import Channel, Guild, Member, Role, User, World
+from fakediscord.interactions import InteractionRecord
+from fakediscord.messages import Attachment, Message, Upload
+from fakediscord.result import Choice, InteractionResult
+from fakediscord.server import FakeDiscord
+from fakediscord.world import Channel, Guild, Member, Role, User, World
 
 __all__ = [
     "ApiError",

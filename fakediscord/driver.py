@@ -9,18 +9,18 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bot.fakediscord import store
-from bot.fakediscord.common import CallbackType, InteractionType, JsonObj, Perm
-from bot.fakediscord.errors import CommandInputError, FakeDiscordError, WaitTimeout
-from bot.fakediscord.interactions import InteractionRecord
-from bot.fakediscord.messages import Message, Upload
-from bot.fakediscord.modals import fill_modal
-from bot.fakediscord.options import build_command_data
-from bot.fakediscord.result import Choice, InteractionResult
-from bot.fakediscord.world import Channel, Guild, GuildRef, Member, Role, User, UserRef
+from fakediscord import store
+from fakediscord.common import CallbackType, InteractionType, JsonObj, Perm
+from fakediscord.errors import CommandInputError, FakeDiscordError, WaitTimeout
+from fakediscord.interactions import InteractionRecord
+from fakediscord.messages import Message, Upload
+from fakediscord.modals import fill_modal
+from fakediscord.options import build_command_data
+from fakediscord.result import Choice, InteractionResult
+from fakediscord.world import Channel, Guild, GuildRef, Member, Role, User, UserRef
 
 if TYPE_CHECKING:
-    from bot.fakediscord.server import FakeDiscord
+    from fakediscord.server import FakeDiscord
 
 ChannelRef = Channel | str | int
 MessageRef = Message | InteractionResult | int

@@ -5,9 +5,9 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
-from bot.fakediscord import limits
-from bot.fakediscord.common import JsonObj, Snowflakes
-from bot.fakediscord.errors import ApiError, CommandInputError, invalid_form
+from fakediscord import limits
+from fakediscord.common import JsonObj, Snowflakes
+from fakediscord.errors import ApiError, CommandInputError, invalid_form
 
 GLOBAL_LIMIT = 100
 

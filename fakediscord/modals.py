@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bot.fakediscord.common import JsonObj
-from bot.fakediscord.errors import CommandInputError
-from bot.fakediscord.limits import walk_components
+from fakediscord.common import JsonObj
+from fakediscord.errors import CommandInputError
+from fakediscord.limits import walk_components
 
 
 def _inputs(modal: JsonObj) -> dict[str, str]:

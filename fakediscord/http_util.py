@@ -7,9 +7,9 @@ from typing import Any
 
 from aiohttp import BodyPartReader, web
 
-from bot.fakediscord.common import JsonObj
-from bot.fakediscord.errors import ApiError, invalid_form
-from bot.fakediscord.messages import Upload
+from fakediscord.common import JsonObj
+from fakediscord.errors import ApiError, invalid_form
+from fakediscord.messages import Upload
 
 
 def ok(data: Any, status: int = 200) -> web.Response:

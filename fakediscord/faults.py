@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from aiohttp import web
 
-from bot.fakediscord.http_util import ok
+from fakediscord.http_util import ok
 
 FAILING_STATUSES = frozenset({429, 500, 502, 503, 504})
 

@@ -12,7 +12,7 @@ import contextlib
 from collections.abc import Callable
 from typing import TypeVar
 
-from bot.fakediscord.errors import WaitTimeout
+from fakediscord.errors import WaitTimeout
 
 T = TypeVar("T")
 

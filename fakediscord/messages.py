@@ -6,10 +6,10 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from bot.fakediscord import limits
-from bot.fakediscord.common import JsonObj, MessageFlag, iso_now
-from bot.fakediscord.errors import FakeDiscordError, invalid_form
-from bot.fakediscord.world import Channel, User, World
+from fakediscord import limits
+from fakediscord.common import JsonObj, MessageFlag, iso_now
+from fakediscord.errors import FakeDiscordError, invalid_form
+from fakediscord.world import Channel, User, World
 
 _USER_MENTION = re.compile(r"<@!?(\d+)>")
 _ROLE_MENTION = re.compile(r"<@&(\d+)>")
