@@ -12,9 +12,9 @@ from rules.models import Battle, EquipmentKind, Gang
 from rules.world import RuleResult, Workspace, World
 from tests import factories as f
 from tests.pictures.helpers import decode
-from tests.storage.conftest import ACTOR, GUILD_A, campaign, db_path, full_gang, storage
+from tests.storage.conftest import ACTOR, GUILD_A, campaign, full_gang
 
-__all__ = ["campaign", "db_path", "storage"]  # fixtures
+__all__ = ["campaign"]  # a fixture, imported for the tests below
 
 
 def _reward(world: World, gang_id: str, credits: int, reputation: int) -> RuleResult:
