@@ -19,7 +19,6 @@ from pydantic import BaseModel, ValidationError
 
 from bot.battle import panel, render, views
 from bot.battle.publish import resume_drawing
-from bot.battle.store import active_run_in, find_active_run, runs_of
 from bot.battle.state import (
     Confirmation,
     GangReport,
@@ -29,6 +28,7 @@ from bot.battle.state import (
     StageStatus,
     run_key,
 )
+from bot.battle.store import active_run_in, find_active_run, runs_of
 from bot.storage import Campaign, Storage, StorageError
 from bot.ui.ledger import ledger_lines
 from rules.models import Battle, CampaignSettings, FighterCategory, FighterStatus

@@ -125,7 +125,12 @@ async def _confirm(click: Click, campaign: str, battle: str, stage: int, gang: s
     run = stored.run
     record = run.stage_record(stage)
     answered = False
-    if record is not None and record.message_ids and _clicked(interaction) == record.message_ids[0]:
+    scene = stored.decision.scene
+    # The edit answers the click when the click's whole scene is its own message (one
+    # confirmation of several); a step that closes acknowledges first, then draws them all.
+    alone = scene.stages == [stage] and not (scene.owe_stages or scene.owe_report)
+    if alone and record is not None and record.message_ids \
+            and _clicked(interaction) == record.message_ids[0]:
         names = gang_names(stored.world)
         pages = render.stage_pages(run, record, names)
         if len(pages) == 1:

@@ -94,6 +94,8 @@ class Stored:
     decision: Decision
     world: World
     revision: int  # the run's revision after the commit; 0 when nothing was stored
+    # The crash tests' kill point once this is stored and answered, before it is shown.
+    failpoint: str | None = None
 
     @property
     def run(self) -> PostBattleRun:
@@ -154,6 +156,8 @@ async def show(client: MundaBot, guild_id: int, stored: Stored, *,
     already answered with, when given)."""
     if stored.revision == 0:
         return
+    if stored.failpoint is not None:
+        failpoints.hit(stored.failpoint)
     scene = stored.decision.scene
     drawn = flow.Scene(
         stages=[n for n in scene.stages if n != except_stage], reports=scene.reports,
@@ -378,7 +382,7 @@ async def submit_report(
         rosters=True, finish=finish,
     )
     if stored.decision.scene.owe_stages:
-        failpoints.hit(failpoints.AFTER_STAGE_STORED)
+        stored.failpoint = failpoints.AFTER_STAGE_STORED
     return stored
 
 
@@ -399,9 +403,9 @@ async def confirm_stage(
         rosters=False, finish=finish,
     )
     if len(stored.decision.scene.stages) > 1:
-        failpoints.hit(failpoints.AFTER_CONFIRM_STORED)
+        stored.failpoint = failpoints.AFTER_CONFIRM_STORED
     elif stored.decision.scene.owe_report:
-        failpoints.hit(failpoints.AFTER_REPORT_QUEUED)
+        stored.failpoint = failpoints.AFTER_REPORT_QUEUED
     return stored
 
 

@@ -230,7 +230,7 @@ async def test_the_result_select_is_the_fighters_table() -> None:
         report_.injury_fighter = fighter_id
         view = views.report_view(scope)
         assert len(view.children) <= 25
-        select = next(i for i in view.children if getattr(i, "custom_id", "").startswith("munda:pb:inj:"))
+        select = next(i for i in view.children if _is(i, "munda:pb:inj:"))
         assert select.custom_id.endswith(f":{fighter_id}") and len(select.custom_id) <= 100
         return [o.label for o in select.options]
 
@@ -272,11 +272,16 @@ async def test_many_fighters_out_of_action_are_paged() -> None:
     scope = panel.report_scope(run, world, 1)
     assert panel.page_count(scope, panel.INJURIES) == 2
     view = views.report_view(scope)
-    fighters = next(i for i in view.children if getattr(i, "custom_id", "").startswith("munda:pb:injf:"))
+    fighters = next(i for i in view.children if _is(i, "munda:pb:injf:"))
     assert [o.value for o in fighters.options] == ids[25:]
-    assert sum(getattr(i, "custom_id", "").startswith("munda:pb:page:") for i in view.children) == 2
+    assert sum(_is(i, "munda:pb:page:") for i in view.children) == 2
     rows = view.to_components()  # what Discord gets: at most 5 rows, a select alone in its row
     assert len(rows) <= 5
     for row in rows:
         kinds = [c["type"] for c in row["components"]]
         assert len(kinds) <= 5 and (3 not in kinds or kinds == [3])
+
+
+def _is(item: object, prefix: str) -> bool:
+    """Whether a drawn component is the route ``prefix`` names."""
+    return str(getattr(item, "custom_id", "")).startswith(prefix)
