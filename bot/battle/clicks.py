@@ -10,7 +10,7 @@ an edit); the rest of the scene is drawn after.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from bot.battle import engine, owed, publish, render, views
 from bot.battle.panel import ReportEdit, gang_names
@@ -28,6 +28,11 @@ def _where(click: Click) -> tuple[Interaction, Call, int]:
     return click.interaction, call, call.guild_id
 
 
+def _acknowledge(interaction: Interaction) -> Callable[[], Awaitable[object]]:
+    """Acknowledge the click now (its write must wait: Discord's 3 s keep running)."""
+    return lambda: interaction.response.defer()
+
+
 def _clicked(interaction: Interaction) -> int | None:
     return interaction.message.id if interaction.message is not None else None
 
@@ -39,7 +44,7 @@ async def _edit_panel(click: Click, campaign: str, battle: str, gang: int,
                       edit: ReportEdit) -> None:
     interaction, call, guild_id = _where(click)
     stored = await engine.edit_report(interaction.client, guild_id, call.actor, campaign,
-                                      battle, gang, edit)
+                                      battle, gang, edit, acknowledge=_acknowledge(interaction))
     await _answer_panel(interaction, guild_id, stored, gang)
 
 
@@ -49,12 +54,14 @@ async def _answer_panel(
     run = stored.run
     panel = run.reports[run.gang_ids[gang]].message_id
     answered = False
-    if stored.revision and panel is not None and _clicked(interaction) == panel:
+    if interaction.response.is_done():
+        pass  # acknowledged before a write that had to wait
+    elif stored.revision and panel is not None and _clicked(interaction) == panel:
         embed, view = owed.panel_parts(stored.campaign, run, stored.world, gang)
         answered = await publish.answer_with(
             guild_id, run, stored.revision,
             lambda: interaction.response.edit_message(embed=embed, view=view))
-    if not answered:
+    if not interaction.response.is_done():
         await interaction.response.defer()
     await engine.show(interaction.client, guild_id, stored,
                       except_panel=gang if answered else None)
@@ -118,9 +125,12 @@ async def _confirm(click: Click, campaign: str, battle: str, stage: int, gang: s
     interaction, call, guild_id = _where(click)
     stored = await engine.confirm_stage(
         interaction.client, guild_id, call.actor, campaign, battle, stage, gang,
-        on_behalf=on_behalf, by=engine.who(interaction))
+        on_behalf=on_behalf, by=engine.who(interaction), acknowledge=_acknowledge(interaction))
     if not stored.revision:  # a double click: say so, change nothing
-        await interaction.response.send_message(stored.note, ephemeral=True)
+        if interaction.response.is_done():  # acknowledged before a write that then clashed
+            await interaction.followup.send(stored.note, ephemeral=True)
+        else:
+            await interaction.response.send_message(stored.note, ephemeral=True)
         return
     run = stored.run
     record = run.stage_record(stage)
@@ -130,7 +140,8 @@ async def _confirm(click: Click, campaign: str, battle: str, stage: int, gang: s
     # confirmation of several); a step that closes acknowledges first, then draws them all.
     alone = scene.stages == [stage] and not (scene.owe_stages or scene.owe_report)
     if alone and record is not None and record.message_ids \
-            and _clicked(interaction) == record.message_ids[0]:
+            and _clicked(interaction) == record.message_ids[0] \
+            and not interaction.response.is_done():
         names = gang_names(stored.world)
         pages = render.stage_pages(run, record, names)
         if len(pages) == 1:
@@ -138,7 +149,7 @@ async def _confirm(click: Click, campaign: str, battle: str, stage: int, gang: s
             answered = await publish.answer_with(
                 guild_id, run, stored.revision,
                 lambda: interaction.response.edit_message(embed=pages[0], view=view))
-    if not answered:
+    if not interaction.response.is_done():
         await interaction.response.defer()
     await engine.show(interaction.client, guild_id, stored,
                       except_stage=stage if answered else None)

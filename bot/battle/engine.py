@@ -117,13 +117,16 @@ Finish = Callable[[Decision, Campaign, Battle, World], World]
 async def decide_and_store(
     client: MundaBot, guild_id: int, actor: Actor, campaign_id: str, battle_id: str,
     decide: Decide, *, rosters: bool, finish: Finish | None = None,
+    acknowledge: Callable[[], Awaitable[object]] | None = None,
 ) -> Stored:
     """Read the run, decide, and store the decision in one short write.
 
     ``rosters``: whether ``decide`` needs the battle's rosters (names and owners
     are read otherwise). A decision that ``needs_rosters`` later on is finished by
     ``finish`` with them. A decision made from a run that moved on before it was
-    written is made again.
+    written is made again. ``acknowledge`` answers the click before the write when
+    the write would wait for another (the click is otherwise answered after it, with
+    the edit of its own message).
     """
     for attempt in range(ATTEMPTS):
         async with client.storage.read_only(guild_id) as tx:
@@ -138,6 +141,9 @@ async def decide_and_store(
                 world = finish(decision, campaign, battle, world)
         if not decision.changed:
             return Stored(campaign, decision, world, 0)
+        if acknowledge is not None and client.storage.writer_busy:
+            await acknowledge()
+            acknowledge = None
         try:
             async with client.storage.transaction(guild_id) as tx:
                 stored = await commit(tx, campaign, decision, revision, actor=actor.ledger_id,
@@ -344,13 +350,14 @@ async def _make_thread(
 async def edit_report(
     client: MundaBot, guild_id: int, actor: Actor, campaign_id: str, battle_id: str,
     gang_index: int, edit: ReportEdit,
+    acknowledge: Callable[[], Awaitable[object]] | None = None,
 ) -> Stored:
     """A select or toggle of a report panel: store the change."""
     return await decide_and_store(
         client, guild_id, actor, campaign_id, battle_id,
         lambda campaign, run, world: flow.edit_report(actor, campaign, run, world, gang_index,
                                                       edit),
-        rosters=True,
+        rosters=True, acknowledge=acknowledge,
     )
 
 
@@ -389,7 +396,7 @@ async def submit_report(
 async def confirm_stage(
     client: MundaBot, guild_id: int, actor: Actor, campaign_id: str, battle_id: str,
     stage_no: int | None, gang_id: str | None = None, *, on_behalf: bool = False,
-    by: str = "",
+    by: str = "", acknowledge: Callable[[], Awaitable[object]] | None = None,
 ) -> Stored:
     """Record a confirmation; the last one closes the stage and opens the next."""
 
@@ -400,7 +407,7 @@ async def confirm_stage(
         client, guild_id, actor, campaign_id, battle_id,
         lambda campaign, run, world: flow.confirm(actor, campaign, run, world, stage_no,
                                                   gang_id, on_behalf=on_behalf, who=by),
-        rosters=False, finish=finish,
+        rosters=False, finish=finish, acknowledge=acknowledge,
     )
     if len(stored.decision.scene.stages) > 1:
         stored.failpoint = failpoints.AFTER_CONFIRM_STORED

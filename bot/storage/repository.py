@@ -177,6 +177,11 @@ class Storage:
     ) -> None:
         await self.close()
 
+    @property
+    def writer_busy(self) -> bool:
+        """Whether a write transaction is open now (a new one would wait for it)."""
+        return self._lock.locked()
+
     async def schema_version(self) -> int:
         async with self._locked():
             return await schema_version(self._conn)
