@@ -25,7 +25,6 @@ from bot.battle.interactive import (
     DecisionKind,
     act,
     actor_for,
-    add_dynamic_items,
     decision_view,
     no_quote_yet,
     record_action,
@@ -72,9 +71,6 @@ class ActionCog(commands.GroupCog, group_name="action",
     def __init__(self, bot: MundaBot) -> None:
         self.bot = bot
         super().__init__()
-
-    async def cog_load(self) -> None:
-        await add_dynamic_items(self.bot)
 
     @app_commands.command(name="take", description="A fighter makes its post-battle action")
     @app_commands.describe(

@@ -22,7 +22,6 @@ from discord.ext import commands
 from bot.battle.interactive import (
     Agreement,
     AgreementOutcome,
-    add_dynamic_items,
     agree_as,
     agreement_view,
     new_agreement,
@@ -63,7 +62,6 @@ class CaptiveCog(commands.GroupCog, group_name="captive",
         super().__init__()
 
     async def cog_load(self) -> None:
-        await add_dynamic_items(self.bot)
         register_agreement(CAPTIVE_TRADE, self._trade_agreed)
 
     async def cog_unload(self) -> None:

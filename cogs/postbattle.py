@@ -18,10 +18,13 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.autocomplete import campaign_names, choose, gang_names, territory_names
-from bot.battle import engine, render, views
+
+# clicks: imported for its routes (the run's buttons), which the one router takes.
+from bot.battle import clicks, engine, owed, publish, render  # noqa: F401
 from bot.battle.engine import StartRequest
 from bot.battle.state import RUN_KEY_PREFIX, Phase, PostBattleRun
-from bot.context import actor_of, guild_id_of, require_arbitrator, resolve_campaign, storage_of
+from bot.call import Call, Scope
+from bot.context import guild_id_of, resolve_campaign, storage_of
 from bot.errors import Refused
 from bot.render import safe
 from bot.storage import Campaign, StorageError, Transaction
@@ -119,11 +122,7 @@ class PostBattleCog(commands.GroupCog, group_name="postbattle",
         super().__init__()
 
     async def cog_load(self) -> None:
-        self.bot.add_dynamic_items(*views.DYNAMIC_ITEMS)
-        engine.use_outbox(self.bot)
-
-    async def cog_unload(self) -> None:
-        self.bot.remove_dynamic_items(*views.DYNAMIC_ITEMS)
+        publish.use_outbox(self.bot)
 
     @commands.Cog.listener()
     async def on_ready(self) -> None:
@@ -132,7 +131,7 @@ class PostBattleCog(commands.GroupCog, group_name="postbattle",
             return
         self._resumed = True
         try:
-            count = await engine.resume_all(self.bot)
+            count = await publish.resume_all(self.bot)
             log.info("post-battle sequences checked at start-up: %d in progress", count)
         except Exception:
             log.exception("could not resume post-battle sequences")
@@ -167,17 +166,18 @@ class PostBattleCog(commands.GroupCog, group_name="postbattle",
         skirmish: bool | None = None,
         campaign: Name | None = None,
     ) -> None:
-        found = await resolve_campaign(interaction, campaign)
+        call = Call.of(interaction)
         named = [g for g in (gang1, gang2, gang3, gang4) if g]
         if battle and named:
             raise InvalidRequest("Give either a recorded battle or the gangs, not both.")
         # Every refusal comes before the answer, so refusals stay private: one read,
         # of names and ids only (the rosters are read once, to start).
-        async with storage_of(interaction).read_only(guild_id_of(interaction)) as tx:
-            gangs = [await tx.get_gang_by_name(found.id, n, rosters=False) for n in named]
+        async with call.read(campaign) as s:
+            found = s.campaign
+            gangs = [await s.tx.get_gang_by_name(found.id, n, rosters=False) for n in named]
             if battle:
-                recorded = await tx.get_battle(found.id, battle)
-                gangs = list((await tx.gangs_without_rosters(found.id, recorded.gang_ids))
+                recorded = await s.tx.get_battle(found.id, battle)
+                gangs = list((await s.tx.gangs_without_rosters(found.id, recorded.gang_ids))
                              .values())
             elif len(gangs) < 2:
                 raise InvalidRequest(
@@ -186,11 +186,11 @@ class PostBattleCog(commands.GroupCog, group_name="postbattle",
                 battle_id=battle or None,
                 gang_ids=[g.id for g in gangs],
                 winner=_winner_id(winner, gangs),
-                staked_territory=await _territory_id(tx, found, territory),
+                staked_territory=await _territory_id(s.tx, found, territory),
                 scenario=" ".join(scenario.split()) if scenario else None,
                 skirmish=skirmish,
             )
-            await engine.check_start(tx, interaction, found, request)
+            await engine.check_start(s.tx, interaction, found, request)
         await interaction.response.defer(thinking=True)
         await engine.start_run(interaction, found, request)
 
@@ -202,15 +202,15 @@ class PostBattleCog(commands.GroupCog, group_name="postbattle",
     async def status(
         self, interaction: Interaction, gang: Name | None = None, campaign: Name | None = None
     ) -> None:
-        found = await resolve_campaign(interaction, campaign)
-        run = await _run_for(interaction, found, gang)
-        storage, guild_id = storage_of(interaction), guild_id_of(interaction)
-        names = {g.id: g.name for g in await storage.list_gangs(guild_id, found.id)}
+        call = Call.of(interaction)
+        async with call.read(campaign) as s:
+            run = await _run_for(s, gang)
+            names = {g.id: g.name for g in await s.gangs()}
         await interaction.response.send_message(
-            embed=render.status_embed(run, names, engine.thread_url(guild_id, run))
+            embed=render.status_embed(run, names, owed.thread_url(call.guild_id, run))
         )
         # A step stored but never posted (the bot stopped in between) shows up now.
-        await engine.redraw_missing(self.bot, guild_id, found, run)
+        await publish.redraw_missing(self.bot, call.guild_id, s.campaign, run)
 
     # ------------------------------------------------------------------ Arbitrators
 
@@ -221,17 +221,17 @@ class PostBattleCog(commands.GroupCog, group_name="postbattle",
     async def confirm_on_behalf(
         self, interaction: Interaction, gang: Name, campaign: Name | None = None
     ) -> None:
-        found = await resolve_campaign(interaction, campaign)
-        require_arbitrator(found, interaction)
-        run = await _run_for(interaction, found, gang)
-        target = await storage_of(interaction).get_gang_by_name(
-            guild_id_of(interaction), found.id, gang)
-        await interaction.response.defer(thinking=True, ephemeral=True)
-        scene, note = await engine.confirm_stage(
-            interaction, found.id, run.battle_id, None, target.id, on_behalf=True)
-        if scene is not None:
-            await engine.publish(self.bot, scene)
-        await interaction.followup.send(note, ephemeral=True)
+        call = Call.of(interaction)
+        async with call.read(campaign) as s:
+            s.require_arbitrator()
+            run = await _run_for(s, gang)
+            target = await s.gang(gang)
+        await call.defer()
+        stored = await engine.confirm_stage(
+            self.bot, call.guild_id, call.actor, s.campaign.id, run.battle_id, None, target.id,
+            on_behalf=True, by=engine.who(interaction))
+        await engine.show(self.bot, call.guild_id, stored)
+        await interaction.followup.send(stored.note, ephemeral=True)
 
     @app_commands.command(name="undo",
                           description="Arbitrator: undo the last confirmed step of a sequence")
@@ -240,13 +240,15 @@ class PostBattleCog(commands.GroupCog, group_name="postbattle",
     async def undo(
         self, interaction: Interaction, gang: Name, campaign: Name | None = None
     ) -> None:
-        found = await resolve_campaign(interaction, campaign)
-        require_arbitrator(found, interaction)
-        run = await _run_for(interaction, found, gang)
-        await interaction.response.defer(thinking=True, ephemeral=True)
-        scene, note = await engine.undo_stage(interaction, found.id, run.battle_id, None)
-        await engine.publish(self.bot, scene)
-        await interaction.followup.send(note, ephemeral=True)
+        call = Call.of(interaction)
+        async with call.read(campaign) as s:
+            s.require_arbitrator()
+            run = await _run_for(s, gang)
+        await call.defer()
+        stored = await engine.undo_stage(self.bot, call.guild_id, call.actor, s.campaign.id,
+                                         run.battle_id, None)
+        await engine.show(self.bot, call.guild_id, stored)
+        await interaction.followup.send(stored.note, ephemeral=True)
 
     @app_commands.command(name="cancel", description="Arbitrator: cancel a post-battle sequence")
     @app_commands.describe(gang="a gang in the sequence", campaign=CAMPAIGN_HELP)
@@ -254,13 +256,15 @@ class PostBattleCog(commands.GroupCog, group_name="postbattle",
     async def cancel(
         self, interaction: Interaction, gang: Name, campaign: Name | None = None
     ) -> None:
-        found = await resolve_campaign(interaction, campaign)
-        require_arbitrator(found, interaction)
-        run = await _run_for(interaction, found, gang)
-        await interaction.response.defer(thinking=True, ephemeral=True)
-        scene, note = await engine.cancel_run(interaction, found.id, run.battle_id)
-        await engine.publish(self.bot, scene)
-        await interaction.followup.send(note, ephemeral=True)
+        call = Call.of(interaction)
+        async with call.read(campaign) as s:
+            s.require_arbitrator()
+            run = await _run_for(s, gang)
+        await call.defer()
+        stored = await engine.cancel_run(self.bot, call.guild_id, call.actor, s.campaign.id,
+                                         run.battle_id)
+        await engine.show(self.bot, call.guild_id, stored)
+        await interaction.followup.send(stored.note, ephemeral=True)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -287,18 +291,13 @@ async def _territory_id(tx: Transaction, campaign: Campaign, name: str | None) -
     return match[0].id
 
 
-async def _run_for(interaction: Interaction, campaign: Campaign, gang: str | None) -> PostBattleRun:
-    """The run of the named gang, or of one of the user's gangs."""
-    storage, guild_id = storage_of(interaction), guild_id_of(interaction)
-    if gang:
-        gangs = [await storage.get_gang_by_name(guild_id, campaign.id, gang)]
-    else:
-        gangs = await storage.list_gangs(guild_id, campaign.id, owner=actor_of(interaction))
-    async with storage.transaction(guild_id) as tx:
-        for candidate in gangs:
-            run = await engine.active_run_in(tx, campaign.id, candidate.id)
-            if run is not None:
-                return run
+async def _run_for(s: Scope, gang: str | None) -> PostBattleRun:
+    """The run of the named gang, or of one of the actor's gangs."""
+    gangs = [await s.gang(gang)] if gang else await s.gangs(owner=s.by)
+    for candidate in gangs:
+        run = await engine.active_run_in(s.tx, s.campaign.id, candidate.id)
+        if run is not None:
+            return run
     if gang:
         raise Refused(f"{safe(gangs[0].name)} is in no post-battle sequence now.")
     raise Refused("None of your gangs is in a post-battle sequence now; name a gang.")

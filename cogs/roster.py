@@ -30,7 +30,6 @@ from bot.battle.interactive import (
     Compute,
     Stages,
     act,
-    add_dynamic_items,
     agree_as,
     agreement_view,
     new_agreement,
@@ -133,7 +132,6 @@ class RosterCog(commands.GroupCog, group_name="roster",
         super().__init__()
 
     async def cog_load(self) -> None:
-        await add_dynamic_items(self.bot)
         register_agreement(DEFER, self._deferral_agreed)
 
     async def cog_unload(self) -> None:

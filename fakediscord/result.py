@@ -31,6 +31,9 @@ class InteractionResult:
         self._driver = driver
         self.record = record
         self._edits_at_response = record.original.edits if record.original else 0
+        if record.callback_type == CallbackType.UPDATE_MESSAGE:
+            # The answer itself was the update of the clicked message.
+            self._edits_at_response -= 1
 
     def __repr__(self) -> str:
         return f"<InteractionResult {self.record.label!r} {self.kind} message={self.message!r}>"

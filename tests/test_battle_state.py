@@ -17,8 +17,8 @@ import discord
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from bot.battle import render, views
-from bot.battle.engine import _resume_scene, active_run_in, find_active_run, runs_of
+from bot.battle import panel, render, views
+from bot.battle.publish import resume_drawing
 from bot.battle.state import (
     Confirmation,
     GangReport,
@@ -28,6 +28,7 @@ from bot.battle.state import (
     StageStatus,
     run_key,
 )
+from bot.battle.store import active_run_in, find_active_run, runs_of
 from bot.storage import Campaign, Storage, StorageError
 from bot.ui.ledger import ledger_lines
 from rules.models import Battle, CampaignSettings, FighterCategory, FighterStatus
@@ -229,17 +230,17 @@ def test_active_for_counts_deferrals_until_they_close() -> None:
 def test_long_rosters_split_into_selects_and_pages() -> None:
     world = _world(fighters=60)
     run = _run(world)
-    scope = views.report_scope(run, world, 1)
-    assert views.page_count(scope, "ooa") == 2
-    first = views.slot_items(scope, "ooa", 0, 0)
-    second = views.slot_items(scope, "ooa", 0, 1)
-    third = views.slot_items(scope, "ooa", 1, 0)
+    scope = panel.report_scope(run, world, 1)
+    assert panel.page_count(scope, "ooa") == 2
+    first = panel.slot_items(scope, "ooa", 0, 0)
+    second = panel.slot_items(scope, "ooa", 0, 1)
+    third = panel.slot_items(scope, "ooa", 1, 0)
     assert len(first) == 25 and len(second) == 25 and len(third) == 10
-    assert views.slot_items(scope, "ooa", 1, 1) == []
+    assert panel.slot_items(scope, "ooa", 1, 1) == []
     view = views.report_view(scope)
     rows = [item for item in view.children]
-    assert sum(isinstance(i, views.ReportPick) for i in rows) == 2
-    assert sum(isinstance(i, views.ReportPage) for i in rows) == 2
+    assert sum(getattr(i, "custom_id", "").startswith("munda:pb:pick:") for i in rows) == 2
+    assert sum(getattr(i, "custom_id", "").startswith("munda:pb:page:") for i in rows) == 2
     assert len(view.children) <= 25
 
 
@@ -249,21 +250,21 @@ def test_in_recovery_and_captive_fighters_are_not_offered() -> None:
     world.gangs["g2"].fighters[1].capture("g1")
     run = _run(world)
     run.in_recovery_before = ["r0"]
-    scope = views.report_scope(run, world, 1)
-    assert [value for value, _, _ in views.section_items(scope, "psi")] == ["r2"]
+    scope = panel.report_scope(run, world, 1)
+    assert [value for value, _, _ in panel.section_items(scope, "psi")] == ["r2"]
 
 
 def test_sections_follow_the_battle() -> None:
     world = _world()
-    two = views.report_scope(_run(world), world, 1)
-    assert [v for v, _ in views.sections(two)] == [
+    two = panel.report_scope(_run(world), world, 1)
+    assert [v for v, _ in panel.sections(two)] == [
         "psi", "ooa", "web", "crit", "wreck", "aband", "enemies"]
     three = _run(world, ("g1", "g2", "g3"))
     three.reports["g2"].set_bottled_out(True)
-    scope = views.report_scope(three, world, 1)
-    values = [v for v, _ in views.sections(scope)]
+    scope = panel.report_scope(three, world, 1)
+    values = [v for v, _ in panel.sections(scope)]
     assert "fled" in values and values[-2:] == ["by0", "by1"]
-    assert views.enemy_of(scope, "by1") == "g3"
+    assert panel.enemy_of(scope, "by1") == "g3"
 
 
 # --------------------------------------------------------------------------- render
@@ -296,7 +297,7 @@ def test_report_panel_and_report_stay_within_limits_with_huge_rosters() -> None:
     run = _run(world)
     report = run.reports["g1"]
     report.choose("ooa", [fi.id for fi in fighters], [fi.id for fi in fighters])
-    embed = render.report_embed(run, "g1", "10", views.gang_names(world), fighters, [])
+    embed = render.report_embed(run, "g1", "10", panel.gang_names(world), fighters, [])
     _within_limits(embed)
     assert "more" in next(fl.value for fl in embed.fields if fl.name == "Out of Action")
 
@@ -346,17 +347,17 @@ async def test_runs_are_found_for_their_gangs(store: Storage) -> None:
 async def test_start_up_draws_what_is_missing_and_rolls_nothing(store: Storage) -> None:
     campaign, run = await _stored(store)
     async with store.transaction(GUILD) as tx:
-        scene = await _resume_scene(tx, GUILD, campaign, run)
+        scene = await resume_drawing(tx, GUILD, campaign, run)
         assert scene is not None and scene.reports and scene.only_missing
         owed = [entry.key for entry in await tx.outbox_entries(pending_only=True)]
         assert owed == [f"pb:{run.sequence.id}:panel:{gang_id}" for gang_id in run.gang_ids]
         run.phase = Phase.FINISHED
-        scene = await _resume_scene(tx, GUILD, campaign, run)
+        scene = await resume_drawing(tx, GUILD, campaign, run)
         assert scene is not None
         owed = [entry.key for entry in await tx.outbox_entries(pending_only=True)]
         assert owed[-1] == f"pb:{run.sequence.id}:report"
         run.report_message_id = 5
-        assert await _resume_scene(tx, GUILD, campaign, run) is None
+        assert await resume_drawing(tx, GUILD, campaign, run) is None
     assert await store.list_actions(GUILD, campaign.id, battle_id="b1") == []  # nothing rolled
 
 

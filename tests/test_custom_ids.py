@@ -14,42 +14,63 @@ import discord
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.battle import views
-from bot.battle.interactive import AgreementButton, DecisionButton, DecisionKind
+from bot.battle import clicks, views
+from bot.battle.interactive import DecisionKind, agreement_view, decision_view, new_agreement
 from bot.ui.confirm import confirm_view, confirmation
 from bot.ui.custom_ids import CUSTOM_ID_MAX, StoredId, build, id_key
+from bot.ui.routes import ROUTES, Routed, find_route
+from tests import factories as f
 
-Make = Callable[[str, str, str], discord.ui.DynamicItem[Any]]
+Make = Callable[[str, str, str], str]
+
+
+def test_every_component_of_a_run_has_its_handler_in_the_one_router() -> None:
+    assert clicks.confirm is not None  # importing the handlers registers the run's routes
+    for spec in views.SPECS:
+        assert spec.name in ROUTES, spec.name
+        assert ROUTES[spec.name].params == spec.params, spec.name
+    custom_id = views.PICK.custom_id("5e1f0a9c3b7d", "0d4c2b8a6e10", 2, "by1", 1)
+    found = find_route(custom_id)
+    assert found is not None and found[0].name == "pb:pick"
+    assert found[1] == {"campaign": "5e1f0a9c3b7d", "battle": "0d4c2b8a6e10", "gang": 2,
+                        "section": "by1", "slot": 1}
+
+
+def _pay(kind: DecisionKind, c: str, b: str, a: str, t: str, value: int, pay: bool) -> str:
+    button = decision_view(kind, c, b, a, t, value, affordable=True).children[0 if pay else 1]
+    return str(getattr(button, "custom_id", ""))
+
+
+def _agree(c: str, a: str, choice: str) -> str:
+    asked = new_agreement("trade", c, "?", [f.gang("G", id="g1")], proposed_by=1)
+    asked.id = a
+    button = agreement_view(asked).children[0 if choice == "yes" else 1]
+    return str(getattr(button, "custom_id", ""))
 
 # Each item with the longest fixed words it is ever given; ids (campaign, other, another) vary.
 ITEMS: dict[str, Make] = {
-    "sec": lambda c, b, f: views.ReportSection(c, b, 3),
-    "pick": lambda c, b, f: views.ReportPick(c, b, 3, "enemies1", 1),
-    "injf": lambda c, b, f: views.ReportInjuryFighter(c, b, 3),
-    "inj": lambda c, b, f: views.ReportInjury(c, b, 3, f),
-    "tog": lambda c, b, f: views.ReportToggle(c, b, 3, "bottled"),
-    "page": lambda c, b, f: views.ReportPage(c, b, 3, "prev"),
-    "submit": lambda c, b, f: views.ReportSubmit(c, b, 3),
-    "confirm": lambda c, b, f: views.StageConfirm(c, b, 9999),
-    "behalf": lambda c, b, f: views.StageBehalf(c, b, 9999),
-    "undo": lambda c, b, f: views.StageUndo(c, b, 9999),
-    "cancel": lambda c, b, f: views.StageCancel(c, b, 9999),
-    "really": lambda c, b, f: views.StageReally("cancel", c, b, 9999),
-    "pay": lambda c, b, f: DecisionButton(DecisionKind.ESCORT, c, b, f, f + "v", 999, True),
-    "agree": lambda c, b, f: AgreementButton(c, b, "yes"),
+    "sec": lambda c, b, f: views.SECTION.custom_id(c, b, 3),
+    "pick": lambda c, b, f: views.PICK.custom_id(c, b, 3, "enemies1", 1),
+    "injf": lambda c, b, f: views.INJURY_FIGHTER.custom_id(c, b, 3),
+    "inj": lambda c, b, f: views.INJURY.custom_id(c, b, 3, f),
+    "tog": lambda c, b, f: views.TOGGLE.custom_id(c, b, 3, "bottled"),
+    "page": lambda c, b, f: views.PAGE.custom_id(c, b, 3, "prev"),
+    "submit": lambda c, b, f: views.SUBMIT.custom_id(c, b, 3),
+    "confirm": lambda c, b, f: views.CONFIRM.custom_id(c, b, 9999),
+    "behalf": lambda c, b, f: views.BEHALF.custom_id(c, b, 9999),
+    "undo": lambda c, b, f: views.UNDO.custom_id(c, b, 9999),
+    "cancel": lambda c, b, f: views.CANCEL.custom_id(c, b, 9999),
+    "really": lambda c, b, f: views.REALLY.custom_id("cancel", c, b, 9999),
+    "pay": lambda c, b, f: _pay(DecisionKind.ESCORT, c, b, f, f + "v", 999, True),
+    "agree": lambda c, b, f: _agree(c, b, "yes"),
 }
 
 
-def custom_id_of(item: discord.ui.DynamicItem[Any]) -> str:
-    custom_id = item.item.custom_id
-    assert custom_id is not None
-    return custom_id
-
-
-def fits(item: discord.ui.DynamicItem[Any]) -> str:
-    custom_id = custom_id_of(item)
+def fits(custom_id: str) -> str:
+    """Within Discord's length, taken by the one router, and routed to a handler."""
     assert len(custom_id) <= CUSTOM_ID_MAX, (len(custom_id), custom_id)
-    assert type(item).__discord_ui_compiled_template__.fullmatch(custom_id), custom_id
+    assert Routed.__discord_ui_compiled_template__.fullmatch(custom_id), custom_id
+    assert find_route(custom_id) is not None, custom_id
     return custom_id
 
 
@@ -63,9 +84,9 @@ def test_sixty_four_character_imported_ids_fit_in_every_custom_id() -> None:
 
 def test_one_long_id_among_short_ones_is_the_only_one_carried_by_its_key() -> None:
     campaign = "imported-campaign-" + "x" * 46
-    fitting = fits(views.ReportPick(campaign, "0123456789ab", 1, "ooa", 0))
+    fitting = fits(views.PICK.custom_id(campaign, "0123456789ab", 1, "ooa", 0))
     assert fitting == f"munda:pb:pick:{campaign}:0123456789ab:1:ooa:0"  # 99 characters
-    custom_id = fits(views.ReportInjury(campaign, "0123456789ab", 1, "a1b2c3d4e5f6"))
+    custom_id = fits(views.INJURY.custom_id(campaign, "0123456789ab", 1, "a1b2c3d4e5f6"))
     assert custom_id == f"munda:pb:inj:{id_key(campaign)}:0123456789ab:1:a1b2c3d4e5f6"
 
 
@@ -79,14 +100,13 @@ def test_any_stored_ids_make_custom_ids_that_fit_and_parse(ids: list[str]) -> No
 def test_the_bots_own_ids_keep_the_custom_ids_posted_before() -> None:
     c, b, f = "5e1f0a9c3b7d", "0d4c2b8a6e10", "a1b2c3d4e5f6"
     old = {
-        f"munda:pb:sec:{c}:{b}:1": views.ReportSection(c, b, 1),
-        f"munda:pb:pick:{c}:{b}:1:ooa:0": views.ReportPick(c, b, 1, "ooa", 0),
-        f"munda:pb:inj:{c}:{b}:0:{f}": views.ReportInjury(c, b, 0, f),
-        f"munda:pb:really:undo:{c}:{b}:7": views.StageReally("undo", c, b, 7),
-        f"munda:pb:confirm:{c}:{b}:12": views.StageConfirm(c, b, 12),
-        f"munda:pay:r:{c}:{b}:{f}:{f}:4:n": DecisionButton(DecisionKind.REPAIRS, c, b, f, f,
-                                                            4, False),
-        f"munda:agree:{c}:{f}:no": AgreementButton(c, f, "no"),
+        f"munda:pb:sec:{c}:{b}:1": views.SECTION.custom_id(c, b, 1),
+        f"munda:pb:pick:{c}:{b}:1:ooa:0": views.PICK.custom_id(c, b, 1, "ooa", 0),
+        f"munda:pb:inj:{c}:{b}:0:{f}": views.INJURY.custom_id(c, b, 0, f),
+        f"munda:pb:really:undo:{c}:{b}:7": views.REALLY.custom_id("undo", c, b, 7),
+        f"munda:pb:confirm:{c}:{b}:12": views.CONFIRM.custom_id(c, b, 12),
+        f"munda:pay:r:{c}:{b}:{f}:{f}:4:n": _pay(DecisionKind.REPAIRS, c, b, f, f, 4, False),
+        f"munda:agree:{c}:{f}:no": _agree(c, f, "no"),
     }
     for expected, item in old.items():
         assert fits(item) == expected

@@ -104,18 +104,18 @@ def _templates(item: type[discord.ui.DynamicItem[Any]]) -> Any:
     return item.__discord_ui_compiled_template__  # the pattern discord.py dispatches on
 
 
-def test_the_router_leaves_the_battle_components_to_their_own_items() -> None:
-    # discord.py runs every DynamicItem whose template matches a click: if the router
-    # matched these too, it would answer "no longer does anything" before their handler.
+def test_the_router_takes_the_battle_components_too() -> None:
+    # One DynamicItem takes every munda: click: the post-battle wizard, Pay / Don't pay
+    # and agreements are routes like the rest, each with its handler.
+    from bot.battle import clicks
     from bot.battle.interactive import DecisionKind, decision_view
-    from bot.battle.views import ReportSection
 
-    made = [*decision_view(DecisionKind.ESCORT, "c1", "b1", "f1", "p1", 60,
-                           affordable=True).children,
-            ReportSection("c1", "b1", 0, [("ooa", "Out of action")])]
-    ids = [getattr(getattr(item, "item", item), "custom_id", "") for item in made]
-    ids.append("munda:agree:c1:a1:yes")
+    assert clicks.section is not None  # importing the handlers registers them
+    ids = [getattr(item, "custom_id", "") for item in decision_view(
+        DecisionKind.ESCORT, "c1", "b1", "f1", "p1", 60, affordable=True).children]
+    ids += ["munda:pb:sec:c1:b1:0", "munda:agree:c1:a1:yes", "munda:pb:really:undo:c1:b1:3"]
     for custom_id in ids:
-        assert custom_id.startswith("munda:")
-        assert _templates(routes.Routed).fullmatch(custom_id) is None, custom_id
-    assert _templates(routes.Routed).fullmatch("munda:confirm:test-delete:c1:g1:1")
+        assert _templates(routes.Routed).fullmatch(custom_id), custom_id
+        found = find_route(custom_id)
+        assert found is not None, custom_id
+    assert not hasattr(routes, "OWN_DYNAMIC_ITEMS")

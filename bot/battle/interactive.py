@@ -26,38 +26,34 @@ slash command's.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any
 
 import discord
 from pydantic import BaseModel, ConfigDict, Field
 
 from bot.battle.engine import ActResult, act_in_stage, find_active_run
 from bot.battle.state import PostBattleRun, run_key
-from bot.context import guild_id_of, is_arbitrator, require_gang_control, storage_of
-from bot.errors import Refused, answer_error
+from bot.call import Call, Interaction
+from bot.context import guild_id_of, is_arbitrator, storage_of
+from bot.errors import Refused
 from bot.locks import KeyedLocks
-from bot.render import safe
+from bot.render import clip, safe
 from bot.rulesets import ruleset_for
 from bot.storage import ActionRecord, Campaign, LedgerEvent, Storage, Transaction, new_id
 from bot.ui import embed_batches
-from bot.ui.custom_ids import ID, StoredId, build, resolve_match
 from bot.ui.ledger import lines_embeds
+from bot.ui.routes import Choice, Click, Flag, Id, Int, button, route, view
 from rules.actions import ActionResult, Actor, medical_escort_treat, negotiate_repairs
 from rules.dice import Roller
 from rules.models import Battle, Gang
 from rules.sequence import Step, SubStep
 from rules.world import RuleResult, World
 
-if TYPE_CHECKING:
-    from bot.app import MundaBot
-
 log = logging.getLogger(__name__)
 
-Interaction = discord.Interaction["MundaBot"]
 Stages = Sequence[tuple[Step, SubStep | None]]
 Compute = Callable[[World, PostBattleRun, Roller], RuleResult]
 Bookkeeping = Callable[[PostBattleRun, RuleResult], None]
@@ -267,102 +263,41 @@ class DecisionKind(StrEnum):
     REPAIRS = "r"  # Negotiate Repairs: the value is the rolled D6
 
 
-_DECISION = (
-    rf"munda:pay:(?P<kind>[er]):(?P<campaign>{ID}):(?P<battle>{ID}):(?P<actor>{ID}):"
-    rf"(?P<target>{ID}):(?P<value>[0-9]{{1,3}}):(?P<pay>[yn])"
-)
-
-
-class DecisionButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=_DECISION):
+@route("pay", Choice("kind", *(k.value for k in DecisionKind)), Id("campaign"), Id("battle"),
+       Id("actor"), Id("target"), Int("value", 3), Flag("pay"))
+async def decide(click: Click, kind: str, campaign: str, battle: str, actor: str, target: str,
+                 value: int, pay: bool) -> None:
     """Pay or refuse a rolled Medical Escort cost or repair price; all state in the custom id."""
-
-    def __init__(
-        self,
-        kind: DecisionKind,
-        campaign_id: str,
-        battle_id: str,
-        actor_id: str,
-        target_id: str,
-        value: int,
-        pay: bool,
-        *,
-        disabled: bool = False,
-    ) -> None:
-        custom_id = build(
-            "munda", "pay", kind.value, StoredId(campaign_id), StoredId(battle_id),
-            StoredId(actor_id), StoredId(target_id), value, "y" if pay else "n",
-        )
-        label = ("Pay" if pay else "Don't pay") if kind is DecisionKind.ESCORT else (
-            "Pay for repairs" if pay else "Leave it"
-        )
-        super().__init__(
-            discord.ui.Button(
-                label=label,
-                style=discord.ButtonStyle.success if pay else discord.ButtonStyle.danger,
-                custom_id=custom_id,
-                disabled=disabled,
-            )
-        )
-        self.kind = kind
-        self.campaign_id = campaign_id
-        self.battle_id = battle_id
-        self.actor_id = actor_id
-        self.target_id = target_id
-        self.value = value
-        self.pay = pay
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> DecisionButton:
-        campaign, battle, actor, target = await resolve_match(
-            interaction, match, "battle", "actor", "target")
-        return cls(DecisionKind(match["kind"]), campaign, battle, actor, target,
-                   int(match["value"]), match["pay"] == "y")
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        try:
-            await self._decide(interaction)
-        except Exception as error:  # discord.py would only log it: answer instead
-            await answer_error(interaction, error)
-
-    async def _decide(self, interaction: Interaction) -> None:
-        storage, guild_id = storage_of(interaction), guild_id_of(interaction)
-        campaign = await storage.get_campaign(guild_id, self.campaign_id)
-        run = await storage.load_sequence(
-            guild_id, campaign.id, run_key(self.battle_id), PostBattleRun
-        )
+    interaction = click.interaction
+    call = Call.of(interaction)
+    async with call.read_in(campaign) as s:
+        run = await s.tx.load_sequence(s.campaign.id, run_key(battle), PostBattleRun)
         if run is None:
             raise Refused("That post-battle sequence no longer exists.")
-        world = await storage.load_world(guild_id, campaign.id, run.gang_ids)
-        gang, fighter = world.find_fighter(self.actor_id)
-        require_gang_control(campaign, gang, interaction)
-        battle = await storage.get_battle(guild_id, campaign.id, run.battle_id)
-        ruleset = ruleset_for(campaign)
-        await interaction.response.defer()
+        world = await s.tx.load_world(s.campaign.id, run.gang_ids)
+        gang, fighter = world.find_fighter(actor)
+        s.require_control(gang)
+        stored_battle = await s.tx.get_battle(s.campaign.id, run.battle_id)
+    found, ruleset = s.campaign, ruleset_for(s.campaign)
+    await interaction.response.defer()
+    escort = DecisionKind(kind) is DecisionKind.ESCORT
 
-        def compute(world: World, run: PostBattleRun, roller: Roller) -> RuleResult:
-            actor = actor_for(run, battle, gang.id, fighter.id)
-            if self.kind is DecisionKind.ESCORT:
-                return medical_escort_treat(
-                    world, actor, self.target_id, roller, ruleset, cost=self.value,
-                    pay=self.pay,
-                )
-            return negotiate_repairs(world, actor, self.target_id, die=self.value, pay=self.pay)
+    def compute(world: World, run: PostBattleRun, roller: Roller) -> RuleResult:
+        acting = actor_for(run, stored_battle, gang.id, fighter.id)
+        if escort:
+            return medical_escort_treat(world, acting, target, roller, ruleset, cost=value,
+                                        pay=pay)
+        return negotiate_repairs(world, acting, target, die=value, pay=pay)
 
-        done = await act_in_stage(
-            interaction, campaign=campaign, gang=gang, stages=POST_BATTLE_ACTIONS,
-            compute=compute, bookkeeping=record_action,
-        )
-        decided = "paid" if self.pay else "did not pay"
-        message = interaction.message
-        before = message.content if message is not None else ""
-        text = "\n".join([before, f"**{user_name(interaction)} {decided}.**", *done.lines])
-        await interaction.edit_original_response(content=_clip(text), view=None)
+    done = await act_in_stage(
+        interaction, campaign=found, gang=gang, stages=POST_BATTLE_ACTIONS,
+        compute=compute, bookkeeping=record_action,
+    )
+    decided = "paid" if pay else "did not pay"
+    message = interaction.message
+    before = message.content if message is not None else ""
+    text = "\n".join([before, f"**{user_name(interaction)} {decided}.**", *done.lines])
+    await interaction.edit_original_response(content=clip(text, MESSAGE_MAX), view=None)
 
 
 def decision_view(
@@ -376,11 +311,14 @@ def decision_view(
     affordable: bool,
 ) -> discord.ui.View:
     """Pay (disabled when the Stash cannot cover it) and Don't pay."""
-    view = discord.ui.View(timeout=None)
-    ids = (campaign_id, battle_id, actor_id, target_id, value)
-    view.add_item(DecisionButton(kind, *ids, pay=True, disabled=not affordable))
-    view.add_item(DecisionButton(kind, *ids, pay=False))
-    return view
+    ids = (kind.value, campaign_id, battle_id, actor_id, target_id, value)
+    escort = kind is DecisionKind.ESCORT
+    return view(
+        button("pay", *ids, True, label="Pay" if escort else "Pay for repairs",
+               style=discord.ButtonStyle.success, disabled=not affordable),
+        button("pay", *ids, False, label="Don't pay" if escort else "Leave it",
+               style=discord.ButtonStyle.danger),
+    )
 
 
 def user_name(interaction: discord.Interaction[Any]) -> str:
@@ -388,8 +326,7 @@ def user_name(interaction: discord.Interaction[Any]) -> str:
     return safe(getattr(interaction.user, "display_name", None) or str(interaction.user), 60)
 
 
-def _clip(text: str, limit: int = 1900) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+MESSAGE_MAX = 1900
 
 
 # =========================================================================== agreements
@@ -449,7 +386,7 @@ class Agreement(BaseModel):
             lines.append(f"**Declined.** {self.outcome}")
         else:
             lines.append(f"**Agreed by all.** {self.outcome}")
-        return _clip("\n".join(lines))
+        return clip("\n".join(lines), MESSAGE_MAX)
 
 
 def agreement_key(agreement_id: str) -> str:
@@ -488,7 +425,7 @@ def new_agreement(
     details: dict[str, str | int | None] | None = None,
 ) -> Agreement:
     return Agreement(
-        id=new_id(), kind=kind, campaign_id=campaign_id, question=_clip(question, 1500),
+        id=new_id(), kind=kind, campaign_id=campaign_id, question=clip(question, 1500),
         gang_names={g.id: g.name for g in gangs}, needs_arbitrator=needs_arbitrator,
         proposed_by=proposed_by, details=details or {},
     )
@@ -525,70 +462,33 @@ def has_say(
     return owns or is_arbitrator(campaign, interaction)
 
 
-_AGREEMENT = rf"munda:agree:(?P<campaign>{ID}):(?P<agreement>{ID}):(?P<choice>yes|no)"
-
-
-class AgreementButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=_AGREEMENT):
+@route("agree", Id("campaign"), Id("agreement"), Choice("choice", "yes", "no"))
+async def answer_agreement(click: Click, campaign: str, agreement: str, choice: str) -> None:
     """Agree or decline; the state is the stored :class:`Agreement` the custom id names."""
-
-    def __init__(self, campaign_id: str, agreement_id: str, choice: Literal["yes", "no"]) -> None:
-        custom_id = build("munda", "agree", StoredId(campaign_id), StoredId(agreement_id), choice)
-        yes = choice == "yes"
-        super().__init__(
-            discord.ui.Button(
-                label="Agree" if yes else "Decline",
-                style=discord.ButtonStyle.success if yes else discord.ButtonStyle.secondary,
-                custom_id=custom_id,
-            )
-        )
-        self.campaign_id = campaign_id
-        self.agreement_id = agreement_id
-        self.choice = choice
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> AgreementButton:
-        choice: Literal["yes", "no"] = "yes" if match["choice"] == "yes" else "no"
-        campaign, agreement = await resolve_match(interaction, match, "agreement")
-        return cls(campaign, agreement, choice)
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        try:
-            await self._answer(interaction)
-        except Exception as error:  # discord.py would only log it: answer instead
-            await answer_error(interaction, error)
-
-    async def _answer(self, interaction: Interaction) -> None:
-        storage, guild_id = storage_of(interaction), guild_id_of(interaction)
-        async with storage.transaction(guild_id) as tx:
-            campaign = await tx.get_campaign(self.campaign_id)
-            agreement = await tx.load_sequence(campaign.id, agreement_key(self.agreement_id),
-                                               Agreement)
-            if agreement is None:
-                raise Refused("That question no longer exists.")
-            if agreement.status is not AgreementStatus.OPEN:
-                raise Refused(f"That question is closed ({agreement.status.value}).")
-            gangs = await tx.list_gangs(campaign.id)
-            if not has_say(agreement, campaign, gangs, interaction):
-                raise Refused("Only the players of the gangs concerned, or an Arbitrator, can "
-                              "answer this.")
-            if self.choice == "no":
-                agreement.status = AgreementStatus.DECLINED
-                agreement.outcome = f"{user_name(interaction)} declined; nothing was changed."
-            elif not agree_as(agreement, campaign, gangs, interaction) and not agreement.complete:
-                raise Refused(_nothing_to_agree(agreement, gangs, interaction))
-            await tx.save_sequence(campaign.id, agreement.key, agreement)
-        await interaction.response.defer()
-        if agreement.status is AgreementStatus.OPEN and agreement.complete:
-            await carry_out(interaction, agreement)
-            return
-        view = agreement_view(agreement) if agreement.status is AgreementStatus.OPEN else None
-        await interaction.edit_original_response(content=agreement.text(), view=view)
+    interaction = click.interaction
+    call = Call.of(interaction)
+    async with call.write_in(campaign) as s:
+        asked = await s.tx.load_sequence(s.campaign.id, agreement_key(agreement), Agreement)
+        if asked is None:
+            raise Refused("That question no longer exists.")
+        if asked.status is not AgreementStatus.OPEN:
+            raise Refused(f"That question is closed ({asked.status.value}).")
+        gangs = await s.tx.list_gangs(s.campaign.id)
+        if not has_say(asked, s.campaign, gangs, interaction):
+            raise Refused("Only the players of the gangs concerned, or an Arbitrator, can "
+                          "answer this.")
+        if choice == "no":
+            asked.status = AgreementStatus.DECLINED
+            asked.outcome = f"{user_name(interaction)} declined; nothing was changed."
+        elif not agree_as(asked, s.campaign, gangs, interaction) and not asked.complete:
+            raise Refused(_nothing_to_agree(asked, gangs, interaction))
+        await s.tx.save_sequence(s.campaign.id, asked.key, asked)
+    await interaction.response.defer()
+    if asked.status is AgreementStatus.OPEN and asked.complete:
+        await carry_out(interaction, asked)
+        return
+    shown = agreement_view(asked) if asked.status is AgreementStatus.OPEN else None
+    await interaction.edit_original_response(content=asked.text(), view=shown)
 
 
 def _nothing_to_agree(
@@ -631,15 +531,8 @@ _carrying: KeyedLocks[tuple[int, str]] = KeyedLocks()
 
 
 def agreement_view(agreement: Agreement) -> discord.ui.View:
-    view = discord.ui.View(timeout=None)
-    view.add_item(AgreementButton(agreement.campaign_id, agreement.id, "yes"))
-    view.add_item(AgreementButton(agreement.campaign_id, agreement.id, "no"))
-    return view
-
-
-DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (DecisionButton, AgreementButton)
-
-
-async def add_dynamic_items(bot: MundaBot) -> None:
-    """Register the buttons once (several cogs call this; re-adding is harmless)."""
-    bot.add_dynamic_items(*DYNAMIC_ITEMS)
+    ids = (agreement.campaign_id, agreement.id)
+    return view(
+        button("agree", *ids, "yes", label="Agree", style=discord.ButtonStyle.success),
+        button("agree", *ids, "no", label="Decline"),
+    )

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import discord
 
+from bot.battle.panel import injuries_text
 from bot.battle.stages import instructions, is_interactive
 from bot.battle.state import (
     GangReport,
@@ -145,16 +146,6 @@ def start_embed(
 
 
 # --------------------------------------------------------------------------- reporting
-
-
-def injuries_text(names: Sequence[str]) -> str:
-    """Lasting Injuries rolled at the table as one phrase: "Eye Injury", or "Multiple
-    Injuries: Hobbled, Eye Injury" (the first result gave the others); "" for none."""
-    if not names:
-        return ""
-    if len(names) == 1:
-        return names[0]
-    return f"{names[0]}: {', '.join(names[1:])}"
 
 
 def _names_of(ids: Sequence[str], fighters: Mapping[str, str]) -> list[str]:

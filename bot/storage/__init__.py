@@ -10,6 +10,7 @@ from bot.storage.errors import (
     DatabaseDamaged,
     DatabaseTooNew,
     MigrationFailed,
+    StaleSequence,
     StaleWorld,
     StorageError,
 )
@@ -44,6 +45,7 @@ __all__ = [
     "OutboxEntry",
     "SequenceRecord",
     "Snapshot",
+    "StaleSequence",
     "StaleWorld",
     "Storage",
     "StorageError",

@@ -61,3 +61,7 @@ class MigrationFailed(StorageError):
 
 class StaleWorld(RulesError):
     """The stored gangs changed between loading them and applying a result."""
+
+
+class StaleSequence(StaleWorld):
+    """A stored sequence moved on between reading it and saving a decision made from it."""

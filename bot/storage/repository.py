@@ -177,6 +177,11 @@ class Storage:
     ) -> None:
         await self.close()
 
+    @property
+    def writer_busy(self) -> bool:
+        """Whether a write transaction is open now (a new one would wait for it)."""
+        return self._lock.locked()
+
     async def schema_version(self) -> int:
         async with self._locked():
             return await schema_version(self._conn)
@@ -217,8 +222,11 @@ class Storage:
         self, limit: int = 500, *, guild_id: int | None = None
     ) -> list[OutboxEntry]:
         """Owed messages of every server (or of ``guild_id``), oldest first (the outbox
-        worker's scan)."""
-        async with self._locked():
+        worker's scan). A read: it never waits for, nor holds up, a writer."""
+        async with self._read_scope(guild_id or 0, self._background) as reader:
+            if reader is not None:
+                return await reader.undelivered_messages(limit, guild_id=guild_id)
+        async with self._locked():  # :memory: has no second connection to read on
             await self._conn.execute("BEGIN")
             try:
                 return await outbox.undelivered(self._conn, limit, guild_id)

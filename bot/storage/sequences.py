@@ -7,6 +7,7 @@ caller names, so a sequence resumes after a restart exactly where it was.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TypeVar
 
 import aiosqlite
@@ -40,22 +41,52 @@ async def save(
     key: str,
     state: BaseModel,
     battle_id: str | None,
-) -> int:
-    """Insert or replace the state of ``key``; returns its new revision (1, 2, ...)."""
+    *,
+    revision: int | None = None,
+) -> int | None:
+    """Insert or replace the state of ``key``; returns its new revision (1, 2, ...).
+
+    With ``revision`` (the one the state was read at; 0: not stored yet) the
+    state is written only if the stored one is still at it; None when it moved
+    on (nothing written). One statement either way.
+    """
+    guard = "" if revision is None else " WHERE sequences.revision = ?"
     cursor = await db.execute(
         "INSERT INTO sequences (campaign_pk, key, model, battle_id, state, revision, updated_at)"
         " VALUES (?, ?, ?, ?, ?, 1, ?) ON CONFLICT (campaign_pk, key) DO UPDATE"
         " SET model = excluded.model, battle_id = excluded.battle_id, state = excluded.state,"
-        " revision = revision + 1, updated_at = excluded.updated_at RETURNING revision",
+        f" revision = revision + 1, updated_at = excluded.updated_at{guard} RETURNING revision",
         (
             campaign_pk, key, model_name(type(state)), battle_id,
             state.model_dump_json(by_alias=True), now(),
+            *(() if revision is None else (revision,)),
         ),
     )
     row = await cursor.fetchone()
     await cursor.close()
-    assert row is not None
+    if row is None or (revision == 0 and int(row[0]) != 1):
+        return None
     return int(row[0])
+
+
+async def set_in_state(
+    db: aiosqlite.Connection, campaign_pk: int, key: str,
+    checks: Sequence[tuple[str, str | int]], values: Mapping[str, int],
+) -> int | None:
+    """Set numbers inside the stored state (SQLite JSON paths) in one UPDATE, if every
+    ``checks`` path holds its value; returns the new revision, or None when nothing
+    matched (no such state, or another one)."""
+    sets = ", ?, ?" * len(values)
+    conditions = " AND json_extract(state, ?) = ?" * len(checks)
+    cursor = await db.execute(
+        f"UPDATE sequences SET state = json_set(state{sets}), revision = revision + 1"
+        f" WHERE campaign_pk = ? AND key = ?{conditions} RETURNING revision",
+        (*(part for pair in values.items() for part in pair), campaign_pk, key,
+         *(part for pair in checks for part in pair)),
+    )
+    row = await cursor.fetchone()
+    await cursor.close()
+    return None if row is None else int(row[0])
 
 
 def read_state(row: Row, model_type: type[M]) -> M:

@@ -9,7 +9,7 @@ hands one to a caller that must load, decide and apply atomically.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any, TypeVar
 
@@ -27,6 +27,7 @@ from bot.storage import (
     sequences,
 )
 from bot.storage.codec import Row, territory_from_row
+from bot.storage.errors import StaleSequence
 from bot.storage.records import (
     ActionRecord,
     Campaign,
@@ -450,17 +451,47 @@ class Transaction:
     # -------------------------------------------------------------- sequences
 
     async def save_sequence(
-        self, campaign_id: str, key: str, state: BaseModel, *, battle_id: str | None = None
+        self, campaign_id: str, key: str, state: BaseModel, *, battle_id: str | None = None,
+        revision: int | None = None,
     ) -> int:
-        """Store the state of a sequence in progress; returns its revision."""
+        """Store the state of a sequence in progress; returns its revision.
+
+        ``revision``: the revision the state was decided from (0: none stored);
+        :class:`StaleSequence` when the stored one has moved on since (nothing is
+        written; the caller decides again from what is stored now).
+        """
         pk = await self._campaign(campaign_id)
         await self._remember_sequence(pk, key)
-        return await sequences.save(self._write_db(), pk, key, state, battle_id)
+        saved = await sequences.save(self._write_db(), pk, key, state, battle_id,
+                                     revision=revision)
+        if saved is None:
+            raise StaleSequence(
+                "Someone else acted on this at the same moment. Nothing was saved; please "
+                "try again."
+            )
+        return saved
 
     async def load_sequence(self, campaign_id: str, key: str, model_type: type[M]) -> M | None:
         """The stored state of ``key`` read as ``model_type``; None if there is none."""
+        found = await self.load_sequence_at(campaign_id, key, model_type)
+        return None if found is None else found[0]
+
+    async def load_sequence_at(
+        self, campaign_id: str, key: str, model_type: type[M]
+    ) -> tuple[M, int] | None:
+        """The stored state of ``key`` and its revision (for ``save_sequence(revision=)``)."""
         row = await sequences.stored(self._db, await self._campaign(campaign_id), key)
-        return None if row is None else sequences.read_state(row, model_type)
+        if row is None:
+            return None
+        return sequences.read_state(row, model_type), int(row["revision"])
+
+    async def set_in_sequence(
+        self, campaign_id: str, key: str, checks: Sequence[tuple[str, str | int]],
+        values: Mapping[str, int],
+    ) -> int | None:
+        """Set numbers in a stored state in one UPDATE (see ``sequences.set_in_state``)."""
+        pk = await self._campaign(campaign_id)
+        return await sequences.set_in_state(self._write_db(), pk, key, checks, values)
 
     async def delete_sequence(self, campaign_id: str, key: str) -> bool:
         pk = await self._campaign(campaign_id)
@@ -542,6 +573,12 @@ class Transaction:
             self._write_db(), self.guild_id, key, channel_id, payload, link=link,
             fallback_channel_id=fallback_channel_id,
         )
+
+    async def undelivered_messages(
+        self, limit: int = 500, *, guild_id: int | None = None
+    ) -> list[outbox.OutboxEntry]:
+        """Owed messages of every server (or of ``guild_id``), oldest first."""
+        return await outbox.undelivered(self._db, limit, guild_id)
 
     async def owed_message(self, key: str) -> outbox.OutboxEntry | None:
         return await outbox.get(self._db, self.guild_id, key)

@@ -224,12 +224,7 @@ def view(*items: discord.ui.Item[Any]) -> discord.ui.View:
     return made
 
 
-# Families of ids that bot/battle routes with DynamicItems of its own (the post-battle
-# wizard, Pay / Don't pay, agreements). discord.py runs every DynamicItem whose
-# template matches a click, so this one must not match theirs: it would answer
-# "no longer does anything" before (or instead of) the real handler.
-OWN_DYNAMIC_ITEMS = ("pb", "pay", "agree")
-_ROUTED = rf"{PREFIX}:(?!(?:{'|'.join(OWN_DYNAMIC_ITEMS)}):)[^\s]{{1,94}}"
+_ROUTED = rf"{PREFIX}:[^\s]{{1,94}}"
 
 
 class Routed(discord.ui.DynamicItem[discord.ui.Item[Any]], template=_ROUTED):

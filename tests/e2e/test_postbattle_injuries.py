@@ -14,7 +14,7 @@ import re
 import pytest
 
 from bot.arena import Arena
-from bot.battle import views
+from bot.battle import panel, views
 from bot.battle.state import GangReport, PostBattleRun
 from fakediscord.world import Channel
 from rules.data import default_ruleset
@@ -222,17 +222,17 @@ async def test_the_result_select_is_the_fighters_table() -> None:
     )
     report_ = run.reports["g2"]
     report_.choose("ooa", ["c1", "x1"], ["c1", "x1"])
-    report_.section = views.INJURIES
+    report_.section = panel.INJURIES
     ruleset = default_ruleset()
-    scope = views.report_scope(run, world, 1, ruleset)
+    scope = panel.report_scope(run, world, 1, ruleset)
 
     def results_for(fighter_id: str) -> list[str]:
         report_.injury_fighter = fighter_id
         view = views.report_view(scope)
         assert len(view.children) <= 25
-        select = next(i for i in view.children if isinstance(i, views.ReportInjury))
+        select = next(i for i in view.children if _is(i, "munda:pb:inj:"))
         assert select.custom_id.endswith(f":{fighter_id}") and len(select.custom_id) <= 100
-        return [o.label for o in select.item.options]
+        return [o.label for o in select.options]
 
     crew_results = results_for("c1")
     assert crew_results[0].startswith("Not rolled")
@@ -243,9 +243,9 @@ async def test_the_result_select_is_the_fighters_table() -> None:
 
     # The crew table has no Captured: entering it is refused, and nothing changes.
     with pytest.raises(InvalidRequest, match="not a result of Crew Lasting Injuries"):
-        views.enter_injury(scope, "c1", ["Captured"])
+        panel.enter_injury(scope, "c1", ["Captured"])
     assert report_.fighters["c1"].injuries_rolled == []
-    assert views.enter_injury(scope, "c1", ["Eye Injury"])
+    assert panel.enter_injury(scope, "c1", ["Eye Injury"])
     ends = run.end_states()
     assert [s.injuries_rolled for s in ends.fighters if s.fighter_id == "c1"] == [["Eye Injury"]]
     # No longer Out of Action: what was rolled at the table goes with it.
@@ -268,15 +268,20 @@ async def test_many_fighters_out_of_action_are_paged() -> None:
     ids = [fighter.id for fighter in crowd]
     swarm.choose("ooa", ids[:25], ids[:25])
     swarm.choose("ooa", ids[25:], ids[25:])
-    swarm.section, swarm.page = views.INJURIES, 1
-    scope = views.report_scope(run, world, 1)
-    assert views.page_count(scope, views.INJURIES) == 2
+    swarm.section, swarm.page = panel.INJURIES, 1
+    scope = panel.report_scope(run, world, 1)
+    assert panel.page_count(scope, panel.INJURIES) == 2
     view = views.report_view(scope)
-    fighters = next(i for i in view.children if isinstance(i, views.ReportInjuryFighter))
-    assert [o.value for o in fighters.item.options] == ids[25:]
-    assert sum(isinstance(i, views.ReportPage) for i in view.children) == 2
+    fighters = next(i for i in view.children if _is(i, "munda:pb:injf:"))
+    assert [o.value for o in fighters.options] == ids[25:]
+    assert sum(_is(i, "munda:pb:page:") for i in view.children) == 2
     rows = view.to_components()  # what Discord gets: at most 5 rows, a select alone in its row
     assert len(rows) <= 5
     for row in rows:
         kinds = [c["type"] for c in row["components"]]
         assert len(kinds) <= 5 and (3 not in kinds or kinds == [3])
+
+
+def _is(item: object, prefix: str) -> bool:
+    """Whether a drawn component is the route ``prefix`` names."""
+    return str(getattr(item, "custom_id", "")).startswith(prefix)

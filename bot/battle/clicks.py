@@ -1,0 +1,198 @@
+"""The click handlers of a post-battle run's buttons and selects (routes of bot/ui/routes.py).
+
+Each handler turns the click into an actor and an action, lets
+:mod:`bot.battle.engine` decide and store it, and answers. A refusal is
+raised before anything is answered, so the router answers it privately. A
+click that changed the message it was made on is answered with that
+message's edit itself (one call to Discord instead of an acknowledgement and
+an edit); the rest of the scene is drawn after.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from bot.battle import engine, owed, publish, render, views
+from bot.battle.panel import ReportEdit, gang_names
+from bot.call import Call, Interaction
+from bot.ui.routes import Click, Handler, route
+
+
+def on(spec: views.Spec) -> Callable[[Handler], Handler]:
+    """Register the decorated handler for ``spec``'s custom ids."""
+    return route(spec.name, *spec.params)
+
+
+def _where(click: Click) -> tuple[Interaction, Call, int]:
+    call = Call.of(click.interaction)
+    return click.interaction, call, call.guild_id
+
+
+def _acknowledge(interaction: Interaction) -> Callable[[], Awaitable[object]]:
+    """Acknowledge the click now (its write must wait: Discord's 3 s keep running)."""
+    return lambda: interaction.response.defer()
+
+
+def _clicked(interaction: Interaction) -> int | None:
+    return interaction.message.id if interaction.message is not None else None
+
+
+# --------------------------------------------------------------------------- report panels
+
+
+async def _edit_panel(click: Click, campaign: str, battle: str, gang: int,
+                      edit: ReportEdit) -> None:
+    interaction, call, guild_id = _where(click)
+    stored = await engine.edit_report(interaction.client, guild_id, call.actor, campaign,
+                                      battle, gang, edit, acknowledge=_acknowledge(interaction))
+    await _answer_panel(interaction, guild_id, stored, gang)
+
+
+async def _answer_panel(
+    interaction: Interaction, guild_id: int, stored: engine.Stored, gang: int
+) -> None:
+    run = stored.run
+    panel = run.reports[run.gang_ids[gang]].message_id
+    answered = False
+    if interaction.response.is_done():
+        pass  # acknowledged before a write that had to wait
+    elif stored.revision and panel is not None and _clicked(interaction) == panel:
+        embed, view = owed.panel_parts(stored.campaign, run, stored.world, gang)
+        answered = await publish.answer_with(
+            guild_id, run, stored.revision,
+            lambda: interaction.response.edit_message(embed=embed, view=view))
+    if not interaction.response.is_done():
+        await interaction.response.defer()
+    await engine.show(interaction.client, guild_id, stored,
+                      except_panel=gang if answered else None)
+    if stored.note:
+        await interaction.followup.send(stored.note, ephemeral=True)
+
+
+@on(views.SECTION)
+async def section(click: Click, campaign: str, battle: str, gang: int) -> None:
+    await _edit_panel(click, campaign, battle, gang,
+                      ReportEdit(kind="section", section=click.value or "psi"))
+
+
+@on(views.PICK)
+async def pick(click: Click, campaign: str, battle: str, gang: int, section: str,
+               slot: int) -> None:
+    await _edit_panel(click, campaign, battle, gang, ReportEdit(
+        kind="pick", section=section, slot=slot, values=[v for v in click.values if v != "-"]))
+
+
+@on(views.INJURY_FIGHTER)
+async def injury_fighter(click: Click, campaign: str, battle: str, gang: int) -> None:
+    await _edit_panel(click, campaign, battle, gang,
+                      ReportEdit(kind="injfighter", values=list(click.values)))
+
+
+@on(views.INJURY)
+async def injury(click: Click, campaign: str, battle: str, gang: int, fighter: str) -> None:
+    await _edit_panel(click, campaign, battle, gang,
+                      ReportEdit(kind="injury", fighter=fighter, values=list(click.values)))
+
+
+@on(views.TOGGLE)
+async def toggle(click: Click, campaign: str, battle: str, gang: int, what: str) -> None:
+    await _edit_panel(click, campaign, battle, gang, ReportEdit(kind=what))
+
+
+@on(views.PAGE)
+async def page(click: Click, campaign: str, battle: str, gang: int, direction: str) -> None:
+    await _edit_panel(click, campaign, battle, gang, ReportEdit(kind=direction))
+
+
+@on(views.SUBMIT)
+async def submit(click: Click, campaign: str, battle: str, gang: int) -> None:
+    interaction, call, guild_id = _where(click)
+    client = interaction.client
+    # Who may submit is answered at once; what the report lacks comes after (the Wrap-up
+    # it may roll takes longer than Discord waits for an answer).
+    await engine.check_report(client, guild_id, call.actor, campaign, battle, gang)
+    await interaction.response.defer()
+    stored = await engine.submit_report(client, guild_id, call.actor, campaign, battle, gang)
+    await engine.show(client, guild_id, stored)
+    await interaction.followup.send(stored.note, ephemeral=True)
+
+
+# --------------------------------------------------------------------------- steps
+
+
+async def _confirm(click: Click, campaign: str, battle: str, stage: int, gang: str | None,
+                   *, on_behalf: bool) -> None:
+    interaction, call, guild_id = _where(click)
+    stored = await engine.confirm_stage(
+        interaction.client, guild_id, call.actor, campaign, battle, stage, gang,
+        on_behalf=on_behalf, by=engine.who(interaction), acknowledge=_acknowledge(interaction))
+    if not stored.revision:  # a double click: say so, change nothing
+        if interaction.response.is_done():  # acknowledged before a write that then clashed
+            await interaction.followup.send(stored.note, ephemeral=True)
+        else:
+            await interaction.response.send_message(stored.note, ephemeral=True)
+        return
+    run = stored.run
+    record = run.stage_record(stage)
+    answered = False
+    scene = stored.decision.scene
+    # The edit answers the click when the click's whole scene is its own message (one
+    # confirmation of several); a step that closes acknowledges first, then draws them all.
+    alone = scene.stages == [stage] and not (scene.owe_stages or scene.owe_report)
+    if alone and record is not None and record.message_ids \
+            and _clicked(interaction) == record.message_ids[0] \
+            and not interaction.response.is_done():
+        names = gang_names(stored.world)
+        pages = render.stage_pages(run, record, names)
+        if len(pages) == 1:
+            view = owed.stage_view(run, record, names)
+            answered = await publish.answer_with(
+                guild_id, run, stored.revision,
+                lambda: interaction.response.edit_message(embed=pages[0], view=view))
+    if not interaction.response.is_done():
+        await interaction.response.defer()
+    await engine.show(interaction.client, guild_id, stored,
+                      except_stage=stage if answered else None)
+    await interaction.followup.send(stored.note, ephemeral=True)
+
+
+@on(views.CONFIRM)
+async def confirm(click: Click, campaign: str, battle: str, stage: int) -> None:
+    await _confirm(click, campaign, battle, stage, None, on_behalf=False)
+
+
+@on(views.BEHALF)
+async def behalf(click: Click, campaign: str, battle: str, stage: int) -> None:
+    await _confirm(click, campaign, battle, stage, click.value, on_behalf=True)
+
+
+async def _ask(click: Click, kind: str, campaign: str, battle: str, stage: int) -> None:
+    interaction, call, guild_id = _where(click)
+    question = await engine.really_question(interaction.client, guild_id, call.actor, kind,
+                                            campaign, battle, stage)
+    await interaction.response.send_message(
+        question, view=views.really_view(kind, campaign, battle, stage), ephemeral=True)
+
+
+@on(views.UNDO)
+async def undo(click: Click, campaign: str, battle: str, stage: int) -> None:
+    await _ask(click, "undo", campaign, battle, stage)
+
+
+@on(views.CANCEL)
+async def cancel(click: Click, campaign: str, battle: str, stage: int) -> None:
+    await _ask(click, "cancel", campaign, battle, stage)
+
+
+@on(views.REALLY)
+async def really(click: Click, kind: str, campaign: str, battle: str, stage: int) -> None:
+    interaction, call, guild_id = _where(click)
+    client = interaction.client
+    await interaction.response.defer()  # an undo takes back every action of its step
+    if kind == "undo":
+        stored = await engine.undo_stage(client, guild_id, call.actor, campaign, battle, stage)
+    else:
+        stored = await engine.cancel_run(client, guild_id, call.actor, campaign, battle)
+    await engine.show(client, guild_id, stored)
+    # The question's own message says what was done (and loses its button), once shown.
+    await interaction.edit_original_response(content=stored.note, view=None)

@@ -1,0 +1,203 @@
+"""The messages a run owes, as the outbox sends them, and where a delivered one is recorded.
+
+Every new message of a run (a report panel, a step's pages, an action's
+lines, a notice, the battle report) is owed in the transaction that stores
+the decision behind it and posted by the outbox (bot/outbox.py). When
+Discord accepts one, :func:`record_delivery` stores its id in the run with
+ONE UPDATE of the stored document (no reload, no re-save); the revision it
+bumps makes a click decided from the run before it decide again.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.battle import render, views
+from bot.battle.panel import gang_names, report_scope
+from bot.battle.state import Phase, PostBattleRun, StageRecord, StageStatus, run_key
+from bot.rulesets import ruleset_for
+from bot.storage import Campaign, OutboxEntry, Transaction
+from rules.report import battle_report
+from rules.world import World
+
+if TYPE_CHECKING:
+    from bot.outbox import Accepted
+
+# The outbox link kind of a run's messages (bot/outbox.py calls the hooks of publish.py).
+OUTBOX_KIND = "pb"
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def thread_url(guild_id: int, run: PostBattleRun) -> str:
+    return f"https://discord.com/channels/{guild_id}/{run.target_channel_id}"
+
+
+def owed_key(run: PostBattleRun, *parts: object) -> str:
+    # The sequence id is new each time a battle's run starts (a cancelled battle can be
+    # started again), so the keys of two runs of one battle never meet.
+    return ":".join(["pb", run.sequence.id, *(str(part) for part in parts)])
+
+
+def _link(run: PostBattleRun, what: str, **more: object) -> dict[str, Any]:
+    return {"kind": OUTBOX_KIND, "campaign": run.campaign_id, "battle": run.battle_id,
+            "sequence": run.sequence.id, "what": what, **more}
+
+
+def body(
+    *, embed: discord.Embed | None = None, view: discord.ui.View | None = None,
+    content: str | None = None,
+) -> dict[str, Any]:
+    """A new message's JSON, as discord.py would send it; it never pings anyone."""
+    made: dict[str, Any] = {"allowed_mentions": {"parse": []}}
+    if content:
+        made["content"] = content
+    if embed is not None:
+        made["embeds"] = [embed.to_dict()]
+    if view is not None:
+        made["components"] = view.to_components()
+    return made
+
+
+def same(made: dict[str, Any], sent: dict[str, Any]) -> bool:
+    return bool(json.loads(json.dumps(made)) == sent)
+
+
+def stage_view(
+    run: PostBattleRun, record: StageRecord, names: dict[str, str]
+) -> discord.ui.View | None:
+    if record.status is StageStatus.OPEN and run.phase is Phase.SEQUENCE:
+        return views.stage_view(run, record, names)
+    return None
+
+
+def stage_bodies(run: PostBattleRun, record: StageRecord, world: World) -> list[dict[str, Any]]:
+    names = gang_names(world)
+    view = stage_view(run, record, names)
+    return [body(embed=page, view=view if index == 0 else None)
+            for index, page in enumerate(render.stage_pages(run, record, names))]
+
+
+def panel_parts(
+    campaign: Campaign, run: PostBattleRun, world: World, index: int
+) -> tuple[discord.Embed, discord.ui.View | None]:
+    gang = world.gang(run.gang_ids[index])
+    embed = render.report_embed(run, gang.id, gang.owner, gang_names(world),
+                                gang.fighters, gang.vehicles)
+    view = None
+    if run.phase is Phase.REPORTING:
+        view = views.report_view(report_scope(run, world, index, ruleset_for(campaign)))
+    return embed, view
+
+
+async def owe_stage(
+    tx: Transaction, run: PostBattleRun, record: StageRecord, world: World,
+    *, revision: int | None = None,
+) -> bool:
+    """Owe the pages of ``record`` not posted yet, in the caller's transaction.
+
+    ``revision``: the run's revision once the caller saves it (a delivery of a run
+    that has not moved since needs no redraw). True when a page turned out to be
+    delivered already without its id in the run (the id is adopted here: the caller
+    saves the run).
+    """
+    adopted = False
+    for index, made in enumerate(stage_bodies(run, record, world)):
+        if index < len(record.message_ids):
+            continue
+        entry = await tx.owe_message(
+            owed_key(run, "stage", record.number, index), run.target_channel_id, made,
+            link=_link(run, "stage", stage=record.number, page=index, rev=revision),
+        )
+        if entry.message_id is None:
+            break  # the later pages wait for this one: their ids follow it in the list
+        record.message_ids = [*record.message_ids, entry.message_id]
+        adopted = True
+    return adopted
+
+
+async def owe_panels(
+    tx: Transaction, campaign: Campaign, run: PostBattleRun, world: World,
+    *, revision: int | None = None,
+) -> bool:
+    """Owe the report panels not posted yet; True when one was adopted (see owe_stage)."""
+    adopted = False
+    for index, gang_id in enumerate(run.gang_ids):
+        report = run.reports[gang_id]
+        if report.message_id is not None:
+            continue
+        embed, view = panel_parts(campaign, run, world, index)
+        entry = await tx.owe_message(
+            owed_key(run, "panel", gang_id), run.target_channel_id,
+            body(embed=embed, view=view), link=_link(run, "panel", gang=gang_id, rev=revision),
+        )
+        if entry.message_id is not None:
+            report.message_id, adopted = entry.message_id, True
+    return adopted
+
+
+async def owe_notice(tx: Transaction, run: PostBattleRun, name: str, text: str) -> None:
+    """Owe a plain message in the run's channel (``name`` unique within the run)."""
+    for index, page in enumerate(render.paginate_notice(text)):
+        await tx.owe_message(owed_key(run, "notice", name, index), run.target_channel_id,
+                             body(content=page))
+
+
+async def owe_report(
+    tx: Transaction, campaign: Campaign, run: PostBattleRun, world: World
+) -> bool:
+    """Owe the battle report (PB-7) to the report channel; where the battle began if that
+    channel refuses it. True when it was delivered already (its id is adopted)."""
+    battle = await tx.get_battle(campaign.id, run.battle_id)
+    embed = render.final_report_embed(battle_report(world, battle),
+                                      thread_url(tx.guild_id, run))
+    target = campaign.report_channel_id or run.channel_id
+    entry = await tx.owe_message(
+        owed_key(run, "report"), target, body(embed=embed), link=_link(run, "report"),
+        fallback_channel_id=run.channel_id if target != run.channel_id else None,
+    )
+    if entry.message_id is None:
+        return False
+    run.report_channel_id = entry.delivered_channel_id
+    run.report_message_id = entry.message_id
+    return True
+
+
+async def record_delivery(tx: Transaction, entry: OutboxEntry, accepted: Accepted) -> None:
+    """In the transaction marking ``entry`` delivered: store its message id in the run,
+    in one UPDATE of the stored run (only if it is still the run that owed it)."""
+    link = entry.link or {}
+    campaign, key = str(link.get("campaign")), run_key(str(link.get("battle")))
+    checks: list[tuple[str, str | int]] = [("$.sequence.id", str(link.get("sequence")))]
+    what = link.get("what")
+    if what == "stage":
+        # A page past the end of the ids is not set (json_set leaves the array as it is).
+        number, page = int(link["stage"]), int(link["page"])
+        checks.append((f"$.stages[{number - 1}].number", number))
+        values = {f"$.stages[{number - 1}].message_ids[{page}]": accepted.message_id}
+    elif what == "panel":
+        gang = str(link.get("gang"))
+        if not _PLAIN_KEY.fullmatch(gang):  # not fit for a JSON path: the long way
+            await _record_panel(tx, campaign, key, gang, accepted.message_id)
+            return
+        checks.append((f'$.reports."{gang}".gang_id', gang))
+        values = {f'$.reports."{gang}".message_id': accepted.message_id}
+    elif what == "report":
+        values = {"$.report_channel_id": accepted.channel_id,
+                  "$.report_message_id": accepted.message_id}
+    else:
+        return
+    await tx.set_in_sequence(campaign, key, checks, values)
+
+
+async def _record_panel(
+    tx: Transaction, campaign_id: str, key: str, gang_id: str, message_id: int
+) -> None:
+    run = await tx.load_sequence(campaign_id, key, PostBattleRun)
+    if run is None or gang_id not in run.reports:
+        return
+    run.reports[gang_id].message_id = message_id
+    await tx.save_sequence(campaign_id, key, run, battle_id=run.battle_id)

@@ -1,0 +1,168 @@
+"""Where runs are read, and the one short write that stores a decision.
+
+Reads (:func:`load_run_at`, :func:`active_run_in`, :func:`load_battle_world`)
+happen in read transactions, which never wait for the writer. A decision of
+:mod:`bot.battle.flow` is then written by :func:`commit` in one write
+transaction that only writes: the ledger rows of its rolls, the battle, the
+messages it owes, and the run, whose save is refused
+(:class:`~bot.storage.StaleSequence`) when the stored run moved on since it
+was read, so that no decision is ever made from a stale run.
+"""
+
+from __future__ import annotations
+
+from bot.battle import owed
+from bot.battle.flow import Decision
+from bot.battle.state import RUN_KEY_PREFIX, PostBattleRun, run_key
+from bot.errors import Refused
+from bot.storage import Campaign, StaleSequence, Storage, Transaction
+from bot.storage.sequences import model_name
+from rules.world import World
+
+RUN_MODEL = model_name(PostBattleRun)
+# A gang's active run is one of its latest battles': starting a run (or a pre-battle
+# sequence) closes the deferrals of every earlier one, so older runs need no loading.
+RECENT_BATTLES = 10
+ACTIONS_LOOKBACK = 1000
+
+
+async def load_run(tx: Transaction, campaign_id: str, battle_id: str) -> PostBattleRun | None:
+    return await tx.load_sequence(campaign_id, run_key(battle_id), PostBattleRun)
+
+
+async def load_run_at(
+    tx: Transaction, campaign_id: str, battle_id: str
+) -> tuple[PostBattleRun, int]:
+    """The run and the revision it was read at, or a refusal when there is none."""
+    found = await tx.load_sequence_at(campaign_id, run_key(battle_id), PostBattleRun)
+    if found is None:
+        raise Refused("This post-battle sequence no longer exists.")
+    return found
+
+
+async def runs_of(tx: Transaction, campaign_id: str) -> list[PostBattleRun]:
+    """Every post-battle run stored for the campaign, oldest first."""
+    found: list[PostBattleRun] = []
+    for record in await tx.list_sequences(campaign_id):
+        if record.model != RUN_MODEL or not record.key.startswith(RUN_KEY_PREFIX):
+            continue
+        run = await tx.load_sequence(campaign_id, record.key, PostBattleRun)
+        if run is not None:
+            found.append(run)
+    return found
+
+
+async def active_run_in(tx: Transaction, campaign_id: str, gang_id: str) -> PostBattleRun | None:
+    """:func:`find_active_run` inside an open transaction."""
+    found = await active_run_at(tx, campaign_id, gang_id)
+    return None if found is None else found[0]
+
+
+async def active_run_at(
+    tx: Transaction, campaign_id: str, gang_id: str
+) -> tuple[PostBattleRun, int] | None:
+    """The gang's active run and the revision it was read at."""
+    active: list[tuple[PostBattleRun, int]] = []
+    for battle in await tx.list_battles(campaign_id, gang_id=gang_id, limit=RECENT_BATTLES):
+        found = await tx.load_sequence_at(campaign_id, run_key(battle.id), PostBattleRun)
+        if found is not None and found[0].active_for(gang_id):
+            active.append(found)
+    # A run in progress comes before one kept open only by a deferred sub-step.
+    active.sort(key=lambda pair: not pair[0].in_progress)
+    return active[0] if active else None
+
+
+async def find_active_run(
+    storage: Storage, guild_id: int, campaign_id: str, gang_id: str
+) -> PostBattleRun | None:
+    """The post-battle run this gang is in now: in progress, or finished with a
+    sub-step it deferred (PB-6B.8) and has not closed."""
+    async with storage.read_only(guild_id) as tx:
+        return await active_run_in(tx, campaign_id, gang_id)
+
+
+async def load_battle_world(
+    tx: Transaction, campaign_id: str, run: PostBattleRun, *, rosters: bool = True
+) -> World:
+    """The battle's gangs, every territory, and the gangs of captives they hold.
+
+    A captive taken in an earlier battle may belong to a gang that is not in
+    this one; selling or disposing of it changes that gang too. Without
+    ``rosters``: the battle's gangs only, with no fighters and no territories,
+    which is all a step's message and the checks of a click look at (names
+    and owners), for a tenth of the reading (docs/benchmarks.md).
+    """
+    if not rosters:
+        return World(gangs=await tx.gangs_without_rosters(campaign_id, run.gang_ids))
+    gang_ids = list(run.gang_ids)
+    for gang_id in run.gang_ids:
+        for owner, _captive in await tx.captives_held_by(campaign_id, gang_id):
+            if owner.id not in gang_ids:
+                gang_ids.append(owner.id)
+    return await tx.load_world(campaign_id, gang_ids)
+
+
+async def commit(
+    tx: Transaction, campaign: Campaign, decision: Decision, revision: int, *, actor: str,
+    world: World,
+) -> int:
+    """Write ``decision`` (decided from the run at ``revision``; 0: a new run) in ``tx``.
+
+    Returns the run's new revision. ``world``: the battle's gangs after the
+    decision, for the messages it owes. Raises StaleSequence (or StaleWorld,
+    when the gangs changed under a roll) with nothing written; the caller
+    decides again from what is stored now.
+    """
+    run = decision.run
+    scene = decision.scene
+    if decision.take_back is not None:
+        await _take_back(tx, campaign, run, decision.take_back, revision, actor=actor)
+        revision_check: int | None = None  # checked above; the undo moved it on
+    else:
+        revision_check = revision
+    if decision.battle is not None:
+        await tx.update_battle(campaign.id, decision.battle)
+    new_revision = revision + 1
+    for pending in decision.actions:
+        action = await tx.apply(campaign.id, pending.result, actor=actor,
+                                battle_id=run.battle_id, step=pending.step)
+        if pending.notice is not None:
+            await owed.owe_notice(tx, run, f"action:{action.id}", "\n".join(pending.notice))
+    for number in scene.owe_stages:
+        record = run.stage_record(number)
+        if record is not None:
+            await owed.owe_stage(tx, run, record, world, revision=new_revision)
+    if scene.owe_panels:
+        await owed.owe_panels(tx, campaign, run, world, revision=new_revision)
+    for name, text in scene.notices:
+        await owed.owe_notice(tx, run, name, text)
+    if scene.owe_report:
+        await owed.owe_report(tx, campaign, run, world)
+    return await tx.save_sequence(campaign.id, run.key, run, battle_id=run.battle_id,
+                                  revision=revision_check)
+
+
+async def _take_back(
+    tx: Transaction, campaign: Campaign, run: PostBattleRun, label: str, revision: int,
+    *, actor: str,
+) -> None:
+    """Undo, newest first, every standing action stored in the step ``label``."""
+    found = await tx.load_sequence_at(campaign.id, run.key, PostBattleRun)
+    if found is None or found[1] != revision:
+        raise StaleSequence("This post-battle sequence moved on meanwhile. Nothing was "
+                            "saved; please try again.")
+    actions = await tx.list_actions(campaign.id, battle_id=run.battle_id,
+                                    limit=ACTIONS_LOOKBACK)
+    mine = sorted(
+        (a for a in actions if a.step == label and a.undoes is None and a.undone_by is None),
+        key=lambda a: a.id, reverse=True,
+    )
+    for expected in mine:
+        # This also puts back the run as each action found it; the run saved after
+        # (decided before) replaces that, keeping its dice counters where they are.
+        undone = await tx.undo_last_action(campaign.id, actor=actor, battle_id=run.battle_id)
+        if undone.id != expected.id:
+            raise Refused(
+                "Something else was recorded in this campaign after this step; undo that "
+                "first (see /ledger), then undo the step."
+            )
