@@ -82,6 +82,15 @@ class MundaBot(commands.Bot):
     async def on_ready(self) -> None:
         log.info("ready as %s in %d servers", self.user, len(self.guilds))
 
+    async def on_guild_remove(self, guild: discord.Guild) -> None:
+        """The bot was removed from a server (or the server deleted): its data goes at once.
+
+        discord.py calls this only for a real removal, never for a server that is
+        merely unavailable during an outage. See docs/privacy.md.
+        """
+        deleted = await self.storage.forget_server(guild.id)
+        log.info("removed from server %d: deleted its %d campaigns", guild.id, deleted)
+
     async def close(self) -> None:
         if self._backups is not None:
             self._backups.cancel()
