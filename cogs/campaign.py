@@ -34,7 +34,6 @@ from bot.render import clip, safe
 from bot.rulesets import check_ruleset_name, ruleset_for
 from bot.storage import TradingPostEntry
 from bot.ui import checked, clean_name, paged_embeds
-from bot.ui.confirm import Confirmed, confirm_view, confirmation
 from bot.ui.campaign import (
     SettingsChange,
     availability_counts,
@@ -49,6 +48,7 @@ from bot.ui.campaign import (
     territory_lines,
     trading_post_lines,
 )
+from bot.ui.confirm import Confirmed, confirm_view, confirmation
 from bot.ui.roster import standings_embeds
 from rules.data import available_rulesets
 from rules.errors import InvalidRequest, NotFound
