@@ -13,7 +13,6 @@ from collections.abc import Callable
 import pytest
 
 from bot.arena import Arena
-from tests.e2e import hostile
 from tests.e2e.battle_helpers import bot_ready, new_fighter, new_gang, until
 from tests.e2e.helpers import G, U, said, slash
 
@@ -126,16 +125,3 @@ async def test_a_server_that_removes_the_bot_loses_its_data_at_once(arena: Arena
     assert count(arena, "SELECT COUNT(*) FROM outbox WHERE guild_id = ?", spire) == 0
     assert count(arena, "SELECT COUNT(*) FROM campaigns WHERE guild_id = ?", underhive) == kept
 
-
-async def test_help_lists_every_command_of_the_tree_privately(arena: Arena) -> None:
-    shown = await slash(arena, "bob", "help")
-    assert shown.ephemeral
-    assert shown.embed is not None, shown.text()
-    text = str(shown.embed["description"])
-    lines = {line.split("**")[1]: line for line in text.splitlines()}
-    for command in hostile.catalogue(arena.fake):
-        top, *rest = command.path.split(" ")
-        assert f"/{top}" in lines, (top, text)
-        assert all(part in lines[f"/{top}"] for part in rest), (command.path, lines[f"/{top}"])
-    assert "territory add/list/assign" in lines["/campaign"]
-    assert "docs/arbitrator.md" in shown.text()
