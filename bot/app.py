@@ -45,7 +45,7 @@ class MundaBot(commands.Bot):
             command_prefix=commands.when_mentioned,
             intents=discord.Intents(guilds=True),
             tree_cls=MundaTree,
-            # Names typed by players never turn into pings (issue: hostile input).
+            # Names typed by players never turn into pings (docs/reliability.md).
             allowed_mentions=discord.AllowedMentions.none(),
             help_command=None,
         )

@@ -144,7 +144,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
         campaign=CAMPAIGN_HELP,
         name="rename the campaign",
         report_channel="channel for battle reports",
-        clear_report_channel="stop posting battle reports",
+        clear_report_channel="post battle reports where each battle was started again",
         arbitrator_add="make this member an Arbitrator",
         arbitrator_remove="this member is no longer an Arbitrator",
         arbitrator_role="members of this role are Arbitrators",
