@@ -54,6 +54,7 @@ from rules.data import available_rulesets
 from rules.errors import InvalidRequest, NotFound
 from rules.models import CampaignSettings, ScenarioDie
 from rules.names import name_taken, same_name
+from rules.wording import count
 
 if TYPE_CHECKING:
     from bot.app import MundaBot
@@ -319,11 +320,11 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
         call = Call.of(interaction)
         async with call.read(campaign) as s:
             s.require_arbitrator()
-            gangs = len(await s.gangs())
-            battles = len(await s.tx.list_battles(s.campaign.id, limit=None))
+            gangs = count(len(await s.gangs()), "gang")
+            battles = count(len(await s.tx.list_battles(s.campaign.id, limit=None)), "battle")
         await call.tell(
-            f"Delete **{safe(s.campaign.name)}** and everything in it: {gangs} gangs, "
-            f"{battles} battles, its Territories, its ledger and any battle in progress? "
+            f"Delete **{safe(s.campaign.name)}** and everything in it: {gangs}, "
+            f"{battles}, its Territories, its ledger and any battle in progress? "
             "This cannot be undone; /campaign export first keeps a copy.",
             view=confirm_view(DELETE_CAMPAIGN, s.campaign.id, s.campaign.id, call.actor.user_id),
         )

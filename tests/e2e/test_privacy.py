@@ -78,7 +78,7 @@ async def test_campaign_delete_asks_then_removes_everything_in_it(arena: Arena) 
     assert not_arbitrator.ephemeral and "Only an Arbitrator" in not_arbitrator.content
     asked = await slash(arena, "alice", "campaign delete", campaign=DOOMED)
     assert asked.ephemeral
-    assert "Delete **Doomed Hive** and everything in it: 2 gangs, 1 battles" in asked.content
+    assert "Delete **Doomed Hive** and everything in it: 2 gangs, 1 battle," in asked.content
     assert "[Confirm] [Cancel]" in asked.text()
     cancelled = await driver.click(asked, "Cancel", "alice")
     assert cancelled.content == "Cancelled; nothing was changed."
