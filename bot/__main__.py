@@ -41,7 +41,9 @@ def _parser() -> argparse.ArgumentParser:
     demo = commands.add_parser(
         "demo", help="play a scripted campaign offline and print what the players would see"
     )
-    demo.add_argument("--seed", type=int, default=7, help="dice seed (same seed, same game)")
+    demo.add_argument("--seed", type=int, default=7,
+                      help="dice seed of --rules-only (same seed, same game); the full demo "
+                      "rolls with secret seeds, so it plays differently each time")
     demo.add_argument("--rules-only", action="store_true",
                       help="print the rules engine's post-battle sequence without the bot")
     return parser

@@ -45,7 +45,7 @@ class MundaBot(commands.Bot):
             command_prefix=commands.when_mentioned,
             intents=discord.Intents(guilds=True),
             tree_cls=MundaTree,
-            # Names typed by players never turn into pings (issue: hostile input).
+            # Names typed by players never turn into pings (docs/reliability.md).
             allowed_mentions=discord.AllowedMentions.none(),
             help_command=None,
         )
@@ -81,6 +81,15 @@ class MundaBot(commands.Bot):
 
     async def on_ready(self) -> None:
         log.info("ready as %s in %d servers", self.user, len(self.guilds))
+
+    async def on_guild_remove(self, guild: discord.Guild) -> None:
+        """The bot was removed from a server (or the server deleted): its data goes at once.
+
+        discord.py calls this only for a real removal, never for a server that is
+        merely unavailable during an outage. See docs/privacy.md.
+        """
+        deleted = await self.storage.forget_server(guild.id)
+        log.info("removed from server %d: deleted its %d campaigns", guild.id, deleted)
 
     async def close(self) -> None:
         if self._backups is not None:

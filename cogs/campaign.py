@@ -8,6 +8,7 @@ Who may do what (see docs/commands-campaign-gang.md):
   assign``: Arbitrators only. ``settings`` without changes only shows them.
 - ``show``, ``list``, ``territory list``, ``tradingpost show``: anyone.
 - ``export``, ``tradingpost import`` and ``clear``: Arbitrators of the campaign.
+- ``delete``: Arbitrators of the campaign, after a Confirm button (docs/privacy.md).
 - ``import``: members with Manage Server, Arbitrators of a campaign of this
   server, or anyone while the server has no campaign (as ``create``); the
   importer becomes an Arbitrator of the imported campaign.
@@ -47,11 +48,13 @@ from bot.ui.campaign import (
     territory_lines,
     trading_post_lines,
 )
+from bot.ui.confirm import Confirmed, confirm_view, confirmation
 from bot.ui.roster import standings_embeds
 from rules.data import available_rulesets
 from rules.errors import InvalidRequest, NotFound
 from rules.models import CampaignSettings, ScenarioDie
 from rules.names import name_taken, same_name
+from rules.wording import count
 
 if TYPE_CHECKING:
     from bot.app import MundaBot
@@ -61,6 +64,7 @@ Die = Literal["D6", "D4"]
 RULESET_CHOICES = [app_commands.Choice(name=n, value=n) for n in available_rulesets()]
 MESSAGE_MAX = 2000
 CAMPAIGN_HELP = "campaign (default: the server's default campaign)"
+DELETE_CAMPAIGN = "delete-campaign"
 
 
 class CampaignCog(commands.GroupCog, group_name="campaign", group_description="Campaigns"):
@@ -72,6 +76,9 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
     def __init__(self, bot: MundaBot) -> None:
         self.bot = bot
         super().__init__()
+
+    async def cog_load(self) -> None:
+        confirmation(DELETE_CAMPAIGN, self._delete_confirmed)
 
     # ------------------------------------------------------------------ create
 
@@ -138,7 +145,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
         campaign=CAMPAIGN_HELP,
         name="rename the campaign",
         report_channel="channel for battle reports",
-        clear_report_channel="stop posting battle reports",
+        clear_report_channel="post battle reports where each battle was started again",
         arbitrator_add="make this member an Arbitrator",
         arbitrator_remove="this member is no longer an Arbitrator",
         arbitrator_role="members of this role are Arbitrators",
@@ -303,6 +310,40 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
         summary = f"Campaign **{safe(imported.name)}** imported: {contents(document)}."
         await call.tell(f"{summary} {import_notes(document, grant)} See /campaign show.")
         await call.say(f"{interaction.user.mention}: {summary}")
+
+    # ------------------------------------------------------------------ delete
+
+    @app_commands.command(name="delete",
+                          description="Delete a campaign and everything in it (asks first)")
+    @app_commands.describe(campaign=CAMPAIGN_HELP)
+    async def delete(self, interaction: Interaction, campaign: CampaignName | None = None) -> None:
+        call = Call.of(interaction)
+        async with call.read(campaign) as s:
+            s.require_arbitrator()
+            gangs = count(len(await s.gangs()), "gang")
+            battles = count(len(await s.tx.list_battles(s.campaign.id, limit=None)), "battle")
+        await call.tell(
+            f"Delete **{safe(s.campaign.name)}** and everything in it: {gangs}, "
+            f"{battles}, its Territories, its ledger and any battle in progress? "
+            "This cannot be undone; /campaign export first keeps a copy.",
+            view=confirm_view(DELETE_CAMPAIGN, s.campaign.id, s.campaign.id, call.actor.user_id),
+        )
+
+    async def _delete_confirmed(
+        self, interaction: Interaction, campaign_id: str, _target: str
+    ) -> Confirmed:
+        """The Confirm button: check again (time has passed) and delete in one transaction."""
+        try:
+            async with Call.of(interaction).write_in(campaign_id) as s:
+                s.require_arbitrator()
+                await s.tx.delete_campaign(campaign_id)
+        except NotFound:
+            return Confirmed("That campaign is already gone; nothing was deleted.")
+        return Confirmed(
+            f"**{safe(s.campaign.name)}** has been deleted, with everything in it.",
+            announcement=f"{interaction.user.mention} deleted the campaign "
+            f"**{safe(s.campaign.name)}**.",
+        )
 
     # ------------------------------------------------------------------ Trading Post
 

@@ -373,14 +373,17 @@ def _by_hand(
         )
     if template is None:
         kind = clean_name(fighter_type, "fighter type") if fighter_type else ""
+        hierarchy = category is not None and category.has_gang_hierarchy
         return checked(lambda: Fighter(id=new_id(), name=name, category=category,
-                                       fighter_type=kind, cost=cost), "fighter")
+                                       fighter_type=kind, cost=cost,
+                                       gang_hierarchy=hierarchy), "fighter")
     return checked(
         lambda: Fighter(
             id=new_id(), name=name, category=category or template.category,
             fighter_type=template.fighter_type,
             cost=template.cost if cost is None else cost,
-            gang_hierarchy=template.gang_hierarchy,
+            gang_hierarchy=(template.gang_hierarchy if category is None
+                            else category.has_gang_hierarchy),
             special_rules=list(template.special_rules),
         ),
         "fighter",

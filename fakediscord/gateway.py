@@ -289,6 +289,13 @@ class Gateway:
         for session in targets:
             self._send_dispatch(session, "INTERACTION_CREATE", payload, on_sent)
 
+    def dispatch_guild_delete(self, guild_id: int) -> None:
+        """The bot was removed from the server: GUILD_DELETE without ``unavailable``,
+        which discord.py turns into ``on_guild_remove`` (an outage sets it true)."""
+        for session in self._targets(guild_id):
+            if session.intents & Intent.GUILDS:
+                self._send_dispatch(session, "GUILD_DELETE", {"id": str(guild_id)})
+
     def _on_world_event(self, event: str, subject: object) -> None:
         if isinstance(subject, Message):
             self._message_event(event, subject)

@@ -385,7 +385,7 @@ def _category(name: str) -> FighterCategory:
 
 def _promote(fighter: Fighter, category: FighterCategory) -> dict[str, object]:
     fighter.category = category
-    if category in (FighterCategory.LEADER, FighterCategory.CHAMPION):
+    if category.has_gang_hierarchy:
         fighter.gang_hierarchy = True
     return {"promoted_to": category}
 

@@ -58,6 +58,13 @@ class FighterCategory(StrEnum):
     BRUTE = "Brute"
     HANGER_ON = "Hanger-on"
 
+    @property
+    def has_gang_hierarchy(self) -> bool:
+        """Leaders and Champions have Gang Hierarchy (X) and so make post-battle actions
+        (PB-5.0), as the House Lists shipped in rules/data say; a fighter written onto a
+        roster by hand gets it from its category."""
+        return self in (FighterCategory.LEADER, FighterCategory.CHAMPION)
+
 
 class FighterStatus(StrEnum):
     ACTIVE = "Active"

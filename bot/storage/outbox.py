@@ -177,6 +177,22 @@ async def give_up(db: aiosqlite.Connection, guild_id: int, pk: int, error: str) 
     )
 
 
+async def forget(db: aiosqlite.Connection, guild_id: int, campaign_id: str | None) -> int:
+    """Delete the server's rows (those of one campaign, when named), owed or delivered.
+
+    A row belongs to a campaign through its link (bot/battle names the campaign
+    there); its payload holds names from that campaign, so it goes with it.
+    """
+    if campaign_id is None:
+        cursor = await db.execute("DELETE FROM outbox WHERE guild_id = ?", (guild_id,))
+    else:
+        cursor = await db.execute(
+            "DELETE FROM outbox WHERE guild_id = ? AND json_extract(link, '$.campaign') = ?",
+            (guild_id, campaign_id),
+        )
+    return cursor.rowcount
+
+
 async def prune(db: aiosqlite.Connection, older_than: timedelta) -> int:
     """Forget delivered and given-up rows older than ``older_than``; returns how many."""
     cutoff = (datetime.fromisoformat(now()) - older_than).isoformat(timespec="microseconds")

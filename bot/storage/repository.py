@@ -329,6 +329,7 @@ class Storage:
     rename_campaign = _write(Transaction.rename_campaign)
     set_default_campaign = _write(Transaction.set_default_campaign)
     delete_campaign = _write(Transaction.delete_campaign)
+    forget_server = _write(Transaction.forget_server)
     set_trading_post = _write(Transaction.set_trading_post)
 
     get_gang = _read(Transaction.get_gang)

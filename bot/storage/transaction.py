@@ -135,9 +135,19 @@ class Transaction:
         return await campaigns.set_default(self._write_db(), self.guild_id, campaign_id)
 
     async def delete_campaign(self, campaign_id: str) -> None:
-        """Delete a campaign with its gangs, battles and ledger."""
+        """Delete a campaign with everything in it: gangs, Territories, battles, the ledger
+        and its snapshots, sequences, staged imports and the messages it owed or posted."""
         self._campaign_pks.clear()
         await campaigns.delete(self._write_db(), self.guild_id, campaign_id)
+        await outbox.forget(self._write_db(), self.guild_id, campaign_id)
+
+    async def forget_server(self) -> int:
+        """Delete every campaign of this server and its outbox; returns how many campaigns."""
+        found = await self.list_campaigns()
+        for campaign in found:
+            await self.delete_campaign(campaign.id)
+        await outbox.forget(self._write_db(), self.guild_id, None)
+        return len(found)
 
     async def set_trading_post(
         self,

@@ -472,14 +472,16 @@ async def finished(fake: FakeDiscord, result: InteractionResult, edits: Mapping[
 def judge(result: InteractionResult, touched: Sequence[Message]) -> Verdict:
     """Read the answer: a refusal is ephemeral words and nothing else.
 
-    An ephemeral answer with buttons (a question: Confirm or Cancel) or a file
-    (an export) is not a refusal, nor is anything that posted a message others see.
+    An ephemeral answer with buttons (a question: Confirm or Cancel), a file
+    (an export) or an embed (/help) is not a refusal, nor is anything that posted
+    a message others see.
     """
     answers = answer_messages(result)
     text = "\n".join(m.content + "\n" + m.embed_text() for m in answers)
     public = [m for m in touched if not m.ephemeral]
     refused = bool(answers) and not public and all(
-        m.ephemeral and not m.components and not m.attachments for m in answers)
+        m.ephemeral and not m.components and not m.attachments and not m.embeds
+        for m in answers)
     return Verdict(refused=refused, text=text, public=public)
 
 

@@ -93,6 +93,8 @@ EXPECTED: dict[str, frozenset[Kind]] = {
     "campaign tradingpost import": ARBITRATORS,
     "campaign tradingpost show": ANYONE_HERE,
     "campaign tradingpost clear": ARBITRATORS,
+    "campaign delete": ARBITRATORS,  # asking; Confirm deletes (the button's row)
+    "help": ANYONE_HERE | {Kind.OTHER_SERVER},
     # /gang: anyone founds their own; the owner or an Arbitrator changes it.
     "gang create": ANYONE_HERE,
     "gang show": ANYONE_HERE,
@@ -169,6 +171,7 @@ EXPECTED: dict[str, frozenset[Kind]] = {
     "button: Decline": ARBITRATORS | BATTLE_PLAYERS,
     "button: gang delete Confirm": frozenset({Kind.OWNER}),  # only who asked (the owner)
     "button: gang import Confirm": frozenset({Kind.OWNER}),  # only who asked
+    "button: campaign delete Confirm": frozenset({Kind.NAMED}),  # only who asked (nora)
 }
 
 # Rows whose allowed action can happen once per gang and sequence (a roll, a deferral):
@@ -439,6 +442,28 @@ async def test_campaign_commands(table: Table) -> None:
 
     await t.row("campaign tradingpost clear", lambda k, _: t.slash(
         k, "campaign tradingpost clear", campaign=CAMPAIGN), prepare=own_trading_post)
+    await t.row("help", lambda k, _: t.slash(k, "help"), look=True)
+
+    async def doomed_campaign() -> str:
+        name = t.fresh("Doomed Campaign")
+        await t.as_user("alice", "campaign create", name=name)
+        await t.as_user("alice", "campaign settings", arbitrator_add="nora",
+                        arbitrator_role="Referees", campaign=name)
+        return name
+
+    async def delete_and_confirm(kind: Kind, name: str, asked: InteractionResult) -> None:
+        done = await click_as(t, kind, asked, "Confirm")
+        assert "has been deleted" in done.text(), done.text()
+
+    # Asking is allowed to Arbitrators; it stores nothing until Confirm.
+    await t.row("campaign delete", lambda k, name: t.slash(k, "campaign delete", campaign=name),
+                prepare=doomed_campaign, look=True, after=delete_and_confirm)
+
+    async def nora_asks_to_delete() -> InteractionResult:
+        return await t.as_user("nora", "campaign delete", campaign=await doomed_campaign())
+
+    await t.row("button: campaign delete Confirm",
+                lambda k, asked: click_as(t, k, asked, "Confirm"), prepare=nora_asks_to_delete)
 
 
 # ---------------------------------------------------------------------------- /gang

@@ -1,0 +1,75 @@
+"""/help: every command of the bot, one line per top-level command, read from the command tree.
+
+Built from the tree the bot syncs, so a command added to a cog shows up here
+without anyone editing a list. The answer is private: it is for the one who asked.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.call import Call, Interaction
+from bot.render import clip
+
+if TYPE_CHECKING:
+    from bot.app import MundaBot
+
+EMBED_DESCRIPTION_MAX = 4096
+GUIDES = (
+    "Players: /gang create, then /fighter add; after a battle, /postbattle start and "
+    "follow the thread. Arbitrators: /campaign create, then /campaign settings. "
+    "Every command with examples is in docs/commands.md of the bot's source; the "
+    "Arbitrator's guide is docs/arbitrator.md."
+)
+
+Command = app_commands.Command[Any, ..., Any] | app_commands.Group
+
+
+def subcommand_names(group: app_commands.Group, prefix: str = "") -> list[str]:
+    """The group's commands by name, a nested group's as ``territory add/list``."""
+    names: list[str] = []
+    for child in group.commands:
+        if isinstance(child, app_commands.Group):
+            inner = "/".join(c.name for c in child.commands)
+            names.append(f"{prefix}{child.name} {inner}")
+        else:
+            names.append(f"{prefix}{child.name}")
+    return names
+
+
+def help_line(command: Command) -> str:
+    """``/name``: what it is for, and a group's commands after it."""
+    line = f"**/{command.name}**: {command.description}"
+    if isinstance(command, app_commands.Group):
+        line += f" ({', '.join(subcommand_names(command))})"
+    return line
+
+
+def help_embed(commands_: list[Command]) -> discord.Embed:
+    lines = [help_line(c) for c in sorted(commands_, key=lambda c: c.name)]
+    embed = discord.Embed(
+        title="Munda Arbitrator: commands",
+        description=clip("\n".join(lines), EMBED_DESCRIPTION_MAX),
+        colour=discord.Colour.blurple(),
+    )
+    embed.add_field(name="Where to start", value=GUIDES, inline=False)
+    return embed
+
+
+class HelpCog(commands.Cog):
+    def __init__(self, bot: MundaBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="help", description="Every command of the bot, one line each")
+    async def help_(self, interaction: Interaction) -> None:
+        tree_commands = [c for c in self.bot.tree.get_commands()
+                         if isinstance(c, app_commands.Command | app_commands.Group)]
+        await Call.of(interaction).say(None, embed=help_embed(tree_commands), ephemeral=True)
+
+
+async def setup(bot: MundaBot) -> None:
+    await bot.add_cog(HelpCog(bot))
