@@ -30,12 +30,13 @@ from bot.options import (
 from bot.render import safe
 from bot.storage import new_id
 from bot.ui import bounded, checked, clean_name, typed_item
-from bot.ui.fighter import STAT_LABELS, fighter_embed
+from bot.ui.fighter import fighter_embed
 from bot.ui.ledger import gang_change_lines
 from rules.cleanhouse import retire
 from rules.distribute import give_item, take_item
 from rules.errors import InvalidRequest
 from rules.models import TARGET_STATS, Fighter, FighterCategory, FighterStatus, Gang, Profile
+from rules.profiles import LABELS as STAT_LABELS
 from rules.ruleset import FighterTemplate
 from rules.tradingpost import (
     HANGER_ON_CATEGORIES,

@@ -322,6 +322,7 @@ class Storage:
     set_default_campaign = _write(Transaction.set_default_campaign)
     delete_campaign = _write(Transaction.delete_campaign)
     set_trading_post = _write(Transaction.set_trading_post)
+    set_rule_data = _write(Transaction.set_rule_data)
 
     get_gang = _read(Transaction.get_gang)
     get_gang_by_name = _read(Transaction.get_gang_by_name)
