@@ -25,6 +25,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import ruledata as ruledata_flow
 from bot.autocomplete import campaign_names, gang_names, territory_names, territory_templates
 from bot.context import (
     actor_of,
@@ -44,6 +45,7 @@ from bot.rulesets import check_ruleset_name, ruleset_for
 from bot.storage import Campaign, CampaignDocument, TradingPostEntry, Transaction, new_id
 from bot.storage.exporting import ImportGrant
 from bot.ui import checked, clean_name, send_embeds
+from bot.ui.confirm import Confirmed, confirm_view, confirmation
 from bot.ui.roster import clip, standings_embeds
 from rules.data import available_rulesets
 from rules.dice import parse
@@ -60,6 +62,7 @@ Die = Literal["D6", "D4"]
 
 RULESET_CHOICES = [app_commands.Choice(name=n, value=n) for n in available_rulesets()]
 MESSAGE_MAX = 2000
+IMPORT_RULE_DATA = "import-rule-data"
 # A flat Territory income above this is surely a typo (the richest pay D6x10).
 MAX_FLAT_INCOME = 1000
 
@@ -159,10 +162,16 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
     tradingpost = app_commands.Group(
         name="tradingpost", description="The campaign's own Trading Post"
     )
+    ruledata = app_commands.Group(
+        name="ruledata", description="The campaign's own House Lists, weapons, skills..."
+    )
 
     def __init__(self, bot: MundaBot) -> None:
         self.bot = bot
         super().__init__()
+
+    async def cog_load(self) -> None:
+        confirmation(IMPORT_RULE_DATA, self._rule_data_confirmed)
 
     # ------------------------------------------------------------------ create
 
@@ -642,6 +651,59 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
         await interaction.response.send_message(
             f"**{safe(found.name)}** plays with the Trading Post of its rule set "
             f"{safe(found.settings.ruleset)} again."
+        )
+
+
+    # ------------------------------------------------------------------ rule data
+
+    @ruledata.command(name="import", description="Load the campaign's own rule data (TOML/JSON)")
+    @app_commands.describe(
+        file="a rule data file (docs/rule-data.md): House Lists, weapons, skills...",
+        campaign="campaign (default: the server's default campaign)",
+    )
+    @app_commands.autocomplete(campaign=campaign_names)
+    async def ruledata_import(
+        self, interaction: Interaction, file: discord.Attachment, campaign: Name | None = None
+    ) -> None:
+        require_arbitrator(await resolve_campaign(interaction, campaign), interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        data = await read_attachment(file, self.bot.config.importing)
+        async with storage_of(interaction).transaction(guild_id_of(interaction)) as tx:
+            found = await campaign_in(tx, campaign)
+            require_arbitrator(found, interaction)
+            token, lines = await ruledata_flow.stage(tx, found, data, file.filename,
+                                                     actor_of(interaction))
+        question = (f"Import {safe(file.filename)} into **{safe(found.name)}**?\n"
+                    + "\n".join(f"• {safe(line)}" for line in lines))
+        await interaction.followup.send(
+            clip(question, MESSAGE_MAX),
+            view=confirm_view(IMPORT_RULE_DATA, found.id, token, interaction.user.id),
+            ephemeral=True,
+        )
+
+    async def _rule_data_confirmed(
+        self, interaction: discord.Interaction[MundaBot], campaign_id: str, token: str
+    ) -> Confirmed:
+        async with storage_of(interaction).transaction(guild_id_of(interaction)) as tx:
+            return await ruledata_flow.confirm(tx, campaign_id, token, interaction)
+
+    @ruledata.command(name="export", description="The campaign's rule data as a file")
+    @app_commands.describe(
+        own_only="only the campaign's own content, not the shipped set's (default: all)",
+        campaign="campaign (default: the server's default campaign)",
+    )
+    @app_commands.autocomplete(campaign=campaign_names)
+    async def ruledata_export(
+        self, interaction: Interaction, own_only: bool = False, campaign: Name | None = None
+    ) -> None:
+        found = await resolve_campaign(interaction, campaign)
+        data = ruledata_flow.export_bytes(found, own_only=own_only)
+        stem = file_stem(found.name, "campaign") + "-rule-data"
+        await interaction.response.send_message(
+            f"The rule data of **{safe(found.name)}**"
+            + (" (its own only)." if own_only else " (everything it plays with)."),
+            file=json_file(data, stem, self.bot.config.importing.max_import_bytes),
+            ephemeral=True,
         )
 
 
