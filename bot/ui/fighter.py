@@ -19,8 +19,8 @@ FIELD_CHARS = 900
 def profile_block(profile: Profile | None) -> str:
     """The profile as a monospace table (no user text inside, so nothing to escape)."""
     if profile is None:
-        return ("Profile not set: paste it with `/fighter edit profile:` "
-                "(`M5\" WS4+ BS4+ S3 T3 W1 I4+ A1 Ld7+ Cl7+ Wil7+ Int7+`).")
+        # No example line here: one could be taken for this fighter's figures.
+        return "Profile not set: paste the fighter's own from its roster with /fighter edit."
     heads, values = [], []
     for stat in PROFILE_STATS:
         shown = stat_text(stat, profile.get(stat))

@@ -93,6 +93,8 @@ EXPECTED: dict[str, frozenset[Kind]] = {
     "campaign tradingpost import": ARBITRATORS,
     "campaign tradingpost show": ANYONE_HERE,
     "campaign tradingpost clear": ARBITRATORS,
+    "campaign ruledata import": ARBITRATORS,
+    "campaign ruledata export": ANYONE_HERE,
     # /gang: anyone founds their own; the owner or an Arbitrator changes it.
     "gang create": ANYONE_HERE,
     "gang show": ANYONE_HERE,
@@ -439,6 +441,13 @@ async def test_campaign_commands(table: Table) -> None:
 
     await t.row("campaign tradingpost clear", lambda k, _: t.slash(
         k, "campaign tradingpost clear", campaign=CAMPAIGN), prepare=own_trading_post)
+    # The import stages the file for its Confirm button: that is what it stores.
+    rule_data = (Path(__file__).parents[2] / "docs" / "examples"
+                 / "rule-data-example.toml").read_bytes()
+    await t.row("campaign ruledata import", lambda k, _: t.slash(
+        k, "campaign ruledata import", file=Upload("rules.toml", rule_data), campaign=CAMPAIGN))
+    await t.row("campaign ruledata export", lambda k, _: t.slash(
+        k, "campaign ruledata export", campaign=CAMPAIGN), look=True)
 
 
 # ---------------------------------------------------------------------------- /gang
