@@ -309,6 +309,7 @@ class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and
         url="or the address of the Yaktribe JSON export",
         name="call the gang this instead of the name in the file",
         owner="the player it belongs to (Arbitrators only; default: you)",
+        categories="types the rule data lacks: Cult Alpha=Leader; Neophyte Hybrid=Ganger",
         campaign=CAMPAIGN_HELP,
     )
     @app_commands.autocomplete(campaign=campaign_names)
@@ -319,6 +320,7 @@ class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and
         url: app_commands.Range[str, 1, 500] | None = None,
         name: Name | None = None,
         owner: discord.User | None = None,
+        categories: app_commands.Range[str, 1, 1000] | None = None,
         campaign: Name | None = None,
     ) -> None:
         rename = clean_name(name, "gang name") if name is not None else None
@@ -331,7 +333,7 @@ class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and
         read_for = await resolve_campaign(interaction, campaign)
         if owner_id != actor_of(interaction):
             require_arbitrator(read_for, interaction)
-        parsed = await gangflow.read(data, read_for, owner=owner_id)
+        parsed = await gangflow.read(data, read_for, owner=owner_id, categories=categories)
         async with storage_of(interaction).transaction(guild_id_of(interaction)) as tx:
             found = await campaign_in(tx, campaign)
             if owner_id != actor_of(interaction):

@@ -13,6 +13,7 @@ import pytest_asyncio
 
 from bot.arena import Arena
 from bot.fakediscord import InteractionResult, Upload
+from tests.importing.test_yaktribe import cult_gang
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -140,3 +141,20 @@ async def test_the_export_reads_back_as_the_same_content(arena: Arena) -> None:
     assert "plays with its own rule data" in done.content
     roster = await ok(arena, "carol", "gang show", gang="Scribes")
     assert MATRIARCH in roster
+
+
+async def test_an_unknown_house_asks_for_categories_and_keeps_weapon_profiles(
+    arena: Arena,
+) -> None:
+    upload = Upload("brood.json", json.dumps(cult_gang()).encode())
+    asked = await refused(arena, "bob", "gang import", file=upload)
+    assert "Hush Acolyte (1)" in asked and "categories" in asked
+    preview = await slash(arena, "bob", "gang import", file=upload,
+                          categories="Hush Acolyte=Ganger")
+    assert preview.ephemeral and "Import The Hushed Brood?" in said(preview)
+    await arena.driver.click(preview, "Confirm", "bob")
+    card = await ok(arena, "carol", "fighter show", fighter="Mother Hush")
+    assert "Vein Sword" in card and "S S+1 · AP -2" in card and "Melee, Parry" in card
+    assert "High: " in card and "Weapon slots\n2 of 3" in card
+    familiar = await ok(arena, "carol", "gang show", gang="The Hushed Brood")
+    assert 'M5" WS3+ BS- S3' in familiar
