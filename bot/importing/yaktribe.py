@@ -5,9 +5,9 @@ Pure: no I/O, no storage. The shape read (docs/importing.md):
 - gang: ``gang_id, gang_name, gang_type, gang_rating, credits, reputation,
   wealth, alignment, territories[], stash[], gangers[]`` (a document that
   wraps it as ``{"gang": {...}}`` is unwrapped);
-- fighter: ``ganger_id, name, type, m, ws, bs, s, t, w, i, a, ld, cl, wil,
-  int, cost, xp, kills, advance_count, equipment[{name, qty}], skills[],
-  injuries[], status``.
+- fighter: ``ganger_id, name, type, category, m, ws, bs, s, t, w, i, a, ld,
+  cl, wil, int, cost, xp, kills, advance_count, equipment[{name, qty, cost,
+  kind, profiles}], skills[], special_rules[], injuries[], status, notes``.
 
 Decisions where the format is silent:
 
@@ -22,10 +22,16 @@ Decisions where the format is silent:
   unknown items are kept at 0 credits. So each fighter's total, and the Gang
   Rating, stay as Yaktribe counts them.
 - ``type`` gives the category through the campaign rule set's House List (own
-  house first, then any list, e.g. shared Hangers-on), else through a keyword
-  in it (Leader, Champion, Ganger, Juve...), else Ganger with a report line.
-- Equipment is priced from the fighter's own Equipment List, then the
-  campaign's Trading Post.
+  house first, then any list, e.g. shared Hangers-on), else the file's
+  ``category`` or a keyword in the type (Leader, Champion, Ganger, Juve...),
+  else the importing player's answer; a type still unsettled is listed in
+  ``needs_category`` and the import asks for it (never a made-up Ganger).
+- A target-number characteristic written 0 (or any written "-") is one the
+  fighter does not have: kept as absent, not refused.
+- Equipment is matched loosely (case, punctuation, "armor"/"armour") and
+  priced from the fighter's own Equipment List, then the campaign's Trading
+  Post; an item neither knows keeps the file's cost, kind and weapon
+  profiles. Gang and fighter notes and special rules are kept.
 - Status Alive (or none) is Active, Recovery is In Recovery; Dead and Retired
   fighters are not imported (Clean House would delete them anyway).
   Captured is imported as Active: the captor is not in this campaign.
