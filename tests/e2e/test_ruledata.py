@@ -6,41 +6,19 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 import pytest_asyncio
 
 from bot.arena import Arena
-from bot.fakediscord import InteractionResult, Upload
+from bot.fakediscord import Upload
+from tests.e2e.test_fighter import ok, refused, said, slash
 from tests.importing.test_yaktribe import cult_gang
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-G, CH = "Underhive", "general"
 EXAMPLE = Path(__file__).parents[2] / "docs" / "examples" / "rule-data-example.toml"
 MATRIARCH = 'M5" WS3+ BS3+ S3 T3 W2 I3+ A2 Ld6+ Cl6+ Wil7+ Int6+'
-
-
-def said(result: InteractionResult) -> str:
-    return "\n".join(f"{m.content}\n{m.embed_text()}" for m in result.messages)
-
-
-async def slash(arena: Arena, user: str, command: str, **options: Any) -> InteractionResult:
-    return await arena.driver.slash(G, CH, user, command, **options)
-
-
-async def ok(arena: Arena, user: str, command: str, **options: Any) -> str:
-    result = await slash(arena, user, command, **options)
-    assert not result.ephemeral, f"/{command} was refused: {result.content}"
-    return said(result)
-
-
-async def refused(arena: Arena, user: str, command: str, **options: Any) -> str:
-    result = await slash(arena, user, command, **options)
-    assert result.ephemeral, f"/{command} was not refused: {said(result)}"
-    assert "Something went wrong" not in result.content, result.content
-    return result.content
 
 
 @pytest_asyncio.fixture(loop_scope="module", scope="module", autouse=True)
