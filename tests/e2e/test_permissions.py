@@ -31,6 +31,7 @@ from bot.fakediscord import FakeDiscord, InteractionResult, Message, Perm, Uploa
 from bot.fakediscord.common import InteractionType
 from tests.e2e import hostile
 from tests.e2e.battle_helpers import (
+    TEST_PROFILE,
     all_text,
     bot_ready,
     report,
@@ -614,7 +615,7 @@ async def pair(t: Table, tag: str, *, olive_fighters: tuple[tuple[str, str], ...
                     fighter_type="Forge Tyrant", campaign=CAMPAIGN)
     for name, fighter_type in olive_fighters:
         await t.as_user("olive", "fighter add", gang=olive, name=name, fighter_type=fighter_type,
-                        campaign=CAMPAIGN)
+                        profile=TEST_PROFILE, campaign=CAMPAIGN)
     return olive, pat
 
 
