@@ -37,7 +37,6 @@ from rules.cleanhouse import retire
 from rules.distribute import give_item, take_item
 from rules.errors import InvalidRequest
 from rules.models import (
-    NOTES_MAX,
     TARGET_STATS,
     Fighter,
     FighterCategory,
@@ -67,6 +66,8 @@ if TYPE_CHECKING:
     from bot.app import MundaBot
 
 MAX_XP = 10_000
+# What one option takes (a longer text is for a roster file: NOTES_MAX).
+NOTES_OPTION_MAX = 500
 ItemKind = Literal["weapon", "wargear", "armour"]
 # Choices show the values ("In Recovery"), not the enum names discord.py would use.
 CATEGORY_CHOICES = [app_commands.Choice(name=c.value, value=c.value) for c in FighterCategory]
@@ -179,7 +180,7 @@ class FighterCog(commands.GroupCog, group_name="fighter",
         wil: int | None = None,
         int_: int | None = None,
         profile: app_commands.Range[str, 1, MAX_PROFILE_TEXT] | None = None,
-        notes: app_commands.Range[str, 1, NOTES_MAX] | None = None,
+        notes: app_commands.Range[str, 1, NOTES_OPTION_MAX] | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
         call = Call.of(interaction)

@@ -320,7 +320,7 @@ class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and
         url: app_commands.Range[str, 1, 500] | None = None,
         name: Name | None = None,
         owner: discord.User | None = None,
-        categories: app_commands.Range[str, 1, 1000] | None = None,
+        categories: app_commands.Range[str, 1, 500] | None = None,
         campaign: Name | None = None,
     ) -> None:
         rename = clean_name(name, "gang name") if name is not None else None
