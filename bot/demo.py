@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
 from bot.arena import Arena, open_arena
-from bot.demo_rules import run_rules_demo
+from bot.demo_rules import DEMO_PROFILE, run_rules_demo
 from fakediscord import InteractionResult
 from fakediscord.messages import Message
 from fakediscord.world import Channel
@@ -88,7 +88,7 @@ class Script:
                            credits=300)
             for name, fighter_type in fighters:
                 await self.say(owner, "fighter add", gang=gang, name=name,
-                               fighter_type=fighter_type)
+                               fighter_type=fighter_type, profile=DEMO_PROFILE)
         await self.say("alice", "fighter equip", fighter="Krull Ironhand", item="Renderizer")
         await self.say("bob", "fighter equip", fighter="Lyra Venom", item="Lasgun")
         await self.say("carol", "campaign territory add", name="Old Ruins", template="Old Ruins")

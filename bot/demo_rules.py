@@ -54,6 +54,7 @@ from rules.models import (
     VehicleEndState,
 )
 from rules.prebattle import PreBattleResult, prebattle
+from rules.profiles import parse_profile
 from rules.report import BattleReport
 from rules.rewards import GangReward, ReputationChange, receive_rewards
 from rules.ruleset import RuleSet
@@ -70,6 +71,9 @@ from rules.wrapup import wrap_up
 
 GOLIATH = "goliath"
 ESCHER = "escher"
+# The profile the demo's players paste for every fighter: figures as made up as the
+# demo's gangs, since the shipped example House Lists give none (docs/rule-data.md).
+DEMO_PROFILE = 'M5" WS4+ BS4+ S3 T3 W1 I4+ A1 Ld7+ Cl7+ Wil7+ Int7+'
 BATTLE_ID = "demo-battle"
 SEQUENCE_ID = "demo-sequence"
 
@@ -154,6 +158,7 @@ def _fighter(
             "gang_hierarchy": template.gang_hierarchy,
             "special_rules": list(template.special_rules),
             "equipment": equipment,
+            "profile": parse_profile(DEMO_PROFILE),
             **fields,
         }
     )

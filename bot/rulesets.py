@@ -2,9 +2,10 @@
 
 Campaigns name a shipped data set (``rules.data.available_rulesets()``);
 players never give a path, since ``load_ruleset`` also reads folders. A
-campaign with its own Trading Post (``/campaign tradingpost import``) plays
-its rule set with that table in place of the set's own, replaced whole as
-``rules.data`` replaces tables.
+campaign's own rule data (``/campaign ruledata import``, docs/rule-data.md)
+extends or overrides that set entry by entry. A campaign with its own
+Trading Post (``/campaign tradingpost import``) then plays with that table in
+place of the set's own, replaced whole as ``rules.data`` replaces tables.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from bot.storage import Campaign, TradingPostEntry
 from rules.data import available_rulesets, load_ruleset
 from rules.errors import InvalidRequest
 from rules.models import Availability, Equipment, EquipmentKind, Rarity
+from rules.ruledata import RuleData, apply_rule_data
 from rules.ruleset import RuleSet
 
 # Everything of an entry the rules read, as a hashable key for the cache.
@@ -44,7 +46,16 @@ def _key(entries: Sequence[TradingPostEntry]) -> tuple[_EntryKey, ...]:
 
 
 @lru_cache(maxsize=64)
-def _with_trading_post(name: str, key: tuple[_EntryKey, ...]) -> RuleSet:
+def _with_rule_data(name: str, rule_data: str | None) -> RuleSet:
+    # Keyed by the stored text: new content is a new key, never a stale set.
+    if rule_data is None:
+        return _load(name)
+    return apply_rule_data(_load(name), RuleData.model_validate_json(rule_data))
+
+
+@lru_cache(maxsize=64)
+def _with_trading_post(name: str, rule_data: str | None,
+                       key: tuple[_EntryKey, ...]) -> RuleSet:
     # Keyed by content, not campaign id: an edited Trading Post is a new key,
     # so the cache can never hand out a stale table.
     items = [
@@ -55,11 +66,13 @@ def _with_trading_post(name: str, key: tuple[_EntryKey, ...]) -> RuleSet:
         )
         for item_name, cost, kind, rarity, level, two_slots, mounted in key
     ]
-    return _load(name).model_copy(update={"trading_post": items})
+    return _with_rule_data(name, rule_data).model_copy(update={"trading_post": items})
 
 
 def ruleset_for(campaign: Campaign) -> RuleSet:
-    """The campaign's rule set, with its own Trading Post when it has one (shared: read only)."""
+    """The campaign's rule set, with its own rule data and Trading Post when it has them
+    (shared: read only)."""
     if campaign.trading_post is None:
-        return _load(campaign.settings.ruleset)
-    return _with_trading_post(campaign.settings.ruleset, _key(campaign.trading_post))
+        return _with_rule_data(campaign.settings.ruleset, campaign.rule_data)
+    return _with_trading_post(campaign.settings.ruleset, campaign.rule_data,
+                              _key(campaign.trading_post))

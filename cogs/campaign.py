@@ -23,6 +23,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import ruledata as ruledata_flow
 from bot.call import Call, Interaction
 from bot.errors import Refused
 from bot.importing.campaigndoc import grant_for, prepare_campaign_file
@@ -65,12 +66,16 @@ RULESET_CHOICES = [app_commands.Choice(name=n, value=n) for n in available_rules
 MESSAGE_MAX = 2000
 CAMPAIGN_HELP = "campaign (default: the server's default campaign)"
 DELETE_CAMPAIGN = "delete-campaign"
+IMPORT_RULE_DATA = "import-rule-data"
 
 
 class CampaignCog(commands.GroupCog, group_name="campaign", group_description="Campaigns"):
     territory = app_commands.Group(name="territory", description="Territories of a campaign")
     tradingpost = app_commands.Group(
         name="tradingpost", description="The campaign's own Trading Post"
+    )
+    ruledata = app_commands.Group(
+        name="ruledata", description="The campaign's own House Lists, weapons, skills..."
     )
 
     def __init__(self, bot: MundaBot) -> None:
@@ -79,6 +84,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
 
     async def cog_load(self) -> None:
         confirmation(DELETE_CAMPAIGN, self._delete_confirmed)
+        confirmation(IMPORT_RULE_DATA, self._rule_data_confirmed)
 
     # ------------------------------------------------------------------ create
 
@@ -421,6 +427,60 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
             )
         await call.say(f"**{safe(s.campaign.name)}** plays with the Trading Post of its rule set "
                        f"{safe(s.campaign.settings.ruleset)} again.")
+
+
+    # ------------------------------------------------------------------ rule data
+
+    @ruledata.command(name="import", description="Load the campaign's own rule data (TOML/JSON)")
+    @app_commands.describe(
+        file="a rule data file (docs/rule-data.md): House Lists, weapons, skills...",
+        campaign=CAMPAIGN_HELP,
+    )
+    async def ruledata_import(
+        self, interaction: Interaction, file: discord.Attachment,
+        campaign: CampaignName | None = None,
+    ) -> None:
+        call = Call.of(interaction)
+        call.actor.require_arbitrator(await call.campaign(campaign))
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        data = await read_attachment(file, self.bot.config.importing)
+        async with call.write(campaign) as s:
+            s.require_arbitrator()
+            token, lines = await ruledata_flow.stage(s.tx, s.campaign, data, file.filename,
+                                                     s.by)
+        question = (f"Import {safe(file.filename)} into **{safe(s.campaign.name)}**?\n"
+                    + "\n".join(f"• {safe(line)}" for line in lines))
+        await interaction.followup.send(
+            clip(question, MESSAGE_MAX),
+            view=confirm_view(IMPORT_RULE_DATA, s.campaign.id, token, interaction.user.id),
+            ephemeral=True,
+        )
+
+    async def _rule_data_confirmed(
+        self, interaction: discord.Interaction[MundaBot], campaign_id: str, token: str
+    ) -> Confirmed:
+        call = Call.of(interaction)
+        async with call.storage.transaction(call.guild_id) as tx:
+            return await ruledata_flow.confirm(tx, campaign_id, token, interaction)
+
+    @ruledata.command(name="export", description="The campaign's rule data as a file")
+    @app_commands.describe(
+        own_only="only the campaign's own content, not the shipped set's (default: all)",
+        campaign=CAMPAIGN_HELP,
+    )
+    async def ruledata_export(
+        self, interaction: Interaction, own_only: bool = False,
+        campaign: CampaignName | None = None,
+    ) -> None:
+        found = await Call.of(interaction).campaign(campaign)
+        data = ruledata_flow.export_bytes(found, own_only=own_only)
+        stem = file_stem(found.name, "campaign") + "-rule-data"
+        await interaction.response.send_message(
+            f"The rule data of **{safe(found.name)}**"
+            + (" (its own only)." if own_only else " (everything it plays with)."),
+            file=json_file(data, stem, self.bot.config.importing.max_import_bytes),
+            ephemeral=True,
+        )
 
 
 async def setup(bot: MundaBot) -> None:

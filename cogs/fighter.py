@@ -30,12 +30,23 @@ from bot.options import (
 from bot.render import safe
 from bot.storage import new_id
 from bot.ui import bounded, checked, clean_name, typed_item
-from bot.ui.fighter import STAT_LABELS, fighter_embed
+from bot.ui.fighter import fighter_embed
 from bot.ui.ledger import gang_change_lines
+from bot.ui.roster import profile_line
 from rules.cleanhouse import retire
 from rules.distribute import give_item, take_item
 from rules.errors import InvalidRequest
-from rules.models import TARGET_STATS, Fighter, FighterCategory, FighterStatus, Gang, Profile
+from rules.models import (
+    TARGET_STATS,
+    Fighter,
+    FighterCategory,
+    FighterStatus,
+    Gang,
+    Profile,
+    stat_bounds,
+)
+from rules.profiles import LABELS as STAT_LABELS
+from rules.profiles import MAX_PROFILE_TEXT, parse_profile
 from rules.ruleset import FighterTemplate
 from rules.tradingpost import (
     HANGER_ON_CATEGORIES,
@@ -55,11 +66,15 @@ if TYPE_CHECKING:
     from bot.app import MundaBot
 
 MAX_XP = 10_000
+# What one option takes (a longer text is for a roster file: NOTES_MAX).
+NOTES_OPTION_MAX = 500
 ItemKind = Literal["weapon", "wargear", "armour"]
 # Choices show the values ("In Recovery"), not the enum names discord.py would use.
 CATEGORY_CHOICES = [app_commands.Choice(name=c.value, value=c.value) for c in FighterCategory]
 STATUS_CHOICES = [app_commands.Choice(name=s.value, value=s.value) for s in FighterStatus]
 CAMPAIGN_HELP = "the campaign (default: the server's default campaign)"
+PROFILE_HELP = 'as a roster prints it: M5" WS4+ BS4+ S3 T3 W1 I4+ A1 Ld7+ Cl7+ Wil7+ Int7+'
+
 GANG_HELP = "the fighter's gang (default: found by name)"
 
 
@@ -77,6 +92,7 @@ class FighterCog(commands.GroupCog, group_name="fighter",
         category="by hand: the fighter's category",
         cost="by hand: credits value without equipment (overrides the House List)",
         pay="charge the House List founding cost from the Stash (default: no)",
+        profile=PROFILE_HELP,
         campaign=CAMPAIGN_HELP,
     )
     @app_commands.choices(category=CATEGORY_CHOICES)
@@ -89,12 +105,17 @@ class FighterCog(commands.GroupCog, group_name="fighter",
         category: str | None = None,
         cost: int | None = None,
         pay: bool = False,
+        profile: app_commands.Range[str, 1, MAX_PROFILE_TEXT] | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
         call = Call.of(interaction)
         fighter_name = clean_name(name, "fighter's name")
         bounded(cost, 0, MAX_CREDITS, "A fighter's cost")
         chosen = FighterCategory(category) if category else None
+        pasted = parse_profile(profile) if profile is not None else None
+        if pasted is not None and pay:
+            raise InvalidRequest("A hired fighter takes the House List's profile; leave profile "
+                                 "out, or add the fighter by hand (pay:False).")
         async with call.write(campaign) as s:
             target = await s.own_gang(gang)
             template = type_template(s.ruleset, target, fighter_type or "")
@@ -103,7 +124,8 @@ class FighterCog(commands.GroupCog, group_name="fighter",
                                chosen, cost)
                 await s.apply(result)
             else:
-                fighter = _by_hand(target, template, fighter_type, fighter_name, chosen, cost)
+                fighter = _by_hand(target, template, fighter_type, fighter_name, chosen, cost,
+                                   pasted)
                 await s.tx.add_fighter(s.campaign.id, target.id, fighter, actor=s.by)
         if pay:
             await call.answer_result(result)
@@ -111,6 +133,7 @@ class FighterCog(commands.GroupCog, group_name="fighter",
         kind = f"{safe(fighter.fighter_type)}, " if fighter.fighter_type else ""
         await call.answer(f"{safe(fighter.name)} joins {safe(target.name)}", [
             f"➕ {kind}{fighter.category.value}, {fighter.cost} credits.",
+            f"Profile: `{profile_line(fighter)}`.",
             "Roster keeping: no credits were charged (`pay:True` hires from the Stash).",
         ])
 
@@ -119,6 +142,8 @@ class FighterCog(commands.GroupCog, group_name="fighter",
         fighter="the fighter to change",
         gang=GANG_HELP,
         name="a new name",
+        profile=PROFILE_HELP,
+        notes="notes kept on the fighter's card ('-' clears them)",
         cost="credits value without equipment",
         xp="experience points",
         m="Movement in inches",
@@ -154,24 +179,38 @@ class FighterCog(commands.GroupCog, group_name="fighter",
         cl: int | None = None,
         wil: int | None = None,
         int_: int | None = None,
+        profile: app_commands.Range[str, 1, MAX_PROFILE_TEXT] | None = None,
+        notes: app_commands.Range[str, 1, NOTES_OPTION_MAX] | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
         call = Call.of(interaction)
+        pasted = parse_profile(profile) if profile is not None else None
         stats = {"m": m, "ws": ws, "bs": bs, "s": s, "t": t, "w": w, "i": i, "a": a,
                  "ld": ld, "cl": cl, "wil": wil, "int": int_}
-        profile = {stat: value for stat, value in stats.items() if value is not None}
-        for stat, value in profile.items():
+        changed = {stat: value for stat, value in stats.items() if value is not None}
+        for stat, value in changed.items():
             _check_stat(stat, value)
         bounded(cost, 0, MAX_CREDITS, "A fighter's cost")
         bounded(xp, 0, MAX_XP, "XP")
-        if name is None and cost is None and xp is None and not profile:
-            raise InvalidRequest("Give at least one thing to change: name, cost, xp or a "
-                                 "characteristic.")
+        nothing = (name, cost, xp, pasted, notes)
+        if all(value is None for value in nothing) and not changed:
+            raise InvalidRequest("Give at least one thing to change: name, cost, xp, profile, "
+                                 "notes or a characteristic.")
         new_name = clean_name(name, "fighter's name") if name is not None else None
         async with call.write(campaign) as scope:
             owner, current = await scope.own_fighter(fighter, gang)
             data = current.model_dump(by_alias=True)
-            data["profile"].update(profile)
+            if pasted is not None:
+                data["profile"] = pasted.model_dump(by_alias=True)
+            if changed and data["profile"] is None:
+                raise InvalidRequest(
+                    f"{current.name}'s profile is not set, so one characteristic cannot be "
+                    "changed alone: give the whole profile with profile:."
+                )
+            if changed:
+                data["profile"].update(changed)
+            if notes is not None:
+                data["notes"] = "" if notes.strip() == "-" else notes.strip()
             updates = {"name": new_name, "cost": cost, "xp": xp}
             data.update({key: value for key, value in updates.items() if value is not None})
             edited = checked(lambda: Fighter.model_validate(data), "fighter")
@@ -360,8 +399,11 @@ def _by_hand(
     name: str,
     category: FighterCategory | None,
     cost: int | None,
+    profile: Profile | None,
 ) -> Fighter:
-    """A fighter written onto the roster: the House List's facts, the player's overrides."""
+    """A fighter written onto the roster: the House List's facts, the player's overrides.
+
+    The profile is the one pasted, else the House List's, else none ("profile not set")."""
     if template is None and (category is None or cost is None):
         if fighter_type:
             raise InvalidRequest(
@@ -375,16 +417,18 @@ def _by_hand(
         kind = clean_name(fighter_type, "fighter type") if fighter_type else ""
         hierarchy = category is not None and category.has_gang_hierarchy
         return checked(lambda: Fighter(id=new_id(), name=name, category=category,
-                                       fighter_type=kind, cost=cost,
+                                       fighter_type=kind, cost=cost, profile=profile,
                                        gang_hierarchy=hierarchy), "fighter")
     return checked(
         lambda: Fighter(
             id=new_id(), name=name, category=category or template.category,
             fighter_type=template.fighter_type,
             cost=template.cost if cost is None else cost,
+            profile=profile if profile is not None else template.profile,
             gang_hierarchy=(template.gang_hierarchy if category is None
                             else category.has_gang_hierarchy),
             special_rules=list(template.special_rules),
+            skills=list(template.skills),
         ),
         "fighter",
     )
@@ -414,11 +458,7 @@ def _hire(
 
 def _check_stat(stat: str, value: int) -> None:
     """Refuse a characteristic outside the model's bounds, naming them and the "+" reading."""
-    field = Profile.model_fields["int_" if stat == "int" else stat]
-    low, high = 0, 20
-    for meta in field.metadata:
-        low = getattr(meta, "ge", low)
-        high = getattr(meta, "le", high)
+    low, high = stat_bounds(stat)
     label = STAT_LABELS[stat]
     plus = f" (a target number: {low} means {low}+)" if stat in TARGET_STATS else ""
     bounded(value, low, high, f"{label}{plus}")

@@ -256,6 +256,7 @@ class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and
         url="or the address of the Yaktribe JSON export",
         name="call the gang this instead of the name in the file",
         owner="the player it belongs to (Arbitrators only; default: you)",
+        categories="types the rule data lacks: Cult Alpha=Leader; Neophyte Hybrid=Ganger",
         campaign=CAMPAIGN_HELP,
     )
     async def import_(
@@ -265,6 +266,7 @@ class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and
         url: app_commands.Range[str, 1, 500] | None = None,
         name: NewName | None = None,
         owner: discord.User | None = None,
+        categories: app_commands.Range[str, 1, 500] | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
         call = Call.of(interaction)
@@ -279,7 +281,7 @@ class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and
         read_for = await call.campaign(campaign)
         if for_other:
             call.actor.require_arbitrator(read_for)
-        parsed = await gangflow.read(data, read_for, owner=owner_id)
+        parsed = await gangflow.read(data, read_for, owner=owner_id, categories=categories)
         async with call.write(campaign) as s:
             if for_other:
                 s.require_arbitrator()

@@ -45,7 +45,7 @@ from pydantic import Field
 
 from rules.dice import Roller
 from rules.errors import InvalidRequest, NotEligible, NotFound
-from rules.models import Advancement, Fighter, FighterCategory, FighterStatus, Gang
+from rules.models import Advancement, Fighter, FighterCategory, FighterStatus, Gang, Profile
 from rules.ruleset import AdvancementOption, GangerAdvancementEntry, RuleSet
 from rules.wording import possessive
 from rules.world import RuleResult, Workspace, World
@@ -152,6 +152,9 @@ def roll_ganger_advancement(
         raise NotEligible(f"Only Gangers roll on the Gangers' table; {fighter.name} is not one.")
     table = ruleset.ganger_advancements
     _check_xp(fighter, "a roll on the Gangers' table", table.xp_cost)
+    # Checked before the roll: a result that improves a characteristic would
+    # otherwise have nothing to improve, and the roll must stand once made.
+    _check_profile_set(fighter)
     chosen_set = _promotion_skill_set(ruleset, skill_set)
     dice = ws.roll(roller, "2D6", f"Gangers' advancement for {fighter.name}")
     entry = _ganger_entry(ruleset, dice.total)
@@ -299,16 +302,32 @@ def _check_xp(fighter: Fighter, what: str, xp_cost: int) -> None:
 # --------------------------------------------------------------------------- effects
 
 
+def _check_profile_set(fighter: Fighter) -> Profile:
+    """A characteristic advance needs the figure it improves: none is ever made up."""
+    if fighter.profile is None:
+        raise NotEligible(
+            f"{possessive(fighter.name)} profile is not set, so no characteristic can improve: "
+            "give it first with /fighter edit profile:."
+        )
+    return fighter.profile
+
+
 def _can_improve(fighter: Fighter, stat: str) -> bool:
+    if fighter.profile is None or not fighter.profile.has(stat):
+        return False
     trial = fighter.profile.model_copy()
     trial.improve(stat)
     return trial.get(stat) != fighter.profile.get(stat)
 
 
 def _improve(fighter: Fighter, stat: str) -> dict[str, object]:
-    before = fighter.profile.get(stat)
-    fighter.profile.improve(stat)
-    after = fighter.profile.get(stat)
+    profile = _check_profile_set(fighter)
+    before = profile.get(stat)
+    if before is None:
+        raise NotEligible(f"{fighter.name} has no {stat.upper()} (\"-\" on the profile) "
+                          "to improve.")
+    profile.improve(stat)
+    after = profile.get(stat)
     if after == before:
         raise NotEligible(f"{possessive(fighter.name)} {stat.upper()} cannot improve any further.")
     return {"stat": stat, "stat_before": before, "stat_after": after}

@@ -101,6 +101,12 @@ def load_ruleset(name_or_path: str | Path) -> RuleSet:
     return ruleset
 
 
+def check_ruleset(ruleset: RuleSet, label: str) -> None:
+    """The loader's consistency checks on a set built in memory (a campaign's own content
+    over a shipped set); ``label`` names the source in the message."""
+    _check_consistency(ruleset, {key: _Table(None, label) for key in RuleSet.model_fields})
+
+
 @functools.cache
 def default_ruleset() -> RuleSet:
     """The ``core-2023`` set, loaded once."""

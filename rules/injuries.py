@@ -359,6 +359,16 @@ def _change_stat(context: _Context, effect: InjuryEffect) -> None:
     if effect.stat is None:
         raise InvalidRequest("A characteristic effect must name its characteristic.")
     profile = context.fighter.profile
+    label = effect.stat.upper()
+    if profile is None or not profile.has(effect.stat):
+        # Never invent the characteristic to change: the injury stays on the
+        # fighter's card, and whoever sets the profile applies it.
+        lacks = "profile is not set" if profile is None else f"profile has no {label}"
+        context.ws.note(
+            f"{possessive(context.fighter.name)} {lacks}: the change to {label} is not "
+            "applied; give the profile with this injury counted."
+        )
+        return
     before = profile.get(effect.stat)
     try:
         profile.worsen(effect.stat, effect.amount)
@@ -367,7 +377,7 @@ def _change_stat(context: _Context, effect: InjuryEffect) -> None:
     after = profile.get(effect.stat)
     suffix = "+" if effect.stat.lower() in TARGET_STATS else ""
     context.ws.note(
-        f"{possessive(context.fighter.name)} {effect.stat.upper()} goes from "
+        f"{possessive(context.fighter.name)} {label} goes from "
         f"{before}{suffix} to {after}{suffix}."
     )
 

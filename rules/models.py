@@ -31,6 +31,8 @@ from rules.names import valid_name
 # an import, a rule data file, a stored row) gets the same form and refusals.
 Name = Annotated[str, AfterValidator(valid_name)]
 Credits = Annotated[int, Field(ge=0, le=1_000_000)]
+# A gang's or fighter's notes, as a roster file or a player writes them.
+NOTES_MAX = 4000
 
 
 class Model(BaseModel):
@@ -141,6 +143,41 @@ class Availability(Model):
         return self.rarity.value if self.level is None else f"{self.rarity.value} ({self.level})"
 
 
+class WeaponProfile(Model):
+    """One profile line of a weapon, as its rule data or roster file prints it.
+
+    Values are the printed text ("8\"", "+1", "S+1", "-1", "D3", "4+", "-"), since
+    weapon profiles mix numbers, dice and references to the fighter's own
+    characteristics; "-" is a blank box, never a made-up figure.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # Which profile of a weapon with several ("Frag", "Krak"); "" for a weapon with one.
+    name: str = Field(default="", max_length=60)
+    short_range: str = Field(default="-", max_length=12)
+    long_range: str = Field(default="-", max_length=12)
+    short_accuracy: str = Field(default="-", max_length=12)
+    long_accuracy: str = Field(default="-", max_length=12)
+    strength: str = Field(default="-", max_length=12)
+    ap: str = Field(default="-", max_length=12)
+    damage: str = Field(default="-", max_length=12)
+    ammo: str = Field(default="-", max_length=12)
+    traits: list[Annotated[str, Field(min_length=1, max_length=60)]] = Field(
+        default_factory=list, max_length=20)
+
+    @property
+    def text(self) -> str:
+        parts = [
+            f"Rng {self.short_range}/{self.long_range}",
+            f"Acc {self.short_accuracy}/{self.long_accuracy}",
+            f"S {self.strength}", f"AP {self.ap}", f"D {self.damage}", f"Am {self.ammo}",
+        ]
+        if self.traits:
+            parts.append(", ".join(self.traits))
+        return " · ".join(parts)
+
+
 class Equipment(Model):
     """A kind of item as a catalogue (Trading Post, Equipment List) offers it."""
 
@@ -151,6 +188,8 @@ class Equipment(Model):
     # The "*" of a weapon profile: it takes two of a fighter's three weapon slots.
     two_slots: bool = False
     grants_mounted: bool = False
+    # A weapon's profile lines where the rule data or the roster file gives them.
+    profiles: list[WeaponProfile] = Field(default_factory=list, max_length=8)
 
     @field_validator("availability", mode="before")
     @classmethod
@@ -185,23 +224,35 @@ TARGET_STATS = frozenset({"ws", "bs", "i", "ld", "cl", "wil", "int"})
 
 
 class Profile(Model):
-    m: int = Field(default=5, ge=0, le=20)
-    ws: int = Field(default=4, ge=1, le=12)
-    bs: int = Field(default=4, ge=1, le=12)
-    s: int = Field(default=3, ge=0, le=10)
-    t: int = Field(default=3, ge=0, le=10)
-    w: int = Field(default=1, ge=0, le=10)
-    i: int = Field(default=4, ge=1, le=12)
-    a: int = Field(default=1, ge=0, le=10)
-    ld: int = Field(default=7, ge=1, le=12)
-    cl: int = Field(default=7, ge=1, le=12)
-    wil: int = Field(default=7, ge=1, le=12)
-    int_: int = Field(default=7, ge=1, le=12, alias="int")
+    """A fighter's twelve characteristics, as its roster gives them.
+
+    Every characteristic must be given: there is no default, because a made-up
+    figure is worse than none. ``None`` is a characteristic the fighter does not
+    have, written "-" on a roster (a Psychic Familiar's BS); rules never invent
+    one (:meth:`improve` and :meth:`worsen` leave it absent).
+    """
+
+    m: int | None = Field(ge=0, le=20)
+    ws: int | None = Field(ge=1, le=12)
+    bs: int | None = Field(ge=1, le=12)
+    s: int | None = Field(ge=0, le=10)
+    t: int | None = Field(ge=0, le=10)
+    w: int | None = Field(ge=0, le=10)
+    i: int | None = Field(ge=1, le=12)
+    a: int | None = Field(ge=0, le=10)
+    ld: int | None = Field(ge=1, le=12)
+    cl: int | None = Field(ge=1, le=12)
+    wil: int | None = Field(ge=1, le=12)
+    int_: int | None = Field(ge=1, le=12, alias="int")
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True, populate_by_name=True)
 
-    def get(self, stat: str) -> int:
-        return int(getattr(self, _attr(stat)))
+    def get(self, stat: str) -> int | None:
+        value = getattr(self, _attr(stat))
+        return None if value is None else int(value)
+
+    def has(self, stat: str) -> bool:
+        return self.get(stat) is not None
 
     def improve(self, stat: str, steps: int = 1) -> None:
         """Make ``stat`` better by ``steps`` (+1 S, or Ld 7+ -> 6+)."""
@@ -215,13 +266,22 @@ class Profile(Model):
         key = stat.lower()
         if key not in PROFILE_STATS:
             raise ValueError(f"unknown characteristic {stat!r}")
+        current = self.get(key)
+        if current is None:
+            return
         delta = -steps if key in TARGET_STATS else steps
-        field = Profile.model_fields[_attr(key)]
-        low, high = 0, 20
-        for meta in field.metadata:
-            low = getattr(meta, "ge", low)
-            high = getattr(meta, "le", high)
-        setattr(self, _attr(key), max(low, min(high, self.get(key) + delta)))
+        low, high = stat_bounds(key)
+        setattr(self, _attr(key), max(low, min(high, current + delta)))
+
+
+def stat_bounds(stat: str) -> tuple[int, int]:
+    """The lowest and highest value a characteristic may take."""
+    field = Profile.model_fields[_attr(stat)]
+    low, high = 0, 20
+    for meta in field.metadata:
+        low = getattr(meta, "ge", low)
+        high = getattr(meta, "le", high)
+    return low, high
 
 
 def _attr(stat: str) -> str:
@@ -245,7 +305,8 @@ class Fighter(Model):
     # Credits value without equipment: hiring cost plus advancements.
     # Characteristic reductions never change it (REFERENCE: Definitions).
     cost: Credits
-    profile: Profile = Field(default_factory=Profile)
+    # None: nobody has given the profile yet ("profile not set"), never a made-up one.
+    profile: Profile | None = None
     xp: int = Field(default=0, ge=0)
     kills: int = Field(default=0, ge=0)
     advancements: list[Advancement] = Field(default_factory=list)
@@ -264,6 +325,7 @@ class Fighter(Model):
     critical_injury: bool = False
     # Was taken to the Doc this sequence; if it died anyway its gear is kept (PB-6A.1).
     escorted_to_doc: bool = False
+    notes: str = Field(default="", max_length=NOTES_MAX)
 
     def capture(self, captor_gang_id: str) -> None:
         """Mark the fighter Captured by ``captor_gang_id`` (PB-1.2)."""
@@ -348,6 +410,7 @@ class Gang(Model):
     battles_fought: int = Field(default=0, ge=0)
     fighters: list[Fighter] = Field(default_factory=list)
     vehicles: list[Vehicle] = Field(default_factory=list)
+    notes: str = Field(default="", max_length=NOTES_MAX)
 
     def fighter(self, fighter_id: str) -> Fighter:
         for fighter in self.fighters:

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
-from rules.models import Equipment, FighterCategory, Model, Name, Territory
+from rules.errors import InvalidRequest
+from rules.models import Equipment, FighterCategory, Model, Name, Profile, Territory
+from rules.profiles import parse_profile
 
 
 class InjuryEffectKind(StrEnum):
@@ -139,14 +141,29 @@ class FighterTemplate(Model):
     fighter_type: Name
     category: FighterCategory
     cost: int = Field(ge=0)
+    # What a fighter hired from the template starts with; None: the data gives none,
+    # and the fighter's profile is "not set" until a player gives it.
+    profile: Profile | None = None
     gang_hierarchy: bool = False
     special_rules: list[str] = Field(default_factory=list)
+    skills: list[str] = Field(default_factory=list)
     # Its own Equipment List, whose prices take precedence (PB-6B.5, PB-6D).
     equipment_list: list[Equipment] = Field(default_factory=list)
     # A Hanger-on or Brute needs at least this Reputation (PB-6B.3).
     min_reputation: int = Field(default=0, ge=0)
     # A figure the project ships as an example, to be replaced by a campaign's own.
     example: bool = False
+
+    @field_validator("profile", mode="before")
+    @classmethod
+    def _pasted_profile(cls, value: object) -> object:
+        """A profile may be written as players paste it: ``M5" WS4+ BS4+ ...``."""
+        if not isinstance(value, str):
+            return value
+        try:
+            return parse_profile(value)
+        except InvalidRequest as error:
+            raise ValueError(error.message) from None
 
 
 class VehicleTemplate(Model):

@@ -434,15 +434,18 @@ def _check_composition(gang: Gang, recruit: Fighter) -> None:
 
 
 def fighter_from_template(template: FighterTemplate, name: str, new_id: str) -> Fighter:
-    """A new fighter of ``template`` at its founding cost, unequipped, default profile."""
+    """A new fighter of ``template`` at its founding cost, unequipped, with the
+    template's profile (or none: "profile not set", never a made-up one)."""
     return Fighter(
         id=new_id,
         name=name,
         category=template.category,
         fighter_type=template.fighter_type,
         cost=template.cost,
+        profile=None if template.profile is None else template.profile.model_copy(),
         gang_hierarchy=template.gang_hierarchy,
         special_rules=list(template.special_rules),
+        skills=list(template.skills),
     )
 
 

@@ -12,6 +12,7 @@ from rules.models import (
     FighterCategory,
     Gang,
     Item,
+    Profile,
     Territory,
     Vehicle,
 )
@@ -29,10 +30,20 @@ def item(name: str = "Lasgun", cost: int = 15, kind: EquipmentKind = EquipmentKi
     return Item(id=fields.pop("id", new_id("i")), name=name, cost=cost, kind=kind, **fields)
 
 
+def profile(**values: int | None) -> Profile:
+    """A profile for tests: these figures are the tests' own, not any fighter's."""
+    base: dict[str, int | None] = {"m": 5, "ws": 4, "bs": 4, "s": 3, "t": 3, "w": 1, "i": 4,
+                                   "a": 1, "ld": 7, "cl": 7, "wil": 7, "int": 7}
+    base.update(values)
+    return Profile.model_validate(base)
+
+
 def fighter(name: str = "Ganger", category: FighterCategory = FighterCategory.GANGER,
             cost: int = 50, **fields: Any) -> Fighter:
     if category in (FighterCategory.LEADER, FighterCategory.CHAMPION):
         fields.setdefault("gang_hierarchy", True)
+    # Rules tests act on characteristics; a fighter without one says so (profile=None).
+    fields.setdefault("profile", profile())
     return Fighter(id=fields.pop("id", new_id("f")), name=name, category=category, cost=cost,
                    **fields)
 

@@ -15,7 +15,7 @@ from bot.ui.roster import (
 )
 from rules.errors import InvalidRequest
 from rules.models import EquipmentKind, FighterCategory, FighterStatus, Gang, Profile
-from tests.factories import fighter, gang, item, territory, vehicle
+from tests.factories import fighter, gang, item, profile, territory, vehicle
 
 LONG = "x" * 100
 
@@ -155,8 +155,15 @@ def test_user_text_is_escaped() -> None:
     assert "\\~\\~strike\\~\\~" in text
 
 
-def test_profile_line_defaults() -> None:
-    assert profile_line(Profile()) == 'M5" WS4+ BS4+ S3 T3 W1 I4+ A1 Ld7+ Cl7+ Wil7+ Int7+'
+def test_a_fighter_without_a_profile_shows_profile_not_set_never_a_default_line() -> None:
+    unknown = fighter("Nobody Knows", profile=None)
+    familiar = fighter("Familiar", profile=profile(bs=None, w=2))
+    assert profile_line(unknown) == "profile not set"
+    assert profile_line(familiar) == 'M5" WS4+ BS- S3 T3 W2 I4+ A1 Ld7+ Cl7+ Wil7+ Int7+'
+    embeds = roster_embeds(gang("Quiet Ones", fighters=[unknown, familiar]), "Dust Falls", {})
+    values = [f.value or "" for f in embeds[0].fields]
+    shown = next(v for v in values if "profile not set" in v)
+    assert "M5" not in shown and "WS" not in shown
 
 
 def test_standings_sorted_by_rating_with_territories() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from bot.importing.common import load_json, require_worker_thread
@@ -12,6 +12,7 @@ from bot.importing.parsed import ParsedGang
 from bot.importing.yaktribe import parse_yaktribe
 from bot.storage import EXPORT_FORMAT
 from rules.errors import InvalidRequest
+from rules.models import FighterCategory
 from rules.ruleset import RuleSet
 
 
@@ -22,6 +23,7 @@ def read_gang_file(
     owner: str,
     make_id: Callable[[], str],
     campaign_id: str,
+    categories: Mapping[str, FighterCategory] | None = None,
 ) -> ParsedGang:
     """The gang in the file's bytes, decoded and checked; for a worker thread (a file may
     be megabytes of JSON)."""
@@ -29,6 +31,7 @@ def read_gang_file(
     return parse_gang_file(
         load_json(data, "a gang export", max_values=MAX_JSON_VALUES),
         ruleset=ruleset, owner=owner, make_id=make_id, campaign_id=campaign_id,
+        categories=categories,
     )
 
 
@@ -39,6 +42,7 @@ def parse_gang_file(
     owner: str,
     make_id: Callable[[], str],
     campaign_id: str,
+    categories: Mapping[str, FighterCategory] | None = None,
 ) -> ParsedGang:
     """The gang in decoded JSON ``data``, whichever of the two shapes it has."""
     if isinstance(data, dict) and data.get("format") == EXPORT_FORMAT:
@@ -48,4 +52,5 @@ def parse_gang_file(
         )
     if is_gang_document(data):
         return parse_gang_document(data, owner=owner, make_id=make_id, campaign_id=campaign_id)
-    return parse_yaktribe(data, ruleset=ruleset, owner=owner, make_id=make_id)
+    return parse_yaktribe(data, ruleset=ruleset, owner=owner, make_id=make_id,
+                          categories=categories)

@@ -28,15 +28,52 @@ from bot.rulesets import ruleset_for
 from bot.storage import Campaign, Transaction, new_id
 from bot.ui.confirm import Confirmed
 from rules.errors import InvalidRequest, NotFound
-from rules.models import Gang
+from rules.models import FighterCategory, Gang
+from rules.names import name_key
 
 
-async def read(data: bytes, campaign: Campaign, *, owner: str) -> ParsedGang:
-    """The gang in ``data`` as ``campaign`` would import it, read in a worker thread."""
-    return await asyncio.to_thread(
+async def read(
+    data: bytes, campaign: Campaign, *, owner: str, categories: str | None = None
+) -> ParsedGang:
+    """The gang in ``data`` as ``campaign`` would import it, read in a worker thread.
+
+    A fighter type whose category neither the rule data nor the file gives is asked
+    for: the import stops before its preview until ``categories`` names each one."""
+    given = category_answers(categories)
+    parsed = await asyncio.to_thread(
         read_gang_file, data, ruleset=ruleset_for(campaign), owner=owner, make_id=new_id,
-        campaign_id=campaign.id,
+        campaign_id=campaign.id, categories=given,
     )
+    if parsed.needs_category:
+        types = ", ".join(f"{name} ({count})" for name, count in parsed.needs_category.items())
+        example = "; ".join(f"{name}=Ganger" for name in list(parsed.needs_category)[:2])
+        raise InvalidRequest(
+            f"House {parsed.gang.house} is not in {campaign.name}'s rule data, and the file "
+            f"does not say which category these fighter types are: {types}. Run /gang import "
+            f"again with categories, such as `{example}` (Leader, Champion, Ganger, Juve, "
+            "Prospect, Specialist, Crew, Brute, Hanger-on), or import the house's rule data "
+            "first (/campaign ruledata import). Nothing was imported."
+        )
+    return parsed
+
+
+def category_answers(text: str | None) -> dict[str, FighterCategory]:
+    """``Cult Alpha=Leader; Acolyte=Ganger`` as {name key: category}; refuses what it cannot
+    read, naming it."""
+    answers: dict[str, FighterCategory] = {}
+    for part in (text or "").replace("\n", ";").split(";"):
+        if not part.strip():
+            continue
+        fighter_type, sep, category = part.partition("=")
+        wanted = " ".join(category.split()).casefold()
+        found = next((c for c in FighterCategory if c.value.casefold() == wanted), None)
+        if not sep or not fighter_type.strip() or found is None:
+            raise InvalidRequest(
+                f"'{part.strip()[:60]}' is not read as type=category: write, for example, "
+                "`Cult Alpha=Leader; Neophyte Hybrid=Ganger`."
+            )
+        answers[name_key(fighter_type)] = found
+    return answers
 
 
 async def stage(

@@ -32,3 +32,6 @@ class ParsedGang(BaseModel):
     has_vehicles: bool = False
     # The Gang Rating the source itself states, to compare with the bot's.
     declared_rating: int | None = None
+    # Fighter types whose category neither the rule data nor the file gives, with how
+    # many fighters have each: the importing player names them before anything is kept.
+    needs_category: dict[str, int] = Field(default_factory=dict)

@@ -5,9 +5,9 @@ Pure: no I/O, no storage. The shape read (docs/importing.md):
 - gang: ``gang_id, gang_name, gang_type, gang_rating, credits, reputation,
   wealth, alignment, territories[], stash[], gangers[]`` (a document that
   wraps it as ``{"gang": {...}}`` is unwrapped);
-- fighter: ``ganger_id, name, type, m, ws, bs, s, t, w, i, a, ld, cl, wil,
-  int, cost, xp, kills, advance_count, equipment[{name, qty}], skills[],
-  injuries[], status``.
+- fighter: ``ganger_id, name, type, category, m, ws, bs, s, t, w, i, a, ld,
+  cl, wil, int, cost, xp, kills, advance_count, equipment[{name, qty, cost,
+  kind, profiles}], skills[], special_rules[], injuries[], status, notes``.
 
 Decisions where the format is silent:
 
@@ -22,10 +22,16 @@ Decisions where the format is silent:
   unknown items are kept at 0 credits. So each fighter's total, and the Gang
   Rating, stay as Yaktribe counts them.
 - ``type`` gives the category through the campaign rule set's House List (own
-  house first, then any list, e.g. shared Hangers-on), else through a keyword
-  in it (Leader, Champion, Ganger, Juve...), else Ganger with a report line.
-- Equipment is priced from the fighter's own Equipment List, then the
-  campaign's Trading Post.
+  house first, then any list, e.g. shared Hangers-on), else the file's
+  ``category`` or a keyword in the type (Leader, Champion, Ganger, Juve...),
+  else the importing player's answer; a type still unsettled is listed in
+  ``needs_category`` and the import asks for it (never a made-up Ganger).
+- A target-number characteristic written 0 (or any written "-") is one the
+  fighter does not have: kept as absent, not refused.
+- Equipment is matched loosely (case, punctuation, "armor"/"armour") and
+  priced from the fighter's own Equipment List, then the campaign's Trading
+  Post; an item neither knows keeps the file's cost, kind and weapon
+  profiles. Gang and fighter notes and special rules are kept.
 - Status Alive (or none) is Active, Recovery is In Recovery; Dead and Retired
   fighters are not imported (Clean House would delete them anyway).
   Captured is imported as Active: the captor is not in this campaign.
@@ -40,7 +46,7 @@ Decisions where the format is silent:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
@@ -62,7 +68,9 @@ from bot.importing.values import read_id, read_int, read_name, read_names
 from bot.render import clip
 from rules.errors import InvalidRequest
 from rules.models import (
+    NOTES_MAX,
     PROFILE_STATS,
+    TARGET_STATS,
     Alignment,
     Equipment,
     EquipmentKind,
@@ -72,10 +80,16 @@ from rules.models import (
     Gang,
     Item,
     Profile,
+    WeaponProfile,
 )
+from rules.names import name_key
 from rules.ruleset import FighterTemplate, HouseList, RuleSet
 
 T = TypeVar("T")
+
+# Where a gang or fighter keeps its notes, and an item says what kind it is.
+_NOTES_KEYS = ("notes", "gang_notes", "fighter_notes", "description")
+_KIND_KEYS = ("kind", "type", "category")
 
 SOURCE = "yaktribe"
 LABEL = "Yaktribe"
@@ -83,13 +97,26 @@ MAX_CREDITS = 1_000_000
 
 GANG_FIELDS = frozenset({
     "gang_id", "gang_name", "gang_type", "gang_rating", "credits", "reputation", "wealth",
-    "alignment", "territories", "stash", "gangers",
+    "alignment", "territories", "stash", "gangers", *_NOTES_KEYS,
 })
 FIGHTER_FIELDS = frozenset({
     "ganger_id", "name", "type", *PROFILE_STATS, "cost", "xp", "kills", "advance_count",
-    "equipment", "skills", "injuries", "status",
+    "equipment", "skills", "injuries", "status", "category", "special_rules", "rules",
+    *_NOTES_KEYS,
 })
-ITEM_FIELDS = frozenset({"name", "qty"})
+ITEM_FIELDS = frozenset({"name", "qty", "cost", *_KIND_KEYS, "profiles", "traits"})
+# Keys of a weapon profile as a roster file may spell them, by the bot's field.
+_PROFILE_KEYS: dict[str, tuple[str, ...]] = {
+    "name": ("name", "profile", "profile_name"),
+    "short_range": ("short_range", "range_short", "rng_s", "rng_short", "sr", "s_range"),
+    "long_range": ("long_range", "range_long", "rng_l", "rng_long", "lr", "l_range"),
+    "short_accuracy": ("short_accuracy", "accuracy_short", "acc_s", "acc_short", "sa"),
+    "long_accuracy": ("long_accuracy", "accuracy_long", "acc_l", "acc_long", "la"),
+    "strength": ("strength", "str", "s"),
+    "ap": ("ap",),
+    "damage": ("damage", "dmg", "d"),
+    "ammo": ("ammo", "am"),
+}
 
 # Keywords in a fighter type, most specific first ("Ganger (Juve)" is a Juve).
 _KEYWORDS: tuple[tuple[str, FighterCategory], ...] = (
@@ -124,9 +151,15 @@ class _Skip(Exception):
 
 
 def parse_yaktribe(
-    data: Any, *, ruleset: RuleSet, owner: str, make_id: Callable[[], str]
+    data: Any, *, ruleset: RuleSet, owner: str, make_id: Callable[[], str],
+    categories: Mapping[str, FighterCategory] | None = None,
 ) -> ParsedGang:
-    """The gang of a decoded Yaktribe export; InvalidRequest if its gang fields are broken."""
+    """The gang of a decoded Yaktribe export; InvalidRequest if its gang fields are broken.
+
+    ``categories`` gives the category of fighter types (by name key) that neither the
+    rule data nor the file settles; types still unsettled are in ``needs_category``.
+    """
+    _refuse_campaign_export(data)
     data = _unwrap(data)
     report = ImportReport()
     name, house_typed = _required_gang_fields(data)
@@ -142,17 +175,20 @@ def parse_yaktribe(
         alignment=_alignment(data.get("alignment"), report),
         credits=_credits(data, report),
         reputation=_reputation(data.get("reputation"), report),
+        notes=_notes(data, "the gang", report),
     )
     if house is None:
         report.note(
             f"House '{clip(house_typed, 80)}' is not a House List of the rule set {ruleset.name}: "
-            "fighter categories come from keywords in their types."
+            "fighter categories come from the file (a category, or a keyword in the type)."
         )
     _territories(data.get("territories"), report)
     gang.stash = _items(
         data.get("stash"), None, ruleset, make_id, report, "the Stash", MAX_STASH_ITEMS
     )
-    keys = _read_fighters(data["gangers"], gang, house, ruleset, make_id, report)
+    needs_category: dict[str, int] = {}
+    keys = _read_fighters(data["gangers"], gang, house, ruleset, make_id, report,
+                          categories or {}, needs_category)
     check_count(
         len(gang.stash) + sum(len(f.equipment) for f in gang.fighters), MAX_GANG_ITEMS,
         "items in the gang (fighters' equipment and the Stash, counting quantities)",
@@ -170,10 +206,40 @@ def parse_yaktribe(
     return ParsedGang(
         gang=gang, report=report, source=SOURCE, source_label=LABEL, external_id=external,
         fighter_keys=keys, has_vehicles=False, declared_rating=declared,
+        needs_category=needs_category,
     )
 
 
 # --------------------------------------------------------------------------- gang fields
+
+
+def _refuse_campaign_export(data: Any) -> None:
+    """A Yaktribe campaign export holds several gangs: say so rather than "malformed"."""
+    if not isinstance(data, dict):
+        return
+    wrapped = data.get("campaign")
+    inner: dict[str, Any] = wrapped if isinstance(wrapped, dict) else data
+    markers = ("campaign_id", "campaign_name")
+    if "gang_name" in inner or not any(key in inner for key in markers):
+        return
+    name = inner.get("campaign_name") or inner.get("name") or ""
+    gangs = inner.get("gangs")
+    count = f" with {len(gangs)} gangs" if isinstance(gangs, list) else ""
+    called = f" '{clip(str(name), 60)}'" if name else ""
+    raise InvalidRequest(
+        f"That is a Yaktribe campaign export (campaign{called}{count}), not one gang. "
+        "Export each gang from its own Yaktribe page and bring it in with /gang import; "
+        "nothing was imported."
+    )
+
+
+def _notes(data: dict[str, Any], what: str, report: ImportReport) -> str:
+    parts = [data[key] for key in _NOTES_KEYS if isinstance(data.get(key), str)]
+    text = "\n".join(p.strip() for p in parts if p.strip())
+    if len(text) > NOTES_MAX:
+        report.problem(f"The notes of {what} are cut to {NOTES_MAX} characters.")
+        text = text[:NOTES_MAX]
+    return text
 
 
 def _unwrap(data: Any) -> dict[str, Any]:
@@ -304,13 +370,16 @@ def _read_fighters(
     ruleset: RuleSet,
     make_id: Callable[[], str],
     report: ImportReport,
+    categories: Mapping[str, FighterCategory],
+    needs_category: dict[str, int],
 ) -> dict[str, str]:
     keys: dict[str, str] = {}
     taken: set[str] = set()
     for index, raw in enumerate(gangers, start=1):
         label = _label(raw, index)
         try:
-            fighter, key = _fighter(raw, index, house, ruleset, make_id, report)
+            fighter, key = _fighter(raw, index, house, ruleset, make_id, report, categories,
+                                    needs_category)
         except _Skip as skip:
             report.problem(f"{label}: {skip}; not imported.")
             continue
@@ -348,6 +417,8 @@ def _fighter(
     ruleset: RuleSet,
     make_id: Callable[[], str],
     report: ImportReport,
+    categories: Mapping[str, FighterCategory],
+    needs_category: dict[str, int],
 ) -> tuple[Fighter | None, str | None]:
     if not isinstance(raw, dict):
         raise _Skip("it is not an object")
@@ -369,7 +440,8 @@ def _fighter(
     if name is None or fighter_type is None or profile is None or cost is None:
         raise _Skip("; ".join(problems))
     label = f"'{clip(name, 40)}'"
-    template, category = _category(fighter_type, house, ruleset, label, report)
+    template, category = _category(fighter_type, raw.get("category"), house, ruleset, label,
+                                   report, categories, needs_category)
     equipment = _items(
         raw.get("equipment"), template, ruleset, make_id, report, label, MAX_FIGHTER_ITEMS
     )
@@ -392,7 +464,8 @@ def _fighter(
         kills=_fighter_int(raw, "kills", label, report),
         skills=_fighter_names(raw, "skills", MAX_SKILLS, label, report),
         lasting_injuries=_fighter_names(raw, "injuries", MAX_INJURIES, label, report),
-        special_rules=list(template.special_rules) if template else [],
+        special_rules=_special_rules(raw, template, label, report),
+        notes=_notes(raw, label, report),
         gang_hierarchy=template.gang_hierarchy if template else category in _HIERARCHY,
         equipment=equipment,
         status=status,
@@ -438,12 +511,35 @@ def _status(value: Any, label: str, report: ImportReport) -> FighterStatus | Non
     return _STATUSES[text]
 
 
+def _special_rules(
+    raw: dict[str, Any], template: FighterTemplate | None, label: str, report: ImportReport
+) -> list[str]:
+    """The template's special rules, then those the file adds."""
+    rules = list(template.special_rules) if template else []
+    for key in ("special_rules", "rules"):
+        for name in _fighter_names(raw, key, MAX_SKILLS, label, report):
+            if name_key(name) not in {name_key(r) for r in rules}:
+                rules.append(name)
+    return rules
+
+
+def _absent(stat: str, value: Any) -> bool:
+    """Yaktribe writes 0 (or "-") for a characteristic the fighter does not have (a
+    Psychic Familiar's BS); 0 is no target number, so it can only mean that."""
+    if isinstance(value, str) and value.strip() in ("-", "", "–"):
+        return True
+    return stat in TARGET_STATS and value in (0, "0", "0+")
+
+
 def _profile(raw: dict[str, Any]) -> Profile:
-    values: dict[str, int] = {}
+    values: dict[str, int | None] = {}
     problems = []
     for stat in PROFILE_STATS:
         if raw.get(stat) is None:
             problems.append(f"{stat} is missing")
+            continue
+        if _absent(stat, raw[stat]):
+            values[stat] = None
             continue
         try:
             values[stat] = read_int(raw[stat], low=0, high=99)
@@ -462,21 +558,35 @@ def _profile(raw: dict[str, Any]) -> Profile:
 
 
 def _category(
-    fighter_type: str, house: HouseList | None, ruleset: RuleSet, label: str,
-    report: ImportReport,
+    fighter_type: str, stated: Any, house: HouseList | None, ruleset: RuleSet, label: str,
+    report: ImportReport, categories: Mapping[str, FighterCategory],
+    needs_category: dict[str, int],
 ) -> tuple[FighterTemplate | None, FighterCategory]:
+    """The House List's category, else the file's (its category, or a keyword in the type),
+    else the one the importing player gave; else unsettled: the import asks for it."""
     template = _template(fighter_type, house, ruleset)
     if template is not None:
         return template, template.category
-    lowered = fighter_type.casefold()
+    for text in (stated, fighter_type):
+        found = _keyword_category(text) if isinstance(text, str) else None
+        if found is not None:
+            return None, found
+    given = categories.get(name_key(fighter_type))
+    if given is not None:
+        return None, given
+    needs_category[fighter_type] = needs_category.get(fighter_type, 0) + 1
+    return None, FighterCategory.GANGER
+
+
+def _keyword_category(text: str) -> FighterCategory | None:
+    lowered = text.casefold()
+    for category in FighterCategory:
+        if lowered.strip() == category.value.casefold():
+            return category
     for pattern, category in _KEYWORDS:
         if re.search(rf"\b{pattern}\b", lowered):
-            return None, category
-    report.problem(
-        f"{label}: type '{clip(fighter_type, 40)}' is not in the House List and names no "
-        "category; imported as a Ganger (correct it on the roster)."
-    )
-    return None, FighterCategory.GANGER
+            return category
+    return None
 
 
 def _template(
@@ -488,12 +598,20 @@ def _template(
     if house is not None:
         prefix = house.house.casefold() + " "
         wanted |= {w[len(prefix):] for w in list(wanted) if w.startswith(prefix)}
+    keys = {loose_key(w) for w in wanted}
     lists = ([house] if house else []) + [h for h in ruleset.houses if h is not house]
     for candidates in lists:
         for template in candidates.fighters:
-            if template.fighter_type.casefold() in wanted:
+            if loose_key(template.fighter_type) in keys:
                 return template
     return None
+
+
+def loose_key(name: str) -> str:
+    """A name as roster tools spell it loosely: case, punctuation and spacing aside, and
+    "armor" for "armour" ("Mesh Armor" is the Trading Post's "Mesh armour")."""
+    folded = name_key(name).replace("armor", "armour")
+    return re.sub(r"[\W_]+", "", folded)
 
 
 def _fighter_int(raw: dict[str, Any], key: str, label: str, report: ImportReport) -> int:
@@ -558,10 +676,18 @@ def _items(
             except ValueError as error:
                 report.problem(f"{owner_label}: {clip(name, 40)} qty {error}; counted as 1.")
         catalogue = _catalogue_entry(name, template, ruleset)
+        try:
+            stated = _stated_item(entry, name, owner_label, report)
+        except ValidationError:
+            report.problem(f"{owner_label}: equipment #{index}: its name cannot be used; "
+                           "left out.")
+            continue
         if catalogue is None:
-            catalogue = Equipment(name=name, cost=0, kind=EquipmentKind.WARGEAR)
-            if qty:
+            catalogue = stated
+            if qty and stated.cost == 0 and stated.kind is EquipmentKind.WARGEAR:
                 report.unknown_item(name, qty)
+        elif stated.profiles and not catalogue.profiles:
+            catalogue = catalogue.model_copy(update={"profiles": stated.profiles})
         check_count(len(items) + qty, limit, f"{what} (counting quantities)", so_far=True)
         items += [_item(catalogue, make_id()) for _ in range(qty)]
     return items
@@ -570,13 +696,74 @@ def _items(
 def _catalogue_entry(
     name: str, template: FighterTemplate | None, ruleset: RuleSet
 ) -> Equipment | None:
-    wanted = {name.casefold(), re.sub(r"\s*\(.*\)\s*$", "", name).casefold()}
+    wanted = {loose_key(name), loose_key(re.sub(r"\s*\(.*\)\s*$", "", name))}
     own = template.equipment_list if template else []
     for catalogue in (own, ruleset.trading_post):
         for entry in catalogue:
-            if entry.name.casefold() in wanted:
+            if loose_key(entry.name) in wanted:
                 return entry
     return None
+
+
+def _stated_item(
+    entry: dict[str, Any], name: str, owner_label: str, report: ImportReport
+) -> Equipment:
+    """The item as the file itself describes it: its name, cost, kind and profiles."""
+    cost = 0
+    if entry.get("cost") is not None:
+        try:
+            cost = read_int(entry["cost"], high=MAX_CREDITS)
+        except ValueError as error:
+            report.problem(f"{owner_label}: {clip(name, 40)} cost {error}; read as 0.")
+    profiles = _weapon_profiles(entry.get("profiles"), name, owner_label, report)
+    kind = _item_kind(entry)
+    if kind is None:
+        kind = EquipmentKind.WEAPON if profiles else EquipmentKind.WARGEAR
+    return Equipment(name=name, cost=cost, kind=kind, profiles=profiles)
+
+
+def _item_kind(entry: dict[str, Any]) -> EquipmentKind | None:
+    for key in _KIND_KEYS:
+        value = entry.get(key)
+        if not isinstance(value, str):
+            continue
+        text = loose_key(value)
+        if "weapon" in text:
+            return EquipmentKind.WEAPON
+        if "armour" in text:
+            return EquipmentKind.ARMOUR
+        if "upgrade" in text:
+            return EquipmentKind.VEHICLE_UPGRADE
+        if "wargear" in text or "gear" in text:
+            return EquipmentKind.WARGEAR
+    return None
+
+
+def _weapon_profiles(
+    value: Any, name: str, owner_label: str, report: ImportReport
+) -> list[WeaponProfile]:
+    if not isinstance(value, list):
+        return []
+    profiles: list[WeaponProfile] = []
+    for raw in value[:8]:
+        if not isinstance(raw, dict):
+            continue
+        fields: dict[str, Any] = {}
+        for field, keys in _PROFILE_KEYS.items():
+            found = next((raw[k] for k in keys if raw.get(k) not in (None, "")), None)
+            if found is not None:
+                fields[field] = clip(" ".join(str(found).split()), 12 if field != "name" else 60)
+        traits = raw.get("traits")
+        if isinstance(traits, str):
+            traits = [t for t in (p.strip() for p in traits.split(",")) if t]
+        if isinstance(traits, list):
+            fields["traits"] = [clip(str(t), 60) for t in traits if str(t).strip()][:20]
+        try:
+            profiles.append(WeaponProfile.model_validate(fields))
+        except ValidationError:
+            report.problem(f"{owner_label}: a profile of {clip(name, 40)} could not be read; "
+                           "left out.")
+    return profiles
 
 
 def _item(entry: Equipment, item_id: str) -> Item:

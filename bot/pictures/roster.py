@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from bot.pictures.canvas import (
     A4_HEIGHT,
     A4_WIDTH,
@@ -40,7 +38,6 @@ from bot.pictures.canvas import (
 from bot.pictures.fonts import Weight, typeface
 from rules.models import (
     PROFILE_STATS,
-    TARGET_STATS,
     EquipmentKind,
     Fighter,
     FighterStatus,
@@ -49,7 +46,10 @@ from rules.models import (
     Profile,
     Vehicle,
     VehicleStatus,
+    WeaponProfile,
 )
+from rules.profiles import LABELS as STAT_LABELS
+from rules.profiles import stat_text
 
 NO_BREAK = "\u00a0"
 GUTTER = 28
@@ -63,10 +63,6 @@ FOOTER_HEIGHT = 36
 BAND_HEIGHT = 40
 META_HEIGHT = 34
 TABLE_HEIGHT = 58
-STAT_LABELS = {
-    "m": "M", "ws": "WS", "bs": "BS", "s": "S", "t": "T", "w": "W", "i": "I", "a": "A",
-    "ld": "Ld", "cl": "Cl", "wil": "Wil", "int": "Int",
-}
 _STATUS_COLOURS: dict[FighterStatus, Colour] = {
     FighterStatus.ACTIVE: GOOD,
     FighterStatus.IN_RECOVERY: WARN,
@@ -75,33 +71,6 @@ _STATUS_COLOURS: dict[FighterStatus, Colour] = {
     FighterStatus.DEAD: GONE,
     FighterStatus.RETIRED: GONE,
 }
-
-
-class WeaponProfile(BaseModel):
-    """A weapon's profile line, for rule data that has one (keyed by weapon name)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    short_range: str = Field(default="-", max_length=8)
-    long_range: str = Field(default="-", max_length=8)
-    short_accuracy: str = Field(default="-", max_length=8)
-    long_accuracy: str = Field(default="-", max_length=8)
-    strength: str = Field(default="-", max_length=8)
-    ap: str = Field(default="-", max_length=8)
-    damage: str = Field(default="-", max_length=8)
-    ammo: str = Field(default="-", max_length=8)
-    traits: list[str] = Field(default_factory=list)
-
-    @property
-    def text(self) -> str:
-        parts = [
-            f"Rng {self.short_range}/{self.long_range}",
-            f"Acc {self.short_accuracy}/{self.long_accuracy}",
-            f"S {self.strength}", f"AP {self.ap}", f"D {self.damage}", f"Am {self.ammo}",
-        ]
-        if self.traits:
-            parts.append(", ".join(self.traits))
-        return " · ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -202,9 +171,8 @@ def _draw_profile(canvas: Canvas, x: float, y: float, profile: Profile | None) -
     for index, stat in enumerate(PROFILE_STATS):
         centre = x + cell * index + cell / 2
         canvas.text(head, (centre, y + 2), STAT_LABELS[stat], INK, align="centre")
-        value = profile.get(stat)
-        suffix = '"' if stat == "m" else "+" if stat in TARGET_STATS else ""
-        canvas.text(value_face, (centre, y + 24), f"{value}{suffix}", INK, align="centre")
+        canvas.text(value_face, (centre, y + 24), stat_text(stat, profile.get(stat)), INK,
+                    align="centre")
         if index:
             draw.line((x + cell * index, y, x + cell * index, y + 50), fill=RULE)
     draw.line((x, y + 50, x + INNER, y + 50), fill=RULE)
@@ -223,25 +191,34 @@ def _item_text(item: Item) -> str:
 
 
 def _equipment_lines(items: Sequence[Item], options: RosterOptions) -> list[Line]:
-    """Weapons (each with its profile line when the rule data has one), then the rest."""
+    """Weapons (each with its profile lines when the item or the rule data has them),
+    then the rest."""
     weapons = [i for i in items if i.kind is EquipmentKind.WEAPON]
-    profiled = [w for w in weapons if w.name.casefold() in options.weapon_profiles]
+    profiled = [w for w in weapons if _weapon_profiles(w, options)]
     plain = [_item_text(w) for w in weapons if w not in profiled]
     lines = labelled("Weapons", ", ".join(plain), INNER) if plain else []
     for weapon in profiled:
         label = "" if lines else "Weapons"
         lines += labelled(label, _item_text(weapon), INNER)
-        profile = options.weapon_profiles[weapon.name.casefold()]
-        lines += labelled("", profile.text, INNER, MUTED, size=16, label_width=120)
+        for profile in _weapon_profiles(weapon, options):
+            text = f"{profile.name}: {profile.text}" if profile.name else profile.text
+            lines += labelled("", text, INNER, MUTED, size=16, label_width=120)
     others = [_item_text(i) for i in items if i.kind is not EquipmentKind.WEAPON]
     if others:
         lines += labelled("Wargear", ", ".join(others), INNER)
     return lines
 
 
+def _weapon_profiles(weapon: Item, options: RosterOptions) -> list[WeaponProfile]:
+    """The item's own profiles, else the one the options give for its name."""
+    if weapon.profiles:
+        return list(weapon.profiles)
+    given = options.weapon_profiles.get(weapon.name.casefold())
+    return [given] if given is not None else []
+
+
 def fighter_block(fighter: Fighter, options: RosterOptions) -> Block:
-    # The profile may become optional ("not set"); a missing one is drawn as such.
-    profile: Profile | None = getattr(fighter, "profile", None)
+    profile = fighter.profile
     kind = fighter.category.value
     if fighter.fighter_type:
         kind = f"{kind} · {fighter.fighter_type}"

@@ -26,9 +26,9 @@ from typing import Any, TypeVar, cast
 
 from bot.pictures.battle import battle_card
 from bot.pictures.chart import campaign_chart
-from bot.pictures.roster import WeaponProfile, roster_card
+from bot.pictures.roster import roster_card
 from bot.pictures.series import GangSeries, Measure
-from rules.models import Fighter, FighterCategory, Gang
+from rules.models import Fighter, FighterCategory, Gang, WeaponProfile
 from rules.report import BattleReport
 from rules.world import World
 

@@ -15,8 +15,8 @@ from rules.names import name_key, name_taken
 
 _SELECT = (
     "SELECT pk, id, guild_id, name, is_default, scenario_die, ruleset, skirmish,"
-    " arbitrator_user_ids, arbitrator_role_id, report_channel_id, created_at, trading_post"
-    " FROM campaigns"
+    " arbitrator_user_ids, arbitrator_role_id, report_channel_id, created_at, trading_post,"
+    " rule_data FROM campaigns"
 )
 
 
@@ -48,6 +48,7 @@ def campaign_from_row(row: Row) -> Campaign:
         report_channel_id=row["report_channel_id"],
         created_at=row["created_at"],
         trading_post=trading_post_from_text(row["trading_post"]),
+        rule_data=row["rule_data"],
     )
 
 
@@ -125,6 +126,7 @@ async def create(
     campaign_id: str | None = None,
     created_at: str | None = None,
     trading_post: Sequence[TradingPostEntry] | None = None,
+    rule_data: str | None = None,
 ) -> Campaign:
     await _name_free(db, guild_id, settings.name)
     has_default = bool(
@@ -142,12 +144,12 @@ async def create(
     await db.execute(
         "INSERT INTO campaigns (id, guild_id, name, name_key, is_default, scenario_die, ruleset,"
         " skirmish, arbitrator_user_ids, arbitrator_role_id, report_channel_id, created_at,"
-        " trading_post) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " trading_post, rule_data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             new, guild_id, settings.name, name_key(settings.name), int(default),
             settings.scenario_die.value, settings.ruleset, int(settings.skirmish),
             dumps(list(arbitrator_user_ids)), arbitrator_role_id, report_channel_id,
-            created_at or now(), trading_post_text(trading_post),
+            created_at or now(), trading_post_text(trading_post), rule_data,
         ),
     )
     return campaign_from_row(await campaign_row(db, guild_id, new))
@@ -182,6 +184,18 @@ async def set_trading_post(
     await db.execute(
         "UPDATE campaigns SET trading_post = ? WHERE guild_id = ? AND id = ?",
         (trading_post_text(entries), guild_id, campaign_id),
+    )
+    return campaign_from_row(await campaign_row(db, guild_id, campaign_id))
+
+
+async def set_rule_data(
+    db: aiosqlite.Connection, guild_id: int, campaign_id: str, rule_data: str | None
+) -> Campaign:
+    """Replace the campaign's own rule data, as JSON text (None: the shipped set's only)."""
+    await campaign_pk(db, guild_id, campaign_id)
+    await db.execute(
+        "UPDATE campaigns SET rule_data = ? WHERE guild_id = ? AND id = ?",
+        (rule_data, guild_id, campaign_id),
     )
     return campaign_from_row(await campaign_row(db, guild_id, campaign_id))
 

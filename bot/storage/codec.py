@@ -17,7 +17,16 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from rules.models import PROFILE_STATS, Battle, Fighter, Gang, Item, Territory, Vehicle
+from rules.models import (
+    PROFILE_STATS,
+    Battle,
+    Fighter,
+    Gang,
+    Item,
+    Profile,
+    Territory,
+    Vehicle,
+)
 from rules.names import name_key
 
 Row = sqlite3.Row
@@ -51,14 +60,14 @@ def placeholders(count: int) -> str:
 
 GANG_COLUMNS = (
     "id", "name", "name_key", "house", "owner", "alignment", "credits", "reputation",
-    "battles_fought",
+    "battles_fought", "notes",
 )
 
 
 def gang_row(gang: Gang) -> Values:
     return (
         gang.id, gang.name, name_key(gang.name), gang.house, gang.owner,
-        gang.alignment.value, gang.credits, gang.reputation, gang.battles_fought,
+        gang.alignment.value, gang.credits, gang.reputation, gang.battles_fought, gang.notes,
     )
 
 
@@ -71,8 +80,32 @@ FIGHTER_COLUMNS = (
     *_STAT_COLUMNS,
     "xp", "kills", "advancements", "skills", "special_rules", "status", "captured_by",
     "rescue_chance_given", "lasting_injuries", "gang_hierarchy", "critical_injury",
-    "escorted_to_doc",
+    "escorted_to_doc", "profile_set", "absent_stats", "notes",
 )
+
+
+def _stat_values(profile: Profile | None) -> list[int]:
+    """The twelve columns: 0 where the profile is not set or lacks the characteristic
+    (``profile_set`` and ``absent_stats`` say which; migration 0008)."""
+    if profile is None:
+        return [0] * len(PROFILE_STATS)
+    return [profile.get(stat) or 0 for stat in PROFILE_STATS]
+
+
+def _absent_stats(profile: Profile | None) -> str:
+    if profile is None:
+        return "[]"
+    return dumps([stat for stat in PROFILE_STATS if not profile.has(stat)])
+
+
+def _profile_data(row: Row) -> dict[str, int | None] | None:
+    if not row["profile_set"]:
+        return None
+    absent = set(loads_list(row["absent_stats"]))
+    return {
+        stat: None if stat in absent else row[column]
+        for stat, column in zip(PROFILE_STATS, _STAT_COLUMNS, strict=True)
+    }
 
 
 def fighter_row(fighter: Fighter, position: int) -> Values:
@@ -80,13 +113,14 @@ def fighter_row(fighter: Fighter, position: int) -> Values:
     return (
         position, fighter.id, fighter.name, name_key(fighter.name), fighter.category.value,
         fighter.fighter_type, fighter.cost,
-        *(profile.get(stat) for stat in PROFILE_STATS),
+        *_stat_values(profile),
         fighter.xp, fighter.kills,
         dumps([a.model_dump(mode="json") for a in fighter.advancements]),
         dumps(fighter.skills), dumps(fighter.special_rules), fighter.status.value,
         fighter.captured_by, int(fighter.rescue_chance_given),
         dumps(fighter.lasting_injuries), int(fighter.gang_hierarchy),
         int(fighter.critical_injury), int(fighter.escorted_to_doc),
+        int(profile is not None), _absent_stats(profile), fighter.notes,
     )
 
 
@@ -98,9 +132,7 @@ def fighter_data(row: Row, equipment: list[dict[str, Any]]) -> dict[str, Any]:
         "category": row["category"],
         "fighter_type": row["fighter_type"],
         "cost": row["cost"],
-        "profile": {
-            stat: row[column] for stat, column in zip(PROFILE_STATS, _STAT_COLUMNS, strict=True)
-        },
+        "profile": _profile_data(row),
         "xp": row["xp"],
         "kills": row["kills"],
         "advancements": loads_list(row["advancements"]),
@@ -114,6 +146,7 @@ def fighter_data(row: Row, equipment: list[dict[str, Any]]) -> dict[str, Any]:
         "gang_hierarchy": bool(row["gang_hierarchy"]),
         "critical_injury": bool(row["critical_injury"]),
         "escorted_to_doc": bool(row["escorted_to_doc"]),
+        "notes": row["notes"],
     }
 
 
@@ -153,7 +186,7 @@ def vehicle_data(
 
 ITEM_COLUMNS = (
     "slot", "fighter_pk", "vehicle_pk", "position", "id", "name", "cost", "kind", "rarity",
-    "level", "two_slots", "grants_mounted", "boon_of_sequence",
+    "level", "two_slots", "grants_mounted", "boon_of_sequence", "profiles",
 )
 STASH, FIGHTER, VEHICLE_UPGRADE, VEHICLE_EQUIPMENT = (
     "stash", "fighter", "vehicle_upgrade", "vehicle_equipment",
@@ -167,6 +200,7 @@ def item_row(
         slot, fighter_pk, vehicle_pk, position, item.id, item.name, item.cost,
         item.kind.value, item.availability.rarity.value, item.availability.level,
         int(item.two_slots), int(item.grants_mounted), item.boon_of_sequence,
+        dumps([p.model_dump(mode="json") for p in item.profiles]),
     )
 
 
@@ -180,6 +214,7 @@ def item_data(row: Row) -> dict[str, Any]:
         "two_slots": bool(row["two_slots"]),
         "grants_mounted": bool(row["grants_mounted"]),
         "boon_of_sequence": row["boon_of_sequence"],
+        "profiles": loads_list(row["profiles"]),
     }
 
 

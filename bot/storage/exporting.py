@@ -43,6 +43,7 @@ from bot.storage.roster import (
 )
 from rules.errors import InvalidRequest
 from rules.names import name_key
+from rules.ruledata import RuleData
 
 # Keys of a sequence state that never leave the server: bot.battle.state.PostBattleRun's
 # per-stage dice seeds. Knowing them is knowing every roll the sequence will make.
@@ -73,6 +74,8 @@ async def export_campaign(
             report_channel_id=campaign.report_channel_id,
             created_at=campaign.created_at,
             trading_post=campaign.trading_post,
+            rule_data=(None if campaign.rule_data is None
+                       else RuleData.model_validate_json(campaign.rule_data)),
         ),
         gangs=[gang_from_rows(rows) for rows in rosters.values()],
         territories=[territory_from_row(r) for r in territories.values()],
@@ -234,6 +237,8 @@ async def import_campaign(
         campaign_id=doc.campaign.id,
         created_at=doc.campaign.created_at.isoformat(),
         trading_post=doc.campaign.trading_post,
+        rule_data=(None if doc.campaign.rule_data is None
+                   else doc.campaign.rule_data.model_dump_json(by_alias=True)),
     )
     pk = await campaigns.campaign_pk(db, guild_id, campaign.id)
     gangs = [

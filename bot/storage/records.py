@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from rules.dice import DiceRoll
 from rules.models import Battle, CampaignSettings, Equipment, Gang, Territory
+from rules.ruledata import RuleData
 from rules.world import Change
 
 EXPORT_FORMAT: Literal["munda-arbitrator/campaign"] = "munda-arbitrator/campaign"
@@ -46,6 +47,9 @@ class Campaign(Record):
     created_at: datetime
     # The campaign's own Trading Post; None: the rule set's (bot.rulesets.ruleset_for).
     trading_post: list[TradingPostEntry] | None = None
+    # The campaign's own rule data (rules.ruledata.RuleData) as the JSON text stored,
+    # validated once per distinct text by bot.rulesets; None: none.
+    rule_data: str | None = None
 
     @property
     def name(self) -> str:
@@ -173,6 +177,8 @@ class ExportedCampaign(Record):
     report_channel_id: int | None = None
     created_at: datetime
     trading_post: list[TradingPostEntry] | None = None
+    # The campaign's own rule data (docs/rule-data.md), validated like an imported file.
+    rule_data: RuleData | None = None
 
 
 class GangImportLink(Record):

@@ -331,6 +331,7 @@ class Storage:
     delete_campaign = _write(Transaction.delete_campaign)
     forget_server = _write(Transaction.forget_server)
     set_trading_post = _write(Transaction.set_trading_post)
+    set_rule_data = _write(Transaction.set_rule_data)
 
     get_gang = _read(Transaction.get_gang)
     get_gang_by_name = _read(Transaction.get_gang_by_name)

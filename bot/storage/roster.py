@@ -140,6 +140,7 @@ def gang_from_rows(rows: RosterRows) -> Gang:
             "credits": gang["credits"],
             "reputation": gang["reputation"],
             "battles_fought": gang["battles_fought"],
+            "notes": gang["notes"],
             "stash": owned.get((STASH, None), []),
             "stash_vehicles": vehicles[1],
             "fighters": [

@@ -164,6 +164,16 @@ class Transaction:
         await self.add_note(campaign_id, note, actor=actor, clause="PB-6B")
         return campaign
 
+    async def set_rule_data(
+        self, campaign_id: str, rule_data: str | None, *, actor: str, note: str
+    ) -> Campaign:
+        """Give the campaign its own rule data (JSON of rules.ruledata.RuleData; None: none);
+        ``note`` goes to the ledger."""
+        campaign = await campaigns.set_rule_data(
+            self._write_db(), self.guild_id, campaign_id, rule_data)
+        await self.add_note(campaign_id, note, actor=actor)
+        return campaign
+
     async def add_note(
         self, campaign_id: str, text: str, *, actor: str, clause: str = "CAMPAIGN"
     ) -> None:

@@ -6,24 +6,24 @@ import discord
 
 from bot.render import safe
 from bot.ui import fit_lines
-from rules.models import PROFILE_STATS, TARGET_STATS, Fighter, FighterStatus, Gang, Item, Profile
+from rules.models import PROFILE_STATS, Fighter, FighterStatus, Gang, Item, Profile
+from rules.profiles import LABELS as STAT_LABELS
+from rules.profiles import stat_text
 from rules.tradingpost import MAX_WEAPON_SLOTS
 
-STAT_LABELS = {
-    "m": "M", "ws": "WS", "bs": "BS", "s": "S", "t": "T", "w": "W", "i": "I", "a": "A",
-    "ld": "Ld", "cl": "Cl", "wil": "Wil", "int": "Int",
-}
 # Embed field values may hold 1024 characters; lists stop short of that so a
 # fighter with every list full still fits in one embed (6000 in all).
 FIELD_CHARS = 900
 
 
-def profile_block(profile: Profile) -> str:
+def profile_block(profile: Profile | None) -> str:
     """The profile as a monospace table (no user text inside, so nothing to escape)."""
+    if profile is None:
+        # No example line here: one could be taken for this fighter's figures.
+        return "Profile not set: paste the fighter's own from its roster with /fighter edit."
     heads, values = [], []
     for stat in PROFILE_STATS:
-        value = profile.get(stat)
-        shown = f'{value}"' if stat == "m" else f"{value}+" if stat in TARGET_STATS else str(value)
+        shown = stat_text(stat, profile.get(stat))
         label = STAT_LABELS[stat]
         width = max(len(label), len(shown))
         heads.append(label.ljust(width))
@@ -32,8 +32,13 @@ def profile_block(profile: Profile) -> str:
 
 
 def item_line(item: Item) -> str:
+    """The item, then one indented line per weapon profile it has (name, figures, traits)."""
     slots = " (two weapon slots)" if item.weapon_slots == 2 else ""
-    return f"{safe(item.name)} · {item.kind.value}{slots} · {item.cost} credits"
+    lines = [f"{safe(item.name)} · {item.kind.value}{slots} · {item.cost} credits"]
+    for profile in item.profiles:
+        label = f"{safe(profile.name)}: " if profile.name else ""
+        lines.append(f"  ↳ {label}{safe(profile.text)}")
+    return "\n".join(lines)
 
 
 def fighter_embed(gang: Gang, fighter: Fighter, captor: str | None = None) -> discord.Embed:

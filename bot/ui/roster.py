@@ -18,17 +18,15 @@ import discord
 
 from bot.render import clip, safe
 from rules.models import (
-    PROFILE_STATS,
-    TARGET_STATS,
     EquipmentKind,
     Fighter,
     FighterStatus,
     Gang,
     Item,
-    Profile,
     Territory,
     Vehicle,
 )
+from rules.profiles import profile_line as _profile_line
 
 TITLE_MAX = 256
 DESCRIPTION_MAX = 4096
@@ -44,10 +42,8 @@ STANDINGS_COLOUR = discord.Colour.dark_red()
 WEAPON_MARK = "⚔"
 STANDINGS_PER_PAGE = 20
 
-_STAT_LABELS = {
-    "m": "M", "ws": "WS", "bs": "BS", "s": "S", "t": "T", "w": "W", "i": "I", "a": "A",
-    "ld": "Ld", "cl": "Cl", "wil": "Wil", "int": "Int",
-}
+# What a roster shows where a fighter's profile would be, when nobody gave it.
+PROFILE_NOT_SET = "profile not set"
 
 
 @dataclass(frozen=True)
@@ -67,14 +63,9 @@ def _field(name: str, value: str, inline: bool = False) -> _Field:
 # --------------------------------------------------------------------------- pieces
 
 
-def profile_line(profile: Profile) -> str:
-    """``M5" WS4+ BS4+ S3 T3 W1 I4+ A1 Ld7+ Cl7+ Wil7+ Int7+``."""
-    parts = []
-    for stat in PROFILE_STATS:
-        value = profile.get(stat)
-        suffix = '"' if stat == "m" else "+" if stat in TARGET_STATS else ""
-        parts.append(f"{_STAT_LABELS[stat]}{value}{suffix}")
-    return " ".join(parts)
+def profile_line(fighter: Fighter) -> str:
+    """``M5" WS4+ BS4+ S3 T3 W1 I4+ A1 Ld7+ Cl7+ Wil7+ Int7+``, or "profile not set"."""
+    return PROFILE_NOT_SET if fighter.profile is None else _profile_line(fighter.profile)
 
 
 def equipment_names(items: Sequence[Item]) -> list[str]:
@@ -102,7 +93,7 @@ def fighter_field(fighter: Fighter, captor_names: dict[str, str]) -> _Field:
     name = f"{safe(fighter.name)} ({kind})"
     lines = [
         f"{fighter.total_cost} credits · {fighter.xp} XP · {status_text(fighter, captor_names)}",
-        f"`{profile_line(fighter.profile)}`",
+        f"`{profile_line(fighter)}`",
     ]
     if fighter.equipment:
         lines.append(f"Equipment: {equipment_text(fighter.equipment)}")

@@ -69,11 +69,16 @@ async def new_gang(
     assert "joins" in text, text
 
 
+# The tests' own figures: the shipped example House Lists give no profiles, and the
+# battles act on characteristics (Eye Injury, advancements).
+TEST_PROFILE = 'M5" WS4+ BS4+ S3 T3 W1 I4+ A1 Ld7+ Cl7+ Wil7+ Int7+'
+
+
 async def new_fighter(
     driver: Driver, user: str, campaign: str, gang: str, name: str, fighter_type: str
 ) -> None:
     text = await slash(driver, user, "fighter add", gang=gang, name=name,
-                       fighter_type=fighter_type, campaign=campaign)
+                       fighter_type=fighter_type, campaign=campaign, profile=TEST_PROFILE)
     assert "joins" in text, text
 
 

@@ -160,7 +160,8 @@ async def test_retire_sends_gear_to_the_stash(arena: Arena) -> None:
 
 async def test_edit_profile_cost_xp_and_name(arena: Arena) -> None:
     gang = await new_gang(arena, "alice", "Edit Lords")
-    await ok(arena, "alice", "fighter add", gang=gang, name="Thug", fighter_type="Bully")
+    await ok(arena, "alice", "fighter add", gang=gang, name="Thug", fighter_type="Bully",
+             profile='M5" WS4+ BS4+ S3 T3 W1 I4+ A1 Ld7+ Cl7+ Wil7+ Int7+')
     text = await ok(arena, "alice", "fighter edit", fighter="Thug", ws=3, s=4,
                     options={"int": 6}, cost=60, xp=5)
     for expected in ("ws 4 → 3", "s 3 → 4", "int 7 → 6", "cost 55 → 60", "xp 0 → 5"):

@@ -15,6 +15,7 @@ from fakediscord.common import InteractionType
 from fakediscord.errors import CommandInputError
 from fakediscord.result import InteractionResult
 from rules.models import EquipmentKind, Fighter, FighterCategory, Item
+from rules.profiles import parse_profile
 from tests.e2e.helpers import G, U, database, slash
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -101,6 +102,7 @@ async def test_roster_shows_fighters_equipment_and_status(arena: Arena) -> None:
         boss = Fighter(
             id="boss1", name="Big Grux", category=FighterCategory.LEADER,
             fighter_type="Forge Tyrant", cost=120, xp=5, gang_hierarchy=True,
+            profile=parse_profile('M5" WS4+ BS4+ S3 T3 W1 I4+ A1 Ld7+ Cl7+ Wil7+ Int7+'),
             equipment=[Item(id="it1", name="Combat shotgun", cost=60,
                             kind=EquipmentKind.WEAPON),
                        Item(id="it2", name="Furnace plates", cost=25,
@@ -119,6 +121,7 @@ async def test_roster_shows_fighters_equipment_and_status(arena: Arena) -> None:
     assert "Equipment: ⚔ Combat shotgun, Furnace plates" in text
     assert "Injuries: Humiliated" in text
     assert "Captured by Sump Rats" in text
+    assert "`profile not set`" in text  # Little Grux: nobody gave his
     assert "Gang Rating: 205" in text  # the captive does not count
     captors = await roster_text(arena, "Sump Rats")
     assert "Captives held: Little Grux of Show Boys" in captors

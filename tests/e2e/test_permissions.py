@@ -31,6 +31,7 @@ from fakediscord import FakeDiscord, InteractionResult, Message, Perm, Upload
 from fakediscord.common import InteractionType
 from tests.e2e import hostile
 from tests.e2e.battle_helpers import (
+    TEST_PROFILE,
     all_text,
     bot_ready,
     report,
@@ -95,6 +96,8 @@ EXPECTED: dict[str, frozenset[Kind]] = {
     "campaign tradingpost clear": ARBITRATORS,
     "campaign delete": ARBITRATORS,  # asking; Confirm deletes (the button's row)
     "help": ANYONE_HERE | {Kind.OTHER_SERVER},
+    "campaign ruledata import": ARBITRATORS,
+    "campaign ruledata export": ANYONE_HERE,
     # /gang: anyone founds their own; the owner or an Arbitrator changes it.
     "gang create": ANYONE_HERE,
     "gang show": ANYONE_HERE,
@@ -465,6 +468,14 @@ async def test_campaign_commands(table: Table) -> None:
     await t.row("button: campaign delete Confirm",
                 lambda k, asked: click_as(t, k, asked, "Confirm"), prepare=nora_asks_to_delete)
 
+    # The import stages the file for its Confirm button: that is what it stores.
+    rule_data = (Path(__file__).parents[2] / "docs" / "examples"
+                 / "rule-data-example.toml").read_bytes()
+    await t.row("campaign ruledata import", lambda k, _: t.slash(
+        k, "campaign ruledata import", file=Upload("rules.toml", rule_data), campaign=CAMPAIGN))
+    await t.row("campaign ruledata export", lambda k, _: t.slash(
+        k, "campaign ruledata export", campaign=CAMPAIGN), look=True)
+
 
 # ---------------------------------------------------------------------------- /gang
 
@@ -630,7 +641,7 @@ async def pair(t: Table, tag: str, *, olive_fighters: tuple[tuple[str, str], ...
                     fighter_type="Forge Tyrant", campaign=CAMPAIGN)
     for name, fighter_type in olive_fighters:
         await t.as_user("olive", "fighter add", gang=olive, name=name, fighter_type=fighter_type,
-                        campaign=CAMPAIGN)
+                        profile=TEST_PROFILE, campaign=CAMPAIGN)
     return olive, pat
 
 

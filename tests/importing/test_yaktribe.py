@@ -174,10 +174,10 @@ def test_captured_and_unknown_statuses_come_in_active(ruleset: RuleSet) -> None:
 
 
 def test_a_profile_outside_the_bots_bounds_skips_the_fighter(ruleset: RuleSet) -> None:
-    gang, lines = one_fighter(ruleset, ws="0+", m="25")
+    gang, lines = one_fighter(ruleset, ws="13+", m="25")
     assert gang.fighters == []
     assert lines[0].startswith("Problem: Fighter #1 'Krug Ironhide': ")
-    assert "m 25" in lines[0] and "ws 0" in lines[0]
+    assert "m 25" in lines[0] and "ws 13" in lines[0]
 
 
 def test_missing_name_or_type_skips_the_fighter(ruleset: RuleSet) -> None:
@@ -222,10 +222,81 @@ def test_a_cost_below_the_equipment_keeps_the_fighters_own_cost_at_0(ruleset: Ru
     assert any("costs 50 but its equipment is worth 70" in line for line in lines)
 
 
-def test_an_unknown_type_is_a_ganger_with_a_line(ruleset: RuleSet) -> None:
-    gang, lines = one_fighter(ruleset, type="Ogryn Bodyguard of Doom")
-    assert gang.fighters[0].category is FighterCategory.GANGER
-    assert any("imported as a Ganger" in line for line in lines)
+def test_a_type_nothing_settles_is_asked_for_not_made_a_ganger(ruleset: RuleSet) -> None:
+    data = slag_kings()
+    data["gangers"] = [{**data["gangers"][0], "type": "Ogryn Bodyguard of Doom"}]
+    parsed = parse(data, ruleset)
+    assert parsed.needs_category == {"Ogryn Bodyguard of Doom": 1}
+    answered = parse_yaktribe(data, ruleset=ruleset, owner=OWNER, make_id=id_maker(),
+                              categories={"ogryn bodyguard of doom": FighterCategory.BRUTE})
+    assert answered.needs_category == {}
+    assert answered.gang.fighters[0].category is FighterCategory.BRUTE
+    # The file's own category settles it too.
+    gang, _ = one_fighter(ruleset, type="Ogryn Bodyguard of Doom", category="Leader")
+    assert gang.fighters[0].category is FighterCategory.LEADER
+
+
+def cult_gang() -> dict[str, Any]:
+    """A made-up gang of a house the campaign's rule data lacks, in Yaktribe's shape: a
+    fighter without BS (written 0), items the Trading Post lacks with their own costs,
+    kinds and profiles, "Mesh Armor" spelt the American way, notes."""
+    def fighter(gid: int, name: str, kind: str, bs: Any, cost: int,
+                equipment: list[dict[str, Any]], **more: Any) -> dict[str, Any]:
+        return {"ganger_id": gid, "name": name, "type": kind, "m": 5, "ws": "3+", "bs": bs,
+                "s": 3, "t": 3, "w": 1, "i": "4+", "a": 1, "ld": "7+", "cl": "7+",
+                "wil": "7+", "int": "7+", "cost": cost, "equipment": equipment, **more}
+    sword = {"name": "Vein Sword", "qty": 1, "cost": 30, "type": "Weapon", "profiles": [
+        {"name": "", "rng_s": "E", "rng_l": "-", "acc_s": "-", "acc_l": "-", "str": "S+1",
+         "ap": "-2", "d": "1", "am": "-", "traits": "Melee, Parry"}]}
+    caster = {"name": "Hush Caster", "qty": 1, "cost": 45, "category": "weapons",
+              "profiles": [
+                  {"profile": "Low", "range_short": '6"', "range_long": '18"', "str": "3",
+                   "ap": "-", "d": "1", "am": "4+"},
+                  {"profile": "High", "range_short": '6"', "range_long": '18"', "str": "5",
+                   "ap": "-1", "d": "2", "am": "6+", "traits": ["Unstable"]}]}
+    return {
+        "gang_id": 777, "gang_name": "The Hushed Brood", "gang_type": "Whisper Cult",
+        "credits": 40, "reputation": 3, "alignment": "Outlaw",
+        "notes": "Meets under the old pump house.",
+        "gangers": [
+            fighter(1, "Mother Hush", "Hush Matron", "3+", 180, [sword, caster],
+                    category="Leader", notes="Never speaks.", special_rules=["Quiet"]),
+            fighter(2, "Skitter", "Hush Familiar", 0, 40, [], category="Hanger-on"),
+            fighter(3, "Pale Jon", "Hush Acolyte", "4+", 70,
+                    [{"name": "Mesh Armor", "qty": 1}]),
+        ],
+    }
+
+
+def test_a_real_shaped_export_of_an_unknown_house_imports_whole(ruleset: RuleSet) -> None:
+    parsed = parse_yaktribe(cult_gang(), ruleset=ruleset, owner=OWNER, make_id=id_maker(),
+                            categories={"hush acolyte": FighterCategory.GANGER})
+    gang = parsed.gang
+    assert [f.name for f in gang.fighters] == ["Mother Hush", "Skitter", "Pale Jon"]
+    assert parsed.needs_category == {}
+    mother, skitter, jon = gang.fighters
+    assert mother.category is FighterCategory.LEADER and mother.gang_hierarchy
+    assert skitter.category is FighterCategory.HANGER_ON
+    assert skitter.profile is not None and skitter.profile.bs is None  # "bs": 0
+    assert gang.notes == "Meets under the old pump house." and mother.notes == "Never speaks."
+    assert mother.special_rules == ["Quiet"]
+    sword, caster = mother.equipment
+    assert (sword.kind, sword.cost, caster.kind, caster.cost) == (
+        EquipmentKind.WEAPON, 30, EquipmentKind.WEAPON, 45)
+    assert mother.weapon_slots == 2 and mother.cost == 180 - 75
+    assert sword.profiles[0].strength == "S+1" and sword.profiles[0].traits == ["Melee", "Parry"]
+    assert [p.name for p in caster.profiles] == ["Low", "High"]
+    assert caster.profiles[1].ammo == "6+" and caster.profiles[1].traits == ["Unstable"]
+    # "Mesh Armor" is the Trading Post's "Mesh armour", priced and kinded from it.
+    assert jon.equipment[0].name == "Mesh armour" and jon.equipment[0].cost == 15
+    assert "Mesh Armor" not in parsed.report.unknown_items
+
+
+def test_a_yaktribe_campaign_export_is_answered_for_what_it_is(ruleset: RuleSet) -> None:
+    campaign = {"campaign_id": 12, "campaign_name": "Dust Falls",
+                "gangs": [cult_gang(), slag_kings()]}
+    with pytest.raises(InvalidRequest, match=r"Yaktribe campaign export .*Dust Falls.* 2 gangs"):
+        parse(campaign, ruleset)
 
 
 def test_types_with_a_house_prefix_or_category_suffix_find_the_template(

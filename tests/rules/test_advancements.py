@@ -17,10 +17,10 @@ from rules.advancements import (
 from rules.data import default_ruleset
 from rules.dice import ScriptedRoller
 from rules.errors import InvalidRequest, NotEligible, NotFound, RulesError
-from rules.models import Advancement, FighterCategory, Profile
+from rules.models import Advancement, FighterCategory
 from rules.ruleset import RuleSet
 from rules.world import World
-from tests.factories import fighter, gang, world
+from tests.factories import fighter, gang, profile, world
 
 WS_BS = "+1 Weapon Skill or Ballistic Skill"
 NO_DICE = ScriptedRoller([])
@@ -113,7 +113,7 @@ def test_pb_6e_stat_choice_is_required_and_must_be_offered(ruleset: RuleSet) -> 
 
 @pytest.mark.rule("PB-6E")
 def test_pb_6e_characteristic_at_its_best_is_refused(ruleset: RuleSet) -> None:
-    w = setup(profile=Profile(ws=1))
+    w = setup(profile=profile(ws=1))
     refused(NotEligible, w,
             lambda: buy_advancement(w, "g", "f1", WS_BS, ruleset, NO_DICE, stat="ws"),
             match="cannot improve")
@@ -240,7 +240,7 @@ def test_pb_6e_gangers_table_choice_left_pending_then_chosen(ruleset: RuleSet) -
 
 @pytest.mark.rule("PB-6E")
 def test_pb_6e_gangers_table_drops_a_stat_that_cannot_improve(ruleset: RuleSet) -> None:
-    w = setup(FighterCategory.GANGER, xp=6, profile=Profile(ws=1))
+    w = setup(FighterCategory.GANGER, xp=6, profile=profile(ws=1))
     result = roll_ganger_advancement(w, "g", "f1", ruleset, ScriptedRoller([2, 2]), stat="ws",
                                      skill_set="Agility")
     assert result.stat == "bs" and result.pending_stats == []

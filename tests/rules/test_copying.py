@@ -58,7 +58,9 @@ def test_changing_a_copy_leaves_the_world_as_it_was(world: World) -> None:
     gang = twin.gang("g0")
     gang.credits += 1
     gang.fighters[0].xp += 1
-    gang.fighters[0].profile.ws += 1
+    profile = gang.fighters[0].profile
+    assert profile is not None
+    profile.ws = 2 if profile.ws == 1 else 1
     gang.fighters[0].equipment.clear()
     gang.stash.append(gang.stash[0] if gang.stash else gang.fighters[0].model_copy())
     del twin.gangs["g1"]

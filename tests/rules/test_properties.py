@@ -21,7 +21,18 @@ from rules.data import default_ruleset
 from rules.dice import DiceRoll, Roller, SeededRoller
 from rules.distribute import give_item, take_item
 from rules.errors import RulesError
-from rules.models import Alignment, Battle, EquipmentKind, Fighter, FighterCategory, Gang, Item
+from rules.models import (
+    PROFILE_STATS,
+    Alignment,
+    Battle,
+    EquipmentKind,
+    Fighter,
+    FighterCategory,
+    Gang,
+    Item,
+    Profile,
+    stat_bounds,
+)
 from rules.rewards import GangReward, ReputationChange, receive_rewards
 from rules.ruleset import FighterTemplate, HouseList, RuleSet
 from rules.tradingpost import (
@@ -71,6 +82,17 @@ weapon = st.builds(
 
 
 @st.composite
+def profiles(draw: st.DrawFn, absent: bool = True) -> Profile:
+    """Any valid profile, some characteristics absent ("-") unless ``absent`` is False."""
+    values: dict[str, int | None] = {}
+    for stat in PROFILE_STATS:
+        low, high = stat_bounds(stat)
+        number = st.integers(low, high)
+        values[stat] = draw(st.none() | number if absent else number)
+    return Profile.model_validate(values)
+
+
+@st.composite
 def fighters(draw: st.DrawFn, gang_no: int, index: int, category: FighterCategory) -> Fighter:
     template = next((t for t in GOLIATH.fighters if t.category is category), None)
     gear: list[Item] = []
@@ -88,6 +110,8 @@ def fighters(draw: st.DrawFn, gang_no: int, index: int, category: FighterCategor
         fighter_type=template.fighter_type if template else "",
         cost=draw(st.integers(20, 150)),
         xp=draw(st.integers(0, 30)),
+        # The Leader always has a profile; others may have none ("profile not set").
+        profile=draw(profiles(absent=False)) if index == 0 else draw(st.none() | profiles()),
         gang_hierarchy=category in (FighterCategory.LEADER, FighterCategory.CHAMPION),
         equipment=gear,
     )

@@ -54,6 +54,7 @@ from rules.models import (
     Vehicle,
     VehicleEndState,
     VehicleStatus,
+    WeaponProfile,
 )
 from rules.world import World
 
@@ -159,14 +160,27 @@ availabilities = st.one_of(
     every_field(Availability, rarity=st.sampled_from([Rarity.RARE, Rarity.ILLEGAL]),
                 level=st.integers(0, 99))(),
 )
+short_texts = texts(max_size=12)
+weapon_profiles = every_field(
+    WeaponProfile, name=texts(max_size=60), short_range=short_texts, long_range=short_texts,
+    short_accuracy=short_texts, long_accuracy=short_texts, strength=short_texts,
+    ap=short_texts, damage=short_texts, ammo=short_texts,
+    traits=st.lists(texts(1, 60), max_size=3),
+)()
 _equipment_fields: dict[str, st.SearchStrategy[Any]] = {
     "name": name_text, "cost": credits, "kind": st.sampled_from(EquipmentKind),
     "availability": availabilities, "two_slots": st.booleans(), "grants_mounted": st.booleans(),
+    "profiles": st.lists(weapon_profiles, max_size=2),
 }
 trading_post_entries = every_field(TradingPostEntry, **_equipment_fields,
                                    category=texts(max_size=100))()
-profiles = every_field(Profile, **{field: bounded_int(Profile, field)
-                                   for field in Profile.model_fields})()
+# A characteristic may be absent ("-"), and a whole profile not set (None). Built from a
+# dictionary: st.builds would apply the fields' bounds to None as well.
+_profile_fields = {field: st.none() | bounded_int(Profile, field)
+                   for field in Profile.model_fields}
+every_field(Profile, **_profile_fields)
+profiles = st.none() | st.fixed_dictionaries(_profile_fields).map(lambda v: Profile(**v))
+notes = texts(max_size=200)
 advancements = every_field(Advancement, name=name_text, xp_cost=counts, credits=credits,
                            stat=st.none() | st.sampled_from(models.PROFILE_STATS) | texts())()
 an_item = every_field(Item, "id", **_equipment_fields, boon_of_sequence=maybe_text)
@@ -177,6 +191,7 @@ a_fighter = every_field(
     skills=text_lists, special_rules=text_lists, status=st.sampled_from(FighterStatus),
     captured_by=maybe_text, rescue_chance_given=st.booleans(), lasting_injuries=text_lists,
     gang_hierarchy=st.booleans(), critical_injury=st.booleans(), escorted_to_doc=st.booleans(),
+    notes=notes,
 )
 a_vehicle = every_field(
     Vehicle, "id", "name", "upgrades", "equipment", "crew_id",
@@ -187,6 +202,7 @@ a_gang = every_field(
     Gang, "id", "name", "stash", "stash_vehicles", "fighters", "vehicles",
     house=name_text, owner=texts(1, 64), alignment=st.sampled_from(Alignment),
     credits=credits, reputation=bounded_int(Gang, "reputation"), battles_fought=counts,
+    notes=notes,
 )
 a_fighter_end_state = every_field(
     FighterEndState, "gang_id", "fighter_id",

@@ -1,0 +1,182 @@
+"""``/campaign ruledata``: read a campaign's own rule data file, preview it, store it on Confirm.
+
+The file (TOML or JSON, docs/rule-data.md) is read in a worker thread and
+checked whole before anything is kept: its syntax (a refusal names the line),
+its schema (a refusal names the field, with the names of the entries it sits
+in), and the rule set it makes with the campaign's shipped set (a Territory's
+free Hanger-on must exist, and so on). The checked content is staged with
+the staged imports; the Confirm button stores it in one transaction, all or
+nothing, and replaces the campaign's earlier own content whole.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import tomllib
+from typing import Any
+
+import discord
+from pydantic import ValidationError
+
+from bot.context import actor_of, require_arbitrator
+from bot.errors import Refused
+from bot.rulesets import ruleset_for
+from bot.storage import Campaign, Transaction, new_id
+from bot.ui.confirm import Confirmed
+from rules.data import check_ruleset
+from rules.errors import InvalidRequest, NotFound
+from rules.models import Model
+from rules.ruledata import (
+    FORMAT,
+    VERSION,
+    RuleData,
+    apply_rule_data,
+    preview_lines,
+    rule_data_of,
+)
+
+# How many schema problems one refusal lists before "and N more".
+MAX_PROBLEMS = 6
+_TOML_LINE = re.compile(r"\(at line (\d+), column (\d+)\)")
+# Keys whose value names a list entry, in the order they are tried.
+_NAME_KEYS = ("house", "fighter_type", "vehicle_type", "name", "id")
+
+
+class StagedRuleData(Model):
+    """Rule data checked and waiting for its Confirm button."""
+
+    filename: str
+    rule_data: RuleData
+
+
+def read_rule_data(data: bytes, filename: str) -> RuleData:
+    """The file's content, or a refusal that names its line or field."""
+    label = filename[:80] or "the file"
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InvalidRequest(f"{label} is not UTF-8 text.") from None
+    raw = _parsed(text, label, filename)
+    try:
+        return RuleData.model_validate(raw)
+    except ValidationError as error:
+        problems = [_problem(e, raw) for e in error.errors()]
+        shown = problems[:MAX_PROBLEMS]
+        if len(problems) > MAX_PROBLEMS:
+            shown.append(f"and {len(problems) - MAX_PROBLEMS} more")
+        raise InvalidRequest(f"{label} is not valid rule data:\n- " + "\n- ".join(shown)) from None
+
+
+def _parsed(text: str, label: str, filename: str) -> Any:
+    as_json = filename.lower().endswith(".json") or text.lstrip().startswith("{")
+    if as_json:
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as error:
+            raise InvalidRequest(f"{label}, line {error.lineno}, column {error.colno}: "
+                                 f"not valid JSON ({error.msg}).") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        message = str(error)
+        where = _TOML_LINE.search(message)
+        place = f", line {where.group(1)}, column {where.group(2)}" if where else ""
+        reason = _TOML_LINE.sub("", message).strip()
+        raise InvalidRequest(f"{label}{place}: not valid TOML ({reason}).") from None
+
+
+def _problem(error: Any, raw: Any) -> str:
+    """``houses[1] (House Quill) > fighters[2] (Matriarch) > profile: <message>``."""
+    parts: list[str] = []
+    node = raw
+    for step in error["loc"]:
+        if isinstance(step, int):
+            node = node[step] if isinstance(node, list) and step < len(node) else None
+            named = _entry_name(node)
+            if parts:
+                parts[-1] += f"[{step + 1}]" + (f" ({named})" if named else "")
+            continue
+        node = node.get(step) if isinstance(node, dict) else None
+        parts.append(str(step))
+    where = " > ".join(parts) or "the file"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    return f"{where}: {message}"
+
+
+def _entry_name(node: Any) -> str | None:
+    if not isinstance(node, dict):
+        return None
+    for key in _NAME_KEYS:
+        value = node.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()[:60]
+    return None
+
+
+def checked_with(campaign: Campaign, rule_data: RuleData, label: str) -> None:
+    """Refuse content that would break the campaign's rule set once laid over it."""
+    base = ruleset_for(campaign.model_copy(update={"rule_data": None, "trading_post": None}))
+    check_ruleset(apply_rule_data(base, rule_data), label)
+
+
+async def stage(
+    tx: Transaction, campaign: Campaign, data: bytes, filename: str, user_id: str
+) -> tuple[str, list[str]]:
+    """Read, check and keep the file until Confirm; the token for the button and the preview."""
+    rule_data = await asyncio.to_thread(read_rule_data, data, filename)
+    if rule_data.is_empty:
+        raise InvalidRequest(f"{filename[:80]} holds no House List, weapon, wargear, skill set, "
+                             "Hanger-on or Territory: nothing to import.")
+    await asyncio.to_thread(checked_with, campaign, rule_data, filename[:80])
+    token = new_id()
+    await tx.stage_import(campaign.id, token, user_id,
+                          StagedRuleData(filename=filename[:200], rule_data=rule_data))
+    lines = preview_lines(ruleset_for(campaign), rule_data)
+    if campaign.rule_data is not None:
+        lines.append("Replaces the campaign's earlier own rule data whole.")
+    return token, lines
+
+
+async def confirm(
+    tx: Transaction, campaign_id: str, token: str, interaction: discord.Interaction[Any]
+) -> Confirmed:
+    """The Confirm button: store the staged content, all of it, in this transaction."""
+    try:
+        campaign = await tx.get_campaign(campaign_id)
+    except NotFound:
+        return Confirmed("That campaign no longer exists; nothing was imported.")
+    require_arbitrator(campaign, interaction)
+    taken = await tx.take_staged_import(campaign_id, token, StagedRuleData)
+    if taken is None:
+        return Confirmed("This import has expired or was already done; run "
+                         "/campaign ruledata import again.")
+    user_id, staged = taken
+    if user_id != actor_of(interaction):
+        raise Refused("Only the person who asked can confirm this import.")
+    # The campaign's rule set may have changed since the preview: check again.
+    checked_with(campaign, staged.rule_data, staged.filename[:80])
+    stored = await tx.set_rule_data(
+        campaign_id, staged.rule_data.model_dump_json(by_alias=True),
+        actor=actor_of(interaction), note=f"Rule data imported from {staged.filename[:80]}.",
+    )
+    summary = (f"**{stored.name}** plays with its own rule data from "
+               f"{staged.filename[:80]} now.")
+    return Confirmed(f"Done. {summary}",
+                     announcement=f"{interaction.user.mention}: {summary}")
+
+
+def export_bytes(campaign: Campaign, *, own_only: bool) -> bytes:
+    """The campaign's content in the rule data format: all it plays with, or its own only."""
+    if own_only:
+        if campaign.rule_data is None:
+            raise InvalidRequest(f"{campaign.name} has no rule data of its own; export without "
+                                 "own_only to get the content it plays with.")
+        content = RuleData.model_validate_json(campaign.rule_data)
+    else:
+        content = rule_data_of(ruleset_for(campaign))
+    # Defaults left out keep the file short; format and version say what the file is.
+    body = content.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+    document = {"format": FORMAT, "version": VERSION, **body}
+    return json.dumps(document, indent=2, ensure_ascii=False).encode()

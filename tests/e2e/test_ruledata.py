@@ -1,0 +1,138 @@
+"""Real fighters through the real bot: a campaign's own rule data imported with a preview
+and a Confirm, hiring from its House List with its profiles, pasted profiles, "profile not
+set" where nobody gave one, weapon profiles on the fighter's card, and the export."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from bot.arena import Arena
+from fakediscord import Upload
+from tests.e2e.test_fighter import ok, refused, said, slash
+from tests.importing.test_yaktribe import cult_gang
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+EXAMPLE = Path(__file__).parents[2] / "docs" / "examples" / "rule-data-example.toml"
+MATRIARCH = 'M5" WS3+ BS3+ S3 T3 W2 I3+ A2 Ld6+ Cl6+ Wil7+ Int6+'
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module", autouse=True)
+async def campaign(arena: Arena) -> None:
+    await ok(arena, "alice", "campaign create", name="Ink Wars")
+    await ok(arena, "bob", "gang create", name="Goliath Lads", house="Goliath",
+             alignment="Law Abiding", credits=1000)
+
+
+async def test_a_fighter_nobody_gave_a_profile_shows_profile_not_set(arena: Arena) -> None:
+    answer = await ok(arena, "bob", "fighter add", gang="Goliath Lads", name="Krag",
+                      fighter_type="Forge Tyrant")
+    assert "profile not set" in answer
+    card = await ok(arena, "carol", "fighter show", fighter="Krag")
+    assert "Profile not set" in card and 'M5"' not in card and "WS4+" not in card
+    roster = await ok(arena, "carol", "gang show", gang="Goliath Lads")
+    assert "profile not set" in roster and "Ld7+" not in roster
+
+
+async def test_a_pasted_profile_is_read_and_a_bad_one_named(arena: Arena) -> None:
+    refusal = await refused(arena, "bob", "fighter edit", fighter="Krag",
+                            profile='M4" WS2+ BS9++ S4 T4 W2 I3+ A2 Ld5+ Cl5+ Wil7+ Int6+')
+    assert "BS '9++'" in refusal
+    assert "Profile not set" in await ok(arena, "carol", "fighter show", fighter="Krag")
+    lonely = await refused(arena, "bob", "fighter edit", fighter="Krag", ws=3)
+    assert "profile is not set" in lonely
+    await ok(arena, "bob", "fighter edit", fighter="Krag",
+             profile="m 4  ws2 bs 4 S4 t4 W2 i3 A2 ld5 CL5 wil7 int6", notes="Came from the forge")
+    card = await ok(arena, "carol", "fighter show", fighter="Krag")
+    assert "WS" in card and "2+" in card and '4"' in card
+    await ok(arena, "bob", "fighter edit", fighter="Krag", ws=3)
+    roster = await ok(arena, "carol", "gang show", gang="Goliath Lads")
+    assert 'M4" WS3+ BS4+ S4 T4 W2 I3+ A2 Ld5+ Cl5+ Wil7+ Int6+' in roster
+
+
+async def test_rule_data_is_previewed_and_stored_only_on_confirm(arena: Arena) -> None:
+    upload = Upload("quillon.toml", EXAMPLE.read_bytes())
+    not_yours = await refused(arena, "bob", "campaign ruledata import", file=upload)
+    assert "Arbitrator" in not_yours
+    asked = await slash(arena, "alice", "campaign ruledata import", file=upload)
+    assert asked.ephemeral
+    preview = said(asked)
+    assert "Adds 1 House Lists: Quillon" in preview
+    assert "Quill pistol" in preview and "Calligraphy" in preview
+    assert "Fighter types: 3, 2 with a profile" in preview
+    # Nothing is played with before the Confirm.
+    none_yet = await refused(arena, "alice", "campaign ruledata export", own_only=True)
+    assert "no rule data of its own" in none_yet
+    done = await arena.driver.click(asked, "Confirm", "alice")
+    assert "plays with its own rule data" in done.content
+
+
+async def test_hiring_from_the_campaign_list_gives_its_profile(arena: Arena) -> None:
+    await ok(arena, "bob", "gang create", name="Scribes", house="Quillon",
+             alignment="Law Abiding", credits=500)
+    await ok(arena, "bob", "fighter add", gang="Scribes", name="Mother Vellum",
+             fighter_type="Quill Matriarch", pay=True)
+    await ok(arena, "bob", "fighter add", gang="Scribes", name="Smudge", fighter_type="Blotter")
+    roster = await ok(arena, "carol", "gang show", gang="Scribes")
+    assert MATRIARCH in roster
+    assert "profile not set" in roster  # the Blotter: the file gives no profile
+
+
+async def test_the_card_shows_each_weapon_profile(arena: Arena) -> None:
+    await ok(arena, "bob", "fighter equip", fighter="Mother Vellum", item="Quill launcher")
+    card = await ok(arena, "carol", "fighter show", fighter="Mother Vellum")
+    assert "Quill launcher" in card
+    assert 'Barbed: Rng 8"/24" · Acc -/-1 · S 4 · AP -1 · D 1 · Am 5+ · Blast (3")' in card
+    assert "Ink: " in card and "Blind" in card
+
+
+async def test_bad_rule_data_names_the_line_or_field_and_changes_nothing(arena: Arena) -> None:
+    broken = b'format = "munda-arbitrator/rule-data"\nversion = 1\n[[weapons]\nname = "x"\n'
+    refusal = await refused(arena, "alice", "campaign ruledata import",
+                            file=Upload("broken.toml", broken))
+    assert "broken.toml, line 3" in refusal
+    wrong = EXAMPLE.read_text().replace(MATRIARCH, MATRIARCH.replace("WS3+", "WS3++"))
+    refusal = await refused(arena, "alice", "campaign ruledata import",
+                            file=Upload("wrong.toml", wrong.encode()))
+    assert "houses[1] (Quillon) > fighters[1] (Quill Matriarch) > profile" in refusal
+    assert "WS '3++'" in refusal
+
+
+async def test_the_export_reads_back_as_the_same_content(arena: Arena) -> None:
+    exported = await slash(arena, "carol", "campaign ruledata export", own_only=True)
+    attachment = exported.message.attachments[0] if exported.message else None
+    assert attachment is not None
+    document = json.loads(attachment.data)
+    assert document["format"] == "munda-arbitrator/rule-data"
+    assert [h["house"] for h in document["houses"]] == ["Quillon"]
+    everything = await slash(arena, "carol", "campaign ruledata export")
+    whole = json.loads(everything.message.attachments[0].data)  # type: ignore[union-attr]
+    assert {h["house"] for h in whole["houses"]} >= {"Goliath", "Quillon"}
+    asked = await slash(arena, "alice", "campaign ruledata import",
+                        file=Upload(attachment.filename, attachment.data))
+    assert "Replaces 1 House Lists: Quillon" in said(asked)
+    done = await arena.driver.click(asked, "Confirm", "alice")
+    assert "plays with its own rule data" in done.content
+    roster = await ok(arena, "carol", "gang show", gang="Scribes")
+    assert MATRIARCH in roster
+
+
+async def test_an_unknown_house_asks_for_categories_and_keeps_weapon_profiles(
+    arena: Arena,
+) -> None:
+    upload = Upload("brood.json", json.dumps(cult_gang()).encode())
+    asked = await refused(arena, "bob", "gang import", file=upload)
+    assert "Hush Acolyte (1)" in asked and "categories" in asked
+    preview = await slash(arena, "bob", "gang import", file=upload,
+                          categories="Hush Acolyte=Ganger")
+    assert preview.ephemeral and "Import The Hushed Brood?" in said(preview)
+    await arena.driver.click(preview, "Confirm", "bob")
+    card = await ok(arena, "carol", "fighter show", fighter="Mother Hush")
+    assert "Vein Sword" in card and "S S+1 · AP -2" in card and "Melee, Parry" in card
+    assert "High: " in card and "Weapon slots\n2 of 3" in card
+    familiar = await ok(arena, "carol", "gang show", gang="The Hushed Brood")
+    assert 'M5" WS3+ BS- S3' in familiar
