@@ -319,6 +319,32 @@ async def advancement_stats(interaction: Interaction, current: str) -> Choices:
     return await from_rules(interaction, current, names)
 
 
+async def scenario_names(interaction: Interaction, current: str) -> Choices:
+    """Scenarios of the campaign's rule data, in the order of its chart."""
+    return await from_rules(interaction, current, lambda rules: (
+        s.name for s in sorted(rules.scenarios, key=lambda s: s.roll)))
+
+
+async def skill_set_names(interaction: Interaction, current: str) -> Choices:
+    return await from_rules(interaction, current, lambda rules: (
+        s.name for s in rules.skill_sets))
+
+
+async def skill_names(interaction: Interaction, current: str) -> Choices:
+    """Skills of the chosen skill set (else of every set) the chosen fighter lacks."""
+
+    def names(campaign: Campaign, gangs: list[Gang]) -> Iterable[str]:
+        rules = ruleset_for(campaign)
+        wanted = typed(interaction, "skill_set")
+        sets = [s for s in rules.skill_sets if wanted and same_name(s.name, wanted)]
+        known = {name_key(k) for _gang, f in chosen_fighters(interaction, gangs)
+                 for k in f.skills}
+        return dict.fromkeys(skill for s in sets or rules.skill_sets for skill in s.skills
+                             if name_key(skill) not in known)
+
+    return await suggest(interaction, current, names)
+
+
 async def battle_ids(interaction: Interaction, current: str) -> Choices:
     """Recent battles of the campaign by id, labelled with their scenario."""
     by_label: dict[str, str] = {}

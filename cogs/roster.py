@@ -55,6 +55,8 @@ from bot.options import (
     HangerOnType,
     NewName,
     RareItem,
+    SkillName,
+    SkillSetName,
     StashItem,
     StashVehicle,
     VehicleType,
@@ -386,13 +388,14 @@ class RosterCog(commands.GroupCog, group_name="roster",
         fighter="the fighter",
         option="the advancement (Gangers: the Ganger advancement roll)",
         stat="the characteristic, when the advancement offers a choice",
-        skill="for a chosen skill: its name",
-        skill_set="for a random skill: the skill set to roll on",
+        skill="for a chosen skill: its name (the skill set's skills are suggested)",
+        skill_set="the skill set: a random skill's, a chosen skill's, or (Gangers' roll) a "
+                  "promotion's",
         gang="the fighter's gang", campaign=CAMPAIGN_HELP,
     )
     async def advance(self, interaction: Interaction, fighter: FighterName,
                       option: AdvancementOption, stat: AdvancementStat | None = None,
-                      skill: NewName | None = None, skill_set: NewName | None = None,
+                      skill: SkillName | None = None, skill_set: SkillSetName | None = None,
                       gang: GangName | None = None, campaign: CampaignName | None = None) -> None:
         call = Call.of(interaction)
         await call.defer()
