@@ -48,6 +48,21 @@ def choose(names: Iterable[str], current: str) -> Choices:
     return [app_commands.Choice(name=n[:100], value=n[:100]) for n in matching[:MAX_CHOICES]]
 
 
+LIST_SEPARATOR = ","
+
+
+def choose_many(names: Iterable[str], current: str) -> Choices:
+    """Suggestions for a comma list: what is typed before the last comma is kept, the
+    last part completes to a name not listed yet ("Mort, Dr" offers "Mort, Dregg")."""
+    *before, last = current.split(LIST_SEPARATOR)
+    listed = [part.strip() for part in before if part.strip()]
+    keys = {name_key(part) for part in listed}
+    prefix = "".join(f"{part}{LIST_SEPARATOR} " for part in listed)
+    fresh = [n for n in names if name_key(n) not in keys]
+    return [app_commands.Choice(name=prefix + c.value, value=prefix + c.value)
+            for c in choose(fresh, last) if len(prefix + c.value) <= 100]
+
+
 def typed(interaction: discord.Interaction[Any], option: str) -> str | None:
     """What the user has typed so far into another option of the same command."""
     value = getattr(interaction.namespace, option, None)
@@ -58,14 +73,16 @@ async def suggest_in(
     interaction: Interaction,
     current: str,
     names: Callable[[Transaction, Campaign], Awaitable[Iterable[str]]],
+    chooser: Callable[[Iterable[str], str], Choices] = choose,
 ) -> Choices:
-    """Suggestions ``names(tx, campaign)`` reads in the command's campaign."""
+    """Suggestions ``names(tx, campaign)`` reads in the command's campaign (``chooser``:
+    :func:`choose_many` for an option that takes a comma list)."""
     if interaction.guild_id is None:
         return []
     try:
         async with interaction.client.storage.read_only(interaction.guild_id) as tx:
             campaign = await campaign_named(tx, typed(interaction, "campaign"))
-            return choose(await names(tx, campaign), current)
+            return chooser(await names(tx, campaign), current)
     except (RulesError, Refused, StorageError):
         return []
     except Exception:
