@@ -46,6 +46,7 @@ def free_text_options(
 # their own words. Anything else that is a string must offer suggestions.
 FREE_TEXT = {
     "name": "a new name (of a campaign, gang, fighter, vehicle, Territory)",
+    "recruit_name": "a new name, for a fighter a Boon may give",
     "url": "an address to import from",
     "expression": "dice as players write them",
     "purpose": "what a roll is for, in the player's words",
