@@ -172,13 +172,8 @@ def injury_select(campaign_id: str, battle_id: str, index: int, fighter_id: str,
     the bot (a second Eye Injury among Multiple Injuries' extras). The
     placeholder and the report say what is entered.
     """
-    options = [_option(NOT_ROLLED, "Not rolled at the table (the bot rolls it)",
-                       description="Clears what was entered for this fighter")]
-    options += [_option(value, label, description=face) for value, label, face in results]
-    return discord.ui.Select(
-        custom_id=INJURY.custom_id(campaign_id, battle_id, index, fighter_id),
-        placeholder=placeholder[:PLACEHOLDER_MAX], options=options, row=2,
-    )
+    return _rolled_select(INJURY.custom_id(campaign_id, battle_id, index, fighter_id),
+                          "fighter", results, placeholder)
 
 
 def amount_select(campaign_id: str, battle_id: str, index: int, section: str,
@@ -199,13 +194,18 @@ def damage_select(campaign_id: str, battle_id: str, index: int, vehicle_id: str,
                   placeholder: str = "Lasting Damage rolled at the table"
                   ) -> discord.ui.Select[Any]:
     """The Lasting Damage result rolled at the table for one Wrecked vehicle."""
+    return _rolled_select(DAMAGE_RESULT.custom_id(campaign_id, battle_id, index, vehicle_id),
+                          "vehicle", results, placeholder)
+
+
+def _rolled_select(custom_id: str, whose: str, results: Sequence[tuple[str, str, str]],
+                   placeholder: str) -> discord.ui.Select[Any]:
+    """A table's results (value, label, faces) after "not rolled at the table"."""
     options = [_option(NOT_ROLLED, "Not rolled at the table (the bot rolls it)",
-                       description="Clears what was entered for this vehicle")]
+                       description=f"Clears what was entered for this {whose}")]
     options += [_option(value, label, description=face) for value, label, face in results]
-    return discord.ui.Select(
-        custom_id=DAMAGE_RESULT.custom_id(campaign_id, battle_id, index, vehicle_id),
-        placeholder=placeholder[:PLACEHOLDER_MAX], options=options, row=2,
-    )
+    return discord.ui.Select(custom_id=custom_id, placeholder=placeholder[:PLACEHOLDER_MAX],
+                             options=options, row=2)
 
 
 def toggle_button(campaign_id: str, battle_id: str, index: int, what: str,

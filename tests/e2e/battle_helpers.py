@@ -89,6 +89,22 @@ async def until(check: Callable[[], T | None], what: str, timeout: float = 10.0)
         await asyncio.sleep(0.05)
 
 
+async def start_battle(arena: Arena, campaign: str, winner: str, loser: str) -> Channel:
+    """bob starts the post-battle sequence of a battle ``winner`` won; its thread."""
+    started = await arena.driver.slash(GUILD, CHANNEL, "bob", "postbattle start", winner=winner,
+                                       gang1=winner, gang2=loser, campaign=campaign)
+    assert not started.ephemeral, started.text()
+    return await thread_named(arena.driver, f"{winner} vs {loser}")
+
+
+async def wrap_up_text(arena: Arena, thread: Channel) -> str:
+    """The Wrap-up step's message, once rolled (its lines end with the battle recorded)."""
+    message = await stage_message(arena.driver, thread, "Wrap-up")
+    text = message.embed_text()
+    assert "**Battle recorded**" in text, text
+    return text
+
+
 async def thread_named(driver: Driver, words: str, after: int = 0) -> Channel:
     """The newest thread of #general whose name contains ``words`` (waits for it)."""
 

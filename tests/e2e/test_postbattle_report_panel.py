@@ -15,10 +15,7 @@ import re
 import pytest
 
 from bot.arena import Arena
-from fakediscord.world import Channel
 from tests.e2e.battle_helpers import (
-    CHANNEL,
-    GUILD,
     KILLS_SECTION,
     NOT_ROLLED,
     WRECKED_RESULTS_SECTION,
@@ -34,9 +31,9 @@ from tests.e2e.battle_helpers import (
     pick_damage,
     report,
     slash,
-    stage_message,
-    thread_named,
+    start_battle,
     until,
+    wrap_up_text,
 )
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -46,20 +43,6 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 async def players(arena: Arena) -> None:
     await bot_ready(arena)
     ensure_member(arena, "dan")
-
-
-async def start(arena: Arena, campaign: str, winner: str, loser: str) -> Channel:
-    started = await arena.driver.slash(GUILD, CHANNEL, "bob", "postbattle start", winner=winner,
-                                       gang1=winner, gang2=loser, campaign=campaign)
-    assert not started.ephemeral, started.text()
-    return await thread_named(arena.driver, f"{winner} vs {loser}")
-
-
-async def wrap_up_text(arena: Arena, thread: Channel) -> str:
-    message = await stage_message(arena.driver, thread, "Wrap-up")
-    text = message.embed_text()
-    assert "**Battle recorded**" in text, text
-    return text
 
 
 def xp_of(card: str) -> tuple[int, int]:
@@ -81,7 +64,7 @@ async def test_xp_and_kills_for_the_whole_gang_in_a_few_picks(arena: Arena) -> N
     await new_fighter(d, "dan", campaign, "Teachers", "Teach", "Forge-born")
     before = {n: xp_of(await slash(d, "bob", "fighter show", fighter=n, campaign=campaign))
               for n in ("Ax", "Bo", "Cy")}
-    thread = await start(arena, campaign, "Learners", "Teachers")
+    thread = await start_battle(arena, campaign, "Learners", "Teachers")
 
     # An amount with nobody chosen is refused privately and changes nothing.
     refused = await give_amount(d, thread, "bob", "Learners", XP_SECTION, 3)
@@ -120,7 +103,7 @@ async def test_wrecked_results_and_lasting_damage_rolled_at_the_table(arena: Are
     await slash(d, "bob", "vehicle add", gang="Wheelers", name="Rumbler",
                 vehicle_type="Outrider Quad", crew="Driver", campaign=campaign)
     await new_fighter(d, "dan", campaign, "Walkers", "Walker", "Forge-born")
-    thread = await start(arena, campaign, "Walkers", "Wheelers")
+    thread = await start_battle(arena, campaign, "Walkers", "Wheelers")
 
     await mark(d, thread, "bob", "Wheelers", "Vehicles Wrecked", ["Rumbler"])
     picked = await give_amount(d, thread, "bob", "Wheelers", WRECKED_RESULTS_SECTION, 2,
