@@ -48,6 +48,21 @@ def choose(names: Iterable[str], current: str) -> Choices:
     return [app_commands.Choice(name=n[:100], value=n[:100]) for n in matching[:MAX_CHOICES]]
 
 
+LIST_SEPARATOR = ","
+
+
+def choose_many(names: Iterable[str], current: str) -> Choices:
+    """Suggestions for a comma list: what is typed before the last comma is kept, the
+    last part completes to a name not listed yet ("Mort, Dr" offers "Mort, Dregg")."""
+    *before, last = current.split(LIST_SEPARATOR)
+    listed = [part.strip() for part in before if part.strip()]
+    keys = {name_key(part) for part in listed}
+    prefix = "".join(f"{part}{LIST_SEPARATOR} " for part in listed)
+    fresh = [n for n in names if name_key(n) not in keys]
+    return [app_commands.Choice(name=prefix + c.value, value=prefix + c.value)
+            for c in choose(fresh, last) if len(prefix + c.value) <= 100]
+
+
 def typed(interaction: discord.Interaction[Any], option: str) -> str | None:
     """What the user has typed so far into another option of the same command."""
     value = getattr(interaction.namespace, option, None)
@@ -58,14 +73,16 @@ async def suggest_in(
     interaction: Interaction,
     current: str,
     names: Callable[[Transaction, Campaign], Awaitable[Iterable[str]]],
+    chooser: Callable[[Iterable[str], str], Choices] = choose,
 ) -> Choices:
-    """Suggestions ``names(tx, campaign)`` reads in the command's campaign."""
+    """Suggestions ``names(tx, campaign)`` reads in the command's campaign (``chooser``:
+    :func:`choose_many` for an option that takes a comma list)."""
     if interaction.guild_id is None:
         return []
     try:
         async with interaction.client.storage.read_only(interaction.guild_id) as tx:
             campaign = await campaign_named(tx, typed(interaction, "campaign"))
-            return choose(await names(tx, campaign), current)
+            return chooser(await names(tx, campaign), current)
     except (RulesError, Refused, StorageError):
         return []
     except Exception:
@@ -317,6 +334,32 @@ async def advancement_stats(interaction: Interaction, current: str) -> Choices:
         return [s.upper() for s in PROFILE_STATS]
 
     return await from_rules(interaction, current, names)
+
+
+async def scenario_names(interaction: Interaction, current: str) -> Choices:
+    """Scenarios of the campaign's rule data, in the order of its chart."""
+    return await from_rules(interaction, current, lambda rules: (
+        s.name for s in sorted(rules.scenarios, key=lambda s: s.roll)))
+
+
+async def skill_set_names(interaction: Interaction, current: str) -> Choices:
+    return await from_rules(interaction, current, lambda rules: (
+        s.name for s in rules.skill_sets))
+
+
+async def skill_names(interaction: Interaction, current: str) -> Choices:
+    """Skills of the chosen skill set (else of every set) the chosen fighter lacks."""
+
+    def names(campaign: Campaign, gangs: list[Gang]) -> Iterable[str]:
+        rules = ruleset_for(campaign)
+        wanted = typed(interaction, "skill_set")
+        sets = [s for s in rules.skill_sets if wanted and same_name(s.name, wanted)]
+        known = {name_key(k) for _gang, f in chosen_fighters(interaction, gangs)
+                 for k in f.skills}
+        return dict.fromkeys(skill for s in sets or rules.skill_sets for skill in s.skills
+                             if name_key(skill) not in known)
+
+    return await suggest(interaction, current, names)
 
 
 async def battle_ids(interaction: Interaction, current: str) -> Choices:

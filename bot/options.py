@@ -86,6 +86,9 @@ BoonTerritory = app_commands.Transform[str, named(suggest.boon_territories)]
 AdvancementOption = app_commands.Transform[str, named(suggest.advancement_options)]
 # Characteristics are short ("WS", "Int"): 10 characters are plenty.
 AdvancementStat = app_commands.Transform[str, named(suggest.advancement_stats, 10)]
+ScenarioName = app_commands.Transform[str, named(suggest.scenario_names)]
+SkillSetName = app_commands.Transform[str, named(suggest.skill_set_names)]
+SkillName = app_commands.Transform[str, named(suggest.skill_names)]
 # A battle is named by its stored id (64 characters at most).
 BattleId = app_commands.Transform[str, named(suggest.battle_ids, 64)]
 

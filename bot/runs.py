@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from bot.autocomplete import Choices, suggest_in, typed
+from bot.autocomplete import Choices, choose, choose_many, suggest_in, typed
 from bot.battle.engine import active_run_in, load_battle_world
 from bot.battle.state import PostBattleRun
 from bot.call import Scope, actor_from
@@ -173,13 +173,19 @@ async def open_actions(interaction: Interaction, current: str) -> Choices:
 async def action_targets(interaction: Interaction, current: str) -> Choices:
     """Captives, patients or damaged vehicles, as the chosen action needs."""
 
+    wanted = typed(interaction, "action")
+    try:
+        kind = choice_named(ActionKind, wanted) if wanted else None
+    except RulesError:
+        kind = None
+
     async def names(tx: Transaction, campaign: Campaign) -> Iterable[str]:
         found, _fighter = await _named_situation(interaction, tx, campaign)
-        wanted = typed(interaction, "action")
-        kind = choice_named(ActionKind, wanted) if wanted else None
         return found.targets(kind) if found else []
 
-    return await suggest_in(interaction, current, names)
+    # One captive action takes any number of captives: a comma list.
+    chooser = choose_many if kind in CAPTIVE_KINDS else choose
+    return await suggest_in(interaction, current, names, chooser)
 
 
 async def acting_fighters(interaction: Interaction, current: str) -> Choices:

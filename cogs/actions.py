@@ -19,6 +19,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.autocomplete import LIST_SEPARATOR
 from bot.battle.interactive import (
     POST_BATTLE_ACTIONS,
     Compute,
@@ -76,7 +77,7 @@ class ActionCog(commands.GroupCog, group_name="action",
     @app_commands.describe(
         fighter="the fighter making the action (one per fighter with Gang Hierarchy)",
         action="the action; only those open to this fighter now are offered",
-        target="the captive, the patient (Medical Escort) or the vehicle (Negotiate Repairs)",
+        target="the captives (several: a comma list), the patient or the vehicle (Repairs)",
         gang="the fighter's gang (default: found by name)",
         campaign=CAMPAIGN_HELP,
     )
@@ -110,11 +111,12 @@ class ActionCog(commands.GroupCog, group_name="action",
             await _act(call, s.campaign, here, lambda world, run, _roller: trade(
                 world, actor_for(run, here.battle, owner.id, actor.id)))
         elif kind in CAPTIVE_ACTIONS:
-            captive = _pick_target(here.targets(kind), target, "captive")
-            captive_id = next(f.id for _g, f in here.captives() if same_name(f.name, captive))
+            names = _pick_captives(here.targets(kind), target)
+            captive_ids = [next(f.id for _g, f in here.captives() if same_name(f.name, name))
+                           for name in names]
             deal = CAPTIVE_ACTIONS[kind]
             await _act(call, s.campaign, here, lambda world, run, _roller: deal(
-                world, actor_for(run, here.battle, owner.id, actor.id), captive_id))
+                world, actor_for(run, here.battle, owner.id, actor.id), captive_ids))
         elif kind is ActionKind.MEDICAL_ESCORT:
             await _escort(call, s.campaign, here, actor, target)
         else:
@@ -268,6 +270,25 @@ def _pick_target(candidates: Sequence[str], typed: str | None, what: str) -> str
             return name
     offered = ", ".join(map(safe, candidates)) or "none"
     raise NotEligible(f"{safe(typed)} is not a {what} for this action (open: {offered}).")
+
+
+def _pick_captives(candidates: Sequence[str], typed: str | None) -> list[str]:
+    """The captives named: one name, or several separated by commas (one action deals
+    with them all, each priced on its own); none named, the only captive."""
+    if typed is None and len(candidates) > 1:
+        raise InvalidRequest("Name the captives (one, or several separated by commas): "
+                             f"{', '.join(map(safe, candidates))}.")
+    if typed is None or any(same_name(name, typed) for name in candidates):
+        return [_pick_target(candidates, typed, "captive")]
+    parts = [part.strip() for part in typed.split(LIST_SEPARATOR) if part.strip()]
+    if not parts:
+        raise InvalidRequest("Name the captives, separated by commas.")
+    picked = [_pick_target(candidates, part, "captive") for part in parts]
+    twice = sorted({name for name in picked if picked.count(name) > 1})
+    if twice:
+        raise InvalidRequest(f"{', '.join(map(safe, twice))} is named twice: name each "
+                             "captive once.")
+    return picked
 
 
 async def setup(bot: MundaBot) -> None:

@@ -26,6 +26,7 @@ from bot.battle.state import RUN_KEY_PREFIX, Phase, PostBattleRun
 from bot.call import Call, Scope
 from bot.context import guild_id_of, resolve_campaign, storage_of
 from bot.errors import Refused
+from bot.options import ScenarioName
 from bot.render import safe
 from bot.storage import Campaign, StorageError, Transaction
 from rules.errors import InvalidRequest, RulesError
@@ -144,7 +145,7 @@ class PostBattleCog(commands.GroupCog, group_name="postbattle",
         battle="a battle recorded with /prebattle (or name the gangs instead)",
         gang1="first gang", gang2="second gang", gang3="third gang", gang4="fourth gang",
         territory="the Territory staked on the battle",
-        scenario="the scenario played",
+        scenario="the scenario played (the campaign's scenarios are suggested)",
         skirmish="a skirmish: skip the campaign-only parts and the report",
         campaign=CAMPAIGN_HELP,
     )
@@ -162,7 +163,7 @@ class PostBattleCog(commands.GroupCog, group_name="postbattle",
         gang3: Name | None = None,
         gang4: Name | None = None,
         territory: Name | None = None,
-        scenario: app_commands.Range[str, 1, 100] | None = None,
+        scenario: ScenarioName | None = None,
         skirmish: bool | None = None,
         campaign: Name | None = None,
     ) -> None:

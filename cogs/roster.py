@@ -55,6 +55,8 @@ from bot.options import (
     HangerOnType,
     NewName,
     RareItem,
+    SkillName,
+    SkillSetName,
     StashItem,
     StashVehicle,
     VehicleType,
@@ -305,6 +307,8 @@ class RosterCog(commands.GroupCog, group_name="roster",
         item="an item the Boon gives (into the Stash; not sellable this sequence)",
         item_cost="the item's value (default: its Trading Post price)",
         description="what the Boon gave, in your words",
+        recruit_name="the name of a fighter the Boon may give (default: its type and the "
+                     "Territory)",
         gang=GANG_HELP, campaign=CAMPAIGN_HELP,
     )
     async def boon(
@@ -316,11 +320,13 @@ class RosterCog(commands.GroupCog, group_name="roster",
         item: BuyableItem | None = None,
         item_cost: app_commands.Range[int, 0, MAX_CREDITS] | None = None,
         description: app_commands.Range[str, 1, 200] | None = None,
+        recruit_name: NewName | None = None,
         gang: GangName | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
         call = Call.of(interaction)
         await call.defer()
+        recruit = clean_name(recruit_name, "The recruit's name") if recruit_name else None
         bounded(credits, 0, MAX_BOON_CREDITS, "Boon credits")
         bounded(reputation, 0, MAX_BOON_REPUTATION, "Boon Reputation")
         bounded(item_cost, 0, MAX_CREDITS, "An item's cost")
@@ -336,11 +342,13 @@ class RosterCog(commands.GroupCog, group_name="roster",
         claim = checked(lambda: BoonClaim(
             territory_id=chosen.id, credits=credits, reputation=reputation, items=items,
             description=(description or "").strip(),
+            # A Boon the bot rolls may give a fighter: the id it will have, and its name.
+            recruit_id=new_id(), recruit_name=recruit,
         ), "Boon")
 
-        def compute(world: World, run: PostBattleRun, _roller: Roller) -> RuleResult:
+        def compute(world: World, run: PostBattleRun, roller: Roller) -> RuleResult:
             return claim_boons(world, owner.id, run.sequence.id, [claim], s.ruleset,
-                               run.sequence.claimed_boons(owner.id))
+                               run.sequence.claimed_boons(owner.id), roller=roller)
 
         def bookkeeping(run: PostBattleRun, result: RuleResult) -> None:
             assert isinstance(result, BoonsResult)
@@ -386,13 +394,14 @@ class RosterCog(commands.GroupCog, group_name="roster",
         fighter="the fighter",
         option="the advancement (Gangers: the Ganger advancement roll)",
         stat="the characteristic, when the advancement offers a choice",
-        skill="for a chosen skill: its name",
-        skill_set="for a random skill: the skill set to roll on",
+        skill="for a chosen skill: its name (the skill set's skills are suggested)",
+        skill_set="the skill set: a random skill's, a chosen skill's, or (Gangers' roll) a "
+                  "promotion's",
         gang="the fighter's gang", campaign=CAMPAIGN_HELP,
     )
     async def advance(self, interaction: Interaction, fighter: FighterName,
                       option: AdvancementOption, stat: AdvancementStat | None = None,
-                      skill: NewName | None = None, skill_set: NewName | None = None,
+                      skill: SkillName | None = None, skill_set: SkillSetName | None = None,
                       gang: GangName | None = None, campaign: CampaignName | None = None) -> None:
         call = Call.of(interaction)
         await call.defer()

@@ -258,7 +258,9 @@ def test_sections_follow_the_battle() -> None:
     world = _world()
     two = panel.report_scope(_run(world), world, 1)
     assert [v for v, _ in panel.sections(two)] == [
-        "psi", "ooa", "web", "crit", "wreck", "aband", "enemies"]
+        "psi", "ooa", "web", "crit", "xp", "kills", "wreck", "aband", "enemies"]
+    two.report.wrecked = [two.vehicles[0].id]
+    assert [v for v, _ in panel.sections(two)][6:9] == ["wreck", "wres", "dmg"]
     three = _run(world, ("g1", "g2", "g3"))
     three.reports["g2"].set_bottled_out(True)
     scope = panel.report_scope(three, world, 1)

@@ -94,6 +94,18 @@ async def injury(click: Click, campaign: str, battle: str, gang: int, fighter: s
                       ReportEdit(kind="injury", fighter=fighter, values=list(click.values)))
 
 
+@on(views.AMOUNT)
+async def amount(click: Click, campaign: str, battle: str, gang: int, section: str) -> None:
+    await _edit_panel(click, campaign, battle, gang,
+                      ReportEdit(kind="amount", section=section, values=list(click.values)))
+
+
+@on(views.DAMAGE_RESULT)
+async def damage(click: Click, campaign: str, battle: str, gang: int, vehicle: str) -> None:
+    await _edit_panel(click, campaign, battle, gang,
+                      ReportEdit(kind="damage", vehicle=vehicle, values=list(click.values)))
+
+
 @on(views.TOGGLE)
 async def toggle(click: Click, campaign: str, battle: str, gang: int, what: str) -> None:
     await _edit_panel(click, campaign, battle, gang, ReportEdit(kind=what))

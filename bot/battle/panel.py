@@ -12,15 +12,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from bot.battle.state import GangReport, PostBattleRun
+from bot.battle.state import GangReport, PostBattleRun, any_mark
 from bot.render import safe
 from rules.data import default_ruleset
 from rules.dice import parse
 from rules.errors import InvalidRequest
-from rules.injuries import injury_table_for
+from rules.injuries import injury_table_for, lasting_damage_entry
 from rules.models import Fighter, FighterStatus, Gang, Vehicle
 from rules.ruleset import InjuryEffect, InjuryEffectKind, InjuryEntry, InjuryTable, RuleSet
-from rules.wording import possessive
+from rules.wording import count, possessive
 from rules.world import World
 from rules.wrapup import check_injuries_rolled
 
@@ -31,6 +31,15 @@ MAX_ENEMIES_OOA = 24  # options 0..24 fill one select
 LABEL_MAX = 100
 PLACEHOLDER_MAX = 150
 INJURIES = "inj"  # the section where injuries rolled at the table are entered
+DAMAGE = "dmg"  # the section where Lasting Damage rolled at the table is entered
+XP, KILLS, WRECKED_RESULTS = "xp", "kills", "wres"
+# Sections that give each chosen fighter (or vehicle) an amount: the amounts offered.
+MOST_WRECKED_RESULTS = 10  # VehicleEndState.wrecked_results' bound
+AMOUNTS: dict[str, range] = {
+    XP: range(0, PER_SELECT),
+    KILLS: range(0, PER_SELECT),
+    WRECKED_RESULTS: range(1, MOST_WRECKED_RESULTS + 1),
+}
 NOT_ROLLED = "-"  # the result select's "not rolled at the table: the bot rolls it"
 # One option says "not rolled at the table"; the rest are the table's results.
 MAX_RESULTS = PER_SELECT - 1
@@ -101,8 +110,14 @@ def sections(scope: ReportScope) -> list[tuple[str, str]]:
     if out_of_action(scope):
         found.append((INJURIES, "Lasting Injuries rolled at the table"))
     found.append(("crit", "Critical Injury suffered"))
+    found += [(XP, "XP earned by each fighter"),
+              (KILLS, "Enemies each fighter took Out of Action")]
     if scope.vehicles:
-        found += [("wreck", "Vehicles Wrecked"), ("aband", "Vehicles abandoned")]
+        found.append(("wreck", "Vehicles Wrecked"))
+        if wrecked_vehicles(scope):
+            found += [(WRECKED_RESULTS, "Wrecked results of each vehicle"),
+                      (DAMAGE, "Lasting Damage rolled at the table")]
+        found.append(("aband", "Vehicles abandoned"))
     found.append(("enemies", "Enemies taken Out of Action"))
     if len(scope.run.gang_ids) > 2:
         found += [
@@ -129,6 +144,14 @@ def section_items(scope: ReportScope, section: str) -> list[tuple[str, str, bool
     """(value, label, chosen) of every option the section offers, across all pages."""
     report = scope.report
     marks = report.fighters
+    if section in AMOUNTS:
+        return [(subject_id, f"{name[:70]} ({amount_label(section, amount)})",
+                 subject_id in report.chosen)
+                for subject_id, name, amount in amount_subjects(scope, section)]
+    if section == DAMAGE:
+        target = damage_target(scope)
+        return [(v.id, v.name, target is not None and v.id == target.id)
+                for v in wrecked_vehicles(scope)]
     if section in ("wreck", "aband"):
         chosen = report.wrecked if section == "wreck" else report.abandoned
         return [(v.id, v.name, v.id in chosen) for v in scope.vehicles]
@@ -162,6 +185,8 @@ def page_count(scope: ReportScope, section: str) -> int:
         return 1
     if section == INJURIES:  # one select of fighters; the result select takes the other row
         return max(1, -(-len(out_of_action(scope)) // PER_SELECT))
+    if section in AMOUNTS or section == DAMAGE:  # likewise: the amount or result select
+        return max(1, -(-len(section_items(scope, section)) // PER_SELECT))
     return max(1, -(-len(section_items(scope, section)) // PER_PAGE))
 
 
@@ -175,6 +200,8 @@ def slot_items(
     items = section_items(scope, section)
     if section == "enemies":
         return items if slot == 0 else []
+    if section in AMOUNTS or section == DAMAGE:
+        return items[page * PER_SELECT:(page + 1) * PER_SELECT] if slot == 0 else []
     start = page * PER_PAGE + slot * PER_SELECT
     return items[start:start + PER_SELECT]
 
@@ -338,6 +365,180 @@ def injury_placeholder(fighter: Fighter, table: InjuryTable, names: Sequence[str
     return text[:PLACEHOLDER_MAX]
 
 
+# --------------------------------------------------------------------------- amounts
+#
+# XP, enemies taken Out of Action and Wrecked results are numbers per fighter (or
+# vehicle). A section of them shows a select of its fighters, where the player chooses
+# any number of them, and a select of amounts: an amount picked is given to every
+# fighter chosen. So a gang whose fighters earned 1, 1, 2 and 0 XP is reported with
+# four picks, not one command per fighter.
+
+
+def wrecked_vehicles(scope: ReportScope) -> list[Vehicle]:
+    wrecked = set(scope.report.wrecked)
+    return [v for v in scope.vehicles if v.id in wrecked]
+
+
+def amount_of(scope: ReportScope, section: str, subject_id: str) -> int:
+    report = scope.report
+    if section == WRECKED_RESULTS:
+        return report.wrecked_results.get(subject_id, 1)
+    mark = report.fighters.get(subject_id)
+    if mark is None:
+        return 0
+    return mark.xp if section == XP else mark.kills
+
+
+def amount_label(section: str, amount: int) -> str:
+    if section == XP:
+        return f"{amount} XP"
+    if section == KILLS:
+        return f"{amount} Out of Action"
+    return count(amount, "Wrecked result")
+
+
+def amount_subjects(scope: ReportScope, section: str) -> list[tuple[str, str, int]]:
+    """(id, name, amount) of every fighter (or Wrecked vehicle) the section numbers."""
+    pool: Sequence[Fighter | Vehicle] = (
+        wrecked_vehicles(scope) if section == WRECKED_RESULTS else scope.fighters
+    )
+    return [(s.id, s.name, amount_of(scope, section, s.id)) for s in pool]
+
+
+def amount_placeholder(scope: ReportScope, section: str) -> str:
+    chosen = chosen_subjects(scope, section)
+    what = "vehicle" if section == WRECKED_RESULTS else "fighter"
+    if not chosen:
+        return f"Choose {what}s above, then their amount here"
+    if len(chosen) == 1:
+        return f"{chosen[0][1][:60]}: {amount_label(section, chosen[0][2])}; pick another amount"
+    return f"The amount for each of the {len(chosen)} {what}s chosen"
+
+
+def chosen_subjects(scope: ReportScope, section: str) -> list[tuple[str, str, int]]:
+    chosen = set(scope.report.chosen)
+    return [s for s in amount_subjects(scope, section) if s[0] in chosen]
+
+
+def choose_subjects(scope: ReportScope, section: str, shown: Sequence[str],
+                    values: Sequence[str]) -> None:
+    """Of the ids ``shown`` in the section's select, exactly ``values`` are now chosen."""
+    report = scope.report
+    report.chosen = [c for c in report.chosen if c not in shown] + [
+        v for v in shown if v in values]
+
+
+def give_amount(scope: ReportScope, section: str, values: Sequence[str]) -> bool:
+    """An amount picked: every fighter (or vehicle) chosen gets it; True when one changed."""
+    if section not in AMOUNTS or not values:
+        return False
+    if not values[0].isdigit() or int(values[0]) not in AMOUNTS[section]:
+        raise InvalidRequest("That amount is not one the report offers.")
+    amount = int(values[0])
+    chosen = chosen_subjects(scope, section)
+    if not chosen:
+        what = "vehicles" if section == WRECKED_RESULTS else "fighters"
+        raise InvalidRequest(f"Choose the {what} in the select above first, then the amount. "
+                             "Nothing was changed.")
+    report = scope.report
+    if section == WRECKED_RESULTS:
+        names = {v.id: v.name for v in scope.vehicles}
+        over = [names[vid] for vid, _, _ in chosen
+                if len(report.damage_rolled.get(vid, [])) > amount]
+        if over:
+            raise InvalidRequest(
+                f"{', '.join(safe(n, 40) for n in over)} already has more Lasting Damage "
+                f"entered than {amount_label(section, amount)}: pick \"Not rolled at the "
+                "table\" in \"Lasting Damage rolled at the table\" first. Nothing was changed.")
+        changed = any(report.wrecked_results.get(vid, 1) != amount for vid, _, _ in chosen)
+        for vid, _, _ in chosen:
+            if amount == 1:
+                report.wrecked_results.pop(vid, None)
+            else:
+                report.wrecked_results[vid] = amount
+        return changed
+    changed = False
+    for fid, _, before in chosen:
+        if before == amount:
+            continue
+        mark = report.fighter(fid)
+        setattr(mark, section, amount)
+        changed = True
+    report.fighters = {fid: m for fid, m in report.fighters.items() if any_mark(m)}
+    return changed
+
+
+# ----------------------------------------------------------------- Lasting Damage at the table
+#
+# Like injuries: a player picks a Wrecked vehicle, then a result from the campaign's
+# Lasting Damage table. A vehicle with one Wrecked result takes one result (a pick
+# replaces it); with more, each pick adds one, up to its Wrecked results. Each pick is
+# checked as the Wrap-up checks it (the die and the vehicle's Persistent Rattles must
+# reach it); the results not entered are rolled by the bot in the Wrap-up.
+
+
+def damage_target(scope: ReportScope) -> Vehicle | None:
+    wrecked = wrecked_vehicles(scope)
+    picked = next((v for v in wrecked if v.id == scope.report.damage_vehicle), None)
+    return picked or (wrecked[0] if wrecked else None)
+
+
+def check_damage(vehicle: Vehicle, table: InjuryTable, names: Sequence[str]) -> list[str]:
+    """The entered results as the table spells them; each must be reachable in turn
+    (a Persistent Rattle entered first moves the next roll, as in the Wrap-up)."""
+    trial = vehicle.model_copy(deep=True)
+    spelled: list[str] = []
+    for name in names:
+        entry = lasting_damage_entry(table, trial, name)
+        trial.lasting_damage.append(entry.name)
+        spelled.append(entry.name)
+    return spelled
+
+
+def enter_damage(scope: ReportScope, vehicle_id: str, values: Sequence[str]) -> bool:
+    """A pick in the Lasting Damage select for ``vehicle_id``; True when the report changed."""
+    vehicle = next((v for v in wrecked_vehicles(scope) if v.id == vehicle_id), None)
+    if vehicle is None:
+        raise InvalidRequest("That vehicle is no longer reported Wrecked: pick it again in "
+                             "the report.")
+    if not values:
+        return False
+    report = scope.report
+    entered = report.damage_rolled.get(vehicle.id, [])
+    results = report.wrecked_results.get(vehicle.id, 1)
+    if values[0] == NOT_ROLLED:
+        chosen: list[str] = []
+    else:
+        if results > 1 and len(entered) >= results:
+            raise InvalidRequest(
+                f"{vehicle.name} has {amount_label(WRECKED_RESULTS, results)} and as many "
+                "Lasting Damage results entered. Raise its Wrecked results first, or pick "
+                "\"Not rolled at the table\" to enter them again. Nothing was changed.")
+        chosen = [*entered, values[0]] if results > 1 else [values[0]]
+        chosen = check_damage(vehicle, scope.ruleset.lasting_damage, chosen)
+    report.damage_vehicle = vehicle.id
+    if chosen == entered:
+        return False
+    if chosen:
+        report.damage_rolled[vehicle.id] = chosen
+    else:
+        report.damage_rolled.pop(vehicle.id, None)
+    return True
+
+
+def damage_placeholder(scope: ReportScope, vehicle: Vehicle) -> str:
+    entered = scope.report.damage_rolled.get(vehicle.id, [])
+    results = scope.report.wrecked_results.get(vehicle.id, 1)
+    who = vehicle.name[:40]
+    if not entered:
+        text = f"{who}: Lasting Damage rolled at the table? (unset: the bot rolls it)"
+    elif results == 1:
+        text = f"{who}: {entered[0]}; pick another result to replace it"
+    else:
+        text = f"{who}: {', '.join(entered)} ({len(entered)} of {results} Wrecked results)"
+    return text[:PLACEHOLDER_MAX]
+
+
 # --------------------------------------------------------------------------- edits
 
 
@@ -346,10 +547,12 @@ class ReportEdit:
     """One change to a gang's report panel (a select or a toggle)."""
 
     kind: str  # section | pick | bottled | left | prev | next | injfighter | injury
+    #            | amount | damage
     section: str = ""
     slot: int = 0
     values: list[str] = field(default_factory=list)
     fighter: str = ""  # injury: the fighter whose results the select showed
+    vehicle: str = ""  # damage: the vehicle whose results the select showed
 
 
 def apply_edit(scope: ReportScope, edit: ReportEdit) -> bool:
@@ -358,7 +561,7 @@ def apply_edit(scope: ReportScope, edit: ReportEdit) -> bool:
     if edit.kind == "section":
         if edit.section not in [value for value, _ in sections(scope)]:
             raise InvalidRequest("That part of the report is not available.")
-        report.section, report.page = edit.section, 0
+        report.section, report.page, report.chosen = edit.section, 0, []
         return False
     if edit.kind in ("prev", "next"):
         section = current_section(scope)
@@ -379,12 +582,22 @@ def apply_edit(scope: ReportScope, edit: ReportEdit) -> bool:
         page = current_page(scope, section)
         shown = [value for value, _, _ in slot_items(scope, section, page, edit.slot)]
         chosen = [value for value in edit.values if value in shown]
+        if section in AMOUNTS:
+            choose_subjects(scope, section, shown, chosen)
+            return False
+        if section == DAMAGE:
+            report.damage_vehicle = chosen[0] if chosen else report.damage_vehicle
+            return False
         report.choose(section, shown, chosen, enemy_of(scope, section))
         return True
     if edit.kind == "injfighter":
         return pick_injury_fighter(scope, edit.values)
     if edit.kind == "injury":
         return enter_injury(scope, edit.fighter, edit.values)
+    if edit.kind == "amount":
+        return give_amount(scope, edit.section, edit.values)
+    if edit.kind == "damage":
+        return enter_damage(scope, edit.vehicle, edit.values)
     raise InvalidRequest("Unknown report change.")
 
 

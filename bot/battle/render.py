@@ -188,9 +188,10 @@ def report_embed(
         title=clip(f"End of battle: {names.get(gang_id, gang_id)}", TITLE_MAX),
         description=(
             f"Reported by <@{owner}> (or an Arbitrator). Pick a section, then the fighters "
-            "or vehicles it concerns; press Submit when the report is right. A Lasting "
-            "Injury already rolled at the table goes in *Lasting Injuries rolled at the "
-            "table*; left unset, the bot rolls it in the Wrap-up.\n" + status
+            "or vehicles it concerns; press Submit when the report is right. XP and "
+            "enemies taken Out of Action: choose fighters, then their amount. A Lasting "
+            "Injury or Lasting Damage already rolled at the table goes in its *rolled at "
+            "the table* section; left unset, the bot rolls it in the Wrap-up.\n" + status
         ),
         colour=COLOUR_DONE if report.submitted else COLOUR_OPEN,
     )
@@ -202,15 +203,36 @@ def report_embed(
     embed.add_field(name="Out of Action", value=fit_lines(ooa_lines, empty="none"), inline=False)
     embed.add_field(name="Critical Injury suffered",
                     value=fit_lines(_names_of(crit, by_id), empty="none"), inline=False)
+    earned = [
+        f"{safe(by_id.get(m.fighter_id, m.fighter_id), 60)}: "
+        + ", ".join(part for part in (f"{m.xp} XP" if m.xp else "",
+                                      f"{m.kills} Out of Action" if m.kills else "") if part)
+        for m in marks if m.xp or m.kills
+    ]
+    embed.add_field(name="XP and enemies taken Out of Action, by fighter",
+                    value=fit_lines(earned, empty="none"), inline=False)
     if vehicles:
         embed.add_field(name="Vehicles Wrecked",
-                        value=fit_lines(_names_of(report.wrecked, vehicle_names), empty="none"))
+                        value=fit_lines(_wrecked_lines(report, vehicle_names), empty="none"))
         embed.add_field(name="Vehicles abandoned",
                         value=fit_lines(_names_of(report.abandoned, vehicle_names), empty="none"))
     embed.add_field(name="Enemies taken Out of Action", value=str(report.enemies_out_of_action))
     embed.add_field(name="Bottled out", value="yes" if report.bottled_out else "no")
     embed.add_field(name="Models left at the end", value="yes" if report.models_left else "no")
     return embed
+
+
+def _wrecked_lines(report: GangReport, vehicle_names: Mapping[str, str]) -> list[str]:
+    lines = []
+    for vid in report.wrecked:
+        line = safe(vehicle_names.get(vid, vid), 60)
+        results = report.wrecked_results.get(vid, 1)
+        if results > 1:
+            line += f" ({results} Wrecked results)"
+        if entered := report.damage_rolled.get(vid):
+            line += f" · rolled at the table: {safe(', '.join(entered), 300)}"
+        lines.append(line)
+    return lines
 
 
 def paginate_notice(text: str) -> list[str]:

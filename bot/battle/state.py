@@ -110,6 +110,9 @@ class FighterReport(_Stored):
     # Lasting Injury results already rolled at the table (Out of Action only), named as
     # in the injury table: one, or Multiple Injuries then its extras. Empty: the Wrap-up rolls.
     injuries_rolled: list[str] = Field(default_factory=list)
+    # Experience earned in the battle and enemies it took Out of Action (Wrap-up adds them).
+    xp: int = Field(default=0, ge=0, le=100)
+    kills: int = Field(default=0, ge=0, le=100)
 
 
 class GangReport(_Stored):
@@ -130,6 +133,15 @@ class GangReport(_Stored):
     page: int = Field(default=0, ge=0)
     # The Out of Action fighter whose injuries rolled at the table the panel shows.
     injury_fighter: str | None = None
+    # Wrecked vehicles: Wrecked results beyond the first, and Lasting Damage rolled at
+    # the table (named as in the table), by vehicle id.
+    wrecked_results: dict[str, int] = Field(default_factory=dict)
+    damage_rolled: dict[str, list[str]] = Field(default_factory=dict)
+    # The wrecked vehicle whose Lasting Damage rolled at the table the panel shows.
+    damage_vehicle: str | None = None
+    # The fighters (or vehicles) chosen in a section that gives them an amount (XP,
+    # enemies taken Out of Action, Wrecked results): the amount select sets theirs.
+    chosen: list[str] = Field(default_factory=list)
 
     def fighter(self, fighter_id: str) -> FighterReport:
         return self.fighters.setdefault(fighter_id, FighterReport(fighter_id=fighter_id))
@@ -154,6 +166,10 @@ class GangReport(_Stored):
             kept = [v for v in current if v not in shown] + [v for v in shown if v in picked]
             if section == "wreck":
                 self.wrecked = kept
+                # A vehicle no longer Wrecked has no Wrecked results nor Lasting Damage.
+                self.wrecked_results = {v: n for v, n in self.wrecked_results.items()
+                                        if v in kept}
+                self.damage_rolled = {v: d for v, d in self.damage_rolled.items() if v in kept}
             else:
                 self.abandoned = kept
             return
@@ -162,7 +178,7 @@ class GangReport(_Stored):
             return
         for fid in shown:
             _set_flag(self.fighter(fid), section, fid in picked, enemy_id)
-        self.fighters = {fid: m for fid, m in self.fighters.items() if _any_flag(m)}
+        self.fighters = {fid: m for fid, m in self.fighters.items() if any_mark(m)}
 
     def set_bottled_out(self, value: bool) -> None:
         self.bottled_out = value
@@ -208,10 +224,12 @@ def _set_flag(mark: FighterReport, section: str, on: bool, enemy_id: str | None)
         raise ValueError(f"unknown report section {section!r}")
 
 
-def _any_flag(mark: FighterReport) -> bool:
+def any_mark(mark: FighterReport) -> bool:
+    """Whether the report says anything of this fighter (else it is dropped)."""
     return (
         mark.prone_seriously_injured or mark.fled_prone_seriously_injured or mark.out_of_action
         or mark.webbed or mark.critical_injury or mark.taken_by is not None
+        or mark.xp > 0 or mark.kills > 0
     )
 
 
@@ -307,10 +325,7 @@ class PostBattleRun(_Stored):
         for gang_id in self.gang_ids:
             report = self.reports[gang_id]
             for fid, mark in report.fighters.items():
-                if not (
-                    mark.prone_seriously_injured or mark.fled_prone_seriously_injured
-                    or mark.out_of_action or mark.webbed or mark.critical_injury
-                ):
+                if not any_mark(mark):
                     continue
                 fighters.append(FighterEndState(
                     gang_id=gang_id, fighter_id=fid,
@@ -320,13 +335,18 @@ class PostBattleRun(_Stored):
                     webbed=mark.webbed,
                     critical_injury=mark.critical_injury,
                     injuries_rolled=list(mark.injuries_rolled),
+                    xp=mark.xp, kills=mark.kills,
                 ))
                 if mark.taken_by is not None and mark.out_of_action:
                     captors[fid] = mark.taken_by
             vehicle_ids = list(dict.fromkeys([*report.wrecked, *report.abandoned]))
             vehicles += [
-                VehicleEndState(gang_id=gang_id, vehicle_id=vid, wrecked=vid in report.wrecked,
-                                abandoned=vid in report.abandoned)
+                VehicleEndState(
+                    gang_id=gang_id, vehicle_id=vid, wrecked=vid in report.wrecked,
+                    wrecked_results=report.wrecked_results.get(vid, 1),
+                    lasting_damage_rolled=list(report.damage_rolled.get(vid, [])),
+                    abandoned=vid in report.abandoned,
+                )
                 for vid in vehicle_ids
             ]
         return EndStates(

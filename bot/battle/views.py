@@ -18,14 +18,20 @@ from typing import Any
 import discord
 
 from bot.battle.panel import (
+    AMOUNTS,
+    DAMAGE,
     INJURIES,
     NOT_ROLLED,
     PER_SELECT,
     PLACEHOLDER_MAX,
     SELECTS_PER_PAGE,
     ReportScope,
+    amount_label,
+    amount_placeholder,
     current_page,
     current_section,
+    damage_placeholder,
+    damage_target,
     faces,
     injuries_text,
     injury_placeholder,
@@ -69,6 +75,8 @@ PICK = _spec("pb:pick", *_RUN, _GANG, Param("section", "[a-z0-9]{1,8}"),
              Param("slot", "[01]", int))
 INJURY_FIGHTER = _spec("pb:injf", *_RUN, _GANG)
 INJURY = _spec("pb:inj", *_RUN, _GANG, Id("fighter"))
+AMOUNT = _spec("pb:amt", *_RUN, _GANG, Choice("section", *AMOUNTS))
+DAMAGE_RESULT = _spec("pb:dmg", *_RUN, _GANG, Id("vehicle"))
 TOGGLE = _spec("pb:tog", *_RUN, _GANG, Choice("what", "bottled", "left"))
 PAGE = _spec("pb:page", *_RUN, _GANG, Choice("direction", "prev", "next"))
 SUBMIT = _spec("pb:submit", *_RUN, _GANG)
@@ -78,7 +86,7 @@ UNDO = _spec("pb:undo", *_RUN, _STAGE)
 CANCEL = _spec("pb:cancel", *_RUN, _STAGE)
 REALLY = _spec("pb:really", Choice("kind", "undo", "cancel"), *_RUN, _STAGE)
 
-SPECS = (SECTION, PICK, INJURY_FIGHTER, INJURY, TOGGLE, PAGE, SUBMIT,
+SPECS = (SECTION, PICK, INJURY_FIGHTER, INJURY, AMOUNT, DAMAGE_RESULT, TOGGLE, PAGE, SUBMIT,
          CONFIRM, BEHALF, UNDO, CANCEL, REALLY)
 
 _PLACEHOLDERS = {
@@ -90,6 +98,10 @@ _PLACEHOLDERS = {
     "wreck": "Vehicles Wrecked",
     "aband": "Vehicles abandoned by fleeing crew",
     "enemies": "How many enemies this gang took Out of Action",
+    "xp": "Fighters that earned XP (choose, then their XP below)",
+    "kills": "Fighters that took enemies Out of Action (choose, then how many)",
+    "wres": "Wrecked vehicles (choose, then their Wrecked results below)",
+    "dmg": "Wrecked vehicle whose Lasting Damage was rolled at the table",
     "by": "Fighters this enemy took Out of Action",
 }
 
@@ -160,13 +172,40 @@ def injury_select(campaign_id: str, battle_id: str, index: int, fighter_id: str,
     the bot (a second Eye Injury among Multiple Injuries' extras). The
     placeholder and the report say what is entered.
     """
-    options = [_option(NOT_ROLLED, "Not rolled at the table (the bot rolls it)",
-                       description="Clears what was entered for this fighter")]
-    options += [_option(value, label, description=face) for value, label, face in results]
+    return _rolled_select(INJURY.custom_id(campaign_id, battle_id, index, fighter_id),
+                          "fighter", results, placeholder)
+
+
+def amount_select(campaign_id: str, battle_id: str, index: int, section: str,
+                  placeholder: str) -> discord.ui.Select[Any]:
+    """The amount given to every fighter (or vehicle) chosen in the select above it.
+
+    No option is marked chosen: the chosen fighters may have different amounts,
+    and a pick of the amount one of them has must still reach the bot."""
     return discord.ui.Select(
-        custom_id=INJURY.custom_id(campaign_id, battle_id, index, fighter_id),
-        placeholder=placeholder[:PLACEHOLDER_MAX], options=options, row=2,
+        custom_id=AMOUNT.custom_id(campaign_id, battle_id, index, section),
+        placeholder=placeholder[:PLACEHOLDER_MAX],
+        options=[_option(str(n), amount_label(section, n)) for n in AMOUNTS[section]], row=2,
     )
+
+
+def damage_select(campaign_id: str, battle_id: str, index: int, vehicle_id: str,
+                  results: Sequence[tuple[str, str, str]] = (),
+                  placeholder: str = "Lasting Damage rolled at the table"
+                  ) -> discord.ui.Select[Any]:
+    """The Lasting Damage result rolled at the table for one Wrecked vehicle."""
+    return _rolled_select(DAMAGE_RESULT.custom_id(campaign_id, battle_id, index, vehicle_id),
+                          "vehicle", results, placeholder)
+
+
+def _rolled_select(custom_id: str, whose: str, results: Sequence[tuple[str, str, str]],
+                   placeholder: str) -> discord.ui.Select[Any]:
+    """A table's results (value, label, faces) after "not rolled at the table"."""
+    options = [_option(NOT_ROLLED, "Not rolled at the table (the bot rolls it)",
+                       description=f"Clears what was entered for this {whose}")]
+    options += [_option(value, label, description=face) for value, label, face in results]
+    return discord.ui.Select(custom_id=custom_id, placeholder=placeholder[:PLACEHOLDER_MAX],
+                             options=options, row=2)
 
 
 def toggle_button(campaign_id: str, battle_id: str, index: int, what: str,
@@ -233,6 +272,17 @@ def report_view(scope: ReportScope, arbitrated: bool = True) -> discord.ui.View:
     view.add_item(section_select(run, index, sections(scope), section))
     if section == INJURIES:
         _add_injury_selects(view, scope, page)
+    elif section in AMOUNTS or section == DAMAGE:
+        items = slot_items(scope, section, page, 0)
+        view.add_item(pick_select(c, b, index, section, 0, items, single=section == DAMAGE))
+        if section in AMOUNTS:
+            view.add_item(amount_select(c, b, index, section, amount_placeholder(scope, section)))
+        elif (vehicle := damage_target(scope)) is not None:
+            table = scope.ruleset.lasting_damage
+            view.add_item(damage_select(
+                c, b, index, vehicle.id,
+                [(e.name, e.name, faces(table, e)) for e in injury_results(table)],
+                damage_placeholder(scope, vehicle)))
     else:
         for slot in range(SELECTS_PER_PAGE):
             items = slot_items(scope, section, page, slot)

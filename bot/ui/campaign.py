@@ -194,13 +194,14 @@ def check_income(text: str) -> str:
 
 
 def new_territory(name: str, template: Territory | None, income: str | None) -> Territory:
-    """A Territory called ``name``: the income and boons of ``template`` (the rule set's),
-    ``income`` as typed over its income."""
+    """A Territory called ``name``: the income and boons of ``template`` (the rule set's,
+    with the rules the bot applies: its income's dice choice and double, its Boons'
+    effects), ``income`` as typed over its income."""
     fields: dict[str, object] = {}
     if template is not None:
-        fields = {"income": template.income, "boons": list(template.boons),
-                  "can_be_staked": template.can_be_staked,
-                  "income_only_for": template.income_only_for}
+        fields = template.model_dump(include={
+            "income", "boons", "can_be_staked", "income_only_for", "income_max_dice",
+            "income_double_injures", "boon_effects"})
     if income is not None:
         fields["income"] = check_income(income)
     return checked(

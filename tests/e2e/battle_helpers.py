@@ -94,6 +94,22 @@ async def until(check: Callable[[], T | None], what: str, timeout: float = 10.0)
         await asyncio.sleep(0.05)
 
 
+async def start_battle(arena: Arena, campaign: str, winner: str, loser: str) -> Channel:
+    """bob starts the post-battle sequence of a battle ``winner`` won; its thread."""
+    started = await arena.driver.slash(GUILD, CHANNEL, "bob", "postbattle start", winner=winner,
+                                       gang1=winner, gang2=loser, campaign=campaign)
+    assert not started.ephemeral, started.text()
+    return await thread_named(arena.driver, f"{winner} vs {loser}")
+
+
+async def wrap_up_text(arena: Arena, thread: Channel) -> str:
+    """The Wrap-up step's message, once rolled (its lines end with the battle recorded)."""
+    message = await stage_message(arena.driver, thread, "Wrap-up")
+    text = message.embed_text()
+    assert "**Battle recorded**" in text, text
+    return text
+
+
 async def thread_named(driver: Driver, words: str, after: int = 0) -> Channel:
     """The newest thread of #general whose name contains ``words`` (waits for it)."""
 
@@ -330,3 +346,76 @@ async def credits_of(arena: Arena, gang: str, campaign: str) -> int:
     """The gang's credits as bob reads them with /stash show."""
     text = await slash(arena.driver, "bob", "stash show", gang=gang, campaign=campaign)
     return number_after(r"💰 \*\*([0-9,]+)\*\* credits", text.replace(",", ""))
+
+
+# ------------------------------------------------------------------- amounts and Lasting Damage
+
+XP_SECTION = "XP earned by each fighter"
+KILLS_SECTION = "Enemies each fighter took Out of Action"
+WRECKED_RESULTS_SECTION = "Wrecked results of each vehicle"
+DAMAGE_SECTION = "Lasting Damage rolled at the table"
+
+
+async def open_section(
+    driver: Driver, thread: Channel, user: str, gang: str, section: str
+) -> Message:
+    """``gang``'s panel showing the section labelled ``section`` (chosen if it was not)."""
+    panel = await panel_of(driver, thread, gang)
+    chooser = panel.component(custom_id(panel, "munda:pb:sec:"))
+    option = _option(chooser, section)
+    assert option is not None, f"no {section!r} in {chooser['options']}"
+    value = str(option["value"])
+    if not option.get("default"):
+        await driver.select(panel, chooser["custom_id"], [value], user)
+    return await until(
+        lambda: _newest_with(driver, thread, gang, "munda:pb:pick:", suffix=f":{value}:0"),
+        f"the {section} section of {gang}")
+
+
+async def _select(
+    driver: Driver, panel: Message, prefix: str, values: Sequence[str], user: str
+) -> InteractionResult:
+    select = next(c for c in panel.selects if str(c.get("custom_id", "")).startswith(prefix))
+    picked = await driver.select(panel, str(select["custom_id"]), list(values), user)
+    if not picked.ephemeral:
+        await picked.wait_for_update()
+    return picked
+
+
+async def choose_in_section(
+    driver: Driver, thread: Channel, user: str, gang: str, section: str, names: Sequence[str]
+) -> InteractionResult:
+    """Choose exactly ``names`` in the first select of a section (labels may add an amount:
+    "Gorg (2 XP)")."""
+    panel = await open_section(driver, thread, user, gang, section)
+    select = panel.component(custom_id(panel, "munda:pb:pick:"))
+    options = select.get("options") or []
+    assert isinstance(options, list)
+    values = [str(o["value"]) for o in options
+              if str(o["label"]).split(" (")[0] in names]
+    assert len(values) == len(names), f"{names} not all in {options}"
+    return await _select(driver, panel, "munda:pb:pick:", values, user)
+
+
+async def give_amount(
+    driver: Driver, thread: Channel, user: str, gang: str, section: str, amount: int,
+    names: Sequence[str] = (),
+) -> InteractionResult:
+    """In an amount section, choose ``names`` (if any) then pick ``amount`` for them;
+    the amount's answer (ephemeral: a refusal)."""
+    if names:
+        chosen = await choose_in_section(driver, thread, user, gang, section, names)
+        assert not chosen.ephemeral, chosen.text()
+    panel = await open_section(driver, thread, user, gang, section)
+    return await _select(driver, panel, "munda:pb:amt:", [str(amount)], user)
+
+
+async def pick_damage(
+    driver: Driver, thread: Channel, user: str, gang: str, vehicle: str, result: str
+) -> InteractionResult:
+    """Pick a Lasting Damage ``result`` rolled at the table (or NOT_ROLLED) for ``vehicle``."""
+    chosen = await choose_in_section(driver, thread, user, gang, DAMAGE_SECTION, [vehicle])
+    assert not chosen.ephemeral, chosen.text()
+    panel = await until(lambda: _newest_with(driver, thread, gang, "munda:pb:dmg:"),
+                        f"the Lasting Damage select of {vehicle}")
+    return await _select(driver, panel, "munda:pb:dmg:", [result], user)

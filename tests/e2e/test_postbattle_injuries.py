@@ -23,8 +23,6 @@ from rules.models import Battle, FighterCategory
 from rules.sequence import PostBattleSequence
 from tests import factories as f
 from tests.e2e.battle_helpers import (
-    CHANNEL,
-    GUILD,
     NOT_ROLLED,
     all_text,
     bot_ready,
@@ -40,8 +38,8 @@ from tests.e2e.battle_helpers import (
     pick_injury,
     report,
     slash,
-    stage_message,
-    thread_named,
+    start_battle,
+    wrap_up_text,
 )
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -65,27 +63,11 @@ async def two_gangs(arena: Arena, campaign: str, winner: str, loser: str,
         await new_fighter(d, "dan", campaign, loser, name, "Forge-born")
 
 
-async def start(arena: Arena, campaign: str, winner: str, loser: str) -> Channel:
-    """Start the post-battle sequence of a battle ``winner`` won; its thread."""
-    started = await arena.driver.slash(GUILD, CHANNEL, "bob", "postbattle start", winner=winner,
-                                       gang1=winner, gang2=loser, campaign=campaign)
-    assert not started.ephemeral, started.text()
-    return await thread_named(arena.driver, f"{winner} vs {loser}")
-
-
-async def wrap_up_text(arena: Arena, thread: Channel) -> str:
-    """The Wrap-up step's message, once rolled (its lines end with the battle recorded)."""
-    message = await stage_message(arena.driver, thread, "Wrap-up")
-    text = message.embed_text()
-    assert "**Battle recorded**" in text, text
-    return text
-
-
 @pytest.mark.rule("PB-1.2")
 async def test_captured_at_the_table_gets_the_escape_roll(arena: Arena) -> None:
     d = arena.driver
     await two_gangs(arena, "Table Captures", "Gaolers", "Stragglers", ["Mort", "Dregg"])
-    thread = await start(arena, "Table Captures", "Gaolers", "Stragglers")
+    thread = await start_battle(arena, "Table Captures", "Gaolers", "Stragglers")
     await report(d, thread, "bob", "Gaolers")
     await report(d, thread, "dan", "Stragglers", [("Out of Action", ["Mort", "Dregg"])],
                  injuries={"Mort": ["Captured"]})
@@ -123,7 +105,7 @@ async def test_eye_injury_at_the_table_costs_bs_without_a_roll(arena: Arena) -> 
     await two_gangs(arena, "Table Eyes", "Sharpshots", "Squinters", ["Squint"])
     before = await slash(d, "dan", "fighter show", fighter="Squint", campaign="Table Eyes")
     bs = ballistic_skill(before)
-    thread = await start(arena, "Table Eyes", "Sharpshots", "Squinters")
+    thread = await start_battle(arena, "Table Eyes", "Sharpshots", "Squinters")
     await report(d, thread, "bob", "Sharpshots")
     await report(d, thread, "dan", "Squinters", [("Out of Action", ["Squint"])],
                  injuries={"Squint": ["Eye Injury"]})
@@ -148,7 +130,7 @@ async def test_eye_injury_at_the_table_costs_bs_without_a_roll(arena: Arena) -> 
 async def test_impossible_results_are_refused_in_the_panel(arena: Arena) -> None:
     d = arena.driver
     await two_gangs(arena, "Table Refusals", "Butchers", "Patchwork", ["Patch"])
-    thread = await start(arena, "Table Refusals", "Butchers", "Patchwork")
+    thread = await start_battle(arena, "Table Refusals", "Butchers", "Patchwork")
     await report(d, thread, "bob", "Butchers")
     await mark(d, thread, "dan", "Patchwork", "Out of Action", ["Patch"])
 

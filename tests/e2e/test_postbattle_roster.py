@@ -241,6 +241,10 @@ async def test_repairs_clean_house_hiring_boons_and_equipment(arena: Arena) -> N
                 campaign="Workshop")
     await slash(d, "alice", "campaign territory assign", territory="Home Turf",
                 gang="Gearheads", campaign="Workshop")
+    await slash(d, "alice", "campaign territory add", name="Rat Runs", template="Tunnels",
+                campaign="Workshop")
+    await slash(d, "alice", "campaign territory assign", territory="Rat Runs",
+                gang="Gearheads", campaign="Workshop")
 
     await slash(d, "bob", "postbattle start", winner="Gearheads", gang1="Gearheads",
                 gang2="Drifters", campaign="Workshop")
@@ -286,13 +290,32 @@ async def test_repairs_clean_house_hiring_boons_and_equipment(arena: Arena) -> N
     await at_step(arena, thread, "▶️ Update Roster (C. Gain Boons from Territories)")
     territories = await d.autocomplete(GUILD, CHANNEL, "bob", "roster boon", focused="territory",
                                        gang="Gearheads", campaign="Workshop")
-    assert [c.value for c in territories] == ["Home Turf"]
+    assert sorted(c.value for c in territories) == ["Home Turf", "Rat Runs"]
+    # The Settlement's Boon is rolled and applied by the bot: declaring it is refused.
+    declared = await d.slash(GUILD, CHANNEL, "bob", "roster boon", territory="Home Turf",
+                             reputation=1, gang="Gearheads", campaign="Workshop")
+    assert declared.ephemeral and "rolled and applied by the bot" in declared.text()
     boon = await d.slash(GUILD, CHANNEL, "bob", "roster boon", territory="Home Turf",
-                         reputation=1, gang="Gearheads", campaign="Workshop")
-    assert "Home Turf gives Gearheads +1 Reputation." in boon.text()
+                         recruit_name="Lucky Find", gang="Gearheads", campaign="Workshop")
+    said = boon.text()
+    faces = re.search(r"Home Turf recruit roll for Gearheads: 2D6 → \[(\d), (\d)\]", said)
+    assert faces, said
+    sixes = [faces.group(1), faces.group(2)].count("6")
+    recruit = {0: "", 1: "Lucky Find, a Juve", 2: "Lucky Find, a Ganger"}[sixes]
+    if recruit:
+        assert f"{recruit}" in said and "joins Gearheads for free" in said, said
+        assert "Home Turf gives Gearheads +1 Reputation, Lucky Find." in said, said
+    else:
+        assert "no recruit this time" in said
+        assert "Home Turf gives Gearheads +1 Reputation." in said, said
     twice = await d.slash(GUILD, CHANNEL, "bob", "roster boon", territory="Home Turf",
-                          reputation=1, gang="Gearheads", campaign="Workshop")
+                          gang="Gearheads", campaign="Workshop")
     assert twice.ephemeral and "already claimed the Boon of Home Turf" in twice.content
+    # The Tunnels' Boon cannot be applied by the bot: it says what to do at the table.
+    tunnels = await d.slash(GUILD, CHANNEL, "bob", "roster boon", territory="Rat Runs",
+                            gang="Gearheads", campaign="Workshop")
+    assert "the bot does not apply this Boon; at the table: Up to 3 fighters may deploy " \
+           "via the tunnels" in tunnels.text(), tunnels.text()
     await confirm_until(d, thread, ["▶️ Update Roster (C. Gain Boons from Territories)"],
                         ["bob", "dan"])
 

@@ -1,0 +1,107 @@
+"""One post-battle action deals with several captives: a comma list in ``target``.
+
+Through the real bot and the fake Discord: the captor's fighter sells two of
+three captives to the Guilders with one /action take; each is priced on its
+own, the third stays held, and a list naming someone who is no captive is
+refused with nothing changed. Bob and dan are plain players.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.arena import Arena
+from rules.models import Fighter, FighterCategory
+from tests.e2e.battle_helpers import (
+    CHANNEL,
+    GUILD,
+    STEPS_BEFORE_ACTIONS,
+    all_text,
+    bot_ready,
+    confirm_until,
+    credits_of,
+    ensure_member,
+    new_campaign,
+    new_fighter,
+    new_gang,
+    report,
+    slash,
+    thread_named,
+    until,
+)
+from tests.e2e.helpers import database
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+CAMPAIGN = "Bulk Captives"
+
+
+@pytest.fixture(autouse=True)
+async def players(arena: Arena) -> None:
+    await bot_ready(arena)
+    ensure_member(arena, "dan")
+
+
+async def held(arena: Arena, captives: dict[str, int]) -> None:
+    """Seed dan's fighters ``captives`` (name: cost), held by the Slavers with their
+    rescue chance given, as earlier battles would have left them."""
+    guild_id = arena.fake.world.guild(GUILD).id
+    async with database(arena) as storage:
+        campaign = await storage.get_campaign_by_name(guild_id, CAMPAIGN)
+        victims = await storage.get_gang_by_name(guild_id, campaign.id, "Victims")
+        captor = await storage.get_gang_by_name(guild_id, campaign.id, "Slavers")
+        for index, (name, cost) in enumerate(captives.items()):
+            fighter = Fighter(id=f"bulk{index}", name=name, category=FighterCategory.GANGER,
+                              fighter_type="Forge-born", cost=cost)
+            fighter.capture(captor.id)
+            fighter.rescue_chance_given = True
+            await storage.add_fighter(guild_id, campaign.id, victims.id, fighter, actor="seed")
+
+
+@pytest.mark.rule("PB-5.2")
+async def test_one_action_sells_several_captives(arena: Arena) -> None:
+    d = arena.driver
+    await new_campaign(d, CAMPAIGN)
+    await new_gang(d, "bob", CAMPAIGN, "Slavers")
+    await new_gang(d, "dan", CAMPAIGN, "Victims", alignment="Outlaw")
+    await new_fighter(d, "bob", CAMPAIGN, "Slavers", "Slave Boss", "Forge Tyrant")
+    await new_fighter(d, "dan", CAMPAIGN, "Victims", "Victim Boss", "Forge Tyrant")
+    await held(arena, {"Cap One": 30, "Cap Two": 50, "Cap Three": 40})
+    await slash(d, "bob", "postbattle start", winner="Slavers", gang1="Slavers",
+                gang2="Victims", campaign=CAMPAIGN)
+    thread = await thread_named(d, "Slavers vs Victims")
+    await report(d, thread, "bob", "Slavers")
+    await report(d, thread, "dan", "Victims")
+    await confirm_until(d, thread, STEPS_BEFORE_ACTIONS, ["bob", "dan"])
+    await until(lambda: "▶️ Post-battle Actions" in all_text(d, thread) or None,
+                "the Post-battle Actions step")
+
+    # The target option completes a comma list: what is typed stays, the rest is offered.
+    offered = await d.autocomplete(GUILD, CHANNEL, "bob", "action take", focused="target",
+                                   fighter="Slave Boss", action="Sell to the Guilders",
+                                   target="Cap One, cap t", campaign=CAMPAIGN)
+    assert sorted(c.value for c in offered) == ["Cap One, Cap Three", "Cap One, Cap Two"]
+
+    credits = await credits_of(arena, "Slavers", CAMPAIGN)
+    wrong = await d.slash(GUILD, CHANNEL, "bob", "action take", fighter="Slave Boss",
+                          action="Sell to the Guilders", target="Cap One, Nobody",
+                          campaign=CAMPAIGN)
+    assert wrong.ephemeral and "Nobody is not a captive" in wrong.text(), wrong.text()
+    twice = await d.slash(GUILD, CHANNEL, "bob", "action take", fighter="Slave Boss",
+                          action="Sell to the Guilders", target="Cap One, cap one",
+                          campaign=CAMPAIGN)
+    assert twice.ephemeral and "named twice" in twice.text(), twice.text()
+    assert await credits_of(arena, "Slavers", CAMPAIGN) == credits
+
+    sold = await d.slash(GUILD, CHANNEL, "bob", "action take", fighter="Slave Boss",
+                         action="Sell to the Guilders", target="Cap One, Cap Two",
+                         campaign=CAMPAIGN)
+    assert "Something went wrong" not in sold.text()
+    # Half of each one's cost, rounded up to 5 each: 15 and 25.
+    assert await credits_of(arena, "Slavers", CAMPAIGN) == credits + 40
+    listed = await slash(d, "dan", "captive list", campaign=CAMPAIGN)
+    assert "Cap Three" in listed and "Cap One" not in listed and "Cap Two" not in listed
+    # One action: the Slave Boss cannot act again.
+    again = await d.slash(GUILD, CHANNEL, "bob", "action take", fighter="Slave Boss",
+                          action="Sell to the Guilders", target="Cap Three", campaign=CAMPAIGN)
+    assert again.ephemeral and "already made its post-battle action" in again.text()
