@@ -133,9 +133,11 @@ class PictureWorker:
         return list(pages)
 
     async def campaign_chart(self, series: Sequence[GangSeries], measure: Measure,
-                             *, title: str | None = None) -> bytes:
-        key = revision_key("chart", [s.model_dump(mode="json") for s in series], measure, title)
-        return await self.cached(key, campaign_chart, list(series), measure, title=title)
+                             *, title: str | None = None, scale: float = 1.0) -> bytes:
+        key = revision_key("chart", [s.model_dump(mode="json") for s in series], measure, title,
+                           scale)
+        return await self.cached(key, campaign_chart, list(series), measure, title=title,
+                                 scale=scale)
 
     async def battle_card(self, report: BattleReport,
                           casualties: Mapping[str, Sequence[str]] | None = None) -> bytes:
