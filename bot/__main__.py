@@ -44,6 +44,8 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=7, help="dice seed (same seed, same game)")
     demo.add_argument("--rules-only", action="store_true",
                       help="print the rules engine's post-battle sequence without the bot")
+    demo.add_argument("--pictures", type=Path, default=None, metavar="DIR",
+                      help="also write the game's roster card, chart and battle card to DIR")
     return parser
 
 
@@ -78,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "demo":
             from bot.demo import run_demo
 
-            return run_demo(seed=args.seed, rules_only=args.rules_only)
+            return run_demo(seed=args.seed, rules_only=args.rules_only, pictures=args.pictures)
     except ConfigError as error:
         print(f"munda-arbitrator: {error}", file=sys.stderr)
         return 2
