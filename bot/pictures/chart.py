@@ -15,12 +15,6 @@ from functools import cache
 from itertools import cycle
 from typing import Any
 
-import matplotlib
-from matplotlib import font_manager
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, MaxNLocator
-
 from bot.pictures.fonts import CJK_FONT
 from bot.pictures.series import GangSeries, Measure
 
@@ -42,6 +36,8 @@ MUTED = "#69605a"
 
 @cache
 def _register_fonts() -> None:
+    from matplotlib import font_manager
+
     font_manager.fontManager.addfont(str(CJK_FONT))
     # The fallback fonts have no bold face; matplotlib says so for every bold title.
     logging.getLogger("matplotlib.font_manager").setLevel(logging.ERROR)
@@ -60,6 +56,13 @@ def campaign_chart(
     ``scale`` shrinks or enlarges it whole, text and lines with it (0.5: a
     600 x 360 thumbnail laid out exactly like the full chart).
     """
+    # matplotlib takes about a second to import: only the process that draws a chart
+    # pays for it, on the picture worker's thread (its warm-up draws one).
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
     _register_fonts()
     style: dict[Any, Any] = {
         "font.family": FONTS,
