@@ -20,9 +20,8 @@ from fakediscord.messages import Attachment
 from fakediscord.result import InteractionResult
 from rules.battle_record import record_battle_fought
 from rules.models import Battle, Gang
-from rules.world import RuleResult, Workspace, World
 from tests.e2e.helpers import U, database, new_gang, ok, refused, slash
-from tests.pictures.helpers import big_gang
+from tests.pictures.helpers import big_gang, reward
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -101,14 +100,6 @@ async def test_a_card_of_many_pages_comes_ten_pages_to_a_message(arena: Arena) -
     assert all(not m.ephemeral for m in shown.messages)
 
 
-def _reward(world: World, gang_id: str, credits: int, reputation: int) -> RuleResult:
-    ws = Workspace(world)
-    gang = ws.gang(gang_id)
-    gang.credits += credits
-    gang.reputation += reputation
-    return ws.finish(RuleResult, clause="PB-3", title="Rewards")
-
-
 async def _fight(storage: Storage, guild_id: int, campaign: Campaign, battle: Battle,
                  rewards: dict[str, tuple[int, int]]) -> None:
     """A battle as the post-battle sequence stores it: Wrap-up, then rewards."""
@@ -119,7 +110,7 @@ async def _fight(storage: Storage, guild_id: int, campaign: Campaign, battle: Ba
                        battle_id=battle.id, step="1")
         for gang_id, (credits, reputation) in rewards.items():
             world = await tx.load_world(campaign.id, battle.gang_ids)
-            await tx.apply(campaign.id, _reward(world, gang_id, credits, reputation),
+            await tx.apply(campaign.id, reward(world, gang_id, credits, reputation),
                            actor="seed", battle_id=battle.id, step="3")
 
 

@@ -13,18 +13,10 @@ from rules.errors import InvalidRequest
 from rules.models import Battle, EquipmentKind, Gang
 from rules.world import RuleResult, Workspace, World
 from tests import factories as f
-from tests.pictures.helpers import decode
+from tests.pictures.helpers import decode, reward
 from tests.storage.conftest import ACTOR, GUILD_A, campaign, full_gang
 
 __all__ = ["campaign"]  # a fixture; db_path and storage come from tests/conftest.py
-
-
-def _reward(world: World, gang_id: str, credits: int, reputation: int) -> RuleResult:
-    ws = Workspace(world)
-    gang = ws.gang(gang_id)
-    gang.credits += credits
-    gang.reputation += reputation
-    return ws.finish(RuleResult, clause="PB-3", title="Rewards")
 
 
 def _hire(world: World, gang_id: str, name: str, cost: int) -> RuleResult:
@@ -74,9 +66,9 @@ async def test_series_follow_the_rosters_battle_by_battle(storage: Storage, camp
     expected: dict[str, list[ChartPoint]] = {"ash": [_point(0, ash)], "web": [_point(0, web)]}
 
     await _fight(storage, campaign, Battle(id="b1", gang_ids=["ash", "web"], winner="ash"), [
-        lambda w: _reward(w, "ash", 40, 2),
+        lambda w: reward(w, "ash", 40, 2),
         lambda w: _hire(w, "ash", "Recruit", 50),
-        lambda w: _reward(w, "web", 10, 0),
+        lambda w: reward(w, "web", 10, 0),
         lambda w: _stash_van(w, "web"),
     ])
     expected["ash"].append(_point(1, await _gang(storage, campaign, "ash")))
@@ -94,7 +86,7 @@ async def test_series_follow_the_rosters_battle_by_battle(storage: Storage, camp
     await storage.undo_last_action(GUILD_A, campaign.id, actor=ACTOR, battle_id="b2")
     async with storage.transaction(GUILD_A) as tx:
         world = await tx.load_world(campaign.id, ["web"])
-        await tx.apply(campaign.id, _reward(world, "web", 25, 1), actor=ACTOR, battle_id="b2")
+        await tx.apply(campaign.id, reward(world, "web", 25, 1), actor=ACTOR, battle_id="b2")
     expected["ash"].append(_point(2, await _gang(storage, campaign, "ash")))
     expected["web"].append(_point(2, await _gang(storage, campaign, "web")))
 
@@ -104,7 +96,7 @@ async def test_series_follow_the_rosters_battle_by_battle(storage: Storage, camp
     expected["late"] = [_point(2, late)]
     await storage.rename_gang(GUILD_A, campaign.id, "ash", "Ash Kings", actor=ACTOR)
     await _fight(storage, campaign, Battle(id="b3", gang_ids=["late", "ash"], winner=None), [
-        lambda w: _reward(w, "late", 5, 0),
+        lambda w: reward(w, "late", 5, 0),
     ])
     expected["ash"].append(_point(3, await _gang(storage, campaign, "ash")))
     expected["late"].append(_point(3, await _gang(storage, campaign, "late")))
@@ -178,7 +170,7 @@ async def test_roster_changes_are_what_the_chart_replays(storage: Storage, campa
                                             actor=ACTOR)
     await storage.assign_territory(GUILD_A, campaign.id, territory.id, "ash", actor=ACTOR)
     await _fight(storage, campaign, Battle(id="b1", gang_ids=["ash", "web"], winner="ash"), [
-        lambda w: _reward(w, "ash", 40, 2), lambda w: _hire(w, "web", "Recruit", 50),
+        lambda w: reward(w, "ash", 40, 2), lambda w: _hire(w, "web", "Recruit", 50),
     ])
     async with storage.transaction(GUILD_A) as tx:
         await tx.add_note(campaign.id, "A note, not a change", actor=ACTOR)
