@@ -46,6 +46,8 @@ def _parser() -> argparse.ArgumentParser:
                       "rolls with secret seeds, so it plays differently each time")
     demo.add_argument("--rules-only", action="store_true",
                       help="print the rules engine's post-battle sequence without the bot")
+    demo.add_argument("--pictures", type=Path, default=None, metavar="DIR",
+                      help="also write the game's roster card, chart and battle card to DIR")
     return parser
 
 
@@ -80,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "demo":
             from bot.demo import run_demo
 
-            return run_demo(seed=args.seed, rules_only=args.rules_only)
+            return run_demo(seed=args.seed, rules_only=args.rules_only, pictures=args.pictures)
     except ConfigError as error:
         print(f"munda-arbitrator: {error}", file=sys.stderr)
         return 2

@@ -16,6 +16,7 @@ from bot.config import Config
 from bot.endpoints import discover_gateway
 from bot.errors import answer_error
 from bot.outbox import HttpSender, Outbox
+from bot.pictures import PictureWorker
 from bot.storage import Storage
 from bot.ui.routes import routed_items
 
@@ -54,9 +55,14 @@ class MundaBot(commands.Bot):
         # Messages the bot owes a channel, delivered until Discord accepts them (bot/outbox.py).
         self.outbox = Outbox(storage, HttpSender.for_client(self))
         self._backups: asyncio.Task[None] | None = None
+        # Roster cards and charts are drawn on the worker's thread, cached by revision.
+        self.pictures = PictureWorker()
+        self._warming: asyncio.Task[None] | None = None
         self._cog_names = list(cogs) if cogs is not None else discover_cogs()
 
     async def setup_hook(self) -> None:
+        # Fonts opened while the commands sync: no player's first card waits for them.
+        self._warming = asyncio.create_task(self._warm_up_pictures())
         await discover_gateway(self.config.discord, self.http)
         # One dynamic item routes every button and select, those sent before a restart too.
         routed_items(self)
@@ -79,6 +85,13 @@ class MundaBot(commands.Bot):
                 self.storage, db.backup_dir, db.backups_kept, db.backup_interval_hours
             ))
 
+    async def _warm_up_pictures(self) -> None:
+        try:
+            await self.pictures.warm_up()
+        except Exception:
+            # Cards are still drawn, only the first one slower: worth a log line, no more.
+            log.exception("could not warm up the picture worker")
+
     async def on_ready(self) -> None:
         log.info("ready as %s in %d servers", self.user, len(self.guilds))
 
@@ -94,6 +107,9 @@ class MundaBot(commands.Bot):
     async def close(self) -> None:
         if self._backups is not None:
             self._backups.cancel()
+        if self._warming is not None:
+            self._warming.cancel()
+        self.pictures.close()
         try:
             await self.outbox.stop()
             await super().close()

@@ -36,11 +36,13 @@ import discord
 
 from bot.errors import Refused
 from bot.lookup import campaign_named, captive_in, fighter_in, pick_fighter, vehicle_in
+from bot.pictures import PictureWorker
 from bot.render import result_lines, safe
 from bot.rulesets import ruleset_for
 from bot.storage import Campaign, Storage, Transaction
 from bot.ui import send_embeds
 from bot.ui.ledger import send_lines
+from bot.ui.pictures import send_with_files
 from rules.models import Fighter, Gang, Territory, Vehicle
 from rules.ruleset import RuleSet
 from rules.world import RuleResult, World
@@ -132,6 +134,10 @@ class Call:
     def storage(self) -> Storage:
         return self.interaction.client.storage
 
+    @property
+    def pictures(self) -> PictureWorker:
+        return self.interaction.client.pictures
+
     @cached_property
     def actor(self) -> Actor:
         return actor_from(self.interaction)
@@ -189,6 +195,11 @@ class Call:
     async def answer_embeds(self, embeds: Sequence[discord.Embed], *, content: str = "") -> None:
         await send_embeds(self.interaction, embeds, content=content)
 
+    async def answer_files(self, embeds: Sequence[discord.Embed], files: Sequence[discord.File],
+                           *, content: str = "") -> None:
+        """A public answer with files (a roster card's pages), ten files to a message."""
+        await send_with_files(self.interaction, embeds, files, content=content)
+
     async def say(self, message: str | None, **kwargs: Any) -> None:
         """A public answer of plain text (a question with buttons, a short notice)."""
         response = self.interaction.response
@@ -202,6 +213,15 @@ class Call:
     async def tell(self, message: str, **kwargs: Any) -> None:
         """A private (ephemeral) answer, only for the one who asked."""
         await self.say(message, ephemeral=True, **kwargs)
+
+    async def draw_publicly(self) -> None:
+        """Acknowledge now, publicly ("thinking..."), while a picture is drawn.
+
+        Every lookup that may refuse comes before this: a refusal after it could
+        no longer be private.
+        """
+        if not self.interaction.response.is_done():
+            await self.interaction.response.defer(thinking=True)
 
     async def defer(self) -> None:
         """Acknowledge now (Discord wants an answer within 3 s); what follows stays private.

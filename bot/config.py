@@ -82,6 +82,12 @@ class ImportingSettings(_Section):
         return host
 
 
+class PicturesSettings(_Section):
+    """Whether /gang show attaches the roster card when the player does not say."""
+
+    roster_card: bool = True
+
+
 class LoggingSettings(_Section):
     level: str = "INFO"
 
@@ -98,6 +104,7 @@ class Config(_Section):
     discord: DiscordSettings = Field(default_factory=DiscordSettings)
     database: DatabaseSettings = Field(default_factory=DatabaseSettings)
     importing: ImportingSettings = Field(default_factory=ImportingSettings)
+    pictures: PicturesSettings = Field(default_factory=PicturesSettings)
     logging: LoggingSettings = Field(default_factory=LoggingSettings)
     # The config file, when it holds a token (set by load_config).
     _token_file: Path | None = PrivateAttr(default=None)

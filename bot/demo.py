@@ -7,7 +7,10 @@ gangs, carol is the Arbitrator): a campaign, two gangs, fighters, a
 territory, a refused edit, a pre-battle sequence and a whole post-battle
 sequence with both players confirming every step. It prints the channels as
 a readable transcript. ``--rules-only`` prints the rules engine's sequence
-without Discord instead (bot/demo_rules.py).
+without Discord instead (bot/demo_rules.py). ``--pictures DIR`` also writes
+the pictures of the game to DIR: the roster card and the campaign chart as
+the bot attached them in the channel, and the battle's report card and small
+chart drawn from the demo's database at the end (bot/ui/pictures.py).
 """
 
 from __future__ import annotations
@@ -22,9 +25,13 @@ from typing import Any, TextIO, TypeVar
 
 from bot.arena import Arena, open_arena
 from bot.demo_rules import DEMO_PROFILE, run_rules_demo
+from bot.pictures import PictureWorker
+from bot.storage import Storage
+from bot.ui.pictures import battle_report_pictures
 from fakediscord import InteractionResult
 from fakediscord.messages import Message
 from fakediscord.world import Channel
+from rules.report import battle_report
 
 T = TypeVar("T")
 
@@ -47,26 +54,30 @@ class DemoFailed(RuntimeError):
     """The scripted game could not go on; the message says where."""
 
 
-def run_demo(*, seed: int, rules_only: bool, out: TextIO = sys.stdout) -> int:
+def run_demo(*, seed: int, rules_only: bool, out: TextIO = sys.stdout,
+             pictures: Path | None = None) -> int:
     if rules_only:
         return run_rules_demo(seed=seed, out=out)
     with tempfile.TemporaryDirectory(prefix="munda-demo-") as folder:
         try:
-            transcript = asyncio.run(play(Path(folder)))
+            transcript, written = asyncio.run(play(Path(folder), pictures))
         except DemoFailed as error:
             print(f"munda-arbitrator demo: {error}", file=sys.stderr)
             return 1
     out.write(transcript)
+    if written:
+        out.write("\nPictures written: " + ", ".join(str(p) for p in written) + "\n")
     return 0
 
 
-async def play(workdir: Path) -> str:
-    """Play the scripted campaign and return the channels' transcript."""
+async def play(workdir: Path, pictures: Path | None = None) -> tuple[str, list[Path]]:
+    """Play the scripted campaign; return the channels' transcript and the pictures written."""
     async with open_arena(workdir, log_level="WARNING") as arena:
         script = Script(arena)
         await script.campaign_and_gangs()
         await script.battle()
-        return script.transcript()
+        written = await script.pictures(pictures) if pictures is not None else []
+        return script.transcript(), written
 
 
 class Script:
@@ -153,6 +164,42 @@ class Script:
                       if str(s.get("custom_id", "")).startswith("munda:pb:pick:"))
         chosen = await self.driver.select(panel, select["custom_id"], values, user)
         await chosen.wait_for_update()
+
+    async def pictures(self, folder: Path) -> list[Path]:
+        """The roster card and the chart as posted, and the battle's report pictures."""
+        folder.mkdir(parents=True, exist_ok=True)
+        shown = await self.say("alice", "gang show", gang=SLAG, card=True)
+        charted = await self.say("bob", "campaign chart")
+        posted = [a for result in (shown, charted) for m in result.messages
+                  for a in m.attachments]
+        if len(posted) < 2:
+            raise DemoFailed(f"the bot attached {len(posted)} pictures, not a card and a chart"
+                             f"\n{self.arena.log_tail()}")
+        written = []
+        for attachment in posted:
+            written.append(folder / attachment.filename)
+            written[-1].write_bytes(attachment.data)
+        return written + await self.report_pictures(folder)
+
+    async def report_pictures(self, folder: Path) -> list[Path]:
+        """What the battle report can carry, read from the demo's database as it ends."""
+        guild_id = self.driver.world.guild(GUILD).id
+        storage = await Storage.open(self.arena.database_path)
+        worker = PictureWorker()
+        try:
+            async with storage.read_only(guild_id) as tx:
+                campaign = await tx.get_campaign_by_name(CAMPAIGN)
+                [battle] = await tx.list_battles(campaign.id, limit=1)
+                world = await tx.load_world(campaign.id, battle.gang_ids)
+                drawn = await battle_report_pictures(tx, worker, campaign.id, battle,
+                                                     battle_report(world, battle), world.gangs)
+        finally:
+            worker.close()
+            await storage.close()
+        paths = [folder / "battle-card.png", folder / "battle-chart.png"]
+        paths[0].write_bytes(drawn.card)
+        paths[1].write_bytes(drawn.chart)
+        return paths
 
     # ----------------------------------------------------------------- reading the channel
 

@@ -31,6 +31,7 @@ from bot.importing.tradingpost import read_trading_post
 from bot.importing.uploads import file_stem, json_file, read_attachment
 from bot.lookup import first_named, pick
 from bot.options import CampaignName, GangName, NewName, TerritoryName, TerritoryTemplate
+from bot.pictures import Measure, chart_series
 from bot.render import clip, safe
 from bot.rulesets import check_ruleset_name, ruleset_for
 from bot.storage import TradingPostEntry
@@ -50,6 +51,7 @@ from bot.ui.campaign import (
     trading_post_lines,
 )
 from bot.ui.confirm import Confirmed, confirm_view, confirmation
+from bot.ui.pictures import chart_caption, png_files
 from bot.ui.roster import standings_embeds
 from rules.data import available_rulesets
 from rules.errors import InvalidRequest, NotFound
@@ -61,6 +63,7 @@ if TYPE_CHECKING:
     from bot.app import MundaBot
 
 Die = Literal["D6", "D4"]
+MeasureChoice = Literal["Gang Rating", "Wealth", "Reputation", "Credits"]
 
 RULESET_CHOICES = [app_commands.Choice(name=n, value=n) for n in available_rulesets()]
 MESSAGE_MAX = 2000
@@ -131,6 +134,35 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
         async with call.read(campaign) as s:
             gangs, territories = await s.gangs(), await s.territories()
         await call.answer_embeds(standings_embeds(s.campaign.name, gangs, territories))
+
+    @app_commands.command(name="chart", description="A line chart of the gangs over the battles")
+    @app_commands.describe(
+        measure="what to chart (default Gang Rating)",
+        gang="only this gang (default: every gang that fought)",
+        campaign=CAMPAIGN_HELP,
+    )
+    async def chart(
+        self,
+        interaction: Interaction,
+        measure: MeasureChoice = "Gang Rating",
+        gang: GangName | None = None,
+        campaign: CampaignName | None = None,
+    ) -> None:
+        call = Call.of(interaction)
+        async with call.read(campaign) as s:
+            only = await s.gang(gang) if gang is not None else None
+            changes = await s.tx.roster_changes(s.campaign.id)
+        await call.draw_publicly()
+        # Replaying a long ledger is work too: on the pictures' thread, off the event loop.
+        series = await call.pictures.run(chart_series, changes)
+        if only is not None:
+            series = [line for line in series if line.gang_id == only.id]
+        chosen = Measure(measure)
+        whose = only.name if only is not None else s.campaign.name
+        png = await call.pictures.campaign_chart(series, chosen, title=f"{whose}: {chosen}")
+        stem = f"chart-{file_stem(whose, 'campaign')}"
+        await call.answer_files([], png_files([png], stem),
+                                content=chart_caption(whose, chosen, series))
 
     @app_commands.command(name="list", description="Every campaign on this server")
     async def list_(self, interaction: Interaction) -> None:

@@ -27,6 +27,7 @@ from bot.render import safe
 from bot.storage import new_id
 from bot.ui import checked, clean_name, paged_embeds
 from bot.ui.confirm import Confirmed, confirm_view, confirmation
+from bot.ui.pictures import captor_names, member_name, png_files, roster_stem
 from bot.ui.roster import roster_embeds
 from rules.errors import InvalidRequest, NotFound
 from rules.models import Alignment, FighterStatus, Gang
@@ -114,9 +115,14 @@ class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and
     # ------------------------------------------------------------------ show and list
 
     @app_commands.command(name="show", description="A gang's roster")
-    @app_commands.describe(gang="the gang", campaign=CAMPAIGN_HELP)
+    @app_commands.describe(
+        gang="the gang",
+        campaign=CAMPAIGN_HELP,
+        card="attach the roster card as PNG pages (default: the bot's setting, usually yes)",
+    )
     async def show(
-        self, interaction: Interaction, gang: GangName, campaign: CampaignName | None = None
+        self, interaction: Interaction, gang: GangName, campaign: CampaignName | None = None,
+        card: bool | None = None,
     ) -> None:
         call = Call.of(interaction)
         async with call.read(campaign) as s:
@@ -125,10 +131,19 @@ class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and
             captors = {g.id: g.name for g in await s.gangs()} if captured else {}
             held = await s.territories(controller=shown.id)
             captives = await s.tx.captives_held_by(s.campaign.id, shown.id)
-        await call.answer_embeds(roster_embeds(
+        embeds = roster_embeds(
             shown, s.campaign.name, captors, territories=[t.name for t in held],
             captives=[(f.name, g.name) for g, f in captives],
-        ))
+        )
+        if not (self.bot.config.pictures.roster_card if card is None else card):
+            await call.answer_embeds(embeds)
+            return
+        await call.draw_publicly()
+        owner = await member_name(interaction, shown.owner)
+        pages = await call.pictures.roster_card(
+            shown, owner_name=owner, gang_names=captor_names(shown, captors)
+        )
+        await call.answer_files(embeds, png_files(pages, roster_stem(shown)))
 
     @app_commands.command(name="list", description="The gangs of a campaign")
     @app_commands.describe(owner="only this player's gangs", campaign=CAMPAIGN_HELP)

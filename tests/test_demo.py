@@ -4,6 +4,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
+
+from PIL import Image
+
+from bot.pictures.battle import CARD_WIDTH
+from bot.pictures.canvas import A4_HEIGHT, A4_WIDTH
+from bot.pictures.chart import CHART_HEIGHT, CHART_WIDTH
 
 
 def test_demo_plays_a_battle_through_the_real_bot_and_prints_the_channels() -> None:
@@ -32,3 +39,21 @@ def test_rules_only_demo_needs_no_discord() -> None:
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "Report Results" in done.stdout
+
+
+def test_the_demo_writes_its_pictures_for_a_person_to_look_at(tmp_path: Path) -> None:
+    folder = tmp_path / "pictures"
+    done = subprocess.run([sys.executable, "-m", "bot", "demo", "--pictures", str(folder)],
+                          capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    sizes = {path.name: Image.open(path).size for path in folder.iterdir()}
+    assert sizes == {
+        # As the bot attached them in the channel...
+        "roster-the-slag-lords.png": (A4_WIDTH, A4_HEIGHT),
+        "chart-dust-falls.png": (CHART_WIDTH, CHART_HEIGHT),
+        # ...and what the battle report can carry, drawn from the demo's database.
+        "battle-card.png": (CARD_WIDTH, sizes["battle-card.png"][1]),
+        "battle-chart.png": (CHART_WIDTH // 2, CHART_HEIGHT // 2),
+    }
+    assert "(attachment roster-the-slag-lords.png" in done.stdout
+    assert f"Pictures written: {folder / 'roster-the-slag-lords.png'}" in done.stdout

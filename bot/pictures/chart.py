@@ -15,12 +15,6 @@ from functools import cache
 from itertools import cycle
 from typing import Any
 
-import matplotlib
-from matplotlib import font_manager
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, MaxNLocator
-
 from bot.pictures.fonts import CJK_FONT
 from bot.pictures.series import GangSeries, Measure
 
@@ -42,6 +36,8 @@ MUTED = "#69605a"
 
 @cache
 def _register_fonts() -> None:
+    from matplotlib import font_manager
+
     font_manager.fontManager.addfont(str(CJK_FONT))
     # The fallback fonts have no bold face; matplotlib says so for every bold title.
     logging.getLogger("matplotlib.font_manager").setLevel(logging.ERROR)
@@ -52,9 +48,21 @@ def _battle_label(value: float, _position: int) -> str:
 
 
 def campaign_chart(
-    series: Sequence[GangSeries], measure: Measure, *, title: str | None = None
+    series: Sequence[GangSeries], measure: Measure, *, title: str | None = None,
+    scale: float = 1.0,
 ) -> bytes:
-    """A PNG line chart (1200 x 720) of ``measure`` for each gang in ``series``."""
+    """A PNG line chart (1200 x 720) of ``measure`` for each gang in ``series``.
+
+    ``scale`` shrinks or enlarges it whole, text and lines with it (0.5: a
+    600 x 360 thumbnail laid out exactly like the full chart).
+    """
+    # matplotlib takes about a second to import: only the process that draws a chart
+    # pays for it, on the picture worker's thread (its warm-up draws one).
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
     _register_fonts()
     style: dict[Any, Any] = {
         "font.family": FONTS,
@@ -64,6 +72,8 @@ def campaign_chart(
         "xtick.color": INK,
         "ytick.color": INK,
         "text.color": INK,
+        # Names are players' text: "$x$" must stay dollars, not become (or break) maths.
+        "text.parse_math": False,
     }
     with matplotlib.rc_context(style):
         figure = Figure(figsize=(CHART_WIDTH / DPI, CHART_HEIGHT / DPI), dpi=DPI,
@@ -75,13 +85,15 @@ def campaign_chart(
                        fontweight="bold", loc="left")
         drawn = [line for line in series if line.points]
         colours = cycle(COLOURS)
+        handles = []
         for line, marker in zip(drawn, cycle(MARKERS), strict=False):
             xs, ys = zip(*line.values(measure), strict=True)
-            axes.plot(xs, ys, marker=marker, linewidth=2.2, markersize=6,
-                      color=next(colours), label=line.gang_name)
+            handles += axes.plot(xs, ys, marker=marker, linewidth=2.2, markersize=6,
+                                 color=next(colours))
         if drawn:
-            figure.legend(loc="outside lower center", ncols=min(3, len(drawn)), frameon=False,
-                        fontsize=12)
+            # Labels given outright: a name starting with "_" would otherwise be left out.
+            figure.legend(handles, [line.gang_name for line in drawn], loc="outside lower center",
+                          ncols=min(3, len(drawn)), frameon=False, fontsize=12)
         else:
             axes.text(0.5, 0.5, "No battles fought yet", transform=axes.transAxes,
                       ha="center", va="center", color=MUTED, fontsize=16)
@@ -93,5 +105,5 @@ def campaign_chart(
         axes.grid(True, color="#d9cfbe", linewidth=0.8)
         axes.spines[["top", "right"]].set_visible(False)
         out = io.BytesIO()
-        figure.savefig(out, format="png", dpi=DPI, facecolor=PAPER)
+        figure.savefig(out, format="png", dpi=DPI * scale, facecolor=PAPER)
     return out.getvalue()

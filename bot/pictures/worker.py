@@ -133,9 +133,11 @@ class PictureWorker:
         return list(pages)
 
     async def campaign_chart(self, series: Sequence[GangSeries], measure: Measure,
-                             *, title: str | None = None) -> bytes:
-        key = revision_key("chart", [s.model_dump(mode="json") for s in series], measure, title)
-        return await self.cached(key, campaign_chart, list(series), measure, title=title)
+                             *, title: str | None = None, scale: float = 1.0) -> bytes:
+        key = revision_key("chart", [s.model_dump(mode="json") for s in series], measure, title,
+                           scale)
+        return await self.cached(key, campaign_chart, list(series), measure, title=title,
+                                 scale=scale)
 
     async def battle_card(self, report: BattleReport,
                           casualties: Mapping[str, Sequence[str]] | None = None) -> bytes:
@@ -144,10 +146,12 @@ class PictureWorker:
         return await self.cached(key, battle_card, report, lines)
 
     async def warm_up(self) -> None:
-        """Open the fonts and read their character maps now, on the worker thread.
+        """Open the fonts and read their character maps now, on the worker thread, and
+        import matplotlib there.
 
-        The first card of a process pays for that (about 0.2 s more); a bot calls
-        this at start-up so that no player's first card does.
+        The first card of a process pays for that (about 0.2 s more), the first chart
+        for matplotlib's import (about a second); a bot calls this at start-up so that
+        no player's first card or chart does.
         """
         await self.run(_warm_up)
 
@@ -175,3 +179,6 @@ def _warm_up() -> None:
         clause="", title="", world=World(), battle_id="warm", scenario="Warm-up",
         winner_id=None, winner_name=None, territory_id=None, territory_name=None, gangs=[],
     ))
+    # Last, being the slowest: matplotlib imported and its fonts registered, so the
+    # first /campaign chart waits for neither.
+    campaign_chart([], Measure.RATING)

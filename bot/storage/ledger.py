@@ -468,3 +468,38 @@ async def events(
         sql += " LIMIT ?"
         params.append(limit)
     return [_event_from_row(row) for row in await db.execute_fetchall(sql, params)]
+
+
+# What the campaign chart replays (bot/pictures/series.py): changes to gangs and
+# to their fighters and vehicles. Territory changes, rolls and notes are left out.
+_ROSTER_SUBJECTS = ("gang", "fighter", "vehicle")
+# A long campaign writes a few thousand such changes (a battle: tens to a hundred);
+# the bound keeps one chart request from reading an unbounded history into memory.
+ROSTER_CHANGES_MAX = 50_000
+
+
+async def roster_changes(
+    db: aiosqlite.Connection, campaign_pk: int, *, limit: int
+) -> list[LedgerEvent]:
+    """Every change to the campaign's gangs, oldest first: at most ``limit`` of them.
+
+    Refused when the campaign has more, since a replay needs the whole history
+    from each gang's creation on. The values before a change are not read (a
+    replay only needs the values after), nor whether the change was undone (the
+    undo wrote change events of its own).
+    """
+    rows = await db.execute_fetchall(
+        f"SELECT pk, {', '.join(c for c in _EVENT_COLUMNS if c != 'before')},"
+        " 'null' AS before, 0 AS undone FROM ledger_events e"
+        " WHERE e.campaign_pk = ? AND e.kind = 'change'"
+        f" AND e.subject IN ({placeholders(len(_ROSTER_SUBJECTS))})"
+        " ORDER BY e.pk LIMIT ?",
+        (campaign_pk, *_ROSTER_SUBJECTS, limit + 1),
+    )
+    found = [_event_from_row(row) for row in rows]
+    if len(found) > limit:
+        raise InvalidRequest(
+            f"This campaign's ledger holds more than {limit} changes to its gangs: "
+            "too many to replay for a chart."
+        )
+    return found

@@ -366,6 +366,7 @@ class Storage:
     list_actions = _read(Transaction.list_actions)
     recent_events = _read(Transaction.recent_events)
     battle_events = _read(Transaction.battle_events)
+    roster_changes = _read(Transaction.roster_changes)
 
     create_battle = _write(Transaction.create_battle)
     update_battle = _write(Transaction.update_battle)

@@ -445,6 +445,14 @@ class Transaction:
         pk = await self._campaign(campaign_id)
         return await ledger.events(self._db, pk, gang_id=gang_id, battle_id=battle_id, limit=limit)
 
+    async def roster_changes(
+        self, campaign_id: str, *, limit: int = ledger.ROSTER_CHANGES_MAX
+    ) -> list[LedgerEvent]:
+        """Every change to the campaign's gangs, fighters and vehicles, oldest first: what
+        the campaign chart replays. Refused when there are more than ``limit``."""
+        pk = await self._campaign(campaign_id)
+        return await ledger.roster_changes(self._db, pk, limit=limit)
+
     async def battle_events(self, campaign_id: str, battle_id: str) -> list[LedgerEvent]:
         """Every event of one battle, oldest first: the Arbitrator's report."""
         pk = await self._campaign(campaign_id)

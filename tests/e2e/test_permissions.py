@@ -83,6 +83,7 @@ EXPECTED: dict[str, frozenset[Kind]] = {
     # /campaign: Arbitrators change a campaign; Manage Server starts further ones.
     "campaign create": MANAGERS,
     "campaign show": ANYONE_HERE,
+    "campaign chart": ANYONE_HERE,
     "campaign list": ANYONE_HERE,
     "campaign settings": ARBITRATORS,  # a change; without one it only shows (see below)
     "campaign settings (looking)": ANYONE_HERE,
@@ -406,6 +407,7 @@ async def test_campaign_commands(table: Table) -> None:
                                                         name=t.fresh("Extra Campaign")),
                 kinds=ANYONE_HERE)
     for row, command in (("campaign show", "campaign show"), ("campaign list", "campaign list"),
+                         ("campaign chart", "campaign chart"),
                          ("campaign territory list", "campaign territory list"),
                          ("campaign tradingpost show", "campaign tradingpost show"),
                          ("campaign settings (looking)", "campaign settings")):

@@ -7,6 +7,7 @@ import io
 from PIL import Image
 
 from rules.models import EquipmentKind, Fighter, FighterCategory, FighterStatus, Gang
+from rules.world import RuleResult, Workspace, World
 from tests import factories as f
 
 NAMES = ["Krag Ironhide", "Жук Кровавый", "Ωμέγα Λύκος", "鬼龍 the Silent", "💀 Skullface",
@@ -46,3 +47,12 @@ def big_gang(fighters: int = 40) -> Gang:
 def without_profile(fighter: Fighter) -> Fighter:
     """The fighter as a roster will hold it once a profile may be "not set"."""
     return Fighter.model_construct(**{**dict(fighter), "profile": None})
+
+
+def reward(world: World, gang_id: str, credits: int, reputation: int) -> RuleResult:
+    """A post-battle reward as the rules store it: credits and Reputation gained."""
+    ws = Workspace(world)
+    gang = ws.gang(gang_id)
+    gang.credits += credits
+    gang.reputation += reputation
+    return ws.finish(RuleResult, clause="PB-3", title="Rewards")

@@ -2,27 +2,21 @@
 
 from __future__ import annotations
 
+import pytest
 from PIL import ImageChops
 
 from bot.pictures import ChartPoint, GangSeries, Measure, campaign_chart, chart_series
 from bot.pictures.chart import CHART_HEIGHT, CHART_WIDTH
 from bot.storage import Campaign, Storage
 from rules.battle_record import record_battle_fought
+from rules.errors import InvalidRequest
 from rules.models import Battle, EquipmentKind, Gang
 from rules.world import RuleResult, Workspace, World
 from tests import factories as f
-from tests.pictures.helpers import decode
+from tests.pictures.helpers import decode, reward
 from tests.storage.conftest import ACTOR, GUILD_A, campaign, full_gang
 
-__all__ = ["campaign"]  # a fixture, imported for the tests below
-
-
-def _reward(world: World, gang_id: str, credits: int, reputation: int) -> RuleResult:
-    ws = Workspace(world)
-    gang = ws.gang(gang_id)
-    gang.credits += credits
-    gang.reputation += reputation
-    return ws.finish(RuleResult, clause="PB-3", title="Rewards")
+__all__ = ["campaign"]  # a fixture; db_path and storage come from tests/conftest.py
 
 
 def _hire(world: World, gang_id: str, name: str, cost: int) -> RuleResult:
@@ -72,9 +66,9 @@ async def test_series_follow_the_rosters_battle_by_battle(storage: Storage, camp
     expected: dict[str, list[ChartPoint]] = {"ash": [_point(0, ash)], "web": [_point(0, web)]}
 
     await _fight(storage, campaign, Battle(id="b1", gang_ids=["ash", "web"], winner="ash"), [
-        lambda w: _reward(w, "ash", 40, 2),
+        lambda w: reward(w, "ash", 40, 2),
         lambda w: _hire(w, "ash", "Recruit", 50),
-        lambda w: _reward(w, "web", 10, 0),
+        lambda w: reward(w, "web", 10, 0),
         lambda w: _stash_van(w, "web"),
     ])
     expected["ash"].append(_point(1, await _gang(storage, campaign, "ash")))
@@ -92,7 +86,7 @@ async def test_series_follow_the_rosters_battle_by_battle(storage: Storage, camp
     await storage.undo_last_action(GUILD_A, campaign.id, actor=ACTOR, battle_id="b2")
     async with storage.transaction(GUILD_A) as tx:
         world = await tx.load_world(campaign.id, ["web"])
-        await tx.apply(campaign.id, _reward(world, "web", 25, 1), actor=ACTOR, battle_id="b2")
+        await tx.apply(campaign.id, reward(world, "web", 25, 1), actor=ACTOR, battle_id="b2")
     expected["ash"].append(_point(2, await _gang(storage, campaign, "ash")))
     expected["web"].append(_point(2, await _gang(storage, campaign, "web")))
 
@@ -102,7 +96,7 @@ async def test_series_follow_the_rosters_battle_by_battle(storage: Storage, camp
     expected["late"] = [_point(2, late)]
     await storage.rename_gang(GUILD_A, campaign.id, "ash", "Ash Kings", actor=ACTOR)
     await _fight(storage, campaign, Battle(id="b3", gang_ids=["late", "ash"], winner=None), [
-        lambda w: _reward(w, "late", 5, 0),
+        lambda w: reward(w, "late", 5, 0),
     ])
     expected["ash"].append(_point(3, await _gang(storage, campaign, "ash")))
     expected["late"].append(_point(3, await _gang(storage, campaign, "late")))
@@ -140,3 +134,59 @@ def test_the_chart_changes_with_the_values_and_draws_any_name() -> None:
     one = decode(campaign_chart([line("鬼龍団 💀", 1200)], Measure.RATING)).convert("RGB")
     two = decode(campaign_chart([line("鬼龍団 💀", 900)], Measure.RATING)).convert("RGB")
     assert ImageChops.difference(one, two).getbbox() is not None
+
+
+def test_names_are_text_never_maths_and_every_name_is_in_the_legend() -> None:
+    points = [ChartPoint(battle=b, rating=1000 + b, wealth=1, reputation=1, credits=0)
+              for b in (0, 1)]
+    for name in ("$\\frac{$", "$\\nosuchsymbol$", "$$"):
+        # matplotlib would read these as maths and fail on them.
+        line = GangSeries(gang_id="g", gang_name=name, points=points)
+        assert decode(campaign_chart([line], Measure.RATING, title=f"{name}: Gang Rating"))
+    # A label starting with "_" is one matplotlib leaves out of a legend by default.
+    shown = GangSeries(gang_id="g", gang_name="Underhive Rats", points=points)
+    hidden = shown.model_copy(update={"gang_name": "_Underhive Rats"})
+    with_plain = decode(campaign_chart([shown], Measure.RATING)).convert("RGB")
+    with_underscore = decode(campaign_chart([hidden], Measure.RATING)).convert("RGB")
+    legend = ImageChops.difference(with_plain, with_underscore).getbbox()
+    assert legend is not None
+    # Only the legend under the axes differs: the underscore is drawn, not the line left out.
+    assert legend[1] > CHART_HEIGHT * 3 // 4
+
+
+def test_a_scaled_chart_is_the_same_chart_smaller() -> None:
+    line = GangSeries(gang_id="g", gang_name="Ash Wolves", points=[
+        ChartPoint(battle=b, rating=1000 + 50 * b, wealth=1, reputation=1, credits=0)
+        for b in (0, 1, 2)])
+    small = decode(campaign_chart([line], Measure.RATING, scale=0.5))
+    assert small.size == (CHART_WIDTH // 2, CHART_HEIGHT // 2)
+
+
+async def test_roster_changes_are_what_the_chart_replays(storage: Storage, campaign: Campaign):
+    ash = await storage.create_gang(GUILD_A, campaign.id, full_gang("Ash Wolves", "a", id="ash"),
+                                    actor=ACTOR)
+    await storage.create_gang(GUILD_A, campaign.id, full_gang("Web", "w", id="web"), actor=ACTOR)
+    territory = await storage.add_territory(GUILD_A, campaign.id, f.territory("Old Ruins"),
+                                            actor=ACTOR)
+    await storage.assign_territory(GUILD_A, campaign.id, territory.id, "ash", actor=ACTOR)
+    await _fight(storage, campaign, Battle(id="b1", gang_ids=["ash", "web"], winner="ash"), [
+        lambda w: reward(w, "ash", 40, 2), lambda w: _hire(w, "web", "Recruit", 50),
+    ])
+    async with storage.transaction(GUILD_A) as tx:
+        await tx.add_note(campaign.id, "A note, not a change", actor=ACTOR)
+
+    changes = await storage.roster_changes(GUILD_A, campaign.id)
+    everything = await storage.recent_events(GUILD_A, campaign.id, limit=100_000)
+    assert [e.id for e in changes] == sorted(e.id for e in changes)
+    assert {e.kind for e in changes} == {"change"}
+    assert {e.subject for e in changes} <= {"gang", "fighter", "vehicle"}
+    assert len(changes) < len([e for e in everything if e.kind == "change"])
+    assert chart_series(changes) == chart_series(everything)
+    assert chart_series(changes)[0].points[-1] == _point(1, await _gang(storage, campaign,
+                                                                        ash.id))
+
+    # Bounded: a ledger longer than the limit is refused, not cut (a cut replay would lie).
+    with pytest.raises(InvalidRequest, match="too many to replay"):
+        await storage.roster_changes(GUILD_A, campaign.id, limit=len(changes) - 1)
+    assert len(await storage.roster_changes(GUILD_A, campaign.id, limit=len(changes))) == len(
+        changes)

@@ -1,0 +1,65 @@
+"""What the battle report can carry: the battle card and a small Gang Rating chart, read
+from a real campaign in the report's own transaction."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+from PIL import ImageChops
+
+from bot.pictures import Measure, PictureWorker, battle_card, campaign_chart, casualties_of
+from bot.pictures.battle import CARD_WIDTH
+from bot.pictures.chart import CHART_HEIGHT, CHART_WIDTH
+from bot.storage import Campaign, Storage
+from bot.ui.pictures import battle_report_pictures
+from rules.battle_record import record_battle_fought
+from rules.models import Battle, FighterEndState
+from rules.report import battle_report
+from tests.pictures.helpers import decode
+from tests.storage.conftest import ACTOR, GUILD_A, campaign, full_gang
+
+__all__ = ["campaign"]  # a fixture
+
+
+@pytest.fixture
+async def worker() -> AsyncIterator[PictureWorker]:
+    pictures = PictureWorker()
+    yield pictures
+    pictures.close()
+
+
+async def test_the_report_gets_its_card_and_a_small_chart_with_the_battle_in_it(
+    storage: Storage, campaign: Campaign, worker: PictureWorker
+) -> None:
+    await storage.create_gang(GUILD_A, campaign.id, full_gang("Ash Wolves", "a", id="ash"),
+                              actor=ACTOR)
+    await storage.create_gang(GUILD_A, campaign.id, full_gang("Венки 鬼", "w", id="web"),
+                              actor=ACTOR)
+    battle = await storage.create_battle(GUILD_A, campaign.id, Battle(
+        id="b1", gang_ids=["ash", "web"], scenario="Sneak Attack", winner="ash",
+        enemies_out_of_action={"ash": 1},
+        fighters=[FighterEndState(gang_id="web", fighter_id="w-boss", out_of_action=True)],
+    ))
+    async with storage.transaction(GUILD_A) as tx:
+        world = await tx.load_world(campaign.id, battle.gang_ids)
+        await tx.apply(campaign.id, record_battle_fought(world, battle), actor=ACTOR,
+                       battle_id=battle.id, step="1")
+        world = await tx.load_world(campaign.id, battle.gang_ids)
+        report = battle_report(world, battle)
+        drawn = await battle_report_pictures(tx, worker, campaign.id, battle, report)
+
+    card = decode(drawn.card)
+    assert card.width == CARD_WIDTH
+    # The casualties are named from the stored gangs when the caller gives none.
+    named = battle_card(report, casualties_of(battle, world.gangs))
+    assert drawn.card == named
+    assert casualties_of(battle, world.gangs)["web"] == ["w Boss (Out of Action)"]
+
+    chart = decode(drawn.chart)
+    assert chart.size == (CHART_WIDTH // 2, CHART_HEIGHT // 2)
+    nothing = decode(campaign_chart([], Measure.RATING, scale=0.5))
+    assert ImageChops.difference(chart.convert("RGB"), nothing.convert("RGB")).getbbox()
+
+    files = drawn.files(battle.id)
+    assert [f.filename for f in files] == ["battle-b1.png", "battle-b1-chart.png"]
