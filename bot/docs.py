@@ -1,0 +1,72 @@
+"""Parts of docs/ written from the text the bot itself shows.
+
+The player's card (docs/player.md) walks through the post-battle steps with
+the very words each step's message shows under "What to do", so the page and
+the bot cannot drift apart: ``python -m bot.docs player`` rewrites that
+section, ``--check`` only says whether it is out of date (tests/docs runs the
+same comparison).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from bot.battle.stages import instructions, is_interactive
+from rules.sequence import STAGES, Step, skipped_in_skirmish, stage_label
+
+PLAYER_PAGE = Path(__file__).parents[1] / "docs" / "player.md"
+BEGIN = ("<!-- the steps below are written by `python -m bot.docs player`; "
+         "edit the bot's text, not them -->")
+END = "<!-- end of the written steps -->"
+
+
+def player_steps() -> str:
+    """The post-battle steps in order, as a player meets them in the thread."""
+    parts: list[str] = []
+    for number, stage in enumerate((s for s in STAGES if s[0] is not Step.FINISHED), start=1):
+        who = (
+            "**Your turn**: the bot works nothing out by itself here. Type the commands "
+            "the message names, then press **Confirm**."
+            if is_interactive(stage) else
+            "**The bot's turn**: it works the step out as it opens, openly in the thread. "
+            "Check what it did, do what the message asks, then press **Confirm**."
+        )
+        if skipped_in_skirmish(*stage):
+            who += " Campaign battles only: a skirmish skips this step."
+        quoted = "\n".join(f"> {line}" for line in instructions(stage).splitlines())
+        parts.append(f"### {number}. {stage_label(*stage)}\n\n{who}\n\n{quoted}\n")
+    return "\n".join(parts)
+
+
+def with_player_steps(page: str) -> str:
+    """``page`` with its written section replaced by the current steps."""
+    head, begin, rest = page.partition(BEGIN)
+    _old, end, tail = rest.partition(END)
+    if not begin or not end:
+        raise ValueError(f"{PLAYER_PAGE.name} lacks the markers of its written section")
+    return f"{head}{BEGIN}\n\n{player_steps()}\n{END}{tail}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bot.docs",
+                                     description="Rewrite the parts of docs/ the bot's text makes.")
+    parser.add_argument("page", choices=["player"])
+    parser.add_argument("--check", action="store_true",
+                        help="change nothing; exit 1 if the page is out of date")
+    args = parser.parse_args(argv)
+    current = PLAYER_PAGE.read_text(encoding="utf-8")
+    wanted = with_player_steps(current)
+    if args.check:
+        if wanted != current:
+            print(f"{PLAYER_PAGE} is out of date: run python -m bot.docs player", file=sys.stderr)
+            return 1
+        return 0
+    if wanted != current:
+        PLAYER_PAGE.write_text(wanted, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
