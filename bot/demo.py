@@ -48,6 +48,10 @@ ROSTERS = {
         ("Mira", "Escher Ganger"), ("Zell", "Escher Ganger"), ("Tansy", "Little Sister"),
     ]),
 }
+# The shipped House Lists are examples without profiles, so most fighters show
+# "profile not set"; one player per gang pastes a profile (the demo's own made-up
+# figures) to show how. Zell's is needed: the Wrap-up's injury lowers her Toughness.
+PASTED_PROFILES = {"Krull Ironhand", "Zell"}
 
 
 class DemoFailed(RuntimeError):
@@ -98,8 +102,9 @@ class Script:
             await self.say(owner, "gang create", name=gang, house=house, alignment=alignment,
                            credits=300)
             for name, fighter_type in fighters:
+                pasted = {"profile": DEMO_PROFILE} if name in PASTED_PROFILES else {}
                 await self.say(owner, "fighter add", gang=gang, name=name,
-                               fighter_type=fighter_type, profile=DEMO_PROFILE)
+                               fighter_type=fighter_type, **pasted)
         await self.say("alice", "fighter equip", fighter="Krull Ironhand", item="Renderizer")
         await self.say("bob", "fighter equip", fighter="Lyra Venom", item="Lasgun")
         await self.say("carol", "campaign territory add", name="Old Ruins", template="Old Ruins")

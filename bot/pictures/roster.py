@@ -50,6 +50,7 @@ from rules.models import (
 )
 from rules.profiles import LABELS as STAT_LABELS
 from rules.profiles import stat_text
+from rules.wording import count
 
 NO_BREAK = "\u00a0"
 GUTTER = 28
@@ -299,8 +300,8 @@ def _draw_header(canvas: Canvas, gang: Gang, options: RosterOptions) -> None:
         canvas.text(value, (left + 14, top + 32), str(figure), ACCENT_INK)
     fighters = sum(1 for f in gang.fighters if f.on_roster)
     vehicles = len(gang.vehicles)
-    counts = (f"{fighters} fighter{'s' * (fighters != 1)} · {vehicles} vehicle"
-              f"{'s' * (vehicles != 1)} · {gang.battles_fought} battles fought")
+    counts = (f"{count(fighters, 'fighter')} · {count(vehicles, 'vehicle')} · "
+              f"{count(gang.battles_fought, 'battle')} fought")
     canvas.text(typeface(18), (MARGIN, top + 104), counts, MUTED)
 
 
