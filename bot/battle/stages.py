@@ -63,9 +63,9 @@ def opening_computations(stage: Stage, inputs: StageInputs) -> list[Computation]
     if step is Step.ASSIGN_TERRITORY:
         return [lambda world, _roller: assign_territory(world, battle)]
     if step is Step.COLLECT_INCOME:
-        return [lambda world, roller: collect_income(world, battle, roller,
-                                                     ruleset=inputs.ruleset,
-                                                     income_dice=inputs.income_dice)]
+        return [lambda world, roller: collect_income(
+            world, battle, roller, ruleset=inputs.ruleset,
+            income_dice=_still_held(world, battle, inputs.income_dice))]
     if substep is SubStep.CLEAN_HOUSE:
         return [_clean_house_for(battle, gang_id) for gang_id in battle.gang_ids]
     if substep is SubStep.GANG_RATING:
@@ -73,6 +73,13 @@ def opening_computations(stage: Stage, inputs: StageInputs) -> list[Computation]
     if step is Step.REPORT_RESULTS:
         return [lambda world, _roller: inputs.sequence.report(world, battle)]
     return []
+
+
+def _still_held(world: World, battle: Battle, chosen: dict[str, int]) -> dict[str, int]:
+    """The choices for Territories a gang of the battle still holds (an Arbitrator may have
+    reassigned one since): a Territory that changed hands is rolled as written."""
+    held = {t.id for gang_id in battle.gang_ids for t in world.territories_of(gang_id)}
+    return {territory: dice for territory, dice in chosen.items() if territory in held}
 
 
 def _clean_house_for(battle: Battle, gang_id: str) -> Computation:
