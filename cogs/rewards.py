@@ -1,9 +1,15 @@
-"""/rewards claim: a gang's scenario rewards in the Receive Rewards step (PB-3.1 to PB-3.3).
+"""/rewards: a gang's scenario rewards in the Receive Rewards step (PB-3.1 to PB-3.3).
 
 The scenario's rewards are read off the scenario by the players; the bot
 rolls the reward dice (never more than four, PB-3.2), applies Reputation
 gains before losses (PB-3.3) and puts items in the Stash (PB-3.1), through
 :func:`rules.rewards.receive_rewards` in the battle's post-battle run.
+
+``dome`` is the controller's choice of income dice for a Territory that
+offers one (the Collapsed Dome, ``income_max_dice``). It is made before
+Collect Income rolls, so it is taken in Receive Rewards, the step before,
+and stored on the run; Collect Income passes it to
+:func:`rules.income.collect_income` when its step opens.
 """
 
 from __future__ import annotations
@@ -13,17 +19,21 @@ from typing import TYPE_CHECKING
 from discord import app_commands
 from discord.ext import commands
 
+from bot.battle.engine import active_run_in
 from bot.battle.interactive import act, rolled_in
+from bot.battle.state import Phase
 from bot.call import Call, Interaction
 from bot.errors import Refused
-from bot.options import CampaignName, GangName, TradingPostItem
+from bot.lookup import pick
+from bot.options import CampaignName, GangName, TerritoryName, TradingPostItem
 from bot.render import safe
-from bot.runs import run_in
+from bot.runs import own_gang_in_run, run_in
 from bot.storage import Transaction, new_id
 from bot.ui import bounded, checked, typed_item
 from rules.dice import MAX_DICE, Roller
 from rules.errors import InvalidRequest
-from rules.models import Gang, Item
+from rules.income import check_income_dice, income_dice_range
+from rules.models import Gang, Item, Territory
 from rules.rewards import (
     MAX_FLAT_CREDITS,
     MAX_REPUTATION_CHANGE,
@@ -106,6 +116,53 @@ class RewardsCog(commands.GroupCog, group_name="rewards",
 
         await act(interaction, campaign=s.campaign, gang=target,
                   stages=[(Step.RECEIVE_REWARDS, None)], compute=compute, check=not_rolled_yet)
+
+    @app_commands.command(name="dome",
+                          description="Choose a Collapsed Dome's income dice before Collect Income")
+    @app_commands.describe(
+        dice="D6 of income (x10) to roll: the Territory's own count up to its most "
+             "(Collapsed Dome: 2-6)",
+        territory="the Territory (default: the gang's one Territory with a choice of dice)",
+        gang="the gang that controls it (default: your gang in a post-battle sequence)",
+        campaign="the campaign (default: the server's default campaign)",
+    )
+    async def dome(
+        self,
+        interaction: Interaction,
+        dice: app_commands.Range[int, 1, MAX_DICE],
+        territory: TerritoryName | None = None,
+        gang: GangName | None = None,
+        campaign: CampaignName | None = None,
+    ) -> None:
+        call = Call.of(interaction)
+        bounded(dice, 1, MAX_DICE, "Income dice")
+        async with call.write(campaign) as s:
+            target = await own_gang_in_run(s, gang)
+            run = await active_run_in(s.tx, s.campaign.id, target.id)
+            if run is None or run.phase is not Phase.SEQUENCE or (
+                    run.sequence.stage != (Step.RECEIVE_REWARDS, None)):
+                raise Refused("Income dice are chosen during Receive Rewards, before Collect "
+                              f"Income rolls: {safe(target.name)} is not in that step now.")
+            chosen = _dome(await s.territories(controller=target.id), territory, target)
+            check_income_dice(chosen, dice)
+            run.income_dice[chosen.id] = dice
+            await s.tx.save_sequence(s.campaign.id, run.key, run, battle_id=run.battle_id)
+        await call.say(f"**{safe(target.name)}** will roll **{dice}** income dice for "
+                       f"**{safe(chosen.name)}** in Collect Income.")
+
+
+def _dome(held: list[Territory], name: str | None, gang: Gang) -> Territory:
+    """The named Territory of ``gang``, or its one Territory with a choice of income dice."""
+    if name:
+        return pick(held, name, f"{gang.name} controls no Territory called '{name}'.")
+    choosing = [t for t in held if income_dice_range(t) is not None]
+    if len(choosing) == 1:
+        return choosing[0]
+    if not choosing:
+        raise InvalidRequest(f"{gang.name} controls no Territory with a choice of income dice.")
+    names = ", ".join(t.name for t in choosing)
+    raise InvalidRequest(f"{gang.name} controls several Territories with a choice of income "
+                         f"dice ({names}): name one with the territory option.")
 
 
 def _reward(gang: Gang, credit_dice: int, flat_credits: int, gain: int, loss: int,

@@ -65,7 +65,7 @@ from bot.render import safe
 from bot.runs import own_gang_in_run, run_in
 from bot.storage import new_id
 from bot.ui import bounded, checked, clean_name, typed_item
-from rules.advancements import buy_advancement
+from rules.advancements import SkillSetNeeded, buy_advancement
 from rules.boons import MAX_BOON_CREDITS, MAX_BOON_REPUTATION, BoonClaim, BoonsResult, claim_boons
 from rules.cleanhouse import CrewChoice, retire, scrap_vehicle
 from rules.dice import Roller
@@ -410,9 +410,16 @@ class RosterCog(commands.GroupCog, group_name="roster",
             owner, who = await s.own_fighter(fighter, gang)
 
         def compute(world: World, run: PostBattleRun, roller: Roller) -> RuleResult:
-            return buy_advancement(world, owner.id, who.id, option, s.ruleset, roller,
-                                   chosen_stat, skill=skill, skill_set=skill_set,
-                                   skirmish=run.sequence.skirmish)
+            try:
+                return buy_advancement(world, owner.id, who.id, option, s.ruleset, roller,
+                                       chosen_stat, skill=skill, skill_set=skill_set,
+                                       skirmish=run.sequence.skirmish)
+            except SkillSetNeeded as needed:
+                raise InvalidRequest(
+                    f"{possessive(who.name)} Ganger advancement roll needs the skill_set "
+                    "option first: a promotion rolls a random skill on it. Skill sets of this "
+                    f"campaign: {', '.join(needed.skill_sets)}. Nothing was rolled."
+                ) from needed
 
         await act(interaction, campaign=s.campaign, gang=owner, stages=ADVANCEMENTS,
                   compute=compute)

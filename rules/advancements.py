@@ -76,6 +76,17 @@ class AdvancementResult(RuleResult):
     pending_stats: list[str] = Field(default_factory=list)
 
 
+class SkillSetNeeded(InvalidRequest):
+    """A Gangers' table roll asked for without the skill set a promotion would roll on."""
+
+    def __init__(self, skill_sets: list[str]) -> None:
+        super().__init__(
+            "Name the skill set a promotion would roll its random skill on (the Gangers' "
+            f"table can promote), before the 2D6 is rolled: one of {', '.join(skill_sets)}."
+        )
+        self.skill_sets = skill_sets
+
+
 def buy_advancement(
     world: World,
     gang_id: str,
@@ -388,10 +399,7 @@ def _promotion_skill_set(ruleset: RuleSet, skill_set: str | None) -> str:
         _skill_table(ruleset, skill_set)  # refuses an unknown set now, not after the roll
         return skill_set.strip()
     if ruleset.skill_sets and any(e.promote_to for e in ruleset.ganger_advancements.entries):
-        raise InvalidRequest(
-            "Name the skill set a promotion would roll its random skill on: the Gangers' "
-            "table can promote."
-        )
+        raise SkillSetNeeded([s.name for s in ruleset.skill_sets])
     return DEFAULT_SKILL_SET
 
 

@@ -109,6 +109,16 @@ def income_dice_range(territory: Territory) -> tuple[int, int] | None:
     return parse(territory.income).count, territory.income_max_dice
 
 
+def check_income_dice(territory: Territory, dice: int) -> None:
+    """Refuse ``dice`` unless ``territory`` offers that many income dice."""
+    span = income_dice_range(territory)
+    if span is None:
+        raise InvalidRequest(f"{territory.name} has no choice of income dice.")
+    if not span[0] <= dice <= span[1]:
+        raise InvalidRequest(
+            f"{territory.name}: choose between {span[0]} and {span[1]} income dice.")
+
+
 def _check_choices(
     ws: Workspace, gangs: list[Gang], chosen: dict[str, int], ruleset: RuleSet | None
 ) -> None:
@@ -118,12 +128,7 @@ def _check_choices(
         if territory is None:
             raise InvalidRequest("Income dice can only be chosen for a Territory a gang of "
                                  "this battle holds.")
-        span = income_dice_range(territory)
-        if span is None:
-            raise InvalidRequest(f"{territory.name} has no choice of income dice.")
-        if not span[0] <= dice <= span[1]:
-            raise InvalidRequest(
-                f"{territory.name}: choose between {span[0]} and {span[1]} income dice.")
+        check_income_dice(territory, dice)
     if ruleset is None and any(t.income_double_injures for t in held.values()):
         raise InvalidRequest("This income can injure a fighter: it needs the rule set.")
 

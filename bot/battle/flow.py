@@ -319,6 +319,7 @@ def _open_stage(
     inputs = StageInputs(
         battle=battle, sequence=run.sequence, ruleset=ruleset_for(campaign),
         in_recovery_before=list(run.in_recovery_before), captor_by_fighter=dict(captors or {}),
+        income_dice=dict(run.income_dice),
     )
     for compute in opening_computations(stage, inputs):
         try:

@@ -8,7 +8,8 @@ instructions and the players act with the stage commands.
 - Wrap-up: :func:`rules.wrapup.wrap_up`, then :func:`rules.battle_record.record_battle_fought`
   (the gangs' ``battles_fought`` goes up once, in the Wrap-up's transaction).
 - Assign/Reassign Territory: :func:`rules.territory.assign_territory`.
-- Collect Income: :func:`rules.income.collect_income`.
+- Collect Income: :func:`rules.income.collect_income`, with the income dice chosen in
+  Receive Rewards (``/rewards dome``, stored on the run).
 - Update Roster A: :func:`rules.cleanhouse.clean_house` for each gang, at opening.
 - Update Roster F: the Gang Rating against the one stored at the start (PB-6F).
 - Report Results: :func:`rules.report.battle_report` (the embed is posted on the last confirmation).
@@ -17,7 +18,7 @@ instructions and the players act with the stage commands.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rules.battle_record import record_battle_fought
 from rules.cleanhouse import clean_house
@@ -42,6 +43,8 @@ class StageInputs:
     ruleset: RuleSet
     in_recovery_before: list[str]
     captor_by_fighter: dict[str, str]
+    # Territory id -> income dice its controller chose (/rewards dome).
+    income_dice: dict[str, int] = field(default_factory=dict)
 
 
 def opening_computations(stage: Stage, inputs: StageInputs) -> list[Computation]:
@@ -60,8 +63,9 @@ def opening_computations(stage: Stage, inputs: StageInputs) -> list[Computation]
     if step is Step.ASSIGN_TERRITORY:
         return [lambda world, _roller: assign_territory(world, battle)]
     if step is Step.COLLECT_INCOME:
-        return [lambda world, roller: collect_income(world, battle, roller,
-                                                     ruleset=inputs.ruleset)]
+        return [lambda world, roller: collect_income(
+            world, battle, roller, ruleset=inputs.ruleset,
+            income_dice=_still_held(world, battle, inputs.income_dice))]
     if substep is SubStep.CLEAN_HOUSE:
         return [_clean_house_for(battle, gang_id) for gang_id in battle.gang_ids]
     if substep is SubStep.GANG_RATING:
@@ -69,6 +73,13 @@ def opening_computations(stage: Stage, inputs: StageInputs) -> list[Computation]
     if step is Step.REPORT_RESULTS:
         return [lambda world, _roller: inputs.sequence.report(world, battle)]
     return []
+
+
+def _still_held(world: World, battle: Battle, chosen: dict[str, int]) -> dict[str, int]:
+    """The choices for Territories a gang of the battle still holds (an Arbitrator may have
+    reassigned one since): a Territory that changed hands is rolled as written."""
+    held = {t.id for gang_id in battle.gang_ids for t in world.territories_of(gang_id)}
+    return {territory: dice for territory, dice in chosen.items() if territory in held}
 
 
 def _clean_house_for(battle: Battle, gang_id: str) -> Computation:
@@ -84,8 +95,9 @@ INSTRUCTIONS: dict[Stage, str] = {
     (Step.ASSIGN_TERRITORY, None): "Settled by the bot from the outcome. Confirm to go on.",
     (Step.RECEIVE_REWARDS, None): (
         "Each player enters the scenario's rewards for their gang with `/rewards claim` "
-        "(reward dice, at most 4D6; reputation; items). Confirm when done: a gang "
-        "without rewards simply confirms."
+        "(reward dice, at most 4D6; reputation; items). A Territory with a choice of income "
+        "dice (the Collapsed Dome) takes its controller's choice now, with `/rewards dome`. "
+        "Confirm when done: a gang without rewards simply confirms."
     ),
     (Step.COLLECT_INCOME, None): "Rolled by the bot for every Territory held. Confirm to go on.",
     (Step.POST_BATTLE_ACTIONS, None): (

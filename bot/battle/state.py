@@ -280,6 +280,8 @@ class PostBattleRun(_Stored):
     report_message_id: int | None = None
     report_channel_id: int | None = None
     cancelled_by: int | None = None
+    # Income dice chosen during Receive Rewards (Territory id -> dice), for Collect Income.
+    income_dice: dict[str, int] = Field(default_factory=dict)
 
     @property
     def key(self) -> str:

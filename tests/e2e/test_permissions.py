@@ -135,6 +135,7 @@ EXPECTED: dict[str, frozenset[Kind]] = {
     "postbattle undo": ARBITRATORS,
     "postbattle cancel": ARBITRATORS,
     "rewards claim": GANG_CONTROL,
+    "rewards dome": GANG_CONTROL,
     "action take": GANG_CONTROL,
     "action list": ANYONE_HERE,
     "roster retire": GANG_CONTROL,
@@ -915,6 +916,16 @@ async def test_the_steps_of_a_post_battle_sequence(table: Table) -> None:
     await until_step("Receive Rewards")
     await t.row("rewards claim", do("rewards claim", gang=f.olive, reputation_gain=1,
                                     reason="a claim"), fresh=False)
+    await t.as_user("alice", "campaign territory add", name="Olive Dome",
+                    template="Collapsed Dome", campaign=CAMPAIGN)
+    await t.as_user("alice", "campaign territory assign", territory="Olive Dome",
+                    gang=f.olive, campaign=CAMPAIGN)
+    await t.row("rewards dome", do("rewards dome", dice=3, territory="Olive Dome",
+                                   gang=f.olive), fresh=False)
+    # Oscar's crew takes it before Collect Income: no double of its dice hurts a fighter
+    # the next rows need.
+    await t.as_user("alice", "campaign territory assign", territory="Olive Dome",
+                    gang="Oscar Crew", campaign=CAMPAIGN)
     await until_step("Post-battle Actions")
     await t.row("action take", do("action take", fighter="{}", action="Trade"),
                 prepare=each("Champ"))
