@@ -53,6 +53,9 @@ FREE_TEXT = {
     "reason": "why Reputation changed, in the player's words",
     "description": "what a Boon gave, in the player's words",
     "income": "a Territory's income: a dice expression or credits",
+    "profile": "a profile pasted from a roster",
+    "notes": "notes in the player's words",
+    "categories": "categories of fighter types the rule data lacks, as the player sets them",
 }
 
 
