@@ -12,19 +12,23 @@ nothing, and replaces the campaign's earlier own content whole.
 from __future__ import annotations
 
 import asyncio
+import io
 import json
-from typing import Any
+from typing import Any, Literal
 
 import discord
+import tomli_w
 
 from bot.context import actor_of, require_arbitrator
 from bot.errors import Refused
+from bot.importing.uploads import json_file
 from bot.rulesets import ruleset_for
 from bot.storage import Campaign, Transaction, new_id
 from bot.ui.confirm import Confirmed
 from rules.data import check_ruleset
 from rules.errors import InvalidRequest, NotFound
-from rules.models import Model
+from rules.models import Model, Profile
+from rules.profiles import profile_line
 from rules.ruledata import (
     FORMAT,
     VERSION,
@@ -35,7 +39,8 @@ from rules.ruledata import (
 )
 from rules.ruledata_reader import read_rule_data
 
-__all__ = ["StagedRuleData", "checked_with", "confirm", "export_bytes", "read_rule_data", "stage"]
+__all__ = ["StagedRuleData", "checked_with", "confirm", "document_bytes", "export_bytes",
+           "export_file", "read_rule_data", "stage"]
 
 
 class StagedRuleData(Model):
@@ -97,8 +102,14 @@ async def confirm(
                      announcement=f"{interaction.user.mention}: {summary}")
 
 
-def export_bytes(campaign: Campaign, *, own_only: bool) -> bytes:
-    """The campaign's content in the rule data format: all it plays with, or its own only."""
+ExportFormat = Literal["json", "toml"]
+
+
+def export_bytes(
+    campaign: Campaign, *, own_only: bool, file_format: ExportFormat = "json"
+) -> bytes:
+    """The campaign's content in the rule data format: all it plays with, or its own only,
+    as JSON or TOML (the same keys either way, so either imports again)."""
     if own_only:
         if campaign.rule_data is None:
             raise InvalidRequest(f"{campaign.name} has no rule data of its own; export without "
@@ -106,7 +117,39 @@ def export_bytes(campaign: Campaign, *, own_only: bool) -> bytes:
         content = RuleData.model_validate_json(campaign.rule_data)
     else:
         content = rule_data_of(ruleset_for(campaign))
+    return document_bytes(content, file_format)
+
+
+def document_bytes(content: RuleData, file_format: ExportFormat) -> bytes:
+    """One rule data file, as JSON or TOML."""
     # Defaults left out keep the file short; format and version say what the file is.
     body = content.model_dump(mode="json", by_alias=True, exclude_defaults=True)
     document = {"format": FORMAT, "version": VERSION, **body}
+    if file_format == "toml":
+        return tomli_w.dumps(_profiles_as_lines(document)).encode()
     return json.dumps(document, indent=2, ensure_ascii=False).encode()
+
+
+def _profiles_as_lines(node: Any) -> Any:
+    """Fighter profiles as the lines a roster prints: TOML has no null for a characteristic
+    the fighter lacks, and the line writes it as ``-``, which reads back as lacking."""
+    if isinstance(node, list):
+        return [_profiles_as_lines(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    return {key: profile_line(Profile.model_validate(value))
+            if key == "profile" and isinstance(value, dict) else _profiles_as_lines(value)
+            for key, value in node.items()}
+
+
+def export_file(campaign: Campaign, *, own_only: bool, file_format: ExportFormat, stem: str,
+                limit: int) -> discord.File:
+    """The export as an attachment; a TOML file over Discord's limit is refused, and the
+    JSON one is compressed when large, as every other export is."""
+    data = export_bytes(campaign, own_only=own_only, file_format=file_format)
+    if file_format == "json":
+        return json_file(data, stem, limit)
+    if len(data) > limit:
+        raise InvalidRequest(f"The TOML file is {len(data)} bytes, more than Discord lets this "
+                             "bot upload here; export it as JSON, which is compressed.")
+    return discord.File(io.BytesIO(data), filename=f"{stem}.toml")
