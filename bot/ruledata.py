@@ -12,22 +12,23 @@ nothing, and replaces the campaign's earlier own content whole.
 from __future__ import annotations
 
 import asyncio
+import io
 import json
-import re
-import tomllib
-from typing import Any
+from typing import Any, Literal
 
 import discord
-from pydantic import ValidationError
+import tomli_w
 
 from bot.context import actor_of, require_arbitrator
 from bot.errors import Refused
+from bot.importing.uploads import json_file
 from bot.rulesets import ruleset_for
 from bot.storage import Campaign, Transaction, new_id
 from bot.ui.confirm import Confirmed
 from rules.data import check_ruleset
 from rules.errors import InvalidRequest, NotFound
-from rules.models import Model
+from rules.models import Model, Profile
+from rules.profiles import profile_line
 from rules.ruledata import (
     FORMAT,
     VERSION,
@@ -36,12 +37,10 @@ from rules.ruledata import (
     preview_lines,
     rule_data_of,
 )
+from rules.ruledata_reader import read_rule_data
 
-# How many schema problems one refusal lists before "and N more".
-MAX_PROBLEMS = 6
-_TOML_LINE = re.compile(r"\(at line (\d+), column (\d+)\)")
-# Keys whose value names a list entry, in the order they are tried.
-_NAME_KEYS = ("house", "fighter_type", "vehicle_type", "name", "id")
+__all__ = ["StagedRuleData", "checked_with", "confirm", "document_bytes", "export_bytes",
+           "export_file", "read_rule_data", "stage"]
 
 
 class StagedRuleData(Model):
@@ -49,70 +48,6 @@ class StagedRuleData(Model):
 
     filename: str
     rule_data: RuleData
-
-
-def read_rule_data(data: bytes, filename: str) -> RuleData:
-    """The file's content, or a refusal that names its line or field."""
-    label = filename[:80] or "the file"
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise InvalidRequest(f"{label} is not UTF-8 text.") from None
-    raw = _parsed(text, label, filename)
-    try:
-        return RuleData.model_validate(raw)
-    except ValidationError as error:
-        problems = [_problem(e, raw) for e in error.errors()]
-        shown = problems[:MAX_PROBLEMS]
-        if len(problems) > MAX_PROBLEMS:
-            shown.append(f"and {len(problems) - MAX_PROBLEMS} more")
-        raise InvalidRequest(f"{label} is not valid rule data:\n- " + "\n- ".join(shown)) from None
-
-
-def _parsed(text: str, label: str, filename: str) -> Any:
-    as_json = filename.lower().endswith(".json") or text.lstrip().startswith("{")
-    if as_json:
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as error:
-            raise InvalidRequest(f"{label}, line {error.lineno}, column {error.colno}: "
-                                 f"not valid JSON ({error.msg}).") from None
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        message = str(error)
-        where = _TOML_LINE.search(message)
-        place = f", line {where.group(1)}, column {where.group(2)}" if where else ""
-        reason = _TOML_LINE.sub("", message).strip()
-        raise InvalidRequest(f"{label}{place}: not valid TOML ({reason}).") from None
-
-
-def _problem(error: Any, raw: Any) -> str:
-    """``houses[1] (House Quill) > fighters[2] (Matriarch) > profile: <message>``."""
-    parts: list[str] = []
-    node = raw
-    for step in error["loc"]:
-        if isinstance(step, int):
-            node = node[step] if isinstance(node, list) and step < len(node) else None
-            named = _entry_name(node)
-            if parts:
-                parts[-1] += f"[{step + 1}]" + (f" ({named})" if named else "")
-            continue
-        node = node.get(step) if isinstance(node, dict) else None
-        parts.append(str(step))
-    where = " > ".join(parts) or "the file"
-    message = str(error["msg"]).removeprefix("Value error, ")
-    return f"{where}: {message}"
-
-
-def _entry_name(node: Any) -> str | None:
-    if not isinstance(node, dict):
-        return None
-    for key in _NAME_KEYS:
-        value = node.get(key)
-        if isinstance(value, str) and value.strip():
-            return value.strip()[:60]
-    return None
 
 
 def checked_with(campaign: Campaign, rule_data: RuleData, label: str) -> None:
@@ -167,8 +102,14 @@ async def confirm(
                      announcement=f"{interaction.user.mention}: {summary}")
 
 
-def export_bytes(campaign: Campaign, *, own_only: bool) -> bytes:
-    """The campaign's content in the rule data format: all it plays with, or its own only."""
+ExportFormat = Literal["json", "toml"]
+
+
+def export_bytes(
+    campaign: Campaign, *, own_only: bool, file_format: ExportFormat = "json"
+) -> bytes:
+    """The campaign's content in the rule data format: all it plays with, or its own only,
+    as JSON or TOML (the same keys either way, so either imports again)."""
     if own_only:
         if campaign.rule_data is None:
             raise InvalidRequest(f"{campaign.name} has no rule data of its own; export without "
@@ -176,7 +117,39 @@ def export_bytes(campaign: Campaign, *, own_only: bool) -> bytes:
         content = RuleData.model_validate_json(campaign.rule_data)
     else:
         content = rule_data_of(ruleset_for(campaign))
+    return document_bytes(content, file_format)
+
+
+def document_bytes(content: RuleData, file_format: ExportFormat) -> bytes:
+    """One rule data file, as JSON or TOML."""
     # Defaults left out keep the file short; format and version say what the file is.
     body = content.model_dump(mode="json", by_alias=True, exclude_defaults=True)
     document = {"format": FORMAT, "version": VERSION, **body}
+    if file_format == "toml":
+        return tomli_w.dumps(_profiles_as_lines(document)).encode()
     return json.dumps(document, indent=2, ensure_ascii=False).encode()
+
+
+def _profiles_as_lines(node: Any) -> Any:
+    """Fighter profiles as the lines a roster prints: TOML has no null for a characteristic
+    the fighter lacks, and the line writes it as ``-``, which reads back as lacking."""
+    if isinstance(node, list):
+        return [_profiles_as_lines(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    return {key: profile_line(Profile.model_validate(value))
+            if key == "profile" and isinstance(value, dict) else _profiles_as_lines(value)
+            for key, value in node.items()}
+
+
+def export_file(campaign: Campaign, *, own_only: bool, file_format: ExportFormat, stem: str,
+                limit: int) -> discord.File:
+    """The export as an attachment; a TOML file over Discord's limit is refused, and the
+    JSON one is compressed when large, as every other export is."""
+    data = export_bytes(campaign, own_only=own_only, file_format=file_format)
+    if file_format == "json":
+        return json_file(data, stem, limit)
+    if len(data) > limit:
+        raise InvalidRequest(f"The TOML file is {len(data)} bytes, more than Discord lets this "
+                             "bot upload here; export it as JSON, which is compressed.")
+    return discord.File(io.BytesIO(data), filename=f"{stem}.toml")

@@ -498,20 +498,23 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
     @ruledata.command(name="export", description="The campaign's rule data as a file")
     @app_commands.describe(
         own_only="only the campaign's own content, not the shipped set's (default: all)",
+        file_format="json or toml: the same content, and either imports again (default: json)",
         campaign=CAMPAIGN_HELP,
     )
+    @app_commands.rename(file_format="format")
     async def ruledata_export(
         self, interaction: Interaction, own_only: bool = False,
-        campaign: CampaignName | None = None,
+        file_format: ruledata_flow.ExportFormat = "json", campaign: CampaignName | None = None,
     ) -> None:
         found = await Call.of(interaction).campaign(campaign)
-        data = ruledata_flow.export_bytes(found, own_only=own_only)
-        stem = file_stem(found.name, "campaign") + "-rule-data"
+        attachment = ruledata_flow.export_file(
+            found, own_only=own_only, file_format=file_format,
+            stem=file_stem(found.name, "campaign") + "-rule-data",
+            limit=self.bot.config.importing.max_import_bytes)
         await interaction.response.send_message(
             f"The rule data of **{safe(found.name)}**"
             + (" (its own only)." if own_only else " (everything it plays with)."),
-            file=json_file(data, stem, self.bot.config.importing.max_import_bytes),
-            ephemeral=True,
+            file=attachment, ephemeral=True,
         )
 
 

@@ -1,17 +1,21 @@
-"""Rule data sets: the TOML tables shipped with the bot, and a campaign's own.
+"""Rule data sets: the ones shipped with the bot, and a campaign's own directory.
 
-A data set is a directory of ``*.toml`` files. Each file defines one or more
-top-level tables of :class:`rules.ruleset.RuleSet` (``fighter_injuries``,
-``scenarios``, ...). ``manifest.toml`` must be there; it names the set and may
-name a ``base`` set whose tables fill in whatever this set does not define.
-So ``core-2018-injuries`` holds only its fighter injury table, and a campaign
-directory can replace one table of ``core-2023`` with a two-line manifest and
-one file.
+A data set is a directory of ``*.toml`` files, each a rule data file in the
+format a campaign imports (docs/rule-data.md), read by the same reader
+(:mod:`rules.ruledata_reader`): a set is one such file cut into parts by
+table. ``manifest.toml`` must be there; it names the set and may name a
+``base`` set it is laid over as a campaign's file is laid over its shipped
+set (:func:`rules.ruledata.apply_rule_data`). So ``core-2018-injuries``
+holds only its fighter injury table, and a campaign directory can replace
+one table of ``core-2023`` with a two-line manifest and one file. A set
+without a base must give every table.
 
 Decisions:
 
-- A table is replaced whole, never merged entry by entry: what is played is
-  what the campaign's file says.
+- A dice table, the scenarios, the advancements and the Hanger-on limits are
+  replaced whole, never merged entry by entry: what is played is what the
+  set's file says. House Lists, items, skill sets, Hangers-on and
+  Territories replace or extend the base's by name.
 - The same table defined in two files of one set is an error, not a silent
   choice of one of them.
 - A set's name is its manifest's ``name``, else its directory's name; the
@@ -31,7 +35,6 @@ Decisions:
 from __future__ import annotations
 
 import functools
-import tomllib
 from dataclasses import dataclass
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -43,12 +46,16 @@ from pydantic import ValidationError
 from rules.dice import parse
 from rules.errors import InvalidRequest, NotFound
 from rules.models import PROFILE_STATS, BoonKind, FighterCategory, Territory
+from rules.ruledata import RuleData, apply_rule_data
+from rules.ruledata_reader import parse_document, rule_data_from
 from rules.ruleset import InjuryEffect, InjuryEffectKind, InjuryTable, RuleSet
 
 DEFAULT_RULESET = "core-2023"
 MANIFEST = "manifest.toml"
-# Keys of a manifest that describe the set itself rather than a table.
+# The key of a manifest that names the set this one is laid over.
 _BASE_KEY = "base"
+# Keys that describe a file rather than give a table.
+_ABOUT_THE_FILE = frozenset({"format", "version"})
 # How many validation problems one message lists before "and N more".
 _MAX_PROBLEMS = 6
 
@@ -95,8 +102,7 @@ def load_ruleset(name_or_path: str | Path) -> RuleSet:
     :class:`NotFound` for an unknown name.
     """
     source = _resolve(name_or_path)
-    tables = _collect(source, chain=())
-    ruleset = _validate(source, tables)
+    ruleset, tables = _build(source, chain=())
     _check_consistency(ruleset, tables)
     return ruleset
 
@@ -158,23 +164,28 @@ def _resolve_base(base: object, source: _Source, manifest: str) -> _Source:
 # --------------------------------------------------------------------------- reading files
 
 
-def _collect(source: _Source, chain: tuple[str, ...]) -> dict[str, _Table]:
-    """The set's tables over those of its base (and the base's base...)."""
+def _build(source: _Source, chain: tuple[str, ...]) -> tuple[RuleSet, dict[str, _Table]]:
+    """The set's content over its base's (and the base's base...), and which file gave
+    each table of the rule set."""
     if source.key in chain:
         raise InvalidRequest(f"{source.label}: its 'base' leads back to itself.")
-    own = _read_set(source)
+    own, files, base = _read_set(source)
     manifest = source.file_label(MANIFEST)
-    merged: dict[str, _Table] = {}
-    base = own.pop(_BASE_KEY, None)
-    if base is not None:
-        merged = _collect(_resolve_base(base.value, source, manifest), (*chain, source.key))
-    merged.update(own)
-    if "name" not in own:
-        merged["name"] = _Table(source.default_name, manifest)
-    return merged
+    if base is None:
+        ruleset = _validate(source, own, files)
+    else:
+        base_set, base_files = _build(_resolve_base(base, source, manifest),
+                                      (*chain, source.key))
+        ruleset = apply_rule_data(base_set, own)
+        ruleset = ruleset.model_copy(update={"description": own.description
+                                             or base_set.description})
+        files = {**base_files, **files}
+    name = own.name or source.default_name
+    return ruleset.model_copy(update={"name": name}), files
 
 
-def _read_set(source: _Source) -> dict[str, _Table]:
+def _read_set(source: _Source) -> tuple[RuleData, dict[str, _Table], object | None]:
+    """The set's files read as one rule data file, the file of each table, the ``base``."""
     if not source.root.joinpath(MANIFEST).is_file():
         raise InvalidRequest(f"{source.label} is not a rule data set: it has no {MANIFEST}.")
     files = sorted(
@@ -182,36 +193,58 @@ def _read_set(source: _Source) -> dict[str, _Table]:
          if entry.is_file() and entry.name.endswith(".toml")),
         key=lambda entry: entry.name,
     )
+    given: dict[str, Any] = {}
     tables: dict[str, _Table] = {}
+    base: object | None = None
     for entry in files:
         label = source.file_label(entry.name)
-        for key, value in _read_toml(entry, label).items():
-            if key == _BASE_KEY and entry.name != MANIFEST:
+        raw = _read_file(entry, label)
+        if _BASE_KEY in raw:
+            if entry.name != MANIFEST:
                 raise InvalidRequest(f"{label}: 'base' belongs in {MANIFEST}.")
-            if key in tables:
+            base = raw.pop(_BASE_KEY)
+        content = rule_data_from(raw, label)
+        for key in content.model_fields_set - _ABOUT_THE_FILE:
+            if key in given:
                 raise InvalidRequest(
                     f"{label}: '{key}' is already defined in {tables[key].file}; "
                     "define each table in one file only."
                 )
-            tables[key] = _Table(value, label)
-    return tables
+            given[key] = getattr(content, key)
+            tables[key] = _Table(given[key], label)
+    whole = rule_data_from(given, source.label)
+    for key in ("weapons", "wargear"):
+        if key in tables:
+            tables["trading_post"] = tables[key]
+    return whole, tables, base
 
 
-def _read_toml(entry: Traversable, label: str) -> dict[str, Any]:
+def _read_file(entry: Traversable, label: str) -> dict[str, Any]:
     try:
-        return tomllib.loads(entry.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise InvalidRequest(f"{label} is not valid TOML: {exc}.") from None
-    except UnicodeDecodeError:
-        raise InvalidRequest(f"{label} is not UTF-8 text.") from None
+        data = entry.read_bytes()
+    except OSError as exc:
+        raise InvalidRequest(f"{label} cannot be read: {exc.strerror}.") from None
+    raw = parse_document(data, entry.name, label)
+    if not isinstance(raw, dict):
+        raise InvalidRequest(f"{label} is not a table of rule data.")
+    return raw
 
 
 # --------------------------------------------------------------------------- validation
 
 
-def _validate(source: _Source, tables: dict[str, _Table]) -> RuleSet:
+def _validate(source: _Source, content: RuleData, tables: dict[str, _Table]) -> RuleSet:
+    """A set without a base: its content must give every table a rule set has."""
+    values: dict[str, Any] = {
+        "name": content.name or source.default_name,
+        "description": content.description,
+        "trading_post": content.equipment,
+        **{key: getattr(content, key)
+           for key in ("houses", "skill_sets", "hangers_on", "territories")},
+        **content.whole_tables,
+    }
     try:
-        return RuleSet.model_validate({key: table.value for key, table in tables.items()})
+        return RuleSet.model_validate(values)
     except ValidationError as exc:
         problems = [_describe(error, tables) for error in exc.errors()]
         shown = problems[:_MAX_PROBLEMS]

@@ -12,12 +12,18 @@ bring its own in one file (docs/rule-data.md), read into :class:`RuleData`.
   (Exclusive ones are never sold there, as PB-6B.6 reads).
 - An Equipment List entry without profiles takes those of the weapon of the
   same name, so a fighter equipped from its list shows the weapon's profile.
+- A whole table (``fighter_injuries``, ``crew_injuries``, ``lasting_damage``,
+  ``scenarios``, ``hangers_on_limits``, ``advancements``,
+  ``ganger_advancements``) given by the file replaces the base's whole: a dice
+  table is played as one piece, never merged result by result.
 - A fighter type's ``profile`` is a pasted line (``M5" WS4+ ...``, read by
   :func:`rules.profiles.parse_profile`) or a table of the twelve values; a
   type without one hires fighters whose profile is "not set".
 
 :func:`rule_data_of` writes a rule set back in the same format, so the
-shipped content can be exported, edited and imported again.
+shipped content can be exported, edited and imported again. The shipped data
+sets are themselves files in this format (``rules/data``, read by
+:mod:`rules.data` through :mod:`rules.ruledata_reader`).
 """
 
 from __future__ import annotations
@@ -29,7 +35,17 @@ from pydantic import Field, field_validator, model_validator
 
 from rules.models import Equipment, EquipmentKind, FighterCategory, Model, Territory
 from rules.names import name_key
-from rules.ruleset import FighterTemplate, HouseList, RuleSet, SkillSet
+from rules.ruleset import (
+    AdvancementOption,
+    FighterTemplate,
+    GangerAdvancementTable,
+    HangerOnLimit,
+    HouseList,
+    InjuryTable,
+    RuleSet,
+    Scenario,
+    SkillSet,
+)
 
 FORMAT: Literal["munda-arbitrator/rule-data"] = "munda-arbitrator/rule-data"
 VERSION: Literal[1] = 1
@@ -38,6 +54,9 @@ MAX_ENTRIES = 1000
 _HANGER_ON_CATEGORIES = (FighterCategory.HANGER_ON, FighterCategory.BRUTE)
 
 T = TypeVar("T")
+# Tables a file gives whole or not at all; each replaces the base's whole.
+WHOLE_TABLES = ("fighter_injuries", "crew_injuries", "lasting_damage", "scenarios",
+                "hangers_on_limits", "advancements", "ganger_advancements")
 
 
 class RuleData(Model):
@@ -54,6 +73,14 @@ class RuleData(Model):
     # Hangers-on and Brutes on offer to every house (PB-6B.3).
     hangers_on: list[FighterTemplate] = Field(default_factory=list, max_length=200)
     territories: list[Territory] = Field(default_factory=list, max_length=200)
+    # Whole tables: left out (None), the base's stays.
+    fighter_injuries: InjuryTable | None = None
+    crew_injuries: InjuryTable | None = None
+    lasting_damage: InjuryTable | None = None
+    scenarios: list[Scenario] | None = Field(default=None, max_length=100)
+    hangers_on_limits: list[HangerOnLimit] | None = Field(default=None, max_length=100)
+    advancements: list[AdvancementOption] | None = Field(default=None, max_length=100)
+    ganger_advancements: GangerAdvancementTable | None = None
 
     @field_validator("weapons", mode="before")
     @classmethod
@@ -91,9 +118,14 @@ class RuleData(Model):
         return [*self.weapons, *self.wargear]
 
     @property
+    def whole_tables(self) -> dict[str, object]:
+        """The whole tables the file gives, by their key."""
+        return {key: getattr(self, key) for key in WHOLE_TABLES if getattr(self, key) is not None}
+
+    @property
     def is_empty(self) -> bool:
         return not (self.houses or self.equipment or self.skill_sets or self.hangers_on
-                    or self.territories)
+                    or self.territories or self.whole_tables)
 
 
 def _once(what: str, names: Iterable[str]) -> None:
@@ -119,6 +151,7 @@ def apply_rule_data(base: RuleSet, data: RuleData) -> RuleSet:
         "skill_sets": _merged(base.skill_sets, data.skill_sets, lambda s: s.name),
         "hangers_on": _merged(base.hangers_on, data.hangers_on, lambda t: t.fighter_type),
         "territories": _merged(base.territories, data.territories, lambda t: t.name),
+        **data.whole_tables,
     })
 
 
@@ -173,6 +206,8 @@ def preview_lines(current: RuleSet, data: RuleData) -> list[str]:
             lines.append(f"Adds {len(added)} {label}: {_listed(added)}.")
         if replaced:
             lines.append(f"Replaces {len(replaced)} {label}: {_listed(replaced)}.")
+    for key in data.whole_tables:
+        lines.append(f"Replaces the whole table {key}.")
     types = sum(len(h.fighters) for h in data.houses)
     profiled = sum(1 for h in data.houses for t in h.fighters if t.profile is not None)
     if types:
@@ -197,4 +232,5 @@ def rule_data_of(ruleset: RuleSet) -> RuleData:
         name=ruleset.name, description=ruleset.description[:1000], houses=list(ruleset.houses),
         weapons=weapons, wargear=wargear, skill_sets=list(ruleset.skill_sets),
         hangers_on=list(ruleset.hangers_on), territories=list(ruleset.territories),
+        **{key: getattr(ruleset, key) for key in WHOLE_TABLES},
     )

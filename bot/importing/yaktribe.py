@@ -686,6 +686,10 @@ def _items(
             catalogue = stated
             if qty and stated.cost == 0 and stated.kind is EquipmentKind.WARGEAR:
                 report.unknown_item(name, qty)
+            if qty and _item_kind(entry) is None and not stated.profiles:
+                # Wargear is a guess here, so the preview says it per item.
+                report.note(f"{owner_label}: {clip(name, 40)}: the file gives no kind and "
+                            "the rule data does not know it; read as wargear.")
         elif stated.profiles and not catalogue.profiles:
             catalogue = catalogue.model_copy(update={"profiles": stated.profiles})
         check_count(len(items) + qty, limit, f"{what} (counting quantities)", so_far=True)

@@ -121,6 +121,17 @@ async def test_the_export_reads_back_as_the_same_content(arena: Arena) -> None:
     assert MATRIARCH in roster
 
 
+async def test_the_toml_export_imports_again(arena: Arena) -> None:
+    exported = await slash(arena, "carol", "campaign ruledata export", own_only=True,
+                           format="toml")
+    attachment = exported.message.attachments[0] if exported.message else None
+    assert attachment is not None and attachment.filename.endswith(".toml")
+    assert b'[[houses]]' in attachment.data and b'house = "Quillon"' in attachment.data
+    asked = await slash(arena, "alice", "campaign ruledata import",
+                        file=Upload(attachment.filename, attachment.data))
+    assert "Replaces 1 House Lists: Quillon" in said(asked)
+
+
 async def test_an_unknown_house_asks_for_categories_and_keeps_weapon_profiles(
     arena: Arena,
 ) -> None:

@@ -333,7 +333,7 @@ def test_a_bad_value_names_the_file_and_the_field(tmp_path):
     })
     message = _error(directory)
     assert str(directory / "crew.toml") in message
-    assert "crew_injuries.entries[1].low" in message
+    assert "crew_injuries > entries[1] (Out Cold) > low" in message
     assert "greater than or equal to 1" in message
 
 
