@@ -15,6 +15,7 @@ from bot.backups import backup_loop
 from bot.config import Config
 from bot.endpoints import discover_gateway
 from bot.errors import answer_error
+from bot.importing.worker import import_worker, settle_heap
 from bot.outbox import HttpSender, Outbox
 from bot.storage import Storage
 from bot.ui.routes import routed_items
@@ -54,6 +55,7 @@ class MundaBot(commands.Bot):
         # Messages the bot owes a channel, delivered until Discord accepts them (bot/outbox.py).
         self.outbox = Outbox(storage, HttpSender.for_client(self))
         self._backups: asyncio.Task[None] | None = None
+        self._import_worker: asyncio.Task[int] | None = None
         self._cog_names = list(cogs) if cogs is not None else discover_cogs()
 
     async def setup_hook(self) -> None:
@@ -78,6 +80,9 @@ class MundaBot(commands.Bot):
             self._backups = asyncio.create_task(backup_loop(
                 self.storage, db.backup_dir, db.backups_kept, db.backup_interval_hours
             ))
+        # Start the file reader's child process now, so no player's import waits for it.
+        self._import_worker = asyncio.create_task(import_worker.warm_up())
+        settle_heap()
 
     async def on_ready(self) -> None:
         log.info("ready as %s in %d servers", self.user, len(self.guilds))
@@ -91,3 +96,5 @@ class MundaBot(commands.Bot):
         finally:
             await self.storage.close()
             log.info("database closed")
+            # Waits for a file the child is reading (seconds at most), in a thread.
+            await asyncio.to_thread(import_worker.shutdown)

@@ -15,7 +15,6 @@ Who may do what (see docs/commands-campaign-gang.md):
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,8 +35,8 @@ from bot.context import (
     storage_of,
 )
 from bot.errors import Refused
-from bot.importing.campaigndoc import grant_for, prepare_campaign_file
-from bot.importing.tradingpost import read_trading_post
+from bot.importing.campaigndoc import grant_for, prepare_campaign_file, release_campaign
+from bot.importing.tradingpost import read_trading_post_file
 from bot.importing.uploads import file_stem, json_file, read_attachment
 from bot.render import paginate, safe
 from bot.rulesets import check_ruleset_name, ruleset_for
@@ -547,8 +546,10 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
                 prepared, actor=actor_of(interaction), name=new_name, grant=grant
             )
         summary = f"Campaign **{safe(imported.name)}** imported: {_contents(document)}."
+        notes = _import_notes(document, grant)
+        await release_campaign(prepared)
         await interaction.followup.send(
-            f"{summary} {_import_notes(document, grant)} See /campaign show.", ephemeral=True
+            f"{summary} {notes} See /campaign show.", ephemeral=True
         )
         await interaction.followup.send(f"{interaction.user.mention}: {summary}")
 
@@ -567,8 +568,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
         require_arbitrator(found, interaction)
         await interaction.response.defer(ephemeral=True, thinking=True)
         data = await read_attachment(file, self.bot.config.importing)
-        # Up to max_import_bytes of CSV: read in a worker thread, not on the event loop.
-        parsed = await asyncio.to_thread(read_trading_post, data, file.filename)
+        parsed = await read_trading_post_file(data, file.filename)
         entries = parsed.entries
         async with storage_of(interaction).transaction(guild_id_of(interaction)) as tx:
             found = await tx.get_campaign(found.id)

@@ -1,11 +1,12 @@
-"""``/gang import``: read the file in a worker thread, stage what it would do, store it on Confirm.
+"""``/gang import``: read the file in the import worker, stage it, store it on Confirm.
 
 The file is read (decoded, parsed, checked against ``bot.importing.limits``)
-before the write transaction opens and off the event loop: a large file must
-neither stall other servers' commands nor hold the database's write lock.
-Staging then checks that the campaign's rules did not change meanwhile, and
-plans the import in a worker thread too (inside the transaction: the plan
-depends on the campaign's gangs as stored).
+before the write transaction opens and off the event loop, in the import
+worker's child process: a large file must neither stall other servers'
+commands nor hold the database's write lock. Staging then checks that the
+campaign's rules did not change meanwhile, and plans the import in a worker
+thread (inside the transaction: the plan depends on the campaign's gangs as
+stored). The Confirm has the staged import validated in the child too.
 
 Both steps re-check who may do it: time passes between the question and the
 button, and the gang may have changed hands or been edited meanwhile (then
@@ -23,11 +24,11 @@ import discord
 from bot.context import actor_of, require_arbitrator, require_gang_control
 from bot.errors import Refused
 from bot.importing.diff import fingerprint
-from bot.importing.gangfile import read_gang_file
+from bot.importing.jobs import read_gang, read_staged
 from bot.importing.parsed import ParsedGang
 from bot.importing.plan import StagedGangImport, plan_import
+from bot.importing.worker import import_worker
 from bot.render import safe
-from bot.rulesets import ruleset_for
 from bot.storage import Campaign, Transaction, new_id
 from bot.ui.confirm import Confirmed
 from rules.errors import InvalidRequest, NotFound
@@ -35,11 +36,8 @@ from rules.models import Gang
 
 
 async def read(data: bytes, campaign: Campaign, *, owner: str) -> ParsedGang:
-    """The gang in ``data`` as ``campaign`` would import it, read in a worker thread."""
-    return await asyncio.to_thread(
-        read_gang_file, data, ruleset=ruleset_for(campaign), owner=owner, make_id=new_id,
-        campaign_id=campaign.id,
-    )
+    """The gang in ``data`` as ``campaign`` would import it, read in the import worker."""
+    return await import_worker.run(read_gang, data, campaign, owner)
 
 
 async def stage(
@@ -101,12 +99,14 @@ async def confirm(
         campaign = await tx.get_campaign(campaign_id)
     except NotFound:
         return Confirmed("That campaign no longer exists; nothing was imported.")
-    taken = await tx.take_staged_import(campaign_id, token, StagedGangImport)
+    taken = await tx.take_staged_state(campaign_id, token)
     if taken is None:
         return Confirmed(
             "This import has expired or was already done; run /gang import again."
         )
-    user_id, staged = taken
+    user_id, state = taken
+    # A gang at its bounds is a megabyte of JSON: one pydantic call would hold the GIL.
+    staged = await import_worker.run(read_staged, state)
     actor = actor_of(interaction)
     if user_id != actor:
         raise Refused("Only the person who asked can confirm this import.")
