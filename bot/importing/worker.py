@@ -21,8 +21,8 @@ program, and ``spawn`` leaves no fork server behind), is started on first use
 (or by :meth:`ImportWorker.warm_up` at start-up) and kept. If it dies
 mid-file (killed, out of memory), the import is refused in words and the
 next one starts a fresh child. The child exits with the bot: on shutdown
-(:meth:`ImportWorker.shutdown`), and on its own when the bot is killed (its
-end of the pipe closes).
+(:meth:`ImportWorker.shutdown`), and within half a second when the bot is
+killed (it watches its parent).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ import gc
 import multiprocessing
 import os
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -48,6 +49,8 @@ GRACE_SECONDS = 30.0
 # The third threshold counts young collections between full ones (CPython's default is
 # 10); this many is about ten million allocations, never reached by one import.
 DEFERRED_THRESHOLD = 1_000_000
+# How often the child checks that the bot is still there.
+PARENT_CHECK_SECONDS = 0.5
 
 WORKER_DIED = (
     "The file reader stopped before it finished (the bot's host may be short of memory); "
@@ -69,7 +72,8 @@ class ImportWorker:
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
-                max_workers=1, mp_context=multiprocessing.get_context("spawn")
+                max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                initializer=_leave_with_parent, initargs=(os.getpid(),),
             )
         return self._pool
 
@@ -147,6 +151,21 @@ class _FullCollections:
 
 
 full_collections = _FullCollections()
+
+
+def _leave_with_parent(parent: int) -> None:
+    """In the child: exit as soon as the bot is gone (killed, it cannot say so).
+
+    The child holds both ends of its task queue, so it would wait forever for
+    a task from a bot that no longer exists.
+    """
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def _ready() -> int:

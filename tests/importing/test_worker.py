@@ -13,6 +13,9 @@ import gc
 import json
 import os
 import signal
+import subprocess
+import sys
+import time
 from datetime import UTC, datetime
 
 import pytest
@@ -129,3 +132,39 @@ def test_an_imported_document_is_released_piece_by_piece_once_stored() -> None:
         assert prepared.document.gangs == [] and prepared.document.ledger == []
 
     asyncio.run(scenario())
+
+
+CHILD_OF_A_BOT = """
+import asyncio, sys
+from bot.importing.worker import import_worker
+print(asyncio.run(import_worker.warm_up()), flush=True)
+sys.stdin.read()
+"""
+
+
+def test_the_child_leaves_when_the_bot_is_killed() -> None:
+    """A SIGKILLed bot cannot stop its child: the child notices and exits by itself."""
+    bot = subprocess.Popen(
+        [sys.executable, "-c", CHILD_OF_A_BOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert bot.stdout is not None
+        child = int(bot.stdout.readline())
+        os.kill(child, 0)
+    finally:
+        bot.kill()
+        bot.wait()
+    deadline = time.monotonic() + 30
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(child)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            # A zombie (state Z) has exited; init reaps it.
+            return stat.read().split(") ", 1)[1][0] != "Z"
+    except FileNotFoundError:
+        return False
