@@ -15,6 +15,7 @@ from bot.backups import backup_loop
 from bot.config import Config
 from bot.endpoints import discover_gateway
 from bot.errors import answer_error
+from bot.importing.worker import import_worker, settle_heap
 from bot.outbox import HttpSender, Outbox
 from bot.pictures import PictureWorker
 from bot.storage import Storage
@@ -58,6 +59,7 @@ class MundaBot(commands.Bot):
         # Roster cards and charts are drawn on the worker's thread, cached by revision.
         self.pictures = PictureWorker()
         self._warming: asyncio.Task[None] | None = None
+        self._import_worker: asyncio.Task[int] | None = None
         self._cog_names = list(cogs) if cogs is not None else discover_cogs()
 
     async def setup_hook(self) -> None:
@@ -84,6 +86,9 @@ class MundaBot(commands.Bot):
             self._backups = asyncio.create_task(backup_loop(
                 self.storage, db.backup_dir, db.backups_kept, db.backup_interval_hours
             ))
+        # Start the file reader's child process now, so no player's import waits for it.
+        self._import_worker = asyncio.create_task(import_worker.warm_up())
+        settle_heap()
 
     async def _warm_up_pictures(self) -> None:
         try:
@@ -116,3 +121,5 @@ class MundaBot(commands.Bot):
         finally:
             await self.storage.close()
             log.info("database closed")
+            # Waits for a file the child is reading (seconds at most), in a thread.
+            await asyncio.to_thread(import_worker.shutdown)

@@ -16,7 +16,6 @@ Who may do what (see docs/commands-campaign-gang.md):
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Literal
 
 import discord
@@ -26,8 +25,8 @@ from discord.ext import commands
 from bot import ruledata as ruledata_flow
 from bot.call import Call, Interaction
 from bot.errors import Refused
-from bot.importing.campaigndoc import grant_for, prepare_campaign_file
-from bot.importing.tradingpost import read_trading_post
+from bot.importing.campaigndoc import grant_for, prepare_campaign_file, release_campaign
+from bot.importing.tradingpost import read_trading_post_file
 from bot.importing.uploads import file_stem, json_file, read_attachment
 from bot.lookup import first_named, pick
 from bot.options import CampaignName, GangName, NewName, TerritoryName, TerritoryTemplate
@@ -345,6 +344,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
             imported = await tx.import_campaign(
                 prepared, actor=call.actor.ledger_id, name=new_name, grant=grant
             )
+        await release_campaign(prepared)
         summary = f"Campaign **{safe(imported.name)}** imported: {contents(document)}."
         await call.tell(f"{summary} {import_notes(document, grant)} See /campaign show.")
         await call.say(f"{interaction.user.mention}: {summary}")
@@ -398,8 +398,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
         call.actor.require_arbitrator(found := await call.campaign(campaign))
         await call.defer()
         data = await read_attachment(file, self.bot.config.importing)
-        # Up to max_import_bytes of CSV: read in a worker thread, not on the event loop.
-        parsed = await asyncio.to_thread(read_trading_post, data, file.filename)
+        parsed = await read_trading_post_file(data, file.filename)
         entries = parsed.entries
         async with call.write_in(found.id) as s:
             s.require_arbitrator()

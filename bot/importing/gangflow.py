@@ -1,11 +1,12 @@
-"""``/gang import``: read the file in a worker thread, stage what it would do, store it on Confirm.
+"""``/gang import``: read the file in the import worker, stage it, store it on Confirm.
 
 The file is read (decoded, parsed, checked against ``bot.importing.limits``)
-before the write transaction opens and off the event loop: a large file must
-neither stall other servers' commands nor hold the database's write lock.
-Staging then checks that the campaign's rules did not change meanwhile, and
-plans the import in a worker thread too (inside the transaction: the plan
-depends on the campaign's gangs as stored).
+before the write transaction opens and off the event loop, in the import
+worker's child process: a large file must neither stall other servers'
+commands nor hold the database's write lock. Staging then checks that the
+campaign's rules did not change meanwhile, and plans the import in a worker
+thread (inside the transaction: the plan depends on the campaign's gangs as
+stored). The Confirm has the staged import validated in the child too.
 
 Both steps re-check who may do it: time passes between the question and the
 button, and the gang may have changed hands or been edited meanwhile (then
@@ -20,11 +21,11 @@ from datetime import UTC, datetime
 from bot.call import Actor
 from bot.errors import Refused
 from bot.importing.diff import fingerprint
-from bot.importing.gangfile import read_gang_file
+from bot.importing.jobs import read_gang, read_staged
 from bot.importing.parsed import ParsedGang
 from bot.importing.plan import StagedGangImport, plan_import
+from bot.importing.worker import import_worker
 from bot.render import safe
-from bot.rulesets import ruleset_for
 from bot.storage import Campaign, Transaction, new_id
 from bot.ui.confirm import Confirmed
 from rules.errors import InvalidRequest, NotFound
@@ -35,15 +36,12 @@ from rules.names import name_key
 async def read(
     data: bytes, campaign: Campaign, *, owner: str, categories: str | None = None
 ) -> ParsedGang:
-    """The gang in ``data`` as ``campaign`` would import it, read in a worker thread.
+    """The gang in ``data`` as ``campaign`` would import it, read in the import worker.
 
     A fighter type whose category neither the rule data nor the file gives is asked
     for: the import stops before its preview until ``categories`` names each one."""
     given = category_answers(categories)
-    parsed = await asyncio.to_thread(
-        read_gang_file, data, ruleset=ruleset_for(campaign), owner=owner, make_id=new_id,
-        campaign_id=campaign.id, categories=given,
-    )
+    parsed = await import_worker.run(read_gang, data, campaign, owner, given)
     if parsed.needs_category:
         types = ", ".join(f"{name} ({count})" for name, count in parsed.needs_category.items())
         example = "; ".join(f"{name}=Ganger" for name in list(parsed.needs_category)[:2])
@@ -135,12 +133,14 @@ async def confirm(
         campaign = await tx.get_campaign(campaign_id)
     except NotFound:
         return Confirmed("That campaign no longer exists; nothing was imported.")
-    taken = await tx.take_staged_import(campaign_id, token, StagedGangImport)
+    taken = await tx.take_staged_state(campaign_id, token)
     if taken is None:
         return Confirmed(
             "This import has expired or was already done; run /gang import again."
         )
-    user_id, staged = taken
+    user_id, state = taken
+    # A gang at its bounds is a megabyte of JSON: one pydantic call would hold the GIL.
+    staged = await import_worker.run(read_staged, state)
     if user_id != actor.ledger_id:
         raise Refused("Only the person who asked can confirm this import.")
     label = staged.source_label

@@ -19,6 +19,7 @@ the date of the import.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -259,7 +260,10 @@ async def import_campaign(
         ],
     )
     source = ledger.ImportedFrom(prepared.source_name, datetime.fromisoformat(now()))
-    rows = [ledger.event_values(pk, event, source) for event in doc.ledger]
+    # Up to 200,000 rows: converted in a worker thread, which lets the event loop run.
+    rows = await asyncio.to_thread(
+        lambda: [ledger.event_values(pk, event, source) for event in doc.ledger]
+    )
     rows.append(
         ledger.event_values(
             pk,

@@ -382,6 +382,7 @@ class Storage:
     save_gang_import = _write(Transaction.save_gang_import)
     stage_import = _write(Transaction.stage_import)
     take_staged_import = _write(Transaction.take_staged_import)
+    take_staged_state = _write(Transaction.take_staged_state)
 
     owe_message = _write(Transaction.owe_message)
     owed_message = _read(Transaction.owed_message)

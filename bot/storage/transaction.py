@@ -574,12 +574,19 @@ class Transaction:
     ) -> tuple[str, M] | None:
         """(user id, state) of a staged import, removed as it is taken; None when it is
         gone or older than ``max_age``. A rolled-back transaction puts it back."""
-        pk = await self._campaign(campaign_id)
-        found = await imports.take(self._write_db(), pk, token, max_age)
+        found = await self.take_staged_state(campaign_id, token, max_age=max_age)
         if found is None:
             return None
         user_id, state = found
         return user_id, model_type.model_validate_json(state)
+
+    async def take_staged_state(
+        self, campaign_id: str, token: str, *, max_age: timedelta = timedelta(days=1)
+    ) -> tuple[str, str] | None:
+        """As :meth:`take_staged_import`, with the state as its stored JSON text, for a
+        caller that validates a large one off the event loop."""
+        pk = await self._campaign(campaign_id)
+        return await imports.take(self._write_db(), pk, token, max_age)
 
     # -------------------------------------------------------------- outbox (bot/outbox.py)
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from bot.importing.worker import import_worker
 from rules.data import default_ruleset
 from rules.ruleset import RuleSet
 
@@ -34,3 +35,10 @@ def id_maker(prefix: str = "id") -> Callable[[], str]:
 @pytest.fixture
 def ruleset() -> RuleSet:
     return default_ruleset()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _import_worker_stopped() -> Iterator[None]:
+    """Tests that read files start the import worker's child; it stops with the session."""
+    yield
+    import_worker.shutdown()

@@ -1,0 +1,32 @@
+"""What the import worker's child process runs (bot.importing.worker): plain functions
+of picklable arguments, each reading one whole file or staged import."""
+
+from __future__ import annotations
+
+from bot.importing.campaigndoc import prepare_campaign
+from bot.importing.gangfile import read_gang_file
+from bot.importing.parsed import ParsedGang
+from bot.importing.plan import StagedGangImport
+from bot.importing.tradingpost import read_trading_post
+from bot.rulesets import ruleset_for
+from bot.storage import Campaign, new_id
+from rules.models import FighterCategory
+
+__all__ = ["prepare_campaign", "read_gang", "read_staged", "read_trading_post"]
+
+
+def read_gang(
+    data: bytes, campaign: Campaign, owner: str,
+    categories: dict[str, FighterCategory] | None = None,
+) -> ParsedGang:
+    """The gang in ``data`` as ``campaign`` would import it (its rule set and Trading Post),
+    with the categories the player gave for fighter types nothing else settles."""
+    return read_gang_file(
+        data, ruleset=ruleset_for(campaign), owner=owner, make_id=new_id,
+        campaign_id=campaign.id, categories=categories,
+    )
+
+
+def read_staged(state: str) -> StagedGangImport:
+    """A staged import as stored (``Transaction.take_staged_state``), validated."""
+    return StagedGangImport.model_validate_json(state)
