@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from rules.data import default_ruleset
 from rules.dice import ScriptedRoller
 from rules.errors import (
     InsufficientCredits,
     InvalidRequest,
     NotEligible,
     NotFound,
-    RulesError,
     WeaponLimit,
 )
 from rules.models import (
@@ -41,28 +38,12 @@ from rules.tradingpost import (
     unlocks,
     vehicle_template,
 )
-from rules.world import World
 from tests.factories import fighter, gang, item, world
+from tests.rules.refusals import refused
 
 LAW = Alignment.LAW_ABIDING
 OUTLAW = Alignment.OUTLAW
 WEAPON = EquipmentKind.WEAPON
-
-
-@pytest.fixture(scope="module")
-def ruleset() -> RuleSet:
-    return default_ruleset()
-
-
-def refused(
-    error: type[RulesError], before: World, call: Callable[[], Any], match: str | None = None
-) -> RulesError:
-    """Assert that ``call`` raises ``error`` and leaves ``before`` as it was."""
-    snapshot = before.model_copy(deep=True)
-    with pytest.raises(error, match=match) as caught:
-        call()
-    assert before == snapshot
-    return caught.value
 
 
 def leader(**fields: Any):
