@@ -24,10 +24,10 @@ from tests.e2e.battle_helpers import (
     confirm_until,
     ensure_member,
     new_campaign,
-    new_fighter,
-    new_gang,
+    new_gang_with,
     number_after,
     report,
+    start_battle,
     thread_named,
 )
 from tests.e2e.test_crash_resume import roll_line, stored, to_step
@@ -174,15 +174,12 @@ async def test_pay_clicked_twice_at_once_pays_once(arena: Arena) -> None:
     await bot_ready(arena)
     d = arena.driver
     await new_campaign(d, "Twice Paid")
-    await new_gang(d, "bob", "Twice Paid", "Stitchers")
-    await new_gang(d, "carol", "Twice Paid", "Bone Pickers")
-    await new_fighter(d, "bob", "Twice Paid", "Stitchers", "Sawbones", "Forge Tyrant")
-    await new_fighter(d, "bob", "Twice Paid", "Stitchers", "Patch", "Forge Boss")
-    await new_fighter(d, "carol", "Twice Paid", "Bone Pickers", "Gristle", "Forge Tyrant")
-    started = await d.slash(G, CH, "bob", "postbattle start", winner="Stitchers",
-                            gang1="Stitchers", gang2="Bone Pickers", campaign="Twice Paid")
-    assert not started.ephemeral, started.text()
-    thread = await thread_named(d, "Stitchers vs Bone Pickers")
+    await new_gang_with(d, "bob", "Twice Paid", "Stitchers", {
+        "Sawbones": "Forge Tyrant",
+        "Patch": "Forge Boss",
+    })
+    await new_gang_with(d, "carol", "Twice Paid", "Bone Pickers", {"Gristle": "Forge Tyrant"})
+    thread = await start_battle(arena, "Twice Paid", "Stitchers", "Bone Pickers")
     await report(d, thread, "bob", "Stitchers", [("Critical Injury suffered", ["Patch"])])
     await report(d, thread, "carol", "Bone Pickers")
     await confirm_until(d, thread, STEPS_BEFORE_ACTIONS, ["bob", "carol"])
@@ -220,10 +217,8 @@ async def test_the_last_agreement_clicked_at_once_is_carried_out_once(arena: Are
     ensure_member(arena, "dan")  # a plain player (carol is an Arbitrator: she would agree twice)
     d = arena.driver
     await new_campaign(d, "Agreed Twice")
-    await new_gang(d, "bob", "Agreed Twice", "Late Lamps")
-    await new_gang(d, "dan", "Agreed Twice", "Early Birds")
-    await new_fighter(d, "bob", "Agreed Twice", "Late Lamps", "Dawdle", "Forge Tyrant")
-    await new_fighter(d, "dan", "Agreed Twice", "Early Birds", "Hasty", "Forge Tyrant")
+    await new_gang_with(d, "bob", "Agreed Twice", "Late Lamps", {"Dawdle": "Forge Tyrant"})
+    await new_gang_with(d, "dan", "Agreed Twice", "Early Birds", {"Hasty": "Forge Tyrant"})
     started = await d.slash(G, CH, "bob", "postbattle start", winner="draw",
                             gang1="Late Lamps", gang2="Early Birds", campaign="Agreed Twice")
     assert not started.ephemeral, started.text()
