@@ -35,6 +35,7 @@ from tests.e2e.test_postbattle import (
     CH,
     G,
     campaign,
+    campaign_of_two,
     eventually,
     gang,
     in_thread,
@@ -64,9 +65,7 @@ async def test_ten_clicks_of_one_player_and_bursts_of_submits_change_the_run_onc
     arena: Arena,
 ) -> None:
     camp = "Double Click"
-    await campaign(arena, camp)
-    await gang(arena, "bob", "Quick Hands", camp)
-    await gang(arena, "carol", "Slow Feet", camp)
+    await campaign_of_two(arena, camp, "Quick Hands", "Slow Feet")
     _, thread = await start(arena, "bob", camp, "Quick Hands", "Quick Hands", "Slow Feet")
     panels = {g: report_panel(arena, thread, g) for g in ("Quick Hands", "Slow Feet")}
     submits = await asyncio.gather(*(
@@ -101,9 +100,7 @@ async def test_ten_clicks_of_one_player_and_bursts_of_submits_change_the_run_onc
 
 async def test_both_players_clicking_together_roll_the_next_step_once(arena: Arena) -> None:
     camp = "Crowded Click"
-    await campaign(arena, camp)
-    await gang(arena, "bob", "Pit Kings", camp)
-    await gang(arena, "carol", "Dust Saints", camp)
+    await campaign_of_two(arena, camp, "Pit Kings", "Dust Saints")
     await ok(arena, "alice", "campaign territory add", name="Glow Wells", income="D6x10",
              campaign=camp)
     _, thread = await start(arena, "bob", camp, "Pit Kings", "Pit Kings", "Dust Saints",
@@ -130,9 +127,7 @@ async def test_both_players_clicking_together_roll_the_next_step_once(arena: Are
 
 async def test_reward_dice_claimed_twice_at_once_are_rolled_once(arena: Arena) -> None:
     camp = "Greedy Click"
-    await campaign(arena, camp)
-    await gang(arena, "bob", "Coin Biters", camp)
-    await gang(arena, "carol", "Ash Monks", camp)
+    await campaign_of_two(arena, camp, "Coin Biters", "Ash Monks")
     _, thread = await start(arena, "bob", camp, "Coin Biters", "Coin Biters", "Ash Monks")
     for g, user in (("Coin Biters", "bob"), ("Ash Monks", "carol")):
         await arena.driver.click(report_panel(arena, thread, g), "Submit", user)
