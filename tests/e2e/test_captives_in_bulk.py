@@ -59,9 +59,8 @@ async def test_one_action_sells_several_captives(arena: Arena) -> None:
     d = arena.driver
     await new_campaign(d, CAMPAIGN)
     await new_gang_with(d, "bob", CAMPAIGN, "Slavers", {"Slave Boss": "Forge Tyrant"})
-    await new_gang_with(d, "dan", CAMPAIGN, "Victims", {
-        "Victim Boss": "Forge Tyrant",
-    }, alignment="Outlaw")
+    await new_gang_with(d, "dan", CAMPAIGN, "Victims", {"Victim Boss": "Forge Tyrant"},
+                        alignment="Outlaw")
     await held(arena, {"Cap One": 30, "Cap Two": 50, "Cap Three": 40})
     await slash(d, "bob", "postbattle start", winner="Slavers", gang1="Slavers",
                 gang2="Victims", campaign=CAMPAIGN)

@@ -169,10 +169,8 @@ async def test_pay_clicked_twice_at_once_pays_once(arena: Arena) -> None:
     await bot_ready(arena)
     d = arena.driver
     await new_campaign(d, "Twice Paid")
-    await new_gang_with(d, "bob", "Twice Paid", "Stitchers", {
-        "Sawbones": "Forge Tyrant",
-        "Patch": "Forge Boss",
-    })
+    await new_gang_with(d, "bob", "Twice Paid", "Stitchers",
+                        {"Sawbones": "Forge Tyrant", "Patch": "Forge Boss"})
     await new_gang_with(d, "carol", "Twice Paid", "Bone Pickers", {"Gristle": "Forge Tyrant"})
     thread = await start_battle(arena, "Twice Paid", "Stitchers", "Bone Pickers")
     await report(d, thread, "bob", "Stitchers", [("Critical Injury suffered", ["Patch"])])

@@ -100,13 +100,10 @@ async def scene(arena: Arena) -> AsyncIterator[Scene]:
     d = arena.driver
     await slash(d, "alice", "campaign create", name=CAMPAIGN)
     await slash(d, "alice", "campaign create", name=SECOND)
-    await new_gang_with(d, "bob", CAMPAIGN, "Iron Lords", {
-        "Krag": "Forge Tyrant",
-        "Tusk": "Forge Boss",
-    })
-    await new_gang_with(d, "dan", CAMPAIGN, "Sump Rats", {
-        "Cinder": "Forge Tyrant",
-    }, alignment="Outlaw")
+    await new_gang_with(d, "bob", CAMPAIGN, "Iron Lords",
+                        {"Krag": "Forge Tyrant", "Tusk": "Forge Boss"})
+    await new_gang_with(d, "dan", CAMPAIGN, "Sump Rats", {"Cinder": "Forge Tyrant"},
+                        alignment="Outlaw")
     await slash(d, "bob", "stash add", gang="Iron Lords", item="Frag grenades",
                 campaign=CAMPAIGN)
     await slash(d, "bob", "fighter equip", fighter="Krag", item="Autogun", campaign=CAMPAIGN)

@@ -84,10 +84,8 @@ def clean_house_cleared_the_flag(database: Path, name: str) -> bool:
 async def test_a_paid_escort_decides_the_patients_fate_in_clean_house(arena: Arena) -> None:
     d, database = arena.driver, arena.database_path
     await new_campaign(d, CAMPAIGN)
-    await new_gang_with(d, "bob", CAMPAIGN, "Stitchers", {
-        "Varn": "Forge Tyrant",
-        "Grist": "Forge Boss",
-    })
+    await new_gang_with(d, "bob", CAMPAIGN, "Stitchers",
+                        {"Varn": "Forge Tyrant", "Grist": "Forge Boss"})
     await new_gang_with(d, "dan", CAMPAIGN, "Bone Pickers", {"Mange": "Forge Tyrant"})
     for item in ("Autogun", "Furnace plates"):
         await slash(d, "bob", "fighter equip", fighter="Grist", item=item, campaign=CAMPAIGN)

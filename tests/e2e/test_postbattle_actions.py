@@ -46,13 +46,10 @@ async def players(arena: Arena) -> None:
 async def test_medical_escort_paid_and_a_stranger_refused(arena: Arena) -> None:
     d = arena.driver
     await new_campaign(d, "Escorts")
-    await new_gang_with(d, "bob", "Escorts", "Doc Seekers", {
-        "Varn": "Forge Tyrant",
-        "Hollis": "Forge Boss",
-    })
-    await new_gang_with(d, "dan", "Escorts", "Pit Dogs", {
-        "Mange": "Forge Tyrant",
-    }, alignment="Outlaw")
+    await new_gang_with(d, "bob", "Escorts", "Doc Seekers",
+                        {"Varn": "Forge Tyrant", "Hollis": "Forge Boss"})
+    await new_gang_with(d, "dan", "Escorts", "Pit Dogs", {"Mange": "Forge Tyrant"},
+                        alignment="Outlaw")
 
     thread = await start_battle(arena, "Escorts", "Doc Seekers", "Pit Dogs")
     await report(d, thread, "bob", "Doc Seekers", [("Critical Injury suffered", ["Hollis"])])
@@ -121,10 +118,8 @@ async def test_captive_sold_to_the_guilders_in_a_later_battle(arena: Arena) -> N
     d = arena.driver
     await new_campaign(d, "Captives")
     await new_gang_with(d, "bob", "Captives", "Wardens", {"Marshal Kade": "Forge Tyrant"})
-    await new_gang_with(d, "dan", "Captives", "Scavs", {
-        "Scav Boss": "Forge Tyrant",
-        "Runt": "Forge-born",
-    }, alignment="Outlaw")
+    await new_gang_with(d, "dan", "Captives", "Scavs",
+                        {"Scav Boss": "Forge Tyrant", "Runt": "Forge-born"}, alignment="Outlaw")
 
     # The Runt goes Out of Action while Webbed, and Captured was rolled at the table: the
     # Wrap-up makes its escape roll instead of rolling an injury.

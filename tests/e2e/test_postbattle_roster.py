@@ -54,13 +54,10 @@ async def at_step(arena: Arena, thread: object, label: str) -> None:
 async def test_trading_post_visit_and_an_advancement(arena: Arena) -> None:
     d = arena.driver
     await new_campaign(d, "Market")
-    await new_gang_with(d, "bob", "Market", "Forge Lords", {
-        "Brakka": "Forge Tyrant",
-        "Tusk": "Forge Boss",
-    })
-    await new_gang_with(d, "dan", "Market", "Ash Rats", {
-        "Cinder": "Forge Tyrant",
-    }, alignment="Outlaw")
+    await new_gang_with(d, "bob", "Market", "Forge Lords",
+                        {"Brakka": "Forge Tyrant", "Tusk": "Forge Boss"})
+    await new_gang_with(d, "dan", "Market", "Ash Rats", {"Cinder": "Forge Tyrant"},
+                        alignment="Outlaw")
     await slash(d, "bob", "stash add", gang="Forge Lords", item="Frag grenades",
                 campaign="Market")
     await slash(d, "bob", "fighter edit", fighter="Tusk", xp=10, campaign="Market")
@@ -225,11 +222,8 @@ async def test_deferral_needs_everyone_and_is_closed_by_the_next_prebattle(
 async def test_repairs_clean_house_hiring_boons_and_equipment(arena: Arena) -> None:
     d = arena.driver
     await new_campaign(d, "Workshop")
-    await new_gang_with(d, "bob", "Workshop", "Gearheads", {
-        "Krug": "Forge Tyrant",
-        "Oiler": "Goliath Crew",
-        "Old Timer": "Bully",
-    })
+    await new_gang_with(d, "bob", "Workshop", "Gearheads",
+                        {"Krug": "Forge Tyrant", "Oiler": "Goliath Crew", "Old Timer": "Bully"})
     await new_gang_with(d, "dan", "Workshop", "Drifters", {"Dusty": "Forge Tyrant"})
     await slash(d, "bob", "fighter equip", fighter="Old Timer", item="Autogun",
                 campaign="Workshop")
