@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import re
 import sqlite3
+from typing import Any
 
 import pytest
 
@@ -41,6 +42,16 @@ from tests.e2e.test_postbattle import (
 )
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+async def won_with_two_down(arena: Arena, name: str, bobs: str, carols: str) -> tuple[str, Any]:
+    """A battle bob's gang won with two of carol's fighters Out of Action, reports submitted."""
+    camp = await campaign_of_two(arena, name, bobs, carols)
+    _, thread = await start(arena, "bob", camp, bobs, bobs, carols)
+    await pick(arena, thread, carols, "carol", "ooa", [f"{carols} 1", f"{carols} 2"])
+    await submit(arena, thread, bobs, "bob")
+    await submit(arena, thread, carols, "carol")
+    return camp, thread
 
 
 async def test_restart_mid_sequence_old_buttons_still_work(arena: Arena) -> None:
@@ -99,11 +110,7 @@ async def test_a_roster_longer_than_one_select_still_reports(arena: Arena) -> No
 async def test_undoing_the_wrap_up_reopens_the_reports_and_rolls_it_again_in_a_new_message(
     arena: Arena,
 ) -> None:
-    camp = await campaign_of_two(arena, "No Rerolls", "Cold Iron", "Soot Kings")
-    _, thread = await start(arena, "bob", camp, "Cold Iron", "Cold Iron", "Soot Kings")
-    await pick(arena, thread, "Soot Kings", "carol", "ooa", ["Soot Kings 1", "Soot Kings 2"])
-    await submit(arena, thread, "Cold Iron", "bob")
-    await submit(arena, thread, "Soot Kings", "carol")
+    camp, thread = await won_with_two_down(arena, "No Rerolls", "Cold Iron", "Soot Kings")
     first = stage_text(arena, thread, "Wrap-up")
     rolls = re.findall(r"🎲 [^\n]+", first)
     assert rolls
@@ -206,11 +213,7 @@ async def test_start_from_a_battle_recorded_by_prebattle(arena: Arena) -> None:
 async def test_a_step_stored_but_never_posted_is_posted_at_start_up_without_rolling(
     arena: Arena,
 ) -> None:
-    camp = await campaign_of_two(arena, "Lost Post", "Wick Men", "Ash Lungs")
-    _, thread = await start(arena, "bob", camp, "Wick Men", "Wick Men", "Ash Lungs")
-    await pick(arena, thread, "Ash Lungs", "carol", "ooa", ["Ash Lungs 1", "Ash Lungs 2"])
-    await submit(arena, thread, "Wick Men", "bob")
-    await submit(arena, thread, "Ash Lungs", "carol")
+    camp, thread = await won_with_two_down(arena, "Lost Post", "Wick Men", "Ash Lungs")
     shown = stage_text(arena, thread, "Wrap-up")
     await arena.stop_bot(kill=True)
     # As if the bot had died after the commit and before posting: no message id stored.
