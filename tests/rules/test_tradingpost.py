@@ -26,6 +26,7 @@ from rules.models import (
 )
 from rules.ruleset import FighterTemplate, HouseList, RuleSet
 from rules.tradingpost import (
+    AvailabilityResult,
     buy_equipment,
     buy_rare_item,
     check_crew,
@@ -38,6 +39,7 @@ from rules.tradingpost import (
     unlocks,
     vehicle_template,
 )
+from rules.world import World
 from tests.factories import fighter, gang, item, world
 from tests.rules.refusals import refused
 
@@ -382,12 +384,19 @@ def trading_gang(alignment: Alignment = LAW, reputation: int = 1, credits: int =
     ])
 
 
+def seek_on_the_ladder(
+    alignment: Alignment, ruleset: RuleSet, faces: list[int]
+) -> tuple[World, AvailabilityResult]:
+    """Champion C1 seeks Rare & Illegal items in a Trading Post of LADDER."""
+    w = world(trading_gang(alignment))
+    traders = [w.gang("g").fighter("c1")]
+    rules = with_trading_post(ruleset, LADDER)
+    return w, seek_rare_and_illegal(w, "g", traders, ScriptedRoller(faces), rules)
+
+
 @pytest.mark.rule("PB-6B.6")
 def test_pb_6b_6_law_abiding_at_12_buys_illegal_8_not_illegal_9(ruleset: RuleSet) -> None:
-    w = world(trading_gang(LAW))
-    rules = with_trading_post(ruleset, LADDER)
-    traders = [w.gang("g").fighter("c1")]
-    result = seek_rare_and_illegal(w, "g", traders, ScriptedRoller([5, 6]), rules)
+    w, result = seek_on_the_ladder(LAW, ruleset, [5, 6])
     assert result.availability == 12
     assert result.unlocked_names == ["Rare 8", "Rare 12", "Illegal 8"]
     assert result.world == w and result.changes == []
@@ -397,10 +406,7 @@ def test_pb_6b_6_law_abiding_at_12_buys_illegal_8_not_illegal_9(ruleset: RuleSet
 
 @pytest.mark.rule("PB-6B.6")
 def test_pb_6b_6_outlaw_at_12_buys_rare_and_illegal_up_to_12(ruleset: RuleSet) -> None:
-    w = world(trading_gang(OUTLAW))
-    rules = with_trading_post(ruleset, LADDER)
-    traders = [w.gang("g").fighter("c1")]
-    result = seek_rare_and_illegal(w, "g", traders, ScriptedRoller([5, 6]), rules)
+    _, result = seek_on_the_ladder(OUTLAW, ruleset, [5, 6])
     assert result.unlocked_names == ["Rare 8", "Rare 12", "Illegal 8", "Illegal 9",
                                      "Illegal 12"]
 
