@@ -36,10 +36,7 @@ from rules.models import (
 )
 from rules.ruleset import RuleSet
 from rules.world import World
-from tests.factories import fighter, gang, item, vehicle, world
-
-LAW = Alignment.LAW_ABIDING
-OUTLAW = Alignment.OUTLAW
+from tests.factories import LAW, OUTLAW, fighter, gang, item, vehicle, world
 
 
 def setup(

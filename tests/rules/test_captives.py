@@ -21,10 +21,7 @@ from rules.captives import (
 from rules.errors import InsufficientCredits, InvalidRequest, NotEligible, NotFound
 from rules.models import Alignment, FighterCategory, FighterStatus
 from rules.world import World
-from tests.factories import fighter, gang, item, territory, world
-
-LAW = Alignment.LAW_ABIDING
-OUTLAW = Alignment.OUTLAW
+from tests.factories import LAW, OUTLAW, fighter, gang, item, territory, world
 
 
 def hold_captive(w: World, name: str, *, of: str, by: str) -> None:

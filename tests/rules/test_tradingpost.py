@@ -40,11 +40,9 @@ from rules.tradingpost import (
     vehicle_template,
 )
 from rules.world import World
-from tests.factories import fighter, gang, item, world
+from tests.factories import LAW, OUTLAW, fighter, gang, item, world
 from tests.rules.refusals import refused
 
-LAW = Alignment.LAW_ABIDING
-OUTLAW = Alignment.OUTLAW
 WEAPON = EquipmentKind.WEAPON
 
 
