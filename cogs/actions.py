@@ -55,6 +55,7 @@ from rules.dice import ScriptedRoller
 from rules.errors import InvalidRequest, NotEligible
 from rules.models import Fighter
 from rules.names import same_name
+from rules.world import RuleResult
 
 if TYPE_CHECKING:
     from bot.app import MundaBot
@@ -161,17 +162,14 @@ async def _escort(
                               quote_title, decision_title)
     credits = here.gang.credits
     if cost is None:
-        done = await act(
-            interaction, campaign=campaign, gang=here.gang, stages=POST_BATTLE_ACTIONS,
-            compute=lambda world, run, roller: medical_escort_cost(
+        rolled = await _roll_quote(
+            call, campaign, here, (quote_title, decision_title),
+            lambda world, run, roller: medical_escort_cost(
                 world, actor_for(run, here.battle, here.gang.id, actor.id), patient.id, roller),
-            check=no_quote_yet(
-                campaign.id, here.battle.id, quote_title, decision_title,
-                f"The Doc's price for {safe(patient.name)} has just been rolled; use the "
-                "command again to see it and answer."),
-        )
-        assert isinstance(done.result, MedicalEscortCost)
-        cost, credits = done.result.cost, done.result.world.gang(here.gang.id).credits
+            f"The Doc's price for {safe(patient.name)} has just been rolled; use the "
+            "command again to see it and answer.")
+        assert isinstance(rolled, MedicalEscortCost)
+        cost, credits = rolled.cost, rolled.world.gang(here.gang.id).credits
     else:
         await send_private(interaction, "Medical Escort", [
             f"The Doc's price for {safe(patient.name)} was already rolled: {cost} credits. "
@@ -186,6 +184,21 @@ async def _escort(
     await call.say(question, view=view)
 
 
+async def _roll_quote(
+    call: Call, campaign: Campaign, here: Situation, titles: tuple[str, str], compute: Compute,
+    rolled_meanwhile: str,
+) -> RuleResult:
+    """Roll a price in the Post-battle Actions step, refused when it was rolled meanwhile."""
+    quote_title, decision_title = titles
+    done = await act(
+        call.interaction, campaign=campaign, gang=here.gang, stages=POST_BATTLE_ACTIONS,
+        compute=compute,
+        check=no_quote_yet(campaign.id, here.battle.id, quote_title, decision_title,
+                           rolled_meanwhile),
+    )
+    return done.result
+
+
 async def _repairs(
     call: Call, campaign: Campaign, here: Situation, actor: Fighter, target: str | None
 ) -> None:
@@ -197,17 +210,14 @@ async def _repairs(
     die = await stored_quote(call.storage, call.guild_id, campaign.id, here.battle.id,
                              quote_title, decision_title)
     if die is None:
-        done = await act(
-            interaction, campaign=campaign, gang=here.gang, stages=POST_BATTLE_ACTIONS,
-            compute=lambda world, run, roller: negotiate_repairs_cost(
+        rolled = await _roll_quote(
+            call, campaign, here, (quote_title, decision_title),
+            lambda world, run, roller: negotiate_repairs_cost(
                 world, actor_for(run, here.battle, here.gang.id, actor.id), vehicle.id, roller),
-            check=no_quote_yet(
-                campaign.id, here.battle.id, quote_title, decision_title,
-                f"The price for {safe(vehicle.name)} has just been rolled; use the command "
-                "again to see it and answer."),
-        )
-        assert isinstance(done.result, RepairQuote)
-        quote = done.result
+            f"The price for {safe(vehicle.name)} has just been rolled; use the command "
+            "again to see it and answer.")
+        assert isinstance(rolled, RepairQuote)
+        quote = rolled
     else:
         # The stored die sets the price again, without a new roll.
         quote = negotiate_repairs_cost(

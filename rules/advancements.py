@@ -120,27 +120,13 @@ def buy_advancement(
         fields.update(_improve(fighter, chosen))
     else:
         fields.update(_gain_skill(ws, fighter, option, ruleset, roller, skill, skill_set))
-    fighter.xp -= xp_cost
-    fighter.cost += option.credits
-    fighter.advancements.append(
-        Advancement(name=option.name, xp_cost=xp_cost, credits=option.credits, stat=chosen)
-    )
+    bought = Advancement(name=option.name, xp_cost=xp_cost, credits=option.credits, stat=chosen)
+    _spend_on(fighter, bought)
     ws.note(
         f"{fighter.name} spends {xp_cost} XP on {option.name}; their cost rises by "
         f"{option.credits} credits."
     )
-    return ws.finish(
-        AdvancementResult,
-        clause="PB-6E",
-        title="Purchase an advancement",
-        gang_id=gang_id,
-        fighter_id=fighter_id,
-        advancement=option.name,
-        xp_spent=xp_cost,
-        xp_left=fighter.xp,
-        credits_added=option.credits,
-        **fields,
-    )
+    return _bought_result(ws, "Purchase an advancement", gang_id, fighter, bought, fields)
 
 
 def roll_ganger_advancement(
@@ -192,22 +178,37 @@ def roll_ganger_advancement(
         else:
             ws.note(f"Neither {_stat_names(entry.stats)} can improve further: no effect.")
             name, credits = f"{entry.name} (no effect)", 0
-    fighter.xp -= table.xp_cost
-    fighter.cost += credits
-    fighter.advancements.append(
-        Advancement(name=name, xp_cost=table.xp_cost, credits=credits, stat=chosen)
-    )
+    rolled = Advancement(name=name, xp_cost=table.xp_cost, credits=credits, stat=chosen)
+    _spend_on(fighter, rolled)
     ws.note(f"{fighter.name} rolls {dice.total}: {entry.name} (+{credits} credits).")
+    return _bought_result(ws, "Gangers' advancement", gang_id, fighter, rolled, fields)
+
+
+def _spend_on(fighter: Fighter, advancement: Advancement) -> None:
+    """Pay the advancement's XP, add its credits to the fighter's cost, and record it."""
+    fighter.xp -= advancement.xp_cost
+    fighter.cost += advancement.credits
+    fighter.advancements.append(advancement)
+
+
+def _bought_result(
+    ws: Workspace,
+    title: str,
+    gang_id: str,
+    fighter: Fighter,
+    bought: Advancement,
+    fields: dict[str, object],
+) -> AdvancementResult:
     return ws.finish(
         AdvancementResult,
         clause="PB-6E",
-        title="Gangers' advancement",
+        title=title,
         gang_id=gang_id,
-        fighter_id=fighter_id,
-        advancement=name,
-        xp_spent=table.xp_cost,
+        fighter_id=fighter.id,
+        advancement=bought.name,
+        xp_spent=bought.xp_cost,
         xp_left=fighter.xp,
-        credits_added=credits,
+        credits_added=bought.credits,
         **fields,
     )
 

@@ -70,19 +70,7 @@ def give_item(
             f"{fighter.name} has Tools of the Trade: equipment sets are not tracked, so all "
             "its gear counts as one set."
         )
-    return ws.finish(
-        DistributeResult,
-        clause="PB-6D",
-        title="Distribute equipment",
-        gang_id=gang_id,
-        fighter_id=fighter_id,
-        item_id=item_id,
-        item_name=item.name,
-        cost=cost,
-        price_source=source,
-        fighter_cost_after=fighter.total_cost,
-        weapon_slots_after=fighter.weapon_slots,
-    )
+    return _moved(ws, "Distribute equipment", gang_id, fighter, item, (cost, source))
 
 
 def take_item(
@@ -104,13 +92,21 @@ def take_item(
     fighter.equipment.remove(item)
     gang.stash.append(item.model_copy(update={"cost": cost}))
     ws.note(f"{fighter.name} hands {item.name} back to the Stash.")
+    return _moved(ws, "Return equipment to the Stash", gang_id, fighter, item, (cost, source))
+
+
+def _moved(
+    ws: Workspace, title: str, gang_id: str, fighter: Fighter, item: Item, price: tuple[int, str]
+) -> DistributeResult:
+    """The result of moving ``item`` between the Stash and ``fighter`` at ``price``."""
+    cost, source = price
     return ws.finish(
         DistributeResult,
         clause="PB-6D",
-        title="Return equipment to the Stash",
+        title=title,
         gang_id=gang_id,
-        fighter_id=fighter_id,
-        item_id=item_id,
+        fighter_id=fighter.id,
+        item_id=item.id,
         item_name=item.name,
         cost=cost,
         price_source=source,

@@ -390,10 +390,16 @@ def hire_fighter(
     charge(gang, template.cost, f"Hiring a {template.fighter_type}")
     gang.fighters.append(recruit)
     ws.note(f"{gang.name} hires {name}, a {template.fighter_type}, for {template.cost} credits.")
+    return _hire_result(ws, "PB-6B.1", "Hire a fighter", gang_id, new_id, template)
+
+
+def _hire_result(
+    ws: Workspace, clause: str, title: str, gang_id: str, new_id: str, template: FighterTemplate
+) -> HireResult:
     return ws.finish(
         HireResult,
-        clause="PB-6B.1",
-        title="Hire a fighter",
+        clause=clause,
+        title=title,
         gang_id=gang_id,
         fighter_id=new_id,
         fighter_type=template.fighter_type,
@@ -533,16 +539,7 @@ def recruit_hanger_on(
         f"{gang.name} recruits {name}, a {template.fighter_type}, for {template.cost} "
         f"credits{example} ({place})."
     )
-    return ws.finish(
-        HireResult,
-        clause="PB-6B.3",
-        title="Recruit a Hanger-on or Brute",
-        gang_id=gang_id,
-        fighter_id=new_id,
-        fighter_type=template.fighter_type,
-        category=template.category,
-        cost=template.cost,
-    )
+    return _hire_result(ws, "PB-6B.3", "Recruit a Hanger-on or Brute", gang_id, new_id, template)
 
 
 def hanger_on_count(gang: Gang) -> int:

@@ -18,6 +18,9 @@ from rules.models import (
 )
 from rules.world import World
 
+LAW = Alignment.LAW_ABIDING
+OUTLAW = Alignment.OUTLAW
+
 _ids = itertools.count(1)
 
 

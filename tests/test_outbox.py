@@ -249,6 +249,16 @@ async def test_a_channel_keeps_its_order_while_others_go_on(
     assert [m.content for m in posted(fake, "general")] == ["step 4", "step 5"]
 
 
+async def posted_by_a_lost_attempt(fake: FakeDiscord, channel: int, entry: OutboxEntry) -> Accepted:
+    """Post ``entry`` as an attempt would whose answer never came back to the outbox."""
+    sender = HttpSender(lambda: fake.base_url, lambda: TOKEN)
+    try:
+        return await sender.send(channel, {**entry.payload, "nonce": entry.nonce,
+                                           "enforce_nonce": True})
+    finally:
+        await sender.close()
+
+
 async def test_an_answer_lost_after_discord_accepted_posts_nothing_new(
     storage: Storage, outbox: Outbox, fake: FakeDiscord
 ) -> None:
@@ -256,12 +266,7 @@ async def test_an_answer_lost_after_discord_accepted_posts_nothing_new(
     entry = await storage.owe_message(GUILD, "report", general, text("Battle report"))
     # As if an earlier attempt had reached Discord and its answer had been lost (a
     # timeout, or the bot killed before it recorded the id): the message exists.
-    sender = HttpSender(lambda: fake.base_url, lambda: TOKEN)
-    try:
-        earlier = await sender.send(general, {**entry.payload, "nonce": entry.nonce,
-                                              "enforce_nonce": True})
-    finally:
-        await sender.close()
+    earlier = await posted_by_a_lost_attempt(fake, general, entry)
     await drain(outbox)
     assert [m.id for m in posted(fake, "general")] == [earlier.message_id]
     delivered = await storage.owed_message(GUILD, "report")
@@ -436,12 +441,7 @@ async def test_an_answer_lost_on_a_retry_posts_nothing_new(
     assert posted(fake, "general") == []
     # As if the second attempt had reached Discord and its answer had been lost: the
     # message exists, and the row is still owed.
-    sender = HttpSender(lambda: fake.base_url, lambda: TOKEN)
-    try:
-        earlier = await sender.send(general, {**entry.payload, "nonce": entry.nonce,
-                                              "enforce_nonce": True})
-    finally:
-        await sender.close()
+    earlier = await posted_by_a_lost_attempt(fake, general, entry)
     await drain(outbox)
     assert [m.id for m in posted(fake, "general")] == [earlier.message_id]
     delivered = await storage.owed_message(GUILD, "report")

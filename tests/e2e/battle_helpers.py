@@ -82,6 +82,17 @@ async def new_fighter(
     assert "joins" in text, text
 
 
+async def new_gang_with(
+    driver: Driver, user: str, campaign: str, name: str, fighters: Mapping[str, str], *,
+    house: str = "Goliath", alignment: str = "Law Abiding", credits: int = 1000,
+) -> None:
+    """A new gang and its fighters, each name with its House List type."""
+    await new_gang(driver, user, campaign, name, house=house, alignment=alignment,
+                   credits=credits)
+    for fighter, fighter_type in fighters.items():
+        await new_fighter(driver, user, campaign, name, fighter, fighter_type)
+
+
 async def until(check: Callable[[], T | None], what: str, timeout: float = 10.0) -> T:
     """Poll ``check`` until it returns something (the bot posts after answering)."""
     deadline = asyncio.get_running_loop().time() + timeout
@@ -253,6 +264,13 @@ async def confirm_until(
 
 def all_text(driver: Driver, channel: Channel | str) -> str:
     return driver.transcript(channel, guild=GUILD)
+
+
+async def at_post_battle_actions(driver: Driver, thread: Channel, users: Sequence[str]) -> None:
+    """Agree every step before the Post-battle Actions, then wait for that step to show."""
+    await confirm_until(driver, thread, STEPS_BEFORE_ACTIONS, users)
+    await until(lambda: "▶️ Post-battle Actions" in all_text(driver, thread) or None,
+                "the Post-battle Actions step")
 
 
 def number_after(pattern: str, text: str) -> int:

@@ -15,19 +15,15 @@ from rules.models import Fighter, FighterCategory
 from tests.e2e.battle_helpers import (
     CHANNEL,
     GUILD,
-    STEPS_BEFORE_ACTIONS,
-    all_text,
+    at_post_battle_actions,
     bot_ready,
-    confirm_until,
     credits_of,
     ensure_member,
     new_campaign,
-    new_fighter,
-    new_gang,
+    new_gang_with,
     report,
     slash,
     thread_named,
-    until,
 )
 from tests.e2e.helpers import database
 
@@ -62,19 +58,16 @@ async def held(arena: Arena, captives: dict[str, int]) -> None:
 async def test_one_action_sells_several_captives(arena: Arena) -> None:
     d = arena.driver
     await new_campaign(d, CAMPAIGN)
-    await new_gang(d, "bob", CAMPAIGN, "Slavers")
-    await new_gang(d, "dan", CAMPAIGN, "Victims", alignment="Outlaw")
-    await new_fighter(d, "bob", CAMPAIGN, "Slavers", "Slave Boss", "Forge Tyrant")
-    await new_fighter(d, "dan", CAMPAIGN, "Victims", "Victim Boss", "Forge Tyrant")
+    await new_gang_with(d, "bob", CAMPAIGN, "Slavers", {"Slave Boss": "Forge Tyrant"})
+    await new_gang_with(d, "dan", CAMPAIGN, "Victims", {"Victim Boss": "Forge Tyrant"},
+                        alignment="Outlaw")
     await held(arena, {"Cap One": 30, "Cap Two": 50, "Cap Three": 40})
     await slash(d, "bob", "postbattle start", winner="Slavers", gang1="Slavers",
                 gang2="Victims", campaign=CAMPAIGN)
     thread = await thread_named(d, "Slavers vs Victims")
     await report(d, thread, "bob", "Slavers")
     await report(d, thread, "dan", "Victims")
-    await confirm_until(d, thread, STEPS_BEFORE_ACTIONS, ["bob", "dan"])
-    await until(lambda: "▶️ Post-battle Actions" in all_text(d, thread) or None,
-                "the Post-battle Actions step")
+    await at_post_battle_actions(d, thread, ["bob", "dan"])
 
     # The target option completes a comma list: what is typed stays, the rest is offered.
     offered = await d.autocomplete(GUILD, CHANNEL, "bob", "action take", focused="target",

@@ -24,10 +24,10 @@ from tests.e2e.battle_helpers import (
     confirm_until,
     ensure_member,
     new_campaign,
-    new_fighter,
-    new_gang,
+    new_gang_with,
     number_after,
     report,
+    start_battle,
     thread_named,
 )
 from tests.e2e.test_crash_resume import roll_line, stored, to_step
@@ -35,6 +35,7 @@ from tests.e2e.test_postbattle import (
     CH,
     G,
     campaign,
+    campaign_of_two,
     eventually,
     gang,
     in_thread,
@@ -64,9 +65,7 @@ async def test_ten_clicks_of_one_player_and_bursts_of_submits_change_the_run_onc
     arena: Arena,
 ) -> None:
     camp = "Double Click"
-    await campaign(arena, camp)
-    await gang(arena, "bob", "Quick Hands", camp)
-    await gang(arena, "carol", "Slow Feet", camp)
+    await campaign_of_two(arena, camp, "Quick Hands", "Slow Feet")
     _, thread = await start(arena, "bob", camp, "Quick Hands", "Quick Hands", "Slow Feet")
     panels = {g: report_panel(arena, thread, g) for g in ("Quick Hands", "Slow Feet")}
     submits = await asyncio.gather(*(
@@ -101,9 +100,7 @@ async def test_ten_clicks_of_one_player_and_bursts_of_submits_change_the_run_onc
 
 async def test_both_players_clicking_together_roll_the_next_step_once(arena: Arena) -> None:
     camp = "Crowded Click"
-    await campaign(arena, camp)
-    await gang(arena, "bob", "Pit Kings", camp)
-    await gang(arena, "carol", "Dust Saints", camp)
+    await campaign_of_two(arena, camp, "Pit Kings", "Dust Saints")
     await ok(arena, "alice", "campaign territory add", name="Glow Wells", income="D6x10",
              campaign=camp)
     _, thread = await start(arena, "bob", camp, "Pit Kings", "Pit Kings", "Dust Saints",
@@ -130,9 +127,7 @@ async def test_both_players_clicking_together_roll_the_next_step_once(arena: Are
 
 async def test_reward_dice_claimed_twice_at_once_are_rolled_once(arena: Arena) -> None:
     camp = "Greedy Click"
-    await campaign(arena, camp)
-    await gang(arena, "bob", "Coin Biters", camp)
-    await gang(arena, "carol", "Ash Monks", camp)
+    await campaign_of_two(arena, camp, "Coin Biters", "Ash Monks")
     _, thread = await start(arena, "bob", camp, "Coin Biters", "Coin Biters", "Ash Monks")
     for g, user in (("Coin Biters", "bob"), ("Ash Monks", "carol")):
         await arena.driver.click(report_panel(arena, thread, g), "Submit", user)
@@ -174,15 +169,10 @@ async def test_pay_clicked_twice_at_once_pays_once(arena: Arena) -> None:
     await bot_ready(arena)
     d = arena.driver
     await new_campaign(d, "Twice Paid")
-    await new_gang(d, "bob", "Twice Paid", "Stitchers")
-    await new_gang(d, "carol", "Twice Paid", "Bone Pickers")
-    await new_fighter(d, "bob", "Twice Paid", "Stitchers", "Sawbones", "Forge Tyrant")
-    await new_fighter(d, "bob", "Twice Paid", "Stitchers", "Patch", "Forge Boss")
-    await new_fighter(d, "carol", "Twice Paid", "Bone Pickers", "Gristle", "Forge Tyrant")
-    started = await d.slash(G, CH, "bob", "postbattle start", winner="Stitchers",
-                            gang1="Stitchers", gang2="Bone Pickers", campaign="Twice Paid")
-    assert not started.ephemeral, started.text()
-    thread = await thread_named(d, "Stitchers vs Bone Pickers")
+    await new_gang_with(d, "bob", "Twice Paid", "Stitchers",
+                        {"Sawbones": "Forge Tyrant", "Patch": "Forge Boss"})
+    await new_gang_with(d, "carol", "Twice Paid", "Bone Pickers", {"Gristle": "Forge Tyrant"})
+    thread = await start_battle(arena, "Twice Paid", "Stitchers", "Bone Pickers")
     await report(d, thread, "bob", "Stitchers", [("Critical Injury suffered", ["Patch"])])
     await report(d, thread, "carol", "Bone Pickers")
     await confirm_until(d, thread, STEPS_BEFORE_ACTIONS, ["bob", "carol"])
@@ -220,10 +210,8 @@ async def test_the_last_agreement_clicked_at_once_is_carried_out_once(arena: Are
     ensure_member(arena, "dan")  # a plain player (carol is an Arbitrator: she would agree twice)
     d = arena.driver
     await new_campaign(d, "Agreed Twice")
-    await new_gang(d, "bob", "Agreed Twice", "Late Lamps")
-    await new_gang(d, "dan", "Agreed Twice", "Early Birds")
-    await new_fighter(d, "bob", "Agreed Twice", "Late Lamps", "Dawdle", "Forge Tyrant")
-    await new_fighter(d, "dan", "Agreed Twice", "Early Birds", "Hasty", "Forge Tyrant")
+    await new_gang_with(d, "bob", "Agreed Twice", "Late Lamps", {"Dawdle": "Forge Tyrant"})
+    await new_gang_with(d, "dan", "Agreed Twice", "Early Birds", {"Hasty": "Forge Tyrant"})
     started = await d.slash(G, CH, "bob", "postbattle start", winner="draw",
                             gang1="Late Lamps", gang2="Early Birds", campaign="Agreed Twice")
     assert not started.ephemeral, started.text()

@@ -33,10 +33,9 @@ from tests.e2e.test_postbattle import (
     CH,
     STEPS,
     G,
-    campaign,
+    campaign_of_two,
     confirm,
     eventually,
-    gang,
     in_thread,
     ok,
     open_stage,
@@ -141,9 +140,7 @@ async def to_step(arena: Arena, thread: Any, label: str, players: list[str]) -> 
 
 async def battle(arena: Arena, camp: str, first: str, second: str,
                  **options: Any) -> Any:
-    await campaign(arena, camp)
-    await gang(arena, "bob", first, camp)
-    await gang(arena, "carol", second, camp)
+    await campaign_of_two(arena, camp, first, second)
     _, thread = await start(arena, "bob", camp, first, first, second, **options)
     return thread
 
@@ -211,9 +208,7 @@ async def test_killed_after_a_confirmation_is_stored_posts_the_next_step_as_roll
     arena: Arena,
 ) -> None:
     camp = "Crash Income"
-    await campaign(arena, camp)
-    await gang(arena, "bob", "Ember Dogs", camp)
-    await gang(arena, "carol", "Grey Fangs", camp)
+    await campaign_of_two(arena, camp, "Ember Dogs", "Grey Fangs")
     await ok(arena, "alice", "campaign territory add", name="Sump Vents", income="D6x10",
              campaign=camp)
     _, thread = await start(arena, "bob", camp, "Ember Dogs", "Ember Dogs", "Grey Fangs",

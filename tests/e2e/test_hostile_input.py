@@ -29,8 +29,7 @@ from tests.e2e.battle_helpers import (
     bot_ready,
     confirm_until,
     ensure_member,
-    new_fighter,
-    new_gang,
+    new_gang_with,
     report,
     slash,
     thread_named,
@@ -101,11 +100,10 @@ async def scene(arena: Arena) -> AsyncIterator[Scene]:
     d = arena.driver
     await slash(d, "alice", "campaign create", name=CAMPAIGN)
     await slash(d, "alice", "campaign create", name=SECOND)
-    await new_gang(d, "bob", CAMPAIGN, "Iron Lords")
-    await new_gang(d, "dan", CAMPAIGN, "Sump Rats", alignment="Outlaw")
-    await new_fighter(d, "bob", CAMPAIGN, "Iron Lords", "Krag", "Forge Tyrant")
-    await new_fighter(d, "bob", CAMPAIGN, "Iron Lords", "Tusk", "Forge Boss")
-    await new_fighter(d, "dan", CAMPAIGN, "Sump Rats", "Cinder", "Forge Tyrant")
+    await new_gang_with(d, "bob", CAMPAIGN, "Iron Lords",
+                        {"Krag": "Forge Tyrant", "Tusk": "Forge Boss"})
+    await new_gang_with(d, "dan", CAMPAIGN, "Sump Rats", {"Cinder": "Forge Tyrant"},
+                        alignment="Outlaw")
     await slash(d, "bob", "stash add", gang="Iron Lords", item="Frag grenades",
                 campaign=CAMPAIGN)
     await slash(d, "bob", "fighter equip", fighter="Krag", item="Autogun", campaign=CAMPAIGN)

@@ -24,14 +24,13 @@ from bot.arena import Arena
 from tests.e2e.battle_helpers import (
     CHANNEL,
     GUILD,
-    STEPS_BEFORE_ACTIONS,
     all_text,
+    at_post_battle_actions,
     bot_ready,
     confirm_until,
     ensure_member,
     new_campaign,
-    new_fighter,
-    new_gang,
+    new_gang_with,
     report,
     slash,
     thread_named,
@@ -85,11 +84,9 @@ def clean_house_cleared_the_flag(database: Path, name: str) -> bool:
 async def test_a_paid_escort_decides_the_patients_fate_in_clean_house(arena: Arena) -> None:
     d, database = arena.driver, arena.database_path
     await new_campaign(d, CAMPAIGN)
-    await new_gang(d, "bob", CAMPAIGN, "Stitchers")
-    await new_gang(d, "dan", CAMPAIGN, "Bone Pickers")
-    await new_fighter(d, "bob", CAMPAIGN, "Stitchers", "Varn", "Forge Tyrant")
-    await new_fighter(d, "bob", CAMPAIGN, "Stitchers", "Grist", "Forge Boss")
-    await new_fighter(d, "dan", CAMPAIGN, "Bone Pickers", "Mange", "Forge Tyrant")
+    await new_gang_with(d, "bob", CAMPAIGN, "Stitchers",
+                        {"Varn": "Forge Tyrant", "Grist": "Forge Boss"})
+    await new_gang_with(d, "dan", CAMPAIGN, "Bone Pickers", {"Mange": "Forge Tyrant"})
     for item in ("Autogun", "Furnace plates"):
         await slash(d, "bob", "fighter equip", fighter="Grist", item=item, campaign=CAMPAIGN)
 
@@ -100,9 +97,7 @@ async def test_a_paid_escort_decides_the_patients_fate_in_clean_house(arena: Are
     thread = await thread_named(d, "Stitchers vs Bone Pickers")
     await report(d, thread, "bob", "Stitchers", [("Critical Injury suffered", ["Grist"])])
     await report(d, thread, "dan", "Bone Pickers")
-    await confirm_until(d, thread, STEPS_BEFORE_ACTIONS, ["bob", "dan"])
-    await until(lambda: "▶️ Post-battle Actions" in all_text(d, thread) or None,
-                "the Post-battle Actions step")
+    await at_post_battle_actions(d, thread, ["bob", "dan"])
 
     asked = await d.slash(GUILD, CHANNEL, "bob", "action take", fighter="Varn",
                           action="Medical Escort", target="Grist", campaign=CAMPAIGN)

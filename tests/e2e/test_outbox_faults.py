@@ -21,10 +21,9 @@ from fakediscord.messages import Message
 from tests.e2e.test_crash_resume import restart, stored, to_step
 from tests.e2e.test_postbattle import (
     G,
-    campaign,
+    campaign_of_two,
     confirm,
     eventually,
-    gang,
     open_stage,
     start,
     submit,
@@ -46,9 +45,7 @@ def report_path(arena: Arena) -> str:
 async def to_last_step(arena: Arena, camp: str, first: str, second: str) -> Any:
     """A battle of bob's ``first`` against carol's ``second``, at Report Results with bob
     confirmed: carol's confirmation finishes it."""
-    await campaign(arena, camp)
-    await gang(arena, "bob", first, camp)
-    await gang(arena, "carol", second, camp)
+    await campaign_of_two(arena, camp, first, second)
     _, thread = await start(arena, "bob", camp, first, first, second)
     await submit(arena, thread, first, "bob")
     await submit(arena, thread, second, "carol")
@@ -111,9 +108,7 @@ async def test_the_report_owed_when_the_bot_is_killed_arrives_once_after_a_resta
 
 async def test_the_gateway_dropping_mid_sequence_is_survived(arena: Arena) -> None:
     camp = "Dropped Line"
-    await campaign(arena, camp)
-    await gang(arena, "bob", "Wire Wolves", camp)
-    await gang(arena, "carol", "Cinder Nuns", camp)
+    await campaign_of_two(arena, camp, "Wire Wolves", "Cinder Nuns")
     _, thread = await start(arena, "bob", camp, "Wire Wolves", "Wire Wolves", "Cinder Nuns")
     await submit(arena, thread, "Wire Wolves", "bob")
     await submit(arena, thread, "Cinder Nuns", "carol")

@@ -52,6 +52,14 @@ async def gang(arena: Arena, owner: str, name: str, camp: str, fighters: int = 3
     return name
 
 
+async def campaign_of_two(arena: Arena, name: str, bobs: str, carols: str) -> str:
+    """A new campaign with a gang of bob's and one of carol's, each of three fighters."""
+    camp = await campaign(arena, name)
+    await gang(arena, "bob", bobs, camp)
+    await gang(arena, "carol", carols, camp)
+    return camp
+
+
 async def eventually(check: Any, what: str, timeout: float = 10.0) -> Any:
     """Poll ``check()`` until it returns something truthy (the bot works after answering)."""
     for _ in range(int(timeout / 0.05)):
@@ -168,9 +176,7 @@ STEPS = [
 
 
 async def test_two_gang_campaign_battle_all_seven_steps_and_report(arena: Arena) -> None:
-    camp = await campaign(arena, "Ash Wastes")
-    await gang(arena, "bob", "Iron Fangs", camp)
-    await gang(arena, "carol", "Sump Rats", camp)
+    camp = await campaign_of_two(arena, "Ash Wastes", "Iron Fangs", "Sump Rats")
     await ok(arena, "alice", "campaign territory add", name="Old Ruins", income="D6x10",
              campaign=camp)
     result, thread = await start(arena, "bob", camp, "Iron Fangs", "Iron Fangs", "Sump Rats",
@@ -264,9 +270,7 @@ async def test_three_gang_battle_names_captors_and_reports_every_gang(arena: Are
 async def test_draw_over_a_controlled_territory_leaves_it_with_its_controller(
     arena: Arena,
 ) -> None:
-    camp = await campaign(arena, "Dust Flats")
-    await gang(arena, "bob", "Cinder Kin", camp)
-    await gang(arena, "carol", "Pale Host", camp)
+    camp = await campaign_of_two(arena, "Dust Flats", "Cinder Kin", "Pale Host")
     await ok(arena, "alice", "campaign territory add", name="Slag Pit", income="10",
              campaign=camp)
     await ok(arena, "alice", "campaign territory assign", territory="Slag Pit", gang="Pale Host",
@@ -317,9 +321,7 @@ async def test_a_third_user_is_refused_and_nothing_changes(arena: Arena) -> None
 
 
 async def test_arbitrator_confirms_for_a_player_then_undoes_a_step(arena: Arena) -> None:
-    camp = await campaign(arena, "Second Chances")
-    await gang(arena, "bob", "Ember Dogs", camp)
-    await gang(arena, "carol", "Null Choir", camp)
+    camp = await campaign_of_two(arena, "Second Chances", "Ember Dogs", "Null Choir")
     await ok(arena, "alice", "campaign territory add", name="Sink Hole", income="D6x10",
              campaign=camp)
     _, thread = await start(arena, "bob", camp, "Ember Dogs", "Ember Dogs", "Null Choir",
@@ -368,9 +370,7 @@ async def test_arbitrator_confirms_for_a_player_then_undoes_a_step(arena: Arena)
 async def test_skirmish_skips_the_campaign_only_parts_and_posts_no_report(
     arena: Arena,
 ) -> None:
-    camp = await campaign(arena, "Side Show")
-    await gang(arena, "bob", "Tin Crowns", camp)
-    await gang(arena, "carol", "Wire Wolves", camp)
+    camp = await campaign_of_two(arena, "Side Show", "Tin Crowns", "Wire Wolves")
     await ok(arena, "carol", "fighter status", fighter="Wire Wolves 3", status="In Recovery",
              campaign=camp)
     before = len(await reports_in(arena, "campaign")) + len(await reports_in(arena, CH))

@@ -13,19 +13,20 @@ from bot.arena import Arena
 from tests.e2e.battle_helpers import (
     CHANNEL,
     GUILD,
-    STEPS_BEFORE_ACTIONS,
     all_text,
+    at_post_battle_actions,
     bot_ready,
-    confirm_until,
     credits_of,
     ensure_member,
     new_campaign,
     new_fighter,
     new_gang,
+    new_gang_with,
     number_after,
     report,
     slash,
     stage_message,
+    start_battle,
     thread_named,
     until,
 )
@@ -45,21 +46,15 @@ async def players(arena: Arena) -> None:
 async def test_medical_escort_paid_and_a_stranger_refused(arena: Arena) -> None:
     d = arena.driver
     await new_campaign(d, "Escorts")
-    await new_gang(d, "bob", "Escorts", "Doc Seekers")
-    await new_gang(d, "dan", "Escorts", "Pit Dogs", alignment="Outlaw")
-    await new_fighter(d, "bob", "Escorts", "Doc Seekers", "Varn", "Forge Tyrant")
-    await new_fighter(d, "bob", "Escorts", "Doc Seekers", "Hollis", "Forge Boss")
-    await new_fighter(d, "dan", "Escorts", "Pit Dogs", "Mange", "Forge Tyrant")
+    await new_gang_with(d, "bob", "Escorts", "Doc Seekers",
+                        {"Varn": "Forge Tyrant", "Hollis": "Forge Boss"})
+    await new_gang_with(d, "dan", "Escorts", "Pit Dogs", {"Mange": "Forge Tyrant"},
+                        alignment="Outlaw")
 
-    start = await d.slash(GUILD, CHANNEL, "bob", "postbattle start", winner="Doc Seekers",
-                          gang1="Doc Seekers", gang2="Pit Dogs", campaign="Escorts")
-    assert not start.ephemeral, start.text()
-    thread = await thread_named(d, "Doc Seekers vs Pit Dogs")
+    thread = await start_battle(arena, "Escorts", "Doc Seekers", "Pit Dogs")
     await report(d, thread, "bob", "Doc Seekers", [("Critical Injury suffered", ["Hollis"])])
     await report(d, thread, "dan", "Pit Dogs")
-    await confirm_until(d, thread, STEPS_BEFORE_ACTIONS, ["bob", "dan"])
-    await until(lambda: "▶️ Post-battle Actions" in all_text(d, thread) or None,
-                "the Post-battle Actions step")
+    await at_post_battle_actions(d, thread, ["bob", "dan"])
 
     # A stranger cannot act for the gang, and nothing changes.
     before = all_text(d, thread)
@@ -122,11 +117,9 @@ CAPTURE_TRIES = 6
 async def test_captive_sold_to_the_guilders_in_a_later_battle(arena: Arena) -> None:
     d = arena.driver
     await new_campaign(d, "Captives")
-    await new_gang(d, "bob", "Captives", "Wardens")
-    await new_gang(d, "dan", "Captives", "Scavs", alignment="Outlaw")
-    await new_fighter(d, "bob", "Captives", "Wardens", "Marshal Kade", "Forge Tyrant")
-    await new_fighter(d, "dan", "Captives", "Scavs", "Scav Boss", "Forge Tyrant")
-    await new_fighter(d, "dan", "Captives", "Scavs", "Runt", "Forge-born")
+    await new_gang_with(d, "bob", "Captives", "Wardens", {"Marshal Kade": "Forge Tyrant"})
+    await new_gang_with(d, "dan", "Captives", "Scavs",
+                        {"Scav Boss": "Forge Tyrant", "Runt": "Forge-born"}, alignment="Outlaw")
 
     # The Runt goes Out of Action while Webbed, and Captured was rolled at the table: the
     # Wrap-up makes its escape roll instead of rolling an injury.
@@ -165,9 +158,7 @@ async def test_captive_sold_to_the_guilders_in_a_later_battle(arena: Arena) -> N
     assert "**Runt** of Scavs, held by **Wardens** (rescue chance not yet given" in listed
     assert "Wardens may: Trade to its owner." in listed
 
-    await confirm_until(d, thread, STEPS_BEFORE_ACTIONS, ["bob", "dan"])
-    await until(lambda: "▶️ Post-battle Actions" in all_text(d, thread) or None,
-                "the Post-battle Actions step")
+    await at_post_battle_actions(d, thread, ["bob", "dan"])
     # Before the owner's rescue chance the captor may not sell it.
     offered = await d.autocomplete(GUILD, CHANNEL, "bob", "action take", focused="action",
                                    fighter="Marshal Kade", campaign="Captives")
@@ -201,9 +192,7 @@ async def test_captive_sold_to_the_guilders_in_a_later_battle(arena: Arena) -> N
     thread = await thread_named(d, "Scavs vs Wardens")
     await report(d, thread, "dan", "Scavs")
     await report(d, thread, "bob", "Wardens")
-    await confirm_until(d, thread, STEPS_BEFORE_ACTIONS, ["bob", "dan"])
-    await until(lambda: "▶️ Post-battle Actions" in all_text(d, thread) or None,
-                "the Post-battle Actions step")
+    await at_post_battle_actions(d, thread, ["bob", "dan"])
     offered = await d.autocomplete(GUILD, CHANNEL, "bob", "action take", focused="action",
                                    fighter="Marshal Kade", campaign="Captives")
     assert sorted(c.value for c in offered) == ["Claim Bounties", "Sell to the Guilders",

@@ -19,8 +19,9 @@ from bot.battle.state import GangReport, PostBattleRun
 from fakediscord.world import Channel
 from rules.data import default_ruleset
 from rules.errors import InvalidRequest
-from rules.models import Battle, FighterCategory
+from rules.models import Battle, FighterCategory, Gang
 from rules.sequence import PostBattleSequence
+from rules.world import World
 from tests import factories as f
 from tests.e2e.battle_helpers import (
     NOT_ROLLED,
@@ -190,18 +191,22 @@ def shown(arena: Arena, thread: Channel, results: list[str]) -> bool:
 # --------------------------------------------------------------------------- the panel itself
 
 
-async def test_the_result_select_is_the_fighters_table() -> None:
-    """A Crew fighter gets the crew table, a ganger the fighters' one; Discord's limits hold."""
-    crew = f.fighter("Driver", FighterCategory.CREW, id="c1")
-    ganger = f.fighter("Ganger", FighterCategory.GANGER, id="x1")
-    world = f.world(f.gang("Rivals", id="g1", owner="10"),
-                    f.gang("Riders", fighters=[crew, ganger], id="g2", owner="20"))
+def lost_to_rivals(loser: Gang) -> tuple[World, PostBattleRun]:
+    """A battle "Rivals" (g1) won against ``loser`` (g2): its world, and its run, reports empty."""
+    world = f.world(f.gang("Rivals", id="g1", owner="10"), loser)
     battle = Battle(id="b1", gang_ids=["g1", "g2"], winner="g1")
-    run = PostBattleRun(
+    return world, PostBattleRun(
         campaign_id="c1", battle_id="b1", started_by=10, channel_id=99,
         sequence=PostBattleSequence.start("s1", battle, world, skirmish=False),
         reports={g: GangReport(gang_id=g) for g in ("g1", "g2")},
     )
+
+
+async def test_the_result_select_is_the_fighters_table() -> None:
+    """A Crew fighter gets the crew table, a ganger the fighters' one; Discord's limits hold."""
+    crew = f.fighter("Driver", FighterCategory.CREW, id="c1")
+    ganger = f.fighter("Ganger", FighterCategory.GANGER, id="x1")
+    world, run = lost_to_rivals(f.gang("Riders", fighters=[crew, ganger], id="g2", owner="20"))
     report_ = run.reports["g2"]
     report_.choose("ooa", ["c1", "x1"], ["c1", "x1"])
     report_.section = panel.INJURIES
@@ -238,14 +243,7 @@ async def test_the_result_select_is_the_fighters_table() -> None:
 async def test_many_fighters_out_of_action_are_paged() -> None:
     """30 fighters Out of Action: 25 in the fighter select, the rest on a second page."""
     crowd = [f.fighter(f"Rat {n}", FighterCategory.GANGER, id=f"r{n}") for n in range(30)]
-    world = f.world(f.gang("Rivals", id="g1", owner="10"),
-                    f.gang("Swarm", fighters=crowd, id="g2", owner="20"))
-    battle = Battle(id="b1", gang_ids=["g1", "g2"], winner="g1")
-    run = PostBattleRun(
-        campaign_id="c1", battle_id="b1", started_by=10, channel_id=99,
-        sequence=PostBattleSequence.start("s1", battle, world, skirmish=False),
-        reports={g: GangReport(gang_id=g) for g in ("g1", "g2")},
-    )
+    world, run = lost_to_rivals(f.gang("Swarm", fighters=crowd, id="g2", owner="20"))
     swarm = run.reports["g2"]
     ids = [fighter.id for fighter in crowd]
     swarm.choose("ooa", ids[:25], ids[:25])

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import re
 import sqlite3
+from typing import Any
 
 import pytest
 
@@ -21,6 +22,7 @@ from tests.e2e.test_postbattle import (
     CH,
     G,
     campaign,
+    campaign_of_two,
     confirm,
     eventually,
     figure,
@@ -42,10 +44,18 @@ from tests.e2e.test_postbattle import (
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
+async def won_with_two_down(arena: Arena, name: str, bobs: str, carols: str) -> tuple[str, Any]:
+    """A battle bob's gang won with two of carol's fighters Out of Action, reports submitted."""
+    camp = await campaign_of_two(arena, name, bobs, carols)
+    _, thread = await start(arena, "bob", camp, bobs, bobs, carols)
+    await pick(arena, thread, carols, "carol", "ooa", [f"{carols} 1", f"{carols} 2"])
+    await submit(arena, thread, bobs, "bob")
+    await submit(arena, thread, carols, "carol")
+    return camp, thread
+
+
 async def test_restart_mid_sequence_old_buttons_still_work(arena: Arena) -> None:
-    camp = await campaign(arena, "Long Night")
-    await gang(arena, "bob", "Lamp Eaters", camp)
-    await gang(arena, "carol", "Bone Choir", camp)
+    camp = await campaign_of_two(arena, "Long Night", "Lamp Eaters", "Bone Choir")
     _, thread = await start(arena, "bob", camp, "Bone Choir", "Lamp Eaters", "Bone Choir")
     await submit(arena, thread, "Lamp Eaters", "bob")
     await submit(arena, thread, "Bone Choir", "carol")
@@ -100,13 +110,7 @@ async def test_a_roster_longer_than_one_select_still_reports(arena: Arena) -> No
 async def test_undoing_the_wrap_up_reopens_the_reports_and_rolls_it_again_in_a_new_message(
     arena: Arena,
 ) -> None:
-    camp = await campaign(arena, "No Rerolls")
-    await gang(arena, "bob", "Cold Iron", camp)
-    await gang(arena, "carol", "Soot Kings", camp)
-    _, thread = await start(arena, "bob", camp, "Cold Iron", "Cold Iron", "Soot Kings")
-    await pick(arena, thread, "Soot Kings", "carol", "ooa", ["Soot Kings 1", "Soot Kings 2"])
-    await submit(arena, thread, "Cold Iron", "bob")
-    await submit(arena, thread, "Soot Kings", "carol")
+    camp, thread = await won_with_two_down(arena, "No Rerolls", "Cold Iron", "Soot Kings")
     first = stage_text(arena, thread, "Wrap-up")
     rolls = re.findall(r"🎲 [^\n]+", first)
     assert rolls
@@ -134,9 +138,7 @@ async def test_undoing_the_wrap_up_reopens_the_reports_and_rolls_it_again_in_a_n
 
 
 async def test_cancel_stops_the_sequence_and_frees_the_gangs(arena: Arena) -> None:
-    camp = await campaign(arena, "Called Off")
-    await gang(arena, "bob", "Grey Lice", camp)
-    await gang(arena, "carol", "Red Lamps", camp)
+    camp = await campaign_of_two(arena, "Called Off", "Grey Lice", "Red Lamps")
     _, thread = await start(arena, "bob", camp, "Grey Lice", "Grey Lice", "Red Lamps")
     refused = await arena.driver.slash(G, CH, "bob", "postbattle start", winner="Red Lamps",
                                        gang1="Grey Lice", gang2="Red Lamps", campaign=camp)
@@ -187,9 +189,7 @@ async def test_rewards_claimed_inside_the_step_show_in_the_thread(arena: Arena) 
 
 
 async def test_start_from_a_battle_recorded_by_prebattle(arena: Arena) -> None:
-    camp = await campaign(arena, "Planned Fight")
-    await gang(arena, "bob", "Oil Drinkers", camp)
-    await gang(arena, "carol", "Lantern Men", camp)
+    camp = await campaign_of_two(arena, "Planned Fight", "Oil Drinkers", "Lantern Men")
     await ok(arena, "bob", "prebattle", gang1="Oil Drinkers", gang2="Lantern Men", campaign=camp)
     choices = await arena.driver.autocomplete(G, CH, "bob", "postbattle start", focused="battle",
                                               winner="draw", campaign=camp, battle="")
@@ -213,13 +213,7 @@ async def test_start_from_a_battle_recorded_by_prebattle(arena: Arena) -> None:
 async def test_a_step_stored_but_never_posted_is_posted_at_start_up_without_rolling(
     arena: Arena,
 ) -> None:
-    camp = await campaign(arena, "Lost Post")
-    await gang(arena, "bob", "Wick Men", camp)
-    await gang(arena, "carol", "Ash Lungs", camp)
-    _, thread = await start(arena, "bob", camp, "Wick Men", "Wick Men", "Ash Lungs")
-    await pick(arena, thread, "Ash Lungs", "carol", "ooa", ["Ash Lungs 1", "Ash Lungs 2"])
-    await submit(arena, thread, "Wick Men", "bob")
-    await submit(arena, thread, "Ash Lungs", "carol")
+    camp, thread = await won_with_two_down(arena, "Lost Post", "Wick Men", "Ash Lungs")
     shown = stage_text(arena, thread, "Wrap-up")
     await arena.stop_bot(kill=True)
     # As if the bot had died after the commit and before posting: no message id stored.

@@ -25,10 +25,9 @@ from tests.e2e.test_crash_resume import stored
 from tests.e2e.test_postbattle import (
     CH,
     G,
-    campaign,
+    campaign_of_two,
     confirm,
     eventually,
-    gang,
     in_thread,
     ok,
     open_stage,
@@ -102,9 +101,7 @@ def _injury_faces(text: str) -> list[list[int]]:
 async def test_an_undone_wrap_up_is_redone_with_fresh_dice_and_the_old_rolls_kept_undone(
     arena: Arena,
 ) -> None:
-    camp = await campaign(arena, "Fresh Dice")
-    await gang(arena, "bob", "Cold Iron", camp)
-    await gang(arena, "carol", "Soot Kings", camp)
+    camp = await campaign_of_two(arena, "Fresh Dice", "Cold Iron", "Soot Kings")
     _, thread = await start(arena, "bob", camp, "Cold Iron", "Cold Iron", "Soot Kings")
     run = await _force_wrap_up_seed(arena, camp)
     await pick(arena, thread, "Soot Kings", "carol", "ooa", ["Soot Kings 1", "Soot Kings 2"])
@@ -155,9 +152,7 @@ async def test_an_undone_wrap_up_is_redone_with_fresh_dice_and_the_old_rolls_kep
 
 
 async def test_no_seed_reaches_a_log_a_message_or_an_error(arena: Arena) -> None:
-    camp = await campaign(arena, "Kept Secret")
-    await gang(arena, "bob", "Lamp Eaters", camp)
-    await gang(arena, "carol", "Bone Choir", camp)
+    camp = await campaign_of_two(arena, "Kept Secret", "Lamp Eaters", "Bone Choir")
     _, thread = await start(arena, "bob", camp, "Bone Choir", "Lamp Eaters", "Bone Choir")
     await pick(arena, thread, "Lamp Eaters", "bob", "ooa", ["Lamp Eaters 2"])
     await submit(arena, thread, "Lamp Eaters", "bob")

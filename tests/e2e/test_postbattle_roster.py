@@ -15,14 +15,14 @@ from tests.e2e.battle_helpers import (
     GUILD,
     STEPS_BEFORE_ACTIONS,
     all_text,
+    at_post_battle_actions,
     bot_ready,
     confirm,
     confirm_until,
     credits_of,
     ensure_member,
     new_campaign,
-    new_fighter,
-    new_gang,
+    new_gang_with,
     number_after,
     report,
     slash,
@@ -54,11 +54,10 @@ async def at_step(arena: Arena, thread: object, label: str) -> None:
 async def test_trading_post_visit_and_an_advancement(arena: Arena) -> None:
     d = arena.driver
     await new_campaign(d, "Market")
-    await new_gang(d, "bob", "Market", "Forge Lords")
-    await new_gang(d, "dan", "Market", "Ash Rats", alignment="Outlaw")
-    await new_fighter(d, "bob", "Market", "Forge Lords", "Brakka", "Forge Tyrant")
-    await new_fighter(d, "bob", "Market", "Forge Lords", "Tusk", "Forge Boss")
-    await new_fighter(d, "dan", "Market", "Ash Rats", "Cinder", "Forge Tyrant")
+    await new_gang_with(d, "bob", "Market", "Forge Lords",
+                        {"Brakka": "Forge Tyrant", "Tusk": "Forge Boss"})
+    await new_gang_with(d, "dan", "Market", "Ash Rats", {"Cinder": "Forge Tyrant"},
+                        alignment="Outlaw")
     await slash(d, "bob", "stash add", gang="Forge Lords", item="Frag grenades",
                 campaign="Market")
     await slash(d, "bob", "fighter edit", fighter="Tusk", xp=10, campaign="Market")
@@ -160,10 +159,8 @@ async def test_deferral_needs_everyone_and_is_closed_by_the_next_prebattle(
 ) -> None:
     d = arena.driver
     await new_campaign(d, "Later")
-    await new_gang(d, "bob", "Later", "Slow Hands")
-    await new_gang(d, "dan", "Later", "Quick Knives")
-    await new_fighter(d, "bob", "Later", "Slow Hands", "Drudge", "Forge Tyrant")
-    await new_fighter(d, "dan", "Later", "Quick Knives", "Flick", "Forge Tyrant")
+    await new_gang_with(d, "bob", "Later", "Slow Hands", {"Drudge": "Forge Tyrant"})
+    await new_gang_with(d, "dan", "Later", "Quick Knives", {"Flick": "Forge Tyrant"})
     await slash(d, "bob", "postbattle start", winner="draw", gang1="Slow Hands",
                 gang2="Quick Knives", campaign="Later")
     thread = await thread_named(d, "Slow Hands vs Quick Knives")
@@ -225,12 +222,9 @@ async def test_deferral_needs_everyone_and_is_closed_by_the_next_prebattle(
 async def test_repairs_clean_house_hiring_boons_and_equipment(arena: Arena) -> None:
     d = arena.driver
     await new_campaign(d, "Workshop")
-    await new_gang(d, "bob", "Workshop", "Gearheads")
-    await new_gang(d, "dan", "Workshop", "Drifters")
-    await new_fighter(d, "bob", "Workshop", "Gearheads", "Krug", "Forge Tyrant")
-    await new_fighter(d, "bob", "Workshop", "Gearheads", "Oiler", "Goliath Crew")
-    await new_fighter(d, "bob", "Workshop", "Gearheads", "Old Timer", "Bully")
-    await new_fighter(d, "dan", "Workshop", "Drifters", "Dusty", "Forge Tyrant")
+    await new_gang_with(d, "bob", "Workshop", "Gearheads",
+                        {"Krug": "Forge Tyrant", "Oiler": "Goliath Crew", "Old Timer": "Bully"})
+    await new_gang_with(d, "dan", "Workshop", "Drifters", {"Dusty": "Forge Tyrant"})
     await slash(d, "bob", "fighter equip", fighter="Old Timer", item="Autogun",
                 campaign="Workshop")
     await slash(d, "bob", "vehicle add", gang="Gearheads", name="Rustbucket",
@@ -251,8 +245,7 @@ async def test_repairs_clean_house_hiring_boons_and_equipment(arena: Arena) -> N
     thread = await thread_named(d, "Gearheads vs Drifters")
     await report(d, thread, "bob", "Gearheads")
     await report(d, thread, "dan", "Drifters")
-    await confirm_until(d, thread, STEPS_BEFORE_ACTIONS, ["bob", "dan"])
-    await at_step(arena, thread, "▶️ Post-battle Actions")
+    await at_post_battle_actions(d, thread, ["bob", "dan"])
 
     # Negotiate Repairs: the price is rolled, the player declines, nothing changes.
     asked = await d.slash(GUILD, CHANNEL, "bob", "action take", fighter="Krug",

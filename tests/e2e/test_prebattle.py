@@ -18,6 +18,7 @@ from tests.e2e.battle_helpers import (
     new_campaign,
     new_fighter,
     new_gang,
+    new_gang_with,
     slash,
 )
 
@@ -43,10 +44,8 @@ async def players(arena: Arena) -> None:
 async def test_prebattle_posts_one_message_and_records_the_battle(arena: Arena) -> None:
     d = arena.driver
     await new_campaign(d, "Pre")
-    await new_gang(d, "bob", "Pre", "Big Guns")
-    await new_gang(d, "dan", "Pre", "Small Fry")
-    await new_fighter(d, "bob", "Pre", "Big Guns", "Ogg", "Forge Tyrant")
-    await new_fighter(d, "dan", "Pre", "Small Fry", "Pip", "Forge-born")
+    await new_gang_with(d, "bob", "Pre", "Big Guns", {"Ogg": "Forge Tyrant"})
+    await new_gang_with(d, "dan", "Pre", "Small Fry", {"Pip": "Forge-born"})
     before = len(d.messages(CHANNEL, guild=GUILD))
     result = await d.slash(GUILD, CHANNEL, "bob", "prebattle", gang1="Small Fry",
                            gang2="Big Guns", campaign="Pre")

@@ -20,8 +20,7 @@ from tests.e2e.battle_helpers import (
     GUILD,
     bot_ready,
     new_campaign,
-    new_fighter,
-    new_gang,
+    new_gang_with,
 )
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -78,8 +77,7 @@ async def test_scenarios_skill_sets_and_skills_are_suggested(arena: Arena) -> No
     d = arena.driver
     campaign = "Suggested Skills"
     await new_campaign(d, campaign)
-    await new_gang(d, "bob", campaign, "Skill Seekers")
-    await new_fighter(d, "bob", campaign, "Skill Seekers", "Learner", "Forge Tyrant")
+    await new_gang_with(d, "bob", campaign, "Skill Seekers", {"Learner": "Forge Tyrant"})
 
     async def names(command: str, focused: str, **values: object) -> list[str]:
         choices = await d.autocomplete(GUILD, CHANNEL, "bob", command, focused=focused,

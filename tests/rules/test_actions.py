@@ -24,7 +24,6 @@ from rules.actions import (
 )
 from rules.captives import record_rescue_declined
 from rules.cleanhouse import clean_house
-from rules.data import default_ruleset
 from rules.dice import ScriptedRoller
 from rules.errors import InsufficientCredits, InvalidRequest, NotEligible, NotFound, OutOfStep
 from rules.models import (
@@ -37,15 +36,7 @@ from rules.models import (
 )
 from rules.ruleset import RuleSet
 from rules.world import World
-from tests.factories import fighter, gang, item, vehicle, world
-
-LAW = Alignment.LAW_ABIDING
-OUTLAW = Alignment.OUTLAW
-
-
-@pytest.fixture(scope="module")
-def ruleset() -> RuleSet:
-    return default_ruleset()
+from tests.factories import LAW, OUTLAW, fighter, gang, item, vehicle, world
 
 
 def setup(

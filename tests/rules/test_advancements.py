@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -14,30 +13,16 @@ from rules.advancements import (
     choose_advancement_stat,
     roll_ganger_advancement,
 )
-from rules.data import default_ruleset
 from rules.dice import ScriptedRoller
-from rules.errors import InvalidRequest, NotEligible, NotFound, RulesError
+from rules.errors import InvalidRequest, NotEligible, NotFound
 from rules.models import Advancement, FighterCategory
 from rules.ruleset import RuleSet
 from rules.world import World
 from tests.factories import fighter, gang, profile, world
+from tests.rules.refusals import refused
 
 WS_BS = "+1 Weapon Skill or Ballistic Skill"
 NO_DICE = ScriptedRoller([])
-
-
-@pytest.fixture(scope="module")
-def ruleset() -> RuleSet:
-    return default_ruleset()
-
-
-def refused(
-    error: type[RulesError], before: World, call: Callable[[], Any], match: str | None = None
-) -> None:
-    snapshot = before.model_copy(deep=True)
-    with pytest.raises(error, match=match):
-        call()
-    assert before == snapshot
 
 
 def setup(category: FighterCategory = FighterCategory.LEADER, xp: int = 20,

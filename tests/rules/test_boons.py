@@ -2,34 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import pytest
 
 from rules.boons import BoonClaim, claim_boons
-from rules.data import default_ruleset
 from rules.dice import ScriptedRoller
-from rules.errors import InvalidRequest, NotEligible, NotFound, RulesError
+from rules.errors import InvalidRequest, NotEligible, NotFound
 from rules.models import FighterCategory
 from rules.ruleset import RuleSet
 from rules.tradingpost import sell_item
 from rules.world import World
 from tests.factories import fighter, gang, item, territory, world
-
-
-@pytest.fixture(scope="module")
-def ruleset() -> RuleSet:
-    return default_ruleset()
-
-
-def refused(
-    error: type[RulesError], before: World, call: Callable[[], Any], match: str | None = None
-) -> None:
-    snapshot = before.model_copy(deep=True)
-    with pytest.raises(error, match=match):
-        call()
-    assert before == snapshot
+from tests.rules.refusals import refused
 
 
 def setup(reputation: int = 3) -> World:

@@ -21,10 +21,14 @@ from rules.captives import (
 from rules.errors import InsufficientCredits, InvalidRequest, NotEligible, NotFound
 from rules.models import Alignment, FighterCategory, FighterStatus
 from rules.world import World
-from tests.factories import fighter, gang, item, territory, world
+from tests.factories import LAW, OUTLAW, fighter, gang, item, territory, world
 
-LAW = Alignment.LAW_ABIDING
-OUTLAW = Alignment.OUTLAW
+
+def hold_captive(w: World, name: str, *, of: str, by: str) -> None:
+    """Add ``name`` (id: the name in lower case) to gang ``of``, held Captive by gang ``by``."""
+    held = fighter(name, id=name.lower())
+    held.capture(by)
+    w.gangs[of].fighters.append(held)
 
 
 def setup(
@@ -204,9 +208,7 @@ def test_pb_1_8_trade_to_another_gang_after_the_chance_changes_captor() -> None:
 def test_pb_1_8_trade_with_items_territory_and_a_captive_swap() -> None:
     # Owners hold one of the captors' fighters; the two swap and settle with gear and turf.
     w = setup()
-    grunt = fighter("Grunt", id="grunt")
-    grunt.capture("own")
-    w.gangs["cap"].fighters.append(grunt)
+    hold_captive(w, "Grunt", of="cap", by="own")
     w.gangs["own"].stash.append(item("Frag grenades", 30, id="frag"))
     w.gangs["cap"].stash.append(item("Mesh armour", 15, id="mesh"))
     ruins = territory("Old Ruins", id="ruins", controller="own")
@@ -277,9 +279,7 @@ def test_pb_1_8_cannot_trade_to_the_captor_itself() -> None:
 def test_pb_1_8_a_third_captive_in_the_deal_needs_its_own_rescue_chance() -> None:
     # Captors also hold Other's fighter; handing it to Owners needs its chance given.
     w = setup()
-    lost = fighter("Lost", id="lost")
-    lost.capture("cap")
-    w.gangs["oth"].fighters.append(lost)
+    hold_captive(w, "Lost", of="oth", by="cap")
     terms = CaptiveTradeTerms(from_captor=TradeOffer(captive_ids=["lost"]))
     with pytest.raises(NotEligible, match="Others has not yet had its chance to rescue Lost"):
         trade_captive(w, "skab", "own", terms)

@@ -44,6 +44,11 @@ def _write(directory: Path, files: dict[str, str]) -> Path:
     return directory
 
 
+def _on_core(directory: Path, files: dict[str, str]) -> Path:
+    """A data set of ``files`` over core-2023, written to ``directory``."""
+    return _write(directory, {"manifest.toml": 'base = "core-2023"\n', **files})
+
+
 # --------------------------------------------------------------------------- shipped sets
 
 
@@ -280,10 +285,7 @@ effects = [{ kind = "dead" }]
 
 
 def test_a_campaign_directory_can_replace_one_table(tmp_path):
-    directory = _write(tmp_path / "our-campaign", {
-        "manifest.toml": 'base = "core-2023"\n',
-        "crew.toml": CRAWL_CREW,
-    })
+    directory = _on_core(tmp_path / "our-campaign", {"crew.toml": CRAWL_CREW})
     ruleset = load_ruleset(directory)
     assert ruleset.name == "our-campaign"
     assert ruleset.crew_injuries.name == "Campaign crew table"
@@ -316,10 +318,7 @@ def _error(directory: Path) -> str:
 
 
 def test_broken_toml_names_the_file_and_line(tmp_path):
-    directory = _write(tmp_path / "broken", {
-        "manifest.toml": 'base = "core-2023"\n',
-        "crew.toml": "[crew_injuries]\nname = \n",
-    })
+    directory = _on_core(tmp_path / "broken", {"crew.toml": "[crew_injuries]\nname = \n"})
     message = _error(directory)
     assert str(directory / "crew.toml") in message
     assert "not valid TOML" in message
@@ -327,10 +326,7 @@ def test_broken_toml_names_the_file_and_line(tmp_path):
 
 
 def test_a_bad_value_names_the_file_and_the_field(tmp_path):
-    directory = _write(tmp_path / "bad", {
-        "manifest.toml": 'base = "core-2023"\n',
-        "crew.toml": CRAWL_CREW.replace("low = 11", "low = 0"),
-    })
+    directory = _on_core(tmp_path / "bad", {"crew.toml": CRAWL_CREW.replace("low = 11", "low = 0")})
     message = _error(directory)
     assert str(directory / "crew.toml") in message
     assert "crew_injuries > entries[1] (Out Cold) > low" in message
@@ -338,10 +334,7 @@ def test_a_bad_value_names_the_file_and_the_field(tmp_path):
 
 
 def test_an_unknown_table_is_refused(tmp_path):
-    directory = _write(tmp_path / "typo", {
-        "manifest.toml": 'base = "core-2023"\n',
-        "extra.toml": "[crew_injurys]\nname = 'x'\n",
-    })
+    directory = _on_core(tmp_path / "typo", {"extra.toml": "[crew_injurys]\nname = 'x'\n"})
     message = _error(directory)
     assert str(directory / "extra.toml") in message
     assert "crew_injurys" in message
@@ -355,10 +348,8 @@ def test_a_missing_table_is_named(tmp_path):
 
 
 def test_a_gap_in_a_d66_table_is_refused(tmp_path):
-    directory = _write(tmp_path / "gap", {
-        "manifest.toml": 'base = "core-2023"\n',
-        "crew.toml": CRAWL_CREW.replace("high = 56", "high = 54"),
-    })
+    gap = CRAWL_CREW.replace("high = 56", "high = 54")
+    directory = _on_core(tmp_path / "gap", {"crew.toml": gap})
     message = _error(directory)
     assert str(directory / "crew.toml") in message
     assert "no entry for the results [55, 56]" in message
@@ -366,26 +357,20 @@ def test_a_gap_in_a_d66_table_is_refused(tmp_path):
 
 def test_a_result_repeating_as_an_unknown_name_is_refused(tmp_path):
     text = CRAWL_CREW.replace('{ kind = "none" }', '{ kind = "none", repeat_as = "Nap" }')
-    directory = _write(tmp_path / "nap", {"manifest.toml": 'base = "core-2023"\n',
-                                          "crew.toml": text})
+    directory = _on_core(tmp_path / "nap", {"crew.toml": text})
     assert "repeats as 'Nap'" in _error(directory)
 
 
 def test_a_bad_dice_expression_is_refused(tmp_path):
     text = CRAWL_CREW.replace('{ kind = "none" }', '{ kind = "xp", expression = "D7" }')
-    directory = _write(tmp_path / "d7", {"manifest.toml": 'base = "core-2023"\n',
-                                         "crew.toml": text})
+    directory = _on_core(tmp_path / "d7", {"crew.toml": text})
     message = _error(directory)
     assert "'Out Cold'" in message
     assert "not a dice expression" in message
 
 
 def test_a_table_defined_twice_in_one_set_is_refused(tmp_path):
-    directory = _write(tmp_path / "twice", {
-        "manifest.toml": 'base = "core-2023"\n',
-        "a.toml": CRAWL_CREW,
-        "b.toml": CRAWL_CREW,
-    })
+    directory = _on_core(tmp_path / "twice", {"a.toml": CRAWL_CREW, "b.toml": CRAWL_CREW})
     message = _error(directory)
     assert "already defined in" in message
     assert str(directory / "a.toml") in message
@@ -404,8 +389,7 @@ def test_scenario_rolls_must_be_unique(tmp_path):
     text = "\n".join(
         f'[[scenarios]]\nroll = {roll}\nname = "S{index}"\n'
         for index, roll in enumerate([1, 2, 2, 4]))
-    directory = _write(tmp_path / "dup", {"manifest.toml": 'base = "core-2023"\n',
-                                          "scenarios.toml": text})
+    directory = _on_core(tmp_path / "dup", {"scenarios.toml": text})
     message = _error(directory)
     assert str(directory / "scenarios.toml") in message
     assert "more than one scenario for the roll [2]" in message

@@ -2,34 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from rules.data import default_ruleset
 from rules.distribute import give_item, take_item
-from rules.errors import InvalidRequest, NotEligible, NotFound, RulesError, WeaponLimit
+from rules.errors import InvalidRequest, NotEligible, NotFound, WeaponLimit
 from rules.models import EquipmentKind, FighterCategory, FighterStatus
 from rules.ruleset import RuleSet
 from rules.world import World
 from tests.factories import fighter, gang, item, world
+from tests.rules.refusals import refused
 
 WEAPON = EquipmentKind.WEAPON
-
-
-@pytest.fixture(scope="module")
-def ruleset() -> RuleSet:
-    return default_ruleset()
-
-
-def refused(
-    error: type[RulesError], before: World, call: Callable[[], Any], match: str | None = None
-) -> None:
-    snapshot = before.model_copy(deep=True)
-    with pytest.raises(error, match=match):
-        call()
-    assert before == snapshot
 
 
 def setup(carried: list[Any] | None = None, stash: list[Any] | None = None,

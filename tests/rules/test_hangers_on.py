@@ -5,18 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from rules.data import default_ruleset
 from rules.errors import NotEligible
 from rules.models import FighterCategory
 from rules.ruleset import RuleSet
 from rules.tradingpost import recruit_hanger_on
 from rules.world import World
 from tests.factories import fighter, gang, world
-
-
-@pytest.fixture(scope="module")
-def ruleset() -> RuleSet:
-    return default_ruleset()
 
 
 def _world(reputation: int, credits: int = 1000) -> World:

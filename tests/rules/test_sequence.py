@@ -9,7 +9,6 @@ from pydantic import ValidationError
 
 from rules.actions import Actor, trade
 from rules.boons import BoonClaim, claim_boons
-from rules.data import default_ruleset
 from rules.dice import ScriptedRoller
 from rules.errors import InvalidRequest, NotEligible, OutOfStep
 from rules.models import Battle, FighterCategory
@@ -34,11 +33,6 @@ CAMPAIGN_ORDER = [
     "Report Results",
     "Finished",
 ]
-
-
-@pytest.fixture(scope="module")
-def ruleset() -> RuleSet:
-    return default_ruleset()
 
 
 def setup(gangs: int = 2) -> World:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from rules.advancements import GANGER_TABLE, buy_advancement, roll_ganger_advancement
-from rules.data import default_ruleset, load_ruleset
+from rules.data import load_ruleset
 from rules.dice import ScriptedRoller
 from rules.errors import InvalidRequest, NotEligible, NotFound, RulesError
 from rules.models import FighterCategory
@@ -20,11 +20,6 @@ from tests.factories import fighter, gang, world
 
 RANDOM = "Random Primary skill"
 CHOSEN = "Chosen Primary skill"
-
-
-@pytest.fixture(scope="module")
-def ruleset() -> RuleSet:
-    return default_ruleset()
 
 
 def _world(category: FighterCategory = FighterCategory.CHAMPION, **fields: Any) -> World:

@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from rules.boons import BoonClaim, claim_boons
-from rules.data import default_ruleset
 from rules.dice import ScriptedRoller
 from rules.errors import InvalidRequest, NotEligible, RulesError
 from rules.income import collect_income
@@ -19,11 +18,6 @@ from rules.world import World
 from tests.factories import fighter, gang, world
 
 BATTLE = Battle(id="b1", gang_ids=["g", "h"], winner="g")
-
-
-@pytest.fixture(scope="module")
-def ruleset() -> RuleSet:
-    return default_ruleset()
 
 
 def _shipped(ruleset: RuleSet, name: str, controller: str = "g") -> Territory:

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from rules.data import default_ruleset
 from rules.dice import ScriptedRoller
 from rules.errors import (
     InsufficientCredits,
     InvalidRequest,
     NotEligible,
     NotFound,
-    RulesError,
     WeaponLimit,
 )
 from rules.models import (
@@ -29,6 +26,7 @@ from rules.models import (
 )
 from rules.ruleset import FighterTemplate, HouseList, RuleSet
 from rules.tradingpost import (
+    AvailabilityResult,
     buy_equipment,
     buy_rare_item,
     check_crew,
@@ -42,27 +40,10 @@ from rules.tradingpost import (
     vehicle_template,
 )
 from rules.world import World
-from tests.factories import fighter, gang, item, world
+from tests.factories import LAW, OUTLAW, fighter, gang, item, world
+from tests.rules.refusals import refused
 
-LAW = Alignment.LAW_ABIDING
-OUTLAW = Alignment.OUTLAW
 WEAPON = EquipmentKind.WEAPON
-
-
-@pytest.fixture(scope="module")
-def ruleset() -> RuleSet:
-    return default_ruleset()
-
-
-def refused(
-    error: type[RulesError], before: World, call: Callable[[], Any], match: str | None = None
-) -> RulesError:
-    """Assert that ``call`` raises ``error`` and leaves ``before`` as it was."""
-    snapshot = before.model_copy(deep=True)
-    with pytest.raises(error, match=match) as caught:
-        call()
-    assert before == snapshot
-    return caught.value
 
 
 def leader(**fields: Any):
@@ -401,12 +382,19 @@ def trading_gang(alignment: Alignment = LAW, reputation: int = 1, credits: int =
     ])
 
 
+def seek_on_the_ladder(
+    alignment: Alignment, ruleset: RuleSet, faces: list[int]
+) -> tuple[World, AvailabilityResult]:
+    """Champion C1 seeks Rare & Illegal items in a Trading Post of LADDER."""
+    w = world(trading_gang(alignment))
+    traders = [w.gang("g").fighter("c1")]
+    rules = with_trading_post(ruleset, LADDER)
+    return w, seek_rare_and_illegal(w, "g", traders, ScriptedRoller(faces), rules)
+
+
 @pytest.mark.rule("PB-6B.6")
 def test_pb_6b_6_law_abiding_at_12_buys_illegal_8_not_illegal_9(ruleset: RuleSet) -> None:
-    w = world(trading_gang(LAW))
-    rules = with_trading_post(ruleset, LADDER)
-    traders = [w.gang("g").fighter("c1")]
-    result = seek_rare_and_illegal(w, "g", traders, ScriptedRoller([5, 6]), rules)
+    w, result = seek_on_the_ladder(LAW, ruleset, [5, 6])
     assert result.availability == 12
     assert result.unlocked_names == ["Rare 8", "Rare 12", "Illegal 8"]
     assert result.world == w and result.changes == []
@@ -416,10 +404,7 @@ def test_pb_6b_6_law_abiding_at_12_buys_illegal_8_not_illegal_9(ruleset: RuleSet
 
 @pytest.mark.rule("PB-6B.6")
 def test_pb_6b_6_outlaw_at_12_buys_rare_and_illegal_up_to_12(ruleset: RuleSet) -> None:
-    w = world(trading_gang(OUTLAW))
-    rules = with_trading_post(ruleset, LADDER)
-    traders = [w.gang("g").fighter("c1")]
-    result = seek_rare_and_illegal(w, "g", traders, ScriptedRoller([5, 6]), rules)
+    _, result = seek_on_the_ladder(OUTLAW, ruleset, [5, 6])
     assert result.unlocked_names == ["Rare 8", "Rare 12", "Illegal 8", "Illegal 9",
                                      "Illegal 12"]
 

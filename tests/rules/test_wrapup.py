@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from rules.data import default_ruleset
 from rules.dice import ScriptedRoller
 from rules.errors import InvalidRequest, NotEligible
 from rules.models import (
@@ -29,11 +28,6 @@ OUT_COLD = [2, 1]
 EYE_INJURY = [4, 4]
 CAPTURED = [5, 5]
 CRITICAL = [6, 1]
-
-
-@pytest.fixture(scope="module")
-def ruleset() -> RuleSet:
-    return default_ruleset()
 
 
 def _world(third_gang: bool = False) -> World:

@@ -13,7 +13,6 @@ import pytest
 
 from rules.actions import Actor, eligible_actors, trade
 from rules.advancements import buy_advancement
-from rules.data import default_ruleset
 from rules.dice import ScriptedRoller
 from rules.errors import InvalidRequest, NotEligible
 from rules.models import (
@@ -34,11 +33,6 @@ OUT_COLD = [2, 1]
 CONVALESCENCE = [3, 1]
 OLD_BATTLE_WOUND = [4, 1]
 CAPTURED = [5, 5]
-
-
-@pytest.fixture(scope="module")
-def ruleset() -> RuleSet:
-    return default_ruleset()
 
 
 def _world(**boss: Any) -> World:
