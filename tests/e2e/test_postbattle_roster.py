@@ -10,6 +10,8 @@ import re
 import pytest
 
 from bot.arena import Arena
+from rules.data import default_ruleset
+from rules.models import FighterCategory
 from tests.e2e.battle_helpers import (
     CHANNEL,
     GUILD,
@@ -294,7 +296,10 @@ async def test_repairs_clean_house_hiring_boons_and_equipment(arena: Arena) -> N
     faces = re.search(r"Home Turf recruit roll for Gearheads: 2D6 → \[(\d), (\d)\]", said)
     assert faces, said
     sixes = [faces.group(1), faces.group(2)].count("6")
-    recruit = {0: "", 1: "Lucky Find, a Juve", 2: "Lucky Find, a Ganger"}[sixes]
+    # The recruit is the House List's Juve or Ganger: Goliath calls them Forge-born and Bully.
+    goliath = {t.category: t.fighter_type for t in default_ruleset().house("Goliath").fighters}
+    recruit = {0: "", 1: f"Lucky Find, a {goliath[FighterCategory.JUVE]}",
+               2: f"Lucky Find, a {goliath[FighterCategory.GANGER]}"}[sixes]
     if recruit:
         assert f"{recruit}" in said and "joins Gearheads for free" in said, said
         assert "Home Turf gives Gearheads +1 Reputation, Lucky Find." in said, said
