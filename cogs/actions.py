@@ -43,6 +43,7 @@ from rules.actions import (
     ActionKind,
     MedicalEscortCost,
     RepairQuote,
+    actor_refusal,
     claim_bounty,
     dispose_of_captive,
     eligible_actors,
@@ -101,7 +102,11 @@ class ActionCog(commands.GroupCog, group_name="action",
         if made:
             raise NotEligible(f"{safe(actor.name)} has already made its post-battle action "
                               f"({safe(made)}).")
-        open_now = here.open_to(here.gang.fighter(actor.id))
+        current = here.gang.fighter(actor.id)
+        open_now = here.open_to(current)
+        # Say why a fighter who may not act at all is refused (convalescing, captive, ...).
+        if not open_now and (reason := actor_refusal(current)) is not None:
+            raise NotEligible(safe(reason))
         if kind not in open_now:
             offered = ", ".join(k.value for k in open_now) or "nothing"
             raise NotEligible(f"{safe(actor.name)} cannot make a {kind.value} action now "

@@ -110,7 +110,7 @@ def eligible_actors(world: World, gang_id: str, battle: Battle) -> list[Fighter]
     _require_in_battle(gang, battle)
     if not battle.campaign:
         return []
-    return [f for f in gang.fighters if _actor_refusal(f) is None]
+    return [f for f in gang.fighters if actor_refusal(f) is None]
 
 
 def available_actions(
@@ -124,7 +124,7 @@ def available_actions(
     gang = world.gang(gang_id)
     _require_in_battle(gang, battle)
     fighter = gang.fighter(fighter_id)
-    if not battle.campaign or fighter_id in already_acted or _actor_refusal(fighter):
+    if not battle.campaign or fighter_id in already_acted or actor_refusal(fighter):
         return []
     open_now = [ActionKind.TRADE]
     options = {
@@ -154,7 +154,8 @@ def _require_in_battle(gang: Gang, battle: Battle) -> None:
         raise NotEligible(f"{gang.name} did not fight in this battle.")
 
 
-def _actor_refusal(fighter: Fighter) -> str | None:
+def actor_refusal(fighter: Fighter) -> str | None:
+    """Why ``fighter`` can make no post-battle action at all; None if it may act."""
     if not fighter.gang_hierarchy:
         return f"{fighter.name} has no Gang Hierarchy and makes no post-battle actions."
     if fighter.critical_injury:
@@ -181,7 +182,7 @@ def _begin(world: World, actor: Actor) -> tuple[Workspace, Gang, Fighter]:
     fighter = gang.fighter(actor.fighter_id)
     if fighter.id in actor.already_acted:
         raise NotEligible(f"{fighter.name} has already made a post-battle action.")
-    refusal = _actor_refusal(fighter)
+    refusal = actor_refusal(fighter)
     if refusal is not None:
         raise NotEligible(refusal)
     return ws, gang, fighter

@@ -1,0 +1,201 @@
+"""Convalescence and Old Battle Wound across two battles, through the real bot.
+
+Convalescence lasts for the post-battle sequence in which it was received:
+the fighter makes no post-battle action in it, may fight the next battle, and
+that battle's Wrap-up makes it Active again, before the next post-battle
+actions. An Old Battle Wound rolls a D6 in the Wrap-up of each later battle of
+the fighter's gang; on a 1 Convalescence. That die is secret-seeded, so the
+test reads the roll line and checks the status and the action refusal agree
+with it, whichever way it fell. bob and dan are plain players; alice, who
+starts every campaign, is its Arbitrator.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.arena import Arena
+from fakediscord import Driver, InteractionResult
+from fakediscord.world import Channel
+from tests.e2e.battle_helpers import (
+    CHANNEL,
+    GUILD,
+    STEPS_BEFORE_ACTIONS,
+    all_text,
+    bot_ready,
+    confirm_until,
+    ensure_member,
+    new_campaign,
+    new_fighter,
+    new_gang,
+    number_after,
+    report,
+    slash,
+    start_battle,
+    thread_messages,
+    until,
+    wrap_up_text,
+)
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+# The steps after the post-battle actions, to the end of the sequence.
+STEPS_AFTER_ACTIONS = ["▶️ Post-battle Actions", "A. Clean House", "B. Visit the Trading Post",
+                       "C. Gain Boons from Territories", "D. Distribute Equipment",
+                       "E. Purchase Advancements", "F. Update Gang Rating", "Report Results"]
+PLAYERS = ["bob", "dan"]
+
+
+@pytest.fixture(autouse=True)
+async def players(arena: Arena) -> None:
+    await bot_ready(arena)
+    ensure_member(arena, "dan")
+
+
+async def two_gangs(arena: Arena, campaign: str, ours: str, theirs: str, patient: str) -> None:
+    """bob's ``ours`` (``patient``, a leader, and a ganger) and dan's ``theirs`` (a leader).
+
+    Each test names its own gangs: a battle's thread is found by their names.
+    """
+    d = arena.driver
+    await new_campaign(d, campaign)
+    await new_gang(d, "bob", campaign, ours)
+    await new_gang(d, "dan", campaign, theirs, alignment="Outlaw")
+    await new_fighter(d, "bob", campaign, ours, patient, "Forge Tyrant")
+    await new_fighter(d, "bob", campaign, ours, f"{patient} Junior", "Forge-born")
+    await new_fighter(d, "dan", campaign, theirs, f"{theirs} Boss", "Forge Tyrant")
+
+
+async def to_the_actions(arena: Arena, thread: Channel) -> None:
+    await confirm_until(arena.driver, thread, STEPS_BEFORE_ACTIONS, PLAYERS)
+    await until(lambda: "▶️ Post-battle Actions" in all_text(arena.driver, thread) or None,
+                "the Post-battle Actions step")
+
+
+async def to_the_end(arena: Arena, thread: Channel) -> None:
+    """Confirm the rest of the sequence; done once the thread has no Confirm button left."""
+    d = arena.driver
+    await confirm_until(d, thread, STEPS_AFTER_ACTIONS, PLAYERS)
+
+    def finished() -> bool | None:
+        buttons = [c for m in thread_messages(d, thread) for c in m.iter_components()
+                   if str(c.get("custom_id", "")).startswith("munda:pb:confirm:")]
+        return True if not buttons else None
+
+    await until(finished, "the sequence to end")
+
+
+async def trade(d: Driver, fighter: str, campaign: str) -> InteractionResult:
+    return await d.slash(GUILD, CHANNEL, "bob", "action take", fighter=fighter,
+                         action="Trade", campaign=campaign)
+
+
+async def status_of(d: Driver, fighter: str, campaign: str) -> str:
+    card = await slash(d, "bob", "fighter show", fighter=fighter, campaign=campaign)
+    found = [s for s in ("Convalescent", "Active") if s in card]
+    assert len(found) == 1, card
+    return found[0]
+
+
+@pytest.mark.rule("PB-1.5")
+@pytest.mark.rule("PB-5.0")
+async def test_convalescence_bars_its_own_sequence_and_ends_at_the_next_wrap_up(
+    arena: Arena,
+) -> None:
+    d, campaign = arena.driver, "Sickbay"
+    await two_gangs(arena, campaign, "Menders", "Rivets", "Gorm")
+
+    # Battle 1: Gorm goes Out of Action, Humiliated rolled at the table.
+    thread = await start_battle(arena, campaign, "Rivets", "Menders")
+    await report(d, thread, "dan", "Rivets")
+    await report(d, thread, "bob", "Menders", [("Out of Action", ["Gorm"])],
+                 injuries={"Gorm": ["Humiliated"]})
+    text = await wrap_up_text(arena, thread)
+    assert "Gorm's Lasting Injuries were rolled during the battle: Humiliated." in text
+    assert "Convalescence from an earlier battle ends" not in text
+    await to_the_actions(arena, thread)
+    assert await status_of(d, "Gorm", campaign) == "Convalescent"
+
+    # Convalescence received in this battle: no post-battle action, and nothing changes.
+    before = all_text(d, thread)
+    refused = await trade(d, "Gorm", campaign)
+    assert refused.ephemeral
+    assert "Gorm is convalescing and cannot act." in refused.content
+    assert all_text(d, thread) == before
+    listing = await slash(d, "bob", "action list", gang="Menders", campaign=campaign)
+    assert "Gorm**:" not in listing
+    await to_the_end(arena, thread)
+    assert await status_of(d, "Gorm", campaign) == "Convalescent"
+
+    # Battle 2: Gorm may fight (the report panel offers it), and the Wrap-up ends it.
+    thread = await start_battle(arena, campaign, "Menders", "Rivets")
+    await report(d, thread, "bob", "Menders", [("Out of Action", ["Gorm"])],
+                 injuries={"Gorm": ["Out Cold"]})
+    await report(d, thread, "dan", "Rivets")
+    text = await wrap_up_text(arena, thread)
+    assert "Gorm's Convalescence from an earlier battle ends." in text
+    await to_the_actions(arena, thread)
+    assert await status_of(d, "Gorm", campaign) == "Active"
+    acted = await trade(d, "Gorm", campaign)
+    assert "cannot act" not in acted.text(), acted.text()
+    assert "Something went wrong" not in acted.text()
+    await until(lambda: "Trade" in all_text(d, thread) or None, "Gorm's Trade in the thread")
+
+
+@pytest.mark.rule("PB-1.5")
+async def test_a_fighter_set_convalescent_before_a_battle_may_act_after_its_wrap_up(
+    arena: Arena,
+) -> None:
+    d, campaign = arena.driver, "Bed Rest"
+    await two_gangs(arena, campaign, "Bedwarmers", "Sheet Rats", "Tull")
+    said = await slash(d, "alice", "fighter status", fighter="Tull", status="Convalescent",
+                       gang="Bedwarmers", campaign=campaign)
+    assert "Tull is now Convalescent" in said
+
+    thread = await start_battle(arena, campaign, "Bedwarmers", "Sheet Rats")
+    await report(d, thread, "bob", "Bedwarmers")
+    await report(d, thread, "dan", "Sheet Rats")
+    text = await wrap_up_text(arena, thread)
+    assert "Tull's Convalescence from an earlier battle ends." in text
+    await to_the_actions(arena, thread)
+    assert await status_of(d, "Tull", campaign) == "Active"
+    acted = await trade(d, "Tull", campaign)
+    assert "cannot act" not in acted.text(), acted.text()
+
+
+@pytest.mark.rule("PB-1.5")
+async def test_old_battle_wound_rolls_in_the_next_wrap_up(arena: Arena) -> None:
+    d, campaign = arena.driver, "Old Scars"
+    await two_gangs(arena, campaign, "Scarred", "Sawbones", "Krag")
+
+    # Battle 1: the wound is received; it rolls only after later battles.
+    thread = await start_battle(arena, campaign, "Sawbones", "Scarred")
+    await report(d, thread, "dan", "Sawbones")
+    await report(d, thread, "bob", "Scarred", [("Out of Action", ["Krag"])],
+                 injuries={"Krag": ["Old Battle Wound"]})
+    text = await wrap_up_text(arena, thread)
+    assert "Krag's Lasting Injuries were rolled during the battle: Old Battle Wound." in text
+    assert "Old Battle Wound roll for Krag" not in text
+    await to_the_actions(arena, thread)
+    assert await status_of(d, "Krag", campaign) == "Active"
+    await to_the_end(arena, thread)
+    card = await slash(d, "bob", "fighter show", fighter="Krag", campaign=campaign)
+    assert "Old Battle Wound" in card
+
+    # Battle 2: Krag was not taken Out of Action, yet the Wrap-up rolls its D6.
+    thread = await start_battle(arena, campaign, "Scarred", "Sawbones")
+    await report(d, thread, "bob", "Scarred")
+    await report(d, thread, "dan", "Sawbones")
+    text = await wrap_up_text(arena, thread)
+    rolled = number_after(r"Old Battle Wound roll for Krag: D6 → \[(\d)\]", text)
+    assert text.count("Old Battle Wound roll for Krag") == 1
+    await to_the_actions(arena, thread)
+    acted = await trade(d, "Krag", campaign)
+    if rolled == 1:
+        assert "Krag rolls 1 for Old Battle Wound: Convalescence." in text
+        assert await status_of(d, "Krag", campaign) == "Convalescent"
+        assert acted.ephemeral and "Krag is convalescing and cannot act." in acted.content
+    else:
+        assert f"Krag rolls {rolled} for Old Battle Wound: no effect this time." in text
+        assert await status_of(d, "Krag", campaign) == "Active"
+        assert "cannot act" not in acted.text(), acted.text()
