@@ -344,9 +344,11 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
             imported = await tx.import_campaign(
                 prepared, actor=call.actor.ledger_id, name=new_name, grant=grant
             )
-        await release_campaign(prepared)
         summary = f"Campaign **{safe(imported.name)}** imported: {contents(document)}."
-        await call.tell(f"{summary} {import_notes(document, grant)} See /campaign show.")
+        notes = import_notes(document, grant)
+        # Only now: releasing empties the document, a slice at a time off the loop.
+        await release_campaign(prepared)
+        await call.tell(f"{summary} {notes} See /campaign show.")
         await call.say(f"{interaction.user.mention}: {summary}")
 
     # ------------------------------------------------------------------ delete
