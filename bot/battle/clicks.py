@@ -29,8 +29,13 @@ def _where(click: Click) -> tuple[Interaction, Call, int]:
 
 
 def _acknowledge(interaction: Interaction) -> Callable[[], Awaitable[object]]:
-    """Acknowledge the click now (its write must wait: Discord's 3 s keep running)."""
-    return lambda: interaction.response.defer()
+    """Acknowledge the click now, once (its write must wait: Discord's 3 s keep running)."""
+
+    async def acknowledge() -> None:
+        if not interaction.response.is_done():
+            await interaction.response.defer()
+
+    return acknowledge
 
 
 def _clicked(interaction: Interaction) -> int | None:

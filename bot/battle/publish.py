@@ -85,9 +85,14 @@ async def answer_with(
 ) -> bool:
     """Answer a click by editing its own message to show ``run`` at ``revision`` (one
     call to Discord instead of an acknowledgement and an edit), unless a newer state was
-    drawn meanwhile: then nothing is sent and False is returned (acknowledge instead)."""
+    drawn meanwhile, or is being drawn now: then nothing is sent and False is returned
+    (acknowledge instead; the redraw after shows the click), so that the first response
+    never waits for another click's edits."""
     key = (guild_id, run.key)
-    async with _locks(key):
+    lock = _locks(key)
+    if lock.locked():
+        return False
+    async with lock:
         if revision < _drawn.get(key, 0):
             return False
         _drawn[key] = revision

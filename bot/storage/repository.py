@@ -23,8 +23,10 @@ from __future__ import annotations
 import asyncio
 import functools
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from types import TracebackType
@@ -120,6 +122,28 @@ class _ReadPool:
             yield lane
         finally:
             self._free.put_nowait(lane)
+
+
+@dataclass
+class WriterLockTimes:
+    """How long the writer lock was waited for and held, over every Storage of the
+    process (seconds). Two clock reads per write; bench/bot_bench.py reports them."""
+
+    holds: int = 0
+    waited: float = 0.0
+    held: float = 0.0
+    longest_wait: float = 0.0
+    longest_hold: float = 0.0
+
+    def record(self, waited: float, held: float) -> None:
+        self.holds += 1
+        self.waited += waited
+        self.held += held
+        self.longest_wait = max(self.longest_wait, waited)
+        self.longest_hold = max(self.longest_hold, held)
+
+
+WRITER_LOCK = WriterLockTimes()
 
 
 # Checks before an answer: enough lanes that clicks arriving together rarely wait for
@@ -253,12 +277,15 @@ class Storage:
             raise RuntimeError(
                 "Storage was called inside its own transaction; use the transaction object."
             )
+        asked = time.perf_counter()
         async with self._lock:
             self._owner = task
+            taken = time.perf_counter()
             try:
                 yield
             finally:
                 self._owner = None
+                WRITER_LOCK.record(taken - asked, time.perf_counter() - taken)
 
     async def _reading_connection(self, lane: _ReadLane) -> aiosqlite.Connection | None:
         """The lane's connection (held under its lock); None for ``:memory:``."""
