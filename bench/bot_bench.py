@@ -537,7 +537,7 @@ def kinds_table(case: Case) -> str:
 
 async def run_case(
     n: int, m: int, folder: Path, *, profile: Path | None = None, cache: Path = CACHE,
-    ramp: float = 0.0,
+    ramp: float = 0.0, uvloop: bool = False,
 ) -> Case:
     await ensure_db(n, cache=cache)
     load_before = load_average()
@@ -554,7 +554,8 @@ async def run_case(
         profile.mkdir(parents=True, exist_ok=True)
         prof_file = profile / f"bot-n{n}-m{m}.prof"
         python_args = ["-m", "cProfile", "-o", str(prof_file), *python_args]
-    arena = Arena(fake, workdir, log_level="WARNING", python_args=python_args)
+    arena = Arena(fake, workdir, log_level="WARNING", python_args=python_args,
+                  env={"BENCH_UVLOOP": "1"} if uvloop else None)
     arena.write_config()
     copy_db(n, arena.database_path, cache)
     todo = plans(world, m)
@@ -632,6 +633,9 @@ async def main() -> None:
     parser.add_argument("--ramp", type=float, default=0.0,
                         help="start the M sequences evenly over this many seconds "
                              "(default 0: all in the same instant)")
+    parser.add_argument("--uvloop", action="store_true",
+                        help="run our bot on uvloop's event loop (to measure it; not installed "
+                             "with the bot)")
     parser.add_argument("--cache", type=Path, default=CACHE,
                         help="where the built databases are kept (default bench/.cache)")
     args = parser.parse_args()
@@ -643,7 +647,7 @@ async def main() -> None:
         for n in args.n:
             for m in args.m:
                 case = await run_case(n, m, Path(tmp), profile=args.profile, cache=args.cache,
-                                      ramp=args.ramp)
+                                      ramp=args.ramp, uvloop=args.uvloop)
                 cases.append(case)
                 if case.sequences < m:
                     print(f"  (N={n} holds {case.sequences} sequences at once: each gang is "

@@ -3,7 +3,9 @@ its writer lock was waited for and held (bot.storage.repository's WRITER_LOCK).
 
 On SIGUSR1 and at exit the figures so far are written to OUT as JSON (replaced
 whole), so bench/bot_bench.py can take them before and after the drive and
-leave start-up out. Not a benchmark itself: bot_bench starts the bot this way.
+leave start-up out. With BENCH_UVLOOP=1 in the environment the bot runs on uvloop's
+event loop instead of asyncio's (bot_bench --uvloop, to measure it). Not a benchmark
+itself: bot_bench starts the bot this way.
 """
 
 from __future__ import annotations
@@ -34,6 +36,12 @@ def main() -> None:
     def on_signal(_signum: int, _frame: FrameType | None) -> None:
         write()
 
+    if os.environ.get("BENCH_UVLOOP") == "1":
+        import asyncio
+
+        import uvloop
+
+        asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
     signal.signal(signal.SIGUSR1, on_signal)
     atexit.register(write)
     runpy.run_module(module, run_name="__main__", alter_sys=True)

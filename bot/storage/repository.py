@@ -171,6 +171,7 @@ class Storage:
         self._answering = _ReadPool(ANSWERING_LANES)
         self._background = _ReadPool(1)
         self._closed = False
+        self._writes: dict[int, int] = {}
 
     @classmethod
     async def open(
@@ -200,6 +201,12 @@ class Storage:
         traceback: TracebackType | None,
     ) -> None:
         await self.close()
+
+    def writes(self, guild_id: int) -> int:
+        """How many write transactions on ``guild_id``'s data this Storage has committed:
+        what was read at one count is still what is stored while the count is the same
+        (one process per database), so it can be kept in memory until then."""
+        return self._writes.get(guild_id, 0)
 
     @property
     def writer_busy(self) -> bool:
@@ -338,6 +345,8 @@ class Storage:
             try:
                 yield tx
                 await self._conn.execute("COMMIT")
+                if write:
+                    self._writes[guild_id] = self._writes.get(guild_id, 0) + 1
             except BaseException:
                 if self._conn.in_transaction:
                     await self._conn.execute("ROLLBACK")
