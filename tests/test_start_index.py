@@ -20,8 +20,8 @@ async def _campaign(storage: Storage) -> Campaign:
                                              arbitrator_user_ids=[99])
     for name, gang_id, owner in (("Ash Wolves", "g1", "10"), ("Iron Fangs", "g2", "20"),
                                  ("Sump Rats", "g3", "30"), ("Grey Lice", "g4", "10")):
-        await storage.create_gang(GUILD, campaign.id, f.gang(name, fighters=[], id=gang_id, owner=owner),
-                                  actor="1")
+        gang = f.gang(name, fighters=[], id=gang_id, owner=owner)
+        await storage.create_gang(GUILD, campaign.id, gang, actor="1")
     return campaign
 
 
