@@ -51,7 +51,9 @@ async def save(
     on (nothing written). One statement either way.
     """
     guard = "" if revision is None else " WHERE sequences.revision = ?"
-    cursor = await db.execute(
+    # One round trip to the database thread (a cursor's fetch and close are two more),
+    # made while the writer lock is held.
+    rows = await db.execute_fetchall(
         "INSERT INTO sequences (campaign_pk, key, model, battle_id, state, revision, updated_at)"
         " VALUES (?, ?, ?, ?, ?, 1, ?) ON CONFLICT (campaign_pk, key) DO UPDATE"
         " SET model = excluded.model, battle_id = excluded.battle_id, state = excluded.state,"
@@ -62,8 +64,7 @@ async def save(
             *(() if revision is None else (revision,)),
         ),
     )
-    row = await cursor.fetchone()
-    await cursor.close()
+    row = next(iter(rows), None)
     if row is None or (revision == 0 and int(row[0]) != 1):
         return None
     return int(row[0])
@@ -78,14 +79,13 @@ async def set_in_state(
     matched (no such state, or another one)."""
     sets = ", ?, ?" * len(values)
     conditions = " AND json_extract(state, ?) = ?" * len(checks)
-    cursor = await db.execute(
+    rows = await db.execute_fetchall(
         f"UPDATE sequences SET state = json_set(state{sets}), revision = revision + 1"
         f" WHERE campaign_pk = ? AND key = ?{conditions} RETURNING revision",
         (*(part for pair in values.items() for part in pair), campaign_pk, key,
          *(part for pair in checks for part in pair)),
     )
-    row = await cursor.fetchone()
-    await cursor.close()
+    row = next(iter(rows), None)
     return None if row is None else int(row[0])
 
 
