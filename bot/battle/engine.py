@@ -39,6 +39,7 @@ from bot.battle.store import (
     load_battle_world,
     load_run,
     load_run_at,
+    store_decision,
 )
 from bot.call import Actor, actor_from
 from bot.context import guild_id_of
@@ -166,9 +167,8 @@ async def _write(
     and Discord's first response should not wait on other clicks' writes."""
 
     async def write() -> int:
-        async with client.storage.transaction(guild_id) as tx:
-            return await commit(tx, campaign, decision, revision, actor=actor.ledger_id,
-                                world=world)
+        return await store_decision(client.storage, guild_id, campaign, decision, revision,
+                                    actor=actor.ledger_id, world=world)
 
     if acknowledge is None:
         return await write()

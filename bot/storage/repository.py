@@ -24,7 +24,7 @@ import asyncio
 import functools
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
@@ -33,10 +33,13 @@ from types import TracebackType
 from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
 import aiosqlite
+from pydantic import BaseModel
 
-from bot.storage import outbox
+from bot.storage import outbox, sequences
+from bot.storage.at_once import Statement, run_all
 from bot.storage.backup import backup_database
 from bot.storage.database import DEFAULT_BUSY_TIMEOUT_MS, connect, on_disk, schema_version
+from bot.storage.errors import StaleSequence
 from bot.storage.outbox import OutboxEntry
 from bot.storage.transaction import Transaction
 
@@ -243,6 +246,34 @@ class Storage:
         normally, rolled back (nothing written, ledger included) if it raises."""
         async with self._scope(guild_id, write=True) as tx:
             yield tx
+
+    async def write_at_once(
+        self, guild_id: int, statements: Sequence[Statement]
+    ) -> list[list[Any]] | None:
+        """One write transaction of ``statements`` in one round trip to the database
+        thread (bot/storage/at_once.py): each one's rows, or None when a required one
+        returned no row (then nothing was written)."""
+        async with self._locked():
+            # aiosqlite runs the function on its connection's own thread, in order with
+            # every other call on that connection; there is no public name for it.
+            done: list[list[Any]] | None = await self._conn._execute(  # type: ignore[no-untyped-call]
+                run_all, self._conn._conn, statements)
+        if done is not None:
+            self._writes[guild_id] = self._writes.get(guild_id, 0) + 1
+        return done
+
+    async def save_sequence_at_once(
+        self, guild_id: int, campaign_id: str, key: str, state: BaseModel, *,
+        battle_id: str | None, revision: int,
+    ) -> int:
+        """``Transaction.save_sequence(..., revision=)`` as a write transaction of its own,
+        in one round trip to the database thread; returns the new revision, or raises
+        StaleSequence (nothing written) when the stored one is no longer at ``revision``."""
+        done = await self.write_at_once(guild_id, [sequences.save_statement(
+            guild_id, campaign_id, key, state, battle_id, revision=revision)])
+        if done is None:
+            raise StaleSequence(sequences.STALE)
+        return int(done[0][0][0])
 
     async def backup(self, target: str | Path) -> Path:
         """Copy the whole database, online, to ``target`` (replaced when complete)."""

@@ -13,11 +13,13 @@ from typing import TypeVar
 import aiosqlite
 from pydantic import BaseModel, ValidationError
 
+from bot.storage.at_once import CAMPAIGN_PK, Statement
 from bot.storage.codec import Row, now
 from bot.storage.errors import StorageError
 from bot.storage.records import SequenceRecord
 
 M = TypeVar("M", bound=BaseModel)
+STALE = "Someone else acted on this at the same moment. Nothing was saved; please try again."
 
 
 def model_name(model_type: type[BaseModel]) -> str:
@@ -33,6 +35,28 @@ async def stored(db: aiosqlite.Connection, campaign_pk: int, key: str) -> Row | 
         )
     )
     return rows[0] if rows else None
+
+
+_UPSERT = (
+    "INSERT INTO sequences (campaign_pk, key, model, battle_id, state, revision, updated_at)"
+    " VALUES ({pk}, ?, ?, ?, ?, 1, ?) ON CONFLICT (campaign_pk, key) DO UPDATE"
+    " SET model = excluded.model, battle_id = excluded.battle_id, state = excluded.state,"
+    " revision = revision + 1, updated_at = excluded.updated_at{guard} RETURNING revision"
+)
+
+
+def save_statement(
+    guild_id: int, campaign_id: str, key: str, state: BaseModel, battle_id: str | None,
+    *, revision: int,
+) -> Statement:
+    """:func:`save` over ``revision`` as one statement of a write made at once
+    (bot/storage/at_once.py); its one row is the new revision."""
+    return Statement(
+        _UPSERT.format(pk=CAMPAIGN_PK, guard=" WHERE sequences.revision = ?"),
+        (guild_id, campaign_id, key, model_name(type(state)), battle_id,
+         state.model_dump_json(by_alias=True), now(), revision),
+        required=True,
+    )
 
 
 async def save(
@@ -54,10 +78,7 @@ async def save(
     # One round trip to the database thread (a cursor's fetch and close are two more),
     # made while the writer lock is held.
     rows = await db.execute_fetchall(
-        "INSERT INTO sequences (campaign_pk, key, model, battle_id, state, revision, updated_at)"
-        " VALUES (?, ?, ?, ?, ?, 1, ?) ON CONFLICT (campaign_pk, key) DO UPDATE"
-        " SET model = excluded.model, battle_id = excluded.battle_id, state = excluded.state,"
-        f" revision = revision + 1, updated_at = excluded.updated_at{guard} RETURNING revision",
+        _UPSERT.format(pk="?", guard=guard),
         (
             campaign_pk, key, model_name(type(state)), battle_id,
             state.model_dump_json(by_alias=True), now(),

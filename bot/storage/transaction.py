@@ -468,10 +468,7 @@ class Transaction:
         saved = await sequences.save(self._write_db(), pk, key, state, battle_id,
                                      revision=revision)
         if saved is None:
-            raise StaleSequence(
-                "Someone else acted on this at the same moment. Nothing was saved; please "
-                "try again."
-            )
+            raise StaleSequence(sequences.STALE)
         return saved
 
     async def load_sequence(self, campaign_id: str, key: str, model_type: type[M]) -> M | None:
