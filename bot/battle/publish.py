@@ -244,7 +244,8 @@ def use_outbox(client: MundaBot) -> None:
     async def after(entry: OutboxEntry, accepted: Accepted) -> None:
         await _redraw_delivered(client, entry)
 
-    client.outbox.on_delivered(owed.OUTBOX_KIND, owed.record_delivery, after)
+    client.outbox.on_delivered(owed.OUTBOX_KIND, owed.record_delivery, after,
+                               at_once=owed.delivery_statements)
 
 
 async def _redraw_delivered(client: MundaBot, entry: OutboxEntry) -> None:

@@ -91,6 +91,26 @@ async def save(
     return int(row[0])
 
 
+_SET_IN_STATE = (
+    "UPDATE sequences SET state = json_set(state{sets}), revision = revision + 1"
+    " WHERE campaign_pk = {pk} AND key = ?{conditions} RETURNING revision"
+)
+
+
+def set_in_state_statement(
+    guild_id: int, campaign_id: str, key: str, checks: Sequence[tuple[str, str | int]],
+    values: Mapping[str, int],
+) -> Statement:
+    """:func:`set_in_state` as a statement of a write made at once (not required: no
+    match changes nothing and keeps the rest of the write)."""
+    return Statement(
+        _SET_IN_STATE.format(sets=", ?, ?" * len(values), pk=CAMPAIGN_PK,
+                             conditions=" AND json_extract(state, ?) = ?" * len(checks)),
+        (*(part for pair in values.items() for part in pair), guild_id, campaign_id, key,
+         *(part for pair in checks for part in pair)),
+    )
+
+
 async def set_in_state(
     db: aiosqlite.Connection, campaign_pk: int, key: str,
     checks: Sequence[tuple[str, str | int]], values: Mapping[str, int],
@@ -98,11 +118,9 @@ async def set_in_state(
     """Set numbers inside the stored state (SQLite JSON paths) in one UPDATE, if every
     ``checks`` path holds its value; returns the new revision, or None when nothing
     matched (no such state, or another one)."""
-    sets = ", ?, ?" * len(values)
-    conditions = " AND json_extract(state, ?) = ?" * len(checks)
     rows = await db.execute_fetchall(
-        f"UPDATE sequences SET state = json_set(state{sets}), revision = revision + 1"
-        f" WHERE campaign_pk = ? AND key = ?{conditions} RETURNING revision",
+        _SET_IN_STATE.format(sets=", ?, ?" * len(values), pk="?",
+                             conditions=" AND json_extract(state, ?) = ?" * len(checks)),
         (*(part for pair in values.items() for part in pair), campaign_pk, key,
          *(part for pair in checks for part in pair)),
     )
