@@ -18,7 +18,6 @@ run a gang is in. The click handlers (bot/battle/clicks.py) and the
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -59,9 +58,6 @@ THREAD_NAME_MAX = 100
 # A decision refused because another click was stored first is made again from what is
 # stored now; more clashes than this in a row are answered "please try again".
 ATTEMPTS = 5
-# How long a click answered with its own message's edit waits for its write before it
-# is acknowledged instead (docs/benchmarks.md: a write alone takes 1-3 ms).
-ANSWER_DEADLINE = 0.015
 
 __all__ = [
     "ActResult",
@@ -161,29 +157,13 @@ async def _write(
     client: MundaBot, guild_id: int, campaign: Campaign, decision: Decision, revision: int,
     actor: Actor, world: World, acknowledge: Callable[[], Awaitable[object]] | None,
 ) -> int:
-    """:func:`commit` in a write transaction. With ``acknowledge``, the click is answered
-    first when the writer is busy, or when the write is still running after
-    ANSWER_DEADLINE: the answer (the click's own message edited) waits for the write,
-    and Discord's first response should not wait on other clicks' writes."""
-
-    async def write() -> int:
-        return await store_decision(client.storage, guild_id, campaign, decision, revision,
-                                    actor=actor.ledger_id, world=world)
-
-    if acknowledge is None:
-        return await write()
-    if client.storage.writer_busy:
+    """Store the decision (:func:`bot.battle.store.store_decision`). With ``acknowledge``,
+    the click is answered first when another write holds the writer: the answer (the
+    click's own message edited) would wait for that write too."""
+    if acknowledge is not None and client.storage.writer_busy:
         await acknowledge()
-        return await write()
-    writing = asyncio.ensure_future(write())
-    try:
-        done, _ = await asyncio.wait({writing}, timeout=ANSWER_DEADLINE)
-        if not done:
-            await acknowledge()
-        return await writing
-    except asyncio.CancelledError:
-        writing.cancel()
-        raise
+    return await store_decision(client.storage, guild_id, campaign, decision, revision,
+                                actor=actor.ledger_id, world=world)
 
 
 async def show(client: MundaBot, guild_id: int, stored: Stored, *,
