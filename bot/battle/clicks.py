@@ -163,13 +163,18 @@ async def page(click: Click, campaign: str, battle: str, gang: int, direction: s
 async def submit(click: Click, campaign: str, battle: str, gang: int) -> None:
     interaction, call, guild_id = _where(click)
     client = interaction.client
-    # Who may submit is answered at once; what the report lacks comes after (the Wrap-up
-    # it may roll takes longer than Discord waits for an answer).
-    await engine.check_report(client, guild_id, call.actor, campaign, battle, gang)
-    await interaction.response.defer()
-    stored = await engine.submit_report(client, guild_id, call.actor, campaign, battle, gang)
-    await engine.show(client, guild_id, stored)
-    await interaction.followup.send(stored.note, ephemeral=True)
+
+    async def body(answer: FirstAnswer) -> None:
+        # Who may submit is checked first; what the report lacks comes after (the Wrap-up
+        # it may roll takes longer than Discord waits for an answer).
+        await engine.check_report(client, guild_id, call.actor, campaign, battle, gang)
+        await answer.acknowledge()
+        stored = await engine.submit_report(client, guild_id, call.actor, campaign, battle,
+                                            gang)
+        await engine.show(client, guild_id, stored)
+        await interaction.followup.send(stored.note, ephemeral=True)
+
+    await _answering(interaction, body)
 
 
 # --------------------------------------------------------------------------- steps
@@ -236,10 +241,18 @@ async def behalf(click: Click, campaign: str, battle: str, stage: int) -> None:
 
 async def _ask(click: Click, kind: str, campaign: str, battle: str, stage: int) -> None:
     interaction, call, guild_id = _where(click)
-    question = await engine.really_question(interaction.client, guild_id, call.actor, kind,
-                                            campaign, battle, stage)
-    await interaction.response.send_message(
-        question, view=views.really_view(kind, campaign, battle, stage), ephemeral=True)
+
+    async def body(answer: FirstAnswer) -> None:
+        question = await engine.really_question(interaction.client, guild_id, call.actor,
+                                                kind, campaign, battle, stage)
+        view = views.really_view(kind, campaign, battle, stage)
+        if answer.claim():
+            await interaction.response.send_message(question, view=view, ephemeral=True)
+        else:
+            await answer.settled()
+            await interaction.followup.send(question, view=view, ephemeral=True)
+
+    await _answering(interaction, body)
 
 
 @on(views.UNDO)
