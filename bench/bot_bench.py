@@ -33,7 +33,9 @@ bot and the baseline, their ratios (what our code costs on top of the
 library), interactions per second sustained in step 3 (and the baseline's
 capacity), our bot's CPU time per interaction, peak memory (VmHWM) of both,
 start-up times, how many answers came near Discord's 3-second limit, and the
-machine's load average (other processes share the two cores).
+machine's load average (other processes share the two cores); then a line on
+the bot's writer lock over the drive: holds, time held and time waited for, per
+interaction (bench/writer_times.py).
 
 Run::
 
@@ -366,7 +368,7 @@ async def writer_times(pid: int, path: Path) -> dict[str, float]:
 
 @dataclass
 class WriterLock:
-    """The writer lock over the drive: per interaction and the longest single one (ms)."""
+    """The writer lock over the drive (ms): per interaction, and per hold."""
 
     holds_per_int: float
     held_ms_per_int: float
