@@ -2,12 +2,12 @@
 
 Each handler turns the click into an actor and an action, lets
 :mod:`bot.battle.engine` decide and store it, and answers. A refusal is
-raised and the router answers it privately (a private follow-up when the
-click was acknowledged already). A click that changed the message it was
-made on is answered with that message's edit itself (one call to Discord
-instead of an acknowledgement and an edit) when that comes within
-ANSWER_DEADLINE; otherwise it is acknowledged then (:class:`FirstAnswer`).
-The rest of the scene is drawn after.
+raised before anything is answered, so the router answers it privately. A
+click that changed the message it was made on is answered with that
+message's edit itself (one call to Discord instead of an acknowledgement and
+an edit) when that comes within ANSWER_DEADLINE of the decision; otherwise
+it is acknowledged then (:class:`FirstAnswer`). The rest of the scene is
+drawn after.
 """
 
 from __future__ import annotations
@@ -32,20 +32,26 @@ def _where(click: Click) -> tuple[Interaction, Call, int]:
     return click.interaction, call, call.guild_id
 
 
-# A click answered with its own message's edit waits for its read, decision and write;
-# past this long it is acknowledged instead, and the message redrawn after.
+# A click answered with its own message's edit waits, once decided, for its write and
+# drawing; past this long it is acknowledged instead, and the message redrawn after.
 ANSWER_DEADLINE = 0.02
 
 
 class FirstAnswer:
-    """A click's first response, made once: by its own message's edit when that comes
-    within ANSWER_DEADLINE of the click, otherwise by an acknowledgement."""
+    """A click's first response, made once: a refusal or a note before the decision; then
+    its own message's edit when that comes within ANSWER_DEADLINE of the decision,
+    otherwise an acknowledgement."""
 
     def __init__(self, interaction: Interaction) -> None:
         self.interaction = interaction
         self._claimed = False
         self._acknowledging: asyncio.Task[Any] | None = None
-        self._timer = asyncio.get_running_loop().call_later(ANSWER_DEADLINE, self._late)
+        self._timer: asyncio.TimerHandle | None = None
+
+    def decided(self) -> None:
+        """The click is decided (no refusal left): start the deadline."""
+        if self._timer is None and not self._claimed:
+            self._timer = asyncio.get_running_loop().call_later(ANSWER_DEADLINE, self._late)
 
     def _late(self) -> None:
         if not self._claimed:
@@ -57,7 +63,8 @@ class FirstAnswer:
         if self._claimed:
             return False
         self._claimed = True
-        self._timer.cancel()
+        if self._timer is not None:
+            self._timer.cancel()
         return True
 
     async def acknowledge(self) -> None:
@@ -68,7 +75,8 @@ class FirstAnswer:
 
     async def settled(self) -> None:
         """Stop the deadline; wait for an acknowledgement it started (before a follow-up)."""
-        self._timer.cancel()
+        if self._timer is not None:
+            self._timer.cancel()
         if self._acknowledging is not None:
             await self._acknowledging
 
@@ -79,7 +87,8 @@ async def _answering(interaction: Interaction,
     try:
         await body(answer)
     finally:
-        # A refusal is answered by the router: after an acknowledgement in flight, if any.
+        # An error after the decision is answered by the router: after an acknowledgement
+        # in flight, if any.
         await answer.settled()
 
 
@@ -96,7 +105,8 @@ async def _edit_panel(click: Click, campaign: str, battle: str, gang: int,
 
     async def body(answer: FirstAnswer) -> None:
         stored = await engine.edit_report(interaction.client, guild_id, call.actor, campaign,
-                                          battle, gang, edit, acknowledge=answer.acknowledge)
+                                          battle, gang, edit, acknowledge=answer.acknowledge,
+                                          decided=answer.decided)
         await _answer_panel(answer, guild_id, stored, gang)
 
     await _answering(interaction, body)
@@ -163,18 +173,13 @@ async def page(click: Click, campaign: str, battle: str, gang: int, direction: s
 async def submit(click: Click, campaign: str, battle: str, gang: int) -> None:
     interaction, call, guild_id = _where(click)
     client = interaction.client
-
-    async def body(answer: FirstAnswer) -> None:
-        # Who may submit is checked first; what the report lacks comes after (the Wrap-up
-        # it may roll takes longer than Discord waits for an answer).
-        await engine.check_report(client, guild_id, call.actor, campaign, battle, gang)
-        await answer.acknowledge()
-        stored = await engine.submit_report(client, guild_id, call.actor, campaign, battle,
-                                            gang)
-        await engine.show(client, guild_id, stored)
-        await interaction.followup.send(stored.note, ephemeral=True)
-
-    await _answering(interaction, body)
+    # Who may submit is answered at once; what the report lacks comes after (the Wrap-up
+    # it may roll takes longer than Discord waits for an answer).
+    await engine.check_report(client, guild_id, call.actor, campaign, battle, gang)
+    await interaction.response.defer()
+    stored = await engine.submit_report(client, guild_id, call.actor, campaign, battle, gang)
+    await engine.show(client, guild_id, stored)
+    await interaction.followup.send(stored.note, ephemeral=True)
 
 
 # --------------------------------------------------------------------------- steps
@@ -197,7 +202,8 @@ async def _confirmed(answer: FirstAnswer, campaign: str, battle: str, stage: int
     guild_id = call.guild_id
     stored = await engine.confirm_stage(
         interaction.client, guild_id, call.actor, campaign, battle, stage, gang,
-        on_behalf=on_behalf, by=engine.who(interaction), acknowledge=answer.acknowledge)
+        on_behalf=on_behalf, by=engine.who(interaction), acknowledge=answer.acknowledge,
+        decided=answer.decided)
     if not stored.revision:  # a double click: say so, change nothing
         if answer.claim():
             await interaction.response.send_message(stored.note, ephemeral=True)
@@ -241,18 +247,10 @@ async def behalf(click: Click, campaign: str, battle: str, stage: int) -> None:
 
 async def _ask(click: Click, kind: str, campaign: str, battle: str, stage: int) -> None:
     interaction, call, guild_id = _where(click)
-
-    async def body(answer: FirstAnswer) -> None:
-        question = await engine.really_question(interaction.client, guild_id, call.actor,
-                                                kind, campaign, battle, stage)
-        view = views.really_view(kind, campaign, battle, stage)
-        if answer.claim():
-            await interaction.response.send_message(question, view=view, ephemeral=True)
-        else:
-            await answer.settled()
-            await interaction.followup.send(question, view=view, ephemeral=True)
-
-    await _answering(interaction, body)
+    question = await engine.really_question(interaction.client, guild_id, call.actor, kind,
+                                            campaign, battle, stage)
+    await interaction.response.send_message(
+        question, view=views.really_view(kind, campaign, battle, stage), ephemeral=True)
 
 
 @on(views.UNDO)

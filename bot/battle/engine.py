@@ -119,6 +119,7 @@ async def decide_and_store(
     client: MundaBot, guild_id: int, actor: Actor, campaign_id: str, battle_id: str,
     decide: Decide, *, rosters: bool, finish: Finish | None = None,
     acknowledge: Callable[[], Awaitable[object]] | None = None,
+    decided: Callable[[], None] | None = None,
 ) -> Stored:
     """Read the run, decide, and store the decision in one short write.
 
@@ -127,7 +128,8 @@ async def decide_and_store(
     ``finish`` with them. A decision made from a run that moved on before it was
     written is made again. ``acknowledge`` answers the click before the write when
     the write would wait for another (the click is otherwise answered after it, with
-    the edit of its own message).
+    the edit of its own message); ``decided`` is told when a decision that changes
+    something was made (no refusal is left).
     """
     for attempt in range(ATTEMPTS):
         async with client.storage.read_only(guild_id) as tx:
@@ -142,6 +144,8 @@ async def decide_and_store(
                 world = finish(decision, campaign, battle, world)
         if not decision.changed:
             return Stored(campaign, decision, world, 0)
+        if decided is not None:
+            decided()
         try:
             stored = await _write(client, guild_id, campaign, decision, revision, actor, world,
                                   acknowledge)
@@ -361,13 +365,14 @@ async def edit_report(
     client: MundaBot, guild_id: int, actor: Actor, campaign_id: str, battle_id: str,
     gang_index: int, edit: ReportEdit,
     acknowledge: Callable[[], Awaitable[object]] | None = None,
+    decided: Callable[[], None] | None = None,
 ) -> Stored:
     """A select or toggle of a report panel: store the change."""
     return await decide_and_store(
         client, guild_id, actor, campaign_id, battle_id,
         lambda campaign, run, world: flow.edit_report(actor, campaign, run, world, gang_index,
                                                       edit),
-        rosters=True, acknowledge=acknowledge,
+        rosters=True, acknowledge=acknowledge, decided=decided,
     )
 
 
@@ -407,6 +412,7 @@ async def confirm_stage(
     client: MundaBot, guild_id: int, actor: Actor, campaign_id: str, battle_id: str,
     stage_no: int | None, gang_id: str | None = None, *, on_behalf: bool = False,
     by: str = "", acknowledge: Callable[[], Awaitable[object]] | None = None,
+    decided: Callable[[], None] | None = None,
 ) -> Stored:
     """Record a confirmation; the last one closes the stage and opens the next."""
 
@@ -417,7 +423,7 @@ async def confirm_stage(
         client, guild_id, actor, campaign_id, battle_id,
         lambda campaign, run, world: flow.confirm(actor, campaign, run, world, stage_no,
                                                   gang_id, on_behalf=on_behalf, who=by),
-        rosters=False, finish=finish, acknowledge=acknowledge,
+        rosters=False, finish=finish, acknowledge=acknowledge, decided=decided,
     )
     if len(stored.decision.scene.stages) > 1:
         stored.failpoint = failpoints.AFTER_CONFIRM_STORED
