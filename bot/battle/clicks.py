@@ -35,17 +35,23 @@ def _where(click: Click) -> tuple[Interaction, Call, int]:
 # A click answered with its own message's edit waits, once decided, for its write and
 # drawing; past this long it is acknowledged instead, and the message redrawn after.
 ANSWER_DEADLINE = 0.02
+# Whatever it waits for, a click is acknowledged this long after it arrived, well inside
+# Discord's 3 seconds (a refusal found later is then a private follow-up).
+LAST_MOMENT = 1.5
 
 
 class FirstAnswer:
     """A click's first response, made once: a refusal or a note before the decision; then
     its own message's edit when that comes within ANSWER_DEADLINE of the decision,
-    otherwise an acknowledgement."""
+    otherwise an acknowledgement; and an acknowledgement LAST_MOMENT after the click
+    whatever it waits for."""
 
     def __init__(self, interaction: Interaction) -> None:
         self.interaction = interaction
         self._claimed = False
         self._acknowledging: asyncio.Task[Any] | None = None
+        loop = asyncio.get_running_loop()
+        self._last = loop.call_later(LAST_MOMENT, self._late)
         self._timer: asyncio.TimerHandle | None = None
 
     def decided(self) -> None:
@@ -63,9 +69,13 @@ class FirstAnswer:
         if self._claimed:
             return False
         self._claimed = True
+        self._stop()
+        return True
+
+    def _stop(self) -> None:
+        self._last.cancel()
         if self._timer is not None:
             self._timer.cancel()
-        return True
 
     async def acknowledge(self) -> None:
         """Acknowledge now, unless the click is answered (or being answered) already."""
@@ -74,9 +84,9 @@ class FirstAnswer:
         await self.settled()
 
     async def settled(self) -> None:
-        """Stop the deadline; wait for an acknowledgement it started (before a follow-up)."""
-        if self._timer is not None:
-            self._timer.cancel()
+        """Stop the deadlines; wait for an acknowledgement they started (before a
+        follow-up)."""
+        self._stop()
         if self._acknowledging is not None:
             await self._acknowledging
 
@@ -173,13 +183,18 @@ async def page(click: Click, campaign: str, battle: str, gang: int, direction: s
 async def submit(click: Click, campaign: str, battle: str, gang: int) -> None:
     interaction, call, guild_id = _where(click)
     client = interaction.client
-    # Who may submit is answered at once; what the report lacks comes after (the Wrap-up
-    # it may roll takes longer than Discord waits for an answer).
-    await engine.check_report(client, guild_id, call.actor, campaign, battle, gang)
-    await interaction.response.defer()
-    stored = await engine.submit_report(client, guild_id, call.actor, campaign, battle, gang)
-    await engine.show(client, guild_id, stored)
-    await interaction.followup.send(stored.note, ephemeral=True)
+
+    async def body(answer: FirstAnswer) -> None:
+        # Who may submit is answered at once; what the report lacks comes after (the
+        # Wrap-up it may roll takes longer than Discord waits for an answer).
+        await engine.check_report(client, guild_id, call.actor, campaign, battle, gang)
+        await answer.acknowledge()
+        stored = await engine.submit_report(client, guild_id, call.actor, campaign, battle,
+                                            gang)
+        await engine.show(client, guild_id, stored)
+        await interaction.followup.send(stored.note, ephemeral=True)
+
+    await _answering(interaction, body)
 
 
 # --------------------------------------------------------------------------- steps
@@ -247,10 +262,18 @@ async def behalf(click: Click, campaign: str, battle: str, stage: int) -> None:
 
 async def _ask(click: Click, kind: str, campaign: str, battle: str, stage: int) -> None:
     interaction, call, guild_id = _where(click)
-    question = await engine.really_question(interaction.client, guild_id, call.actor, kind,
-                                            campaign, battle, stage)
-    await interaction.response.send_message(
-        question, view=views.really_view(kind, campaign, battle, stage), ephemeral=True)
+
+    async def body(answer: FirstAnswer) -> None:
+        question = await engine.really_question(interaction.client, guild_id, call.actor,
+                                                kind, campaign, battle, stage)
+        view = views.really_view(kind, campaign, battle, stage)
+        if answer.claim():
+            await interaction.response.send_message(question, view=view, ephemeral=True)
+        else:  # acknowledged at the last moment
+            await answer.settled()
+            await interaction.followup.send(question, view=view, ephemeral=True)
+
+    await _answering(interaction, body)
 
 
 @on(views.UNDO)
