@@ -33,7 +33,9 @@ bot and the baseline, their ratios (what our code costs on top of the
 library), interactions per second sustained in step 3 (and the baseline's
 capacity), our bot's CPU time per interaction, peak memory (VmHWM) of both,
 start-up times, how many answers came near Discord's 3-second limit, and the
-machine's load average (other processes share the two cores).
+machine's load average (other processes share the two cores); then a line on
+the bot's writer lock over the drive: holds, time held and time waited for, per
+interaction (bench/writer_times.py).
 
 Run::
 
@@ -92,6 +94,7 @@ from fakediscord.common import JsonObj
 T = TypeVar("T")
 
 BASELINE = Path(__file__).resolve().parent / "baseline_bot.py"
+WRITER_TIMES = Path(__file__).resolve().parent / "writer_times.py"
 STEPS = 12  # stage messages of a campaign battle's sequence (Wrap-up .. Report Results)
 WAIT = 60.0  # generous: a benchmark under load must not fail on a slow answer
 DEADLINE = 3.0  # Discord's limit for the first response
@@ -352,6 +355,47 @@ async def settle(pid: int, ready_at: float) -> None:
     raise AssertionError(f"process {pid} never went idle after start-up")
 
 
+async def writer_times(pid: int, path: Path) -> dict[str, float]:
+    """The bot's writer-lock figures so far (bench/writer_times.py writes them on SIGUSR1)."""
+    path.unlink(missing_ok=True)
+    os.kill(pid, signal.SIGUSR1)
+    for _ in range(int(WAIT / 0.01)):
+        if path.exists():
+            return dict(json.loads(path.read_text(encoding="utf-8")))
+        await asyncio.sleep(0.01)
+    raise AssertionError("the bot never wrote its writer-lock figures")
+
+
+@dataclass
+class WriterLock:
+    """The writer lock over the drive (ms): per interaction, and per hold."""
+
+    holds_per_int: float
+    held_ms_per_int: float
+    waited_ms_per_int: float
+    held_ms_per_hold: float
+    waited_ms_per_hold: float
+
+    @classmethod
+    def between(cls, before: dict[str, float], after: dict[str, float],
+                interactions: int) -> WriterLock:
+        holds = after["holds"] - before["holds"]
+        held = (after["held"] - before["held"]) * 1000
+        waited = (after["waited"] - before["waited"]) * 1000
+        return cls(
+            holds_per_int=holds / interactions, held_ms_per_int=held / interactions,
+            waited_ms_per_int=waited / interactions,
+            held_ms_per_hold=held / holds if holds else 0.0,
+            waited_ms_per_hold=waited / holds if holds else 0.0,
+        )
+
+    def line(self) -> str:
+        return (f"  writer lock: {self.holds_per_int:.2f} holds/int, held "
+                f"{self.held_ms_per_int:.2f} ms/int ({self.held_ms_per_hold:.2f} ms each), "
+                f"waited for {self.waited_ms_per_int:.2f} ms/int "
+                f"({self.waited_ms_per_hold:.2f} ms each)")
+
+
 async def start_baseline(fake: FakeDiscord, commands: Path,
                          log: Path) -> asyncio.subprocess.Process:
     identified, synced = fake.gateway.identify_count, fake.commands.sync_count
@@ -450,6 +494,7 @@ class Case:
     startup: float
     base_startup: float
     load: tuple[float, float]  # 1-minute load average before and after
+    writer: WriterLock
     ramp: float = 0.0
     profile: str | None = None
 
@@ -494,7 +539,7 @@ def kinds_table(case: Case) -> str:
 
 async def run_case(
     n: int, m: int, folder: Path, *, profile: Path | None = None, cache: Path = CACHE,
-    ramp: float = 0.0,
+    ramp: float = 0.0, uvloop: bool = False,
 ) -> Case:
     await ensure_db(n, cache=cache)
     load_before = load_average()
@@ -504,13 +549,15 @@ async def run_case(
     await fake.start()
     workdir = folder / f"n{n}-m{m}"
     workdir.mkdir()
-    python_args: list[str] = []
+    times_file = workdir / "writer-lock.json"
+    python_args: list[str] = [str(WRITER_TIMES), str(times_file)]
     prof_file = None
     if profile is not None:
         profile.mkdir(parents=True, exist_ok=True)
         prof_file = profile / f"bot-n{n}-m{m}.prof"
-        python_args = ["-m", "cProfile", "-o", str(prof_file)]
-    arena = Arena(fake, workdir, log_level="WARNING", python_args=python_args)
+        python_args = ["-m", "cProfile", "-o", str(prof_file), *python_args]
+    arena = Arena(fake, workdir, log_level="WARNING", python_args=python_args,
+                  env={"BENCH_UVLOOP": "1"} if uvloop else None)
     arena.write_config()
     copy_db(n, arena.database_path, cache)
     todo = plans(world, m)
@@ -522,6 +569,7 @@ async def run_case(
         assert arena.process is not None
         pid = arena.process.pid
         await settle(pid, time.perf_counter())
+        writer_before = await writer_times(pid, times_file)
         cpu_before, harness_before = cpu_seconds(pid), time.process_time()
         began = time.perf_counter()
         await asyncio.gather(*(Player(fake, plan).play(ramp * plan.index / len(todo))
@@ -531,6 +579,8 @@ async def run_case(
         harness = time.process_time() - harness_before
         peak_mb = proc_status(pid, "VmHWM") / 1024
         records = [r for plan in todo for r in plan.records]
+        writer = WriterLock.between(writer_before, await writer_times(pid, times_file),
+                                    len(records))
         commands = workdir / "commands.json"
         commands.write_text(json.dumps(fake.commands.list_scope(None)), encoding="utf-8")
     except BaseException:
@@ -557,14 +607,14 @@ async def run_case(
         kinds=by_kind(records), rate=len(records) / elapsed, base_capacity=capacity,
         cpu_ms=cpu * 1000 / len(records), harness_cpu_ms=harness * 1000 / len(records),
         peak_mb=peak_mb, base_peak_mb=base_peak, startup=startup, base_startup=base_startup,
-        load=(load_before, load_average()), ramp=ramp,
+        load=(load_before, load_average()), writer=writer, ramp=ramp,
         profile=str(prof_file) if prof_file else None,
     )
 
 
 def print_profile(path: str, top: int = 30) -> None:
     stats = pstats.Stats(path)
-    stats.sort_stats("cumulative").print_stats(r"work/main/(bot|cogs|rules)", top)
+    stats.sort_stats("cumulative").print_stats(r"/(bot|cogs|rules)/", top)
     stats.sort_stats("tottime").print_stats(top)
 
 
@@ -585,6 +635,9 @@ async def main() -> None:
     parser.add_argument("--ramp", type=float, default=0.0,
                         help="start the M sequences evenly over this many seconds "
                              "(default 0: all in the same instant)")
+    parser.add_argument("--uvloop", action="store_true",
+                        help="run our bot on uvloop's event loop (to measure it; not installed "
+                             "with the bot)")
     parser.add_argument("--cache", type=Path, default=CACHE,
                         help="where the built databases are kept (default bench/.cache)")
     args = parser.parse_args()
@@ -596,12 +649,13 @@ async def main() -> None:
         for n in args.n:
             for m in args.m:
                 case = await run_case(n, m, Path(tmp), profile=args.profile, cache=args.cache,
-                                      ramp=args.ramp)
+                                      ramp=args.ramp, uvloop=args.uvloop)
                 cases.append(case)
                 if case.sequences < m:
                     print(f"  (N={n} holds {case.sequences} sequences at once: each gang is "
                           "in one at a time)", flush=True)
                 print(case.row(), flush=True)
+                print(case.writer.line(), flush=True)
                 if args.by_kind:
                     print(kinds_table(case), flush=True)
                 if args.json is not None:

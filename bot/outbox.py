@@ -37,7 +37,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Protocol
@@ -48,6 +48,8 @@ import discord
 from bot import failpoints
 from bot.locks import KeyedLocks
 from bot.storage import OutboxEntry, Storage, Transaction
+from bot.storage.at_once import Statement
+from bot.storage.outbox import delivered_statement
 
 if TYPE_CHECKING:
     from discord import Client
@@ -226,12 +228,16 @@ class HttpSender:
 
 DeliveredHook = Callable[[Transaction, OutboxEntry, Accepted], Awaitable[None]]
 AfterHook = Callable[[OutboxEntry, Accepted], Awaitable[None]]
+# The hook's writes as statements (None: this row needs ``in_transaction``), so that the
+# row is marked delivered and they are made in one round trip (bot/storage/at_once.py).
+AtOnceHook = Callable[[OutboxEntry, Accepted], Sequence[Statement] | None]
 
 
 @dataclass
 class _Hooks:
     in_transaction: DeliveredHook
     after: AfterHook | None = None
+    at_once: AtOnceHook | None = None
 
 
 class Outbox:
@@ -257,10 +263,12 @@ class Outbox:
         self._redirected = False
 
     def on_delivered(self, kind: str, in_transaction: DeliveredHook,
-                     after: AfterHook | None = None) -> None:
+                     after: AfterHook | None = None, at_once: AtOnceHook | None = None,
+                     ) -> None:
         """Hooks for rows whose ``link["kind"]`` is ``kind``: ``in_transaction`` runs in the
-        transaction that marks the row delivered; ``after`` once it is committed."""
-        self._hooks[kind] = _Hooks(in_transaction, after)
+        transaction that marks the row delivered (``at_once``, when it gives statements,
+        does the same in one round trip instead); ``after`` once it is committed."""
+        self._hooks[kind] = _Hooks(in_transaction, after, at_once)
 
     # ----------------------------------------------------------------- running
 
@@ -393,12 +401,20 @@ class Outbox:
     async def _delivered(self, entry: OutboxEntry, accepted: Accepted) -> None:
         hooks = self._hooks.get(str((entry.link or {}).get("kind", "")))
         try:
-            async with self.storage.transaction(entry.guild_id) as tx:
-                if not await tx.outbox_delivered(entry.id, accepted.message_id,
-                                                 accepted.channel_id):
-                    return
-                if hooks is not None:
-                    await hooks.in_transaction(tx, entry, accepted)
+            statements = hooks.at_once(entry, accepted) if hooks and hooks.at_once else None
+            if statements is not None:
+                marked = delivered_statement(entry.guild_id, entry.id, accepted.message_id,
+                                             accepted.channel_id)
+                if await self.storage.write_at_once(entry.guild_id,
+                                                    [marked, *statements]) is None:
+                    return  # settled already
+            else:
+                async with self.storage.transaction(entry.guild_id) as tx:
+                    if not await tx.outbox_delivered(entry.id, accepted.message_id,
+                                                     accepted.channel_id):
+                        return
+                    if hooks is not None:
+                        await hooks.in_transaction(tx, entry, accepted)
         except Exception:
             # The message is in the channel: record that much, or the row would be sent
             # (and deduplicated) for ever.

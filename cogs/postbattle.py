@@ -22,6 +22,7 @@ from bot.autocomplete import campaign_names, choose, gang_names, territory_names
 # clicks: imported for its routes (the run's buttons), which the one router takes.
 from bot.battle import clicks, engine, owed, publish, render  # noqa: F401
 from bot.battle.engine import StartRequest
+from bot.battle.start_index import StartAsked, index_of
 from bot.battle.state import RUN_KEY_PREFIX, Phase, PostBattleRun
 from bot.call import Call, Scope
 from bot.context import guild_id_of, resolve_campaign, storage_of
@@ -136,6 +137,7 @@ class PostBattleCog(commands.GroupCog, group_name="postbattle",
             log.info("post-battle sequences checked at start-up: %d in progress", count)
         except Exception:
             log.exception("could not resume post-battle sequences")
+        await index_of(self.bot.storage).read_all([g.id for g in self.bot.guilds])
 
     # ------------------------------------------------------------------ start
 
@@ -171,8 +173,35 @@ class PostBattleCog(commands.GroupCog, group_name="postbattle",
         named = [g for g in (gang1, gang2, gang3, gang4) if g]
         if battle and named:
             raise InvalidRequest("Give either a recorded battle or the gangs, not both.")
-        # Every refusal comes before the answer, so refusals stay private: one read,
-        # of names and ids only (the rosters are read once, to start).
+        # Refusals stay private: the answer comes first only when the in-memory index
+        # says the start passes its checks (bot/battle/start_index.py); otherwise after
+        # them. Either way they are made again from storage, which decides.
+        answered = not battle and index_of(call.storage).passes(
+            call.guild_id, call.actor,
+            StartAsked(campaign, named, winner, territory, skirmish))
+        if answered:
+            await interaction.response.defer(thinking=True)
+        try:
+            request, found = await self._checked(call, interaction, winner, battle, named,
+                                                 territory, scenario, skirmish, campaign)
+        except Exception:
+            if answered:
+                # The index was behind a write. Take the public answer back: filled first,
+                # so that the refusal (the next follow-up) is a private message of its own.
+                await interaction.edit_original_response(content="Not started.")
+                await interaction.delete_original_response()
+            raise
+        if not answered:
+            await interaction.response.defer(thinking=True)
+        await engine.start_run(interaction, found, request)
+
+    async def _checked(
+        self, call: Call, interaction: Interaction, winner: str, battle: str | None,
+        named: list[str], territory: str | None, scenario: str | None, skirmish: bool | None,
+        campaign: str | None,
+    ) -> tuple[StartRequest, Campaign]:
+        """Every refusal of a start, from storage: one read, of names and ids only (the
+        rosters are read once, to start)."""
         async with call.read(campaign) as s:
             found = s.campaign
             gangs = [await s.tx.get_gang_by_name(found.id, n, rosters=False) for n in named]
@@ -192,8 +221,7 @@ class PostBattleCog(commands.GroupCog, group_name="postbattle",
                 skirmish=skirmish,
             )
             await engine.check_start(s.tx, interaction, found, request)
-        await interaction.response.defer(thinking=True)
-        await engine.start_run(interaction, found, request)
+        return request, found
 
     # ------------------------------------------------------------------ status
 

@@ -5,12 +5,16 @@ Each handler turns the click into an actor and an action, lets
 raised before anything is answered, so the router answers it privately. A
 click that changed the message it was made on is answered with that
 message's edit itself (one call to Discord instead of an acknowledgement and
-an edit); the rest of the scene is drawn after.
+an edit) when that comes within ANSWER_DEADLINE of the decision; otherwise
+it is acknowledged then (:class:`FirstAnswer`). The rest of the scene is
+drawn after.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from bot.battle import engine, owed, publish, render, views
 from bot.battle.panel import ReportEdit, gang_names
@@ -28,9 +32,74 @@ def _where(click: Click) -> tuple[Interaction, Call, int]:
     return click.interaction, call, call.guild_id
 
 
-def _acknowledge(interaction: Interaction) -> Callable[[], Awaitable[object]]:
-    """Acknowledge the click now (its write must wait: Discord's 3 s keep running)."""
-    return lambda: interaction.response.defer()
+# A click answered with its own message's edit waits, once decided, for its write and
+# drawing; past this long it is acknowledged instead, and the message redrawn after.
+ANSWER_DEADLINE = 0.02
+# Whatever it waits for, a click is acknowledged this long after it arrived, well inside
+# Discord's 3 seconds (a refusal found later is then a private follow-up).
+LAST_MOMENT = 1.5
+
+
+class FirstAnswer:
+    """A click's first response, made once: a refusal or a note before the decision; then
+    its own message's edit when that comes within ANSWER_DEADLINE of the decision,
+    otherwise an acknowledgement; and an acknowledgement LAST_MOMENT after the click
+    whatever it waits for."""
+
+    def __init__(self, interaction: Interaction) -> None:
+        self.interaction = interaction
+        self._claimed = False
+        self._acknowledging: asyncio.Task[Any] | None = None
+        loop = asyncio.get_running_loop()
+        self._last = loop.call_later(LAST_MOMENT, self._late)
+        self._timer: asyncio.TimerHandle | None = None
+
+    def decided(self) -> None:
+        """The click is decided (no refusal left): start the deadline."""
+        if self._timer is None and not self._claimed:
+            self._timer = asyncio.get_running_loop().call_later(ANSWER_DEADLINE, self._late)
+
+    def _late(self) -> None:
+        if not self._claimed:
+            self._claimed = True
+            self._acknowledging = asyncio.ensure_future(self.interaction.response.defer())
+
+    def claim(self) -> bool:
+        """Whether the caller may make the first response itself (nothing else will)."""
+        if self._claimed:
+            return False
+        self._claimed = True
+        self._stop()
+        return True
+
+    def _stop(self) -> None:
+        self._last.cancel()
+        if self._timer is not None:
+            self._timer.cancel()
+
+    async def acknowledge(self) -> None:
+        """Acknowledge now, unless the click is answered (or being answered) already."""
+        if self.claim():
+            await self.interaction.response.defer()
+        await self.settled()
+
+    async def settled(self) -> None:
+        """Stop the deadlines; wait for an acknowledgement they started (before a
+        follow-up)."""
+        self._stop()
+        if self._acknowledging is not None:
+            await self._acknowledging
+
+
+async def _answering(interaction: Interaction,
+                     body: Callable[[FirstAnswer], Awaitable[None]]) -> None:
+    answer = FirstAnswer(interaction)
+    try:
+        await body(answer)
+    finally:
+        # An error after the decision is answered by the router: after an acknowledgement
+        # in flight, if any.
+        await answer.settled()
 
 
 def _clicked(interaction: Interaction) -> int | None:
@@ -43,26 +112,32 @@ def _clicked(interaction: Interaction) -> int | None:
 async def _edit_panel(click: Click, campaign: str, battle: str, gang: int,
                       edit: ReportEdit) -> None:
     interaction, call, guild_id = _where(click)
-    stored = await engine.edit_report(interaction.client, guild_id, call.actor, campaign,
-                                      battle, gang, edit, acknowledge=_acknowledge(interaction))
-    await _answer_panel(interaction, guild_id, stored, gang)
+
+    async def body(answer: FirstAnswer) -> None:
+        stored = await engine.edit_report(interaction.client, guild_id, call.actor, campaign,
+                                          battle, gang, edit, acknowledge=answer.acknowledge,
+                                          decided=answer.decided)
+        await _answer_panel(answer, guild_id, stored, gang)
+
+    await _answering(interaction, body)
 
 
 async def _answer_panel(
-    interaction: Interaction, guild_id: int, stored: engine.Stored, gang: int
+    answer: FirstAnswer, guild_id: int, stored: engine.Stored, gang: int
 ) -> None:
+    interaction = answer.interaction
     run = stored.run
     panel = run.reports[run.gang_ids[gang]].message_id
     answered = False
-    if interaction.response.is_done():
-        pass  # acknowledged before a write that had to wait
-    elif stored.revision and panel is not None and _clicked(interaction) == panel:
+    if stored.revision and panel is not None and _clicked(interaction) == panel \
+            and answer.claim():
         embed, view = owed.panel_parts(stored.campaign, run, stored.world, gang)
         answered = await publish.answer_with(
             guild_id, run, stored.revision,
             lambda: interaction.response.edit_message(embed=embed, view=view))
-    if not interaction.response.is_done():
-        await interaction.response.defer()
+        if not answered:
+            await interaction.response.defer()
+    await answer.acknowledge()
     await engine.show(interaction.client, guild_id, stored,
                       except_panel=gang if answered else None)
     if stored.note:
@@ -120,13 +195,18 @@ async def page(click: Click, campaign: str, battle: str, gang: int, direction: s
 async def submit(click: Click, campaign: str, battle: str, gang: int) -> None:
     interaction, call, guild_id = _where(click)
     client = interaction.client
-    # Who may submit is answered at once; what the report lacks comes after (the Wrap-up
-    # it may roll takes longer than Discord waits for an answer).
-    await engine.check_report(client, guild_id, call.actor, campaign, battle, gang)
-    await interaction.response.defer()
-    stored = await engine.submit_report(client, guild_id, call.actor, campaign, battle, gang)
-    await engine.show(client, guild_id, stored)
-    await interaction.followup.send(stored.note, ephemeral=True)
+
+    async def body(answer: FirstAnswer) -> None:
+        # Who may submit is answered at once; what the report lacks comes after (the
+        # Wrap-up it may roll takes longer than Discord waits for an answer).
+        await engine.check_report(client, guild_id, call.actor, campaign, battle, gang)
+        await answer.acknowledge()
+        stored = await engine.submit_report(client, guild_id, call.actor, campaign, battle,
+                                            gang)
+        await engine.show(client, guild_id, stored)
+        await interaction.followup.send(stored.note, ephemeral=True)
+
+    await _answering(interaction, body)
 
 
 # --------------------------------------------------------------------------- steps
@@ -134,15 +214,29 @@ async def submit(click: Click, campaign: str, battle: str, gang: int) -> None:
 
 async def _confirm(click: Click, campaign: str, battle: str, stage: int, gang: str | None,
                    *, on_behalf: bool) -> None:
-    interaction, call, guild_id = _where(click)
+    interaction = click.interaction
+
+    async def body(answer: FirstAnswer) -> None:
+        await _confirmed(answer, campaign, battle, stage, gang, on_behalf=on_behalf)
+
+    await _answering(interaction, body)
+
+
+async def _confirmed(answer: FirstAnswer, campaign: str, battle: str, stage: int,
+                     gang: str | None, *, on_behalf: bool) -> None:
+    interaction = answer.interaction
+    call = Call.of(interaction)
+    guild_id = call.guild_id
     stored = await engine.confirm_stage(
         interaction.client, guild_id, call.actor, campaign, battle, stage, gang,
-        on_behalf=on_behalf, by=engine.who(interaction), acknowledge=_acknowledge(interaction))
+        on_behalf=on_behalf, by=engine.who(interaction), acknowledge=answer.acknowledge,
+        decided=answer.decided)
     if not stored.revision:  # a double click: say so, change nothing
-        if interaction.response.is_done():  # acknowledged before a write that then clashed
-            await interaction.followup.send(stored.note, ephemeral=True)
-        else:
+        if answer.claim():
             await interaction.response.send_message(stored.note, ephemeral=True)
+        else:  # acknowledged already
+            await answer.settled()
+            await interaction.followup.send(stored.note, ephemeral=True)
         return
     run = stored.run
     record = run.stage_record(stage)
@@ -152,17 +246,17 @@ async def _confirm(click: Click, campaign: str, battle: str, stage: int, gang: s
     # confirmation of several); a step that closes acknowledges first, then draws them all.
     alone = scene.stages == [stage] and not (scene.owe_stages or scene.owe_report)
     if alone and record is not None and record.message_ids \
-            and _clicked(interaction) == record.message_ids[0] \
-            and not interaction.response.is_done():
+            and _clicked(interaction) == record.message_ids[0]:
         names = gang_names(stored.world)
         pages = render.stage_pages(run, record, names)
-        if len(pages) == 1:
+        if len(pages) == 1 and answer.claim():
             view = owed.stage_view(run, record, names)
             answered = await publish.answer_with(
                 guild_id, run, stored.revision,
                 lambda: interaction.response.edit_message(embed=pages[0], view=view))
-    if not interaction.response.is_done():
-        await interaction.response.defer()
+            if not answered:
+                await interaction.response.defer()
+    await answer.acknowledge()
     await engine.show(interaction.client, guild_id, stored,
                       except_stage=stage if answered else None)
     await interaction.followup.send(stored.note, ephemeral=True)
@@ -180,10 +274,18 @@ async def behalf(click: Click, campaign: str, battle: str, stage: int) -> None:
 
 async def _ask(click: Click, kind: str, campaign: str, battle: str, stage: int) -> None:
     interaction, call, guild_id = _where(click)
-    question = await engine.really_question(interaction.client, guild_id, call.actor, kind,
-                                            campaign, battle, stage)
-    await interaction.response.send_message(
-        question, view=views.really_view(kind, campaign, battle, stage), ephemeral=True)
+
+    async def body(answer: FirstAnswer) -> None:
+        question = await engine.really_question(interaction.client, guild_id, call.actor,
+                                                kind, campaign, battle, stage)
+        view = views.really_view(kind, campaign, battle, stage)
+        if answer.claim():
+            await interaction.response.send_message(question, view=view, ephemeral=True)
+        else:  # acknowledged at the last moment
+            await answer.settled()
+            await interaction.followup.send(question, view=view, ephemeral=True)
+
+    await _answering(interaction, body)
 
 
 @on(views.UNDO)

@@ -38,6 +38,7 @@ from bot.battle.store import (
     load_battle_world,
     load_run,
     load_run_at,
+    store_decision,
 )
 from bot.call import Actor, actor_from
 from bot.context import guild_id_of
@@ -118,6 +119,7 @@ async def decide_and_store(
     client: MundaBot, guild_id: int, actor: Actor, campaign_id: str, battle_id: str,
     decide: Decide, *, rosters: bool, finish: Finish | None = None,
     acknowledge: Callable[[], Awaitable[object]] | None = None,
+    decided: Callable[[], None] | None = None,
 ) -> Stored:
     """Read the run, decide, and store the decision in one short write.
 
@@ -126,7 +128,8 @@ async def decide_and_store(
     ``finish`` with them. A decision made from a run that moved on before it was
     written is made again. ``acknowledge`` answers the click before the write when
     the write would wait for another (the click is otherwise answered after it, with
-    the edit of its own message).
+    the edit of its own message); ``decided`` is told when a decision that changes
+    something was made (no refusal is left).
     """
     for attempt in range(ATTEMPTS):
         async with client.storage.read_only(guild_id) as tx:
@@ -141,19 +144,30 @@ async def decide_and_store(
                 world = finish(decision, campaign, battle, world)
         if not decision.changed:
             return Stored(campaign, decision, world, 0)
-        if acknowledge is not None and client.storage.writer_busy:
-            await acknowledge()
-            acknowledge = None
+        if decided is not None:
+            decided()
         try:
-            async with client.storage.transaction(guild_id) as tx:
-                stored = await commit(tx, campaign, decision, revision, actor=actor.ledger_id,
-                                      world=world)
+            stored = await _write(client, guild_id, campaign, decision, revision, actor, world,
+                                  acknowledge)
         except StaleWorld:
             if attempt == ATTEMPTS - 1:
                 raise
             continue
         return Stored(campaign, decision, world, stored)
     raise AssertionError("unreachable")
+
+
+async def _write(
+    client: MundaBot, guild_id: int, campaign: Campaign, decision: Decision, revision: int,
+    actor: Actor, world: World, acknowledge: Callable[[], Awaitable[object]] | None,
+) -> int:
+    """Store the decision (:func:`bot.battle.store.store_decision`). With ``acknowledge``,
+    the click is answered first when another write holds the writer: the answer (the
+    click's own message edited) would wait for that write too."""
+    if acknowledge is not None and client.storage.writer_busy:
+        await acknowledge()
+    return await store_decision(client.storage, guild_id, campaign, decision, revision,
+                                actor=actor.ledger_id, world=world)
 
 
 async def show(client: MundaBot, guild_id: int, stored: Stored, *,
@@ -351,13 +365,14 @@ async def edit_report(
     client: MundaBot, guild_id: int, actor: Actor, campaign_id: str, battle_id: str,
     gang_index: int, edit: ReportEdit,
     acknowledge: Callable[[], Awaitable[object]] | None = None,
+    decided: Callable[[], None] | None = None,
 ) -> Stored:
     """A select or toggle of a report panel: store the change."""
     return await decide_and_store(
         client, guild_id, actor, campaign_id, battle_id,
         lambda campaign, run, world: flow.edit_report(actor, campaign, run, world, gang_index,
                                                       edit),
-        rosters=True, acknowledge=acknowledge,
+        rosters=True, acknowledge=acknowledge, decided=decided,
     )
 
 
@@ -397,6 +412,7 @@ async def confirm_stage(
     client: MundaBot, guild_id: int, actor: Actor, campaign_id: str, battle_id: str,
     stage_no: int | None, gang_id: str | None = None, *, on_behalf: bool = False,
     by: str = "", acknowledge: Callable[[], Awaitable[object]] | None = None,
+    decided: Callable[[], None] | None = None,
 ) -> Stored:
     """Record a confirmation; the last one closes the stage and opens the next."""
 
@@ -407,7 +423,7 @@ async def confirm_stage(
         client, guild_id, actor, campaign_id, battle_id,
         lambda campaign, run, world: flow.confirm(actor, campaign, run, world, stage_no,
                                                   gang_id, on_behalf=on_behalf, who=by),
-        rosters=False, finish=finish, acknowledge=acknowledge,
+        rosters=False, finish=finish, acknowledge=acknowledge, decided=decided,
     )
     if len(stored.decision.scene.stages) > 1:
         stored.failpoint = failpoints.AFTER_CONFIRM_STORED

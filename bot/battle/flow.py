@@ -35,6 +35,7 @@ from bot.render import result_lines, safe
 from bot.rulesets import ruleset_for
 from bot.storage import Campaign
 from bot.ui import checked
+from rules.copying import deep_copy
 from rules.dice import Roller
 from rules.errors import InvalidRequest, NotEligible, OutOfStep, RulesError
 from rules.models import Battle, FighterStatus, Gang
@@ -99,7 +100,7 @@ def answer_only(run: PostBattleRun, note: str) -> Decision:
 
 
 def _copy(run: PostBattleRun) -> PostBattleRun:
-    return run.model_copy(deep=True)
+    return deep_copy(run)
 
 
 # --------------------------------------------------------------------------- starting
@@ -312,7 +313,7 @@ def _open_stage(
     label = stage_label(*stage)
     record = StageRecord(
         number=len(run.stages) + 1, step=stage[0], substep=stage[1],
-        opened_with=run.sequence.model_copy(deep=True),
+        opened_with=deep_copy(run.sequence),
         counter_at_open=run.counters.get(label, 0),
     )
     run.stages.append(record)

@@ -21,6 +21,8 @@ from bot.battle.panel import gang_names, report_scope
 from bot.battle.state import Phase, PostBattleRun, StageRecord, StageStatus, run_key
 from bot.rulesets import ruleset_for
 from bot.storage import Campaign, OutboxEntry, Transaction
+from bot.storage.at_once import Statement
+from bot.storage.sequences import set_in_state_statement
 from rules.report import battle_report
 from rules.world import World
 
@@ -166,9 +168,12 @@ async def owe_report(
     return True
 
 
-async def record_delivery(tx: Transaction, entry: OutboxEntry, accepted: Accepted) -> None:
-    """In the transaction marking ``entry`` delivered: store its message id in the run,
-    in one UPDATE of the stored run (only if it is still the run that owed it)."""
+_Update = tuple[str, str, list[tuple[str, str | int]], dict[str, int]]
+
+
+def _delivery_update(entry: OutboxEntry, accepted: Accepted) -> _Update | None:
+    """Where a delivered message's id goes in its run: campaign, run key, the paths that
+    must still hold (it is the run that owed it) and the numbers to set."""
     link = entry.link or {}
     campaign, key = str(link.get("campaign")), run_key(str(link.get("battle")))
     checks: list[tuple[str, str | int]] = [("$.sequence.id", str(link.get("sequence")))]
@@ -180,17 +185,46 @@ async def record_delivery(tx: Transaction, entry: OutboxEntry, accepted: Accepte
         values = {f"$.stages[{number - 1}].message_ids[{page}]": accepted.message_id}
     elif what == "panel":
         gang = str(link.get("gang"))
-        if not _PLAIN_KEY.fullmatch(gang):  # not fit for a JSON path: the long way
-            await _record_panel(tx, campaign, key, gang, accepted.message_id)
-            return
         checks.append((f'$.reports."{gang}".gang_id', gang))
         values = {f'$.reports."{gang}".message_id': accepted.message_id}
     elif what == "report":
         values = {"$.report_channel_id": accepted.channel_id,
                   "$.report_message_id": accepted.message_id}
     else:
+        return None
+    return campaign, key, checks, values
+
+
+def _plain(entry: OutboxEntry) -> bool:
+    """Whether the row's gang id (if any) is fit for a JSON path."""
+    link = entry.link or {}
+    return link.get("what") != "panel" or bool(_PLAIN_KEY.fullmatch(str(link.get("gang"))))
+
+
+async def record_delivery(tx: Transaction, entry: OutboxEntry, accepted: Accepted) -> None:
+    """In the transaction marking ``entry`` delivered: store its message id in the run,
+    in one UPDATE of the stored run (only if it is still the run that owed it)."""
+    update = _delivery_update(entry, accepted)
+    if update is None:
+        return
+    campaign, key, checks, values = update
+    if not _plain(entry):  # the long way
+        link = entry.link or {}
+        await _record_panel(tx, campaign, key, str(link.get("gang")), accepted.message_id)
         return
     await tx.set_in_sequence(campaign, key, checks, values)
+
+
+def delivery_statements(entry: OutboxEntry, accepted: Accepted) -> list[Statement] | None:
+    """:func:`record_delivery` as statements of the one-trip write that marks ``entry``
+    delivered; None when it needs the long way (a transaction)."""
+    if not _plain(entry):
+        return None
+    update = _delivery_update(entry, accepted)
+    if update is None:
+        return []
+    campaign, key, checks, values = update
+    return [set_in_state_statement(entry.guild_id, campaign, key, checks, values)]
 
 
 async def _record_panel(

@@ -85,9 +85,14 @@ async def answer_with(
 ) -> bool:
     """Answer a click by editing its own message to show ``run`` at ``revision`` (one
     call to Discord instead of an acknowledgement and an edit), unless a newer state was
-    drawn meanwhile: then nothing is sent and False is returned (acknowledge instead)."""
+    drawn meanwhile, or is being drawn now: then nothing is sent and False is returned
+    (acknowledge instead; the redraw after shows the click), so that the first response
+    never waits for another click's edits."""
     key = (guild_id, run.key)
-    async with _locks(key):
+    lock = _locks(key)
+    if lock.locked():
+        return False
+    async with lock:
         if revision < _drawn.get(key, 0):
             return False
         _drawn[key] = revision
@@ -239,7 +244,8 @@ def use_outbox(client: MundaBot) -> None:
     async def after(entry: OutboxEntry, accepted: Accepted) -> None:
         await _redraw_delivered(client, entry)
 
-    client.outbox.on_delivered(owed.OUTBOX_KIND, owed.record_delivery, after)
+    client.outbox.on_delivered(owed.OUTBOX_KIND, owed.record_delivery, after,
+                               at_once=owed.delivery_statements)
 
 
 async def _redraw_delivered(client: MundaBot, entry: OutboxEntry) -> None:

@@ -30,6 +30,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rules.copying import deep_copy
 from rules.dice import SeededRoller
 from rules.models import Battle, FighterEndState, VehicleEndState
 from rules.sequence import STAGES, PostBattleSequence, Stage, Step, SubStep, stage_label
@@ -404,7 +405,7 @@ class PostBattleRun(_Stored):
                          if r.number < record.number and r.status is StageStatus.CONFIRMED),
                         None)
         record.status = StageStatus.UNDONE
-        sequence = record.opened_with.model_copy(deep=True)
+        sequence = deep_copy(record.opened_with)
         taken_back = (f"Undone by {who}: its rolls and changes were taken back (the ledger "
                       "keeps them, marked undone)")
         if record.step is Step.WRAP_UP or previous is None:

@@ -102,6 +102,30 @@ async def load_battle_world(
     return await tx.load_world(campaign_id, gang_ids)
 
 
+def saves_only(decision: Decision) -> bool:
+    """Whether storing ``decision`` is saving its run and nothing else: no rolls, no
+    battle, no message owed, no step taken back (a panel's select, one confirmation
+    of several)."""
+    scene = decision.scene
+    return (not decision.actions and decision.battle is None and decision.take_back is None
+            and not (scene.owe_stages or scene.owe_panels or scene.notices
+                     or scene.owe_report))
+
+
+async def store_decision(
+    storage: Storage, guild_id: int, campaign: Campaign, decision: Decision, revision: int,
+    *, actor: str, world: World,
+) -> int:
+    """Write ``decision`` as :func:`commit` does, in a write transaction of its own; one
+    that only saves the run is one round trip to the database (Storage.save_sequence_at_once)."""
+    if saves_only(decision):
+        run = decision.run
+        return await storage.save_sequence_at_once(guild_id, campaign.id, run.key, run,
+                                                   battle_id=run.battle_id, revision=revision)
+    async with storage.transaction(guild_id) as tx:
+        return await commit(tx, campaign, decision, revision, actor=actor, world=world)
+
+
 async def commit(
     tx: Transaction, campaign: Campaign, decision: Decision, revision: int, *, actor: str,
     world: World,

@@ -18,6 +18,7 @@ from typing import Any
 import aiosqlite
 from pydantic import BaseModel, ConfigDict
 
+from bot.storage.at_once import Statement
 from bot.storage.codec import Row, dumps, now
 
 # Discord takes a nonce of at most 25 characters.
@@ -131,6 +132,18 @@ async def undelivered(
         (limit,) if guild_id is None else (guild_id, limit),
     )
     return [_entry(row) for row in rows]
+
+
+def delivered_statement(guild_id: int, pk: int, message_id: int, channel_id: int) -> Statement:
+    """:func:`delivered` as a statement of a write made at once (bot/storage/at_once.py):
+    required, so nothing else of that write is kept when the row was settled already."""
+    return Statement(
+        "UPDATE outbox SET delivered_at = ?, message_id = ?, delivered_channel_id = ?,"
+        " attempts = attempts + 1, last_error = NULL"
+        " WHERE guild_id = ? AND pk = ? AND delivered_at IS NULL AND failed_at IS NULL"
+        " RETURNING pk",
+        (now(), message_id, channel_id, guild_id, pk), required=True,
+    )
 
 
 async def delivered(

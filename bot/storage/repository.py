@@ -23,18 +23,23 @@ from __future__ import annotations
 import asyncio
 import functools
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Callable
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
 import aiosqlite
+from pydantic import BaseModel
 
-from bot.storage import outbox
+from bot.storage import outbox, sequences
+from bot.storage.at_once import Statement, run_all
 from bot.storage.backup import backup_database
 from bot.storage.database import DEFAULT_BUSY_TIMEOUT_MS, connect, on_disk, schema_version
+from bot.storage.errors import StaleSequence
 from bot.storage.outbox import OutboxEntry
 from bot.storage.transaction import Transaction
 
@@ -122,6 +127,28 @@ class _ReadPool:
             self._free.put_nowait(lane)
 
 
+@dataclass
+class WriterLockTimes:
+    """How long the writer lock was waited for and held, over every Storage of the
+    process (seconds). Two clock reads per write; bench/bot_bench.py reports them."""
+
+    holds: int = 0
+    waited: float = 0.0
+    held: float = 0.0
+    longest_wait: float = 0.0
+    longest_hold: float = 0.0
+
+    def record(self, waited: float, held: float) -> None:
+        self.holds += 1
+        self.waited += waited
+        self.held += held
+        self.longest_wait = max(self.longest_wait, waited)
+        self.longest_hold = max(self.longest_hold, held)
+
+
+WRITER_LOCK = WriterLockTimes()
+
+
 # Checks before an answer: enough lanes that clicks arriving together rarely wait for
 # each other (measured in docs/benchmarks.md); each is a connection and a thread.
 ANSWERING_LANES = 3
@@ -147,6 +174,7 @@ class Storage:
         self._answering = _ReadPool(ANSWERING_LANES)
         self._background = _ReadPool(1)
         self._closed = False
+        self._writes: dict[int, int] = {}
 
     @classmethod
     async def open(
@@ -176,6 +204,12 @@ class Storage:
         traceback: TracebackType | None,
     ) -> None:
         await self.close()
+
+    def writes(self, guild_id: int) -> int:
+        """How many write transactions on ``guild_id``'s data this Storage has committed:
+        what was read at one count is still what is stored while the count is the same
+        (one process per database), so it can be kept in memory until then."""
+        return self._writes.get(guild_id, 0)
 
     @property
     def writer_busy(self) -> bool:
@@ -212,6 +246,34 @@ class Storage:
         normally, rolled back (nothing written, ledger included) if it raises."""
         async with self._scope(guild_id, write=True) as tx:
             yield tx
+
+    async def write_at_once(
+        self, guild_id: int, statements: Sequence[Statement]
+    ) -> list[list[Any]] | None:
+        """One write transaction of ``statements`` in one round trip to the database
+        thread (bot/storage/at_once.py): each one's rows, or None when a required one
+        returned no row (then nothing was written)."""
+        async with self._locked():
+            # aiosqlite runs the function on its connection's own thread, in order with
+            # every other call on that connection; there is no public name for it.
+            done: list[list[Any]] | None = await self._conn._execute(  # type: ignore[no-untyped-call]
+                run_all, self._conn._conn, statements)
+        if done is not None:
+            self._writes[guild_id] = self._writes.get(guild_id, 0) + 1
+        return done
+
+    async def save_sequence_at_once(
+        self, guild_id: int, campaign_id: str, key: str, state: BaseModel, *,
+        battle_id: str | None, revision: int,
+    ) -> int:
+        """``Transaction.save_sequence(..., revision=)`` as a write transaction of its own,
+        in one round trip to the database thread; returns the new revision, or raises
+        StaleSequence (nothing written) when the stored one is no longer at ``revision``."""
+        done = await self.write_at_once(guild_id, [sequences.save_statement(
+            guild_id, campaign_id, key, state, battle_id, revision=revision)])
+        if done is None:
+            raise StaleSequence(sequences.STALE)
+        return int(done[0][0][0])
 
     async def backup(self, target: str | Path) -> Path:
         """Copy the whole database, online, to ``target`` (replaced when complete)."""
@@ -253,12 +315,15 @@ class Storage:
             raise RuntimeError(
                 "Storage was called inside its own transaction; use the transaction object."
             )
+        asked = time.perf_counter()
         async with self._lock:
             self._owner = task
+            taken = time.perf_counter()
             try:
                 yield
             finally:
                 self._owner = None
+                WRITER_LOCK.record(taken - asked, time.perf_counter() - taken)
 
     async def _reading_connection(self, lane: _ReadLane) -> aiosqlite.Connection | None:
         """The lane's connection (held under its lock); None for ``:memory:``."""
@@ -311,6 +376,8 @@ class Storage:
             try:
                 yield tx
                 await self._conn.execute("COMMIT")
+                if write:
+                    self._writes[guild_id] = self._writes.get(guild_id, 0) + 1
             except BaseException:
                 if self._conn.in_transaction:
                     await self._conn.execute("ROLLBACK")

@@ -102,9 +102,14 @@ async def fetch_rosters(
 
 
 async def fetch_gang_rows(
-    db: aiosqlite.Connection, campaign_pk: int, gang_ids: Collection[str]
+    db: aiosqlite.Connection, campaign_pk: int, gang_ids: Collection[str] | None
 ) -> dict[str, Row]:
-    """The gangs' own rows (no fighters, vehicles or items) by gang id; missing ones left out."""
+    """The gangs' own rows (no fighters, vehicles or items) by gang id; missing ones left out.
+    ``None``: every gang of the campaign."""
+    if gang_ids is None:
+        rows = await db.execute_fetchall(
+            f"{_GANG_SELECT} WHERE campaign_pk = ? ORDER BY pk", (campaign_pk,))
+        return {str(row["id"]): row for row in rows}
     ids = list(dict.fromkeys(gang_ids))
     if not ids:
         return {}

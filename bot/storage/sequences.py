@@ -13,11 +13,13 @@ from typing import TypeVar
 import aiosqlite
 from pydantic import BaseModel, ValidationError
 
+from bot.storage.at_once import CAMPAIGN_PK, Statement
 from bot.storage.codec import Row, now
 from bot.storage.errors import StorageError
 from bot.storage.records import SequenceRecord
 
 M = TypeVar("M", bound=BaseModel)
+STALE = "Someone else acted on this at the same moment. Nothing was saved; please try again."
 
 
 def model_name(model_type: type[BaseModel]) -> str:
@@ -33,6 +35,28 @@ async def stored(db: aiosqlite.Connection, campaign_pk: int, key: str) -> Row | 
         )
     )
     return rows[0] if rows else None
+
+
+_UPSERT = (
+    "INSERT INTO sequences (campaign_pk, key, model, battle_id, state, revision, updated_at)"
+    " VALUES ({pk}, ?, ?, ?, ?, 1, ?) ON CONFLICT (campaign_pk, key) DO UPDATE"
+    " SET model = excluded.model, battle_id = excluded.battle_id, state = excluded.state,"
+    " revision = revision + 1, updated_at = excluded.updated_at{guard} RETURNING revision"
+)
+
+
+def save_statement(
+    guild_id: int, campaign_id: str, key: str, state: BaseModel, battle_id: str | None,
+    *, revision: int,
+) -> Statement:
+    """:func:`save` over ``revision`` as one statement of a write made at once
+    (bot/storage/at_once.py); its one row is the new revision."""
+    return Statement(
+        _UPSERT.format(pk=CAMPAIGN_PK, guard=" WHERE sequences.revision = ?"),
+        (guild_id, campaign_id, key, model_name(type(state)), battle_id,
+         state.model_dump_json(by_alias=True), now(), revision),
+        required=True,
+    )
 
 
 async def save(
@@ -51,22 +75,40 @@ async def save(
     on (nothing written). One statement either way.
     """
     guard = "" if revision is None else " WHERE sequences.revision = ?"
-    cursor = await db.execute(
-        "INSERT INTO sequences (campaign_pk, key, model, battle_id, state, revision, updated_at)"
-        " VALUES (?, ?, ?, ?, ?, 1, ?) ON CONFLICT (campaign_pk, key) DO UPDATE"
-        " SET model = excluded.model, battle_id = excluded.battle_id, state = excluded.state,"
-        f" revision = revision + 1, updated_at = excluded.updated_at{guard} RETURNING revision",
+    # One round trip to the database thread (a cursor's fetch and close are two more),
+    # made while the writer lock is held.
+    rows = await db.execute_fetchall(
+        _UPSERT.format(pk="?", guard=guard),
         (
             campaign_pk, key, model_name(type(state)), battle_id,
             state.model_dump_json(by_alias=True), now(),
             *(() if revision is None else (revision,)),
         ),
     )
-    row = await cursor.fetchone()
-    await cursor.close()
+    row = next(iter(rows), None)
     if row is None or (revision == 0 and int(row[0]) != 1):
         return None
     return int(row[0])
+
+
+_SET_IN_STATE = (
+    "UPDATE sequences SET state = json_set(state{sets}), revision = revision + 1"
+    " WHERE campaign_pk = {pk} AND key = ?{conditions} RETURNING revision"
+)
+
+
+def set_in_state_statement(
+    guild_id: int, campaign_id: str, key: str, checks: Sequence[tuple[str, str | int]],
+    values: Mapping[str, int],
+) -> Statement:
+    """:func:`set_in_state` as a statement of a write made at once (not required: no
+    match changes nothing and keeps the rest of the write)."""
+    return Statement(
+        _SET_IN_STATE.format(sets=", ?, ?" * len(values), pk=CAMPAIGN_PK,
+                             conditions=" AND json_extract(state, ?) = ?" * len(checks)),
+        (*(part for pair in values.items() for part in pair), guild_id, campaign_id, key,
+         *(part for pair in checks for part in pair)),
+    )
 
 
 async def set_in_state(
@@ -76,16 +118,13 @@ async def set_in_state(
     """Set numbers inside the stored state (SQLite JSON paths) in one UPDATE, if every
     ``checks`` path holds its value; returns the new revision, or None when nothing
     matched (no such state, or another one)."""
-    sets = ", ?, ?" * len(values)
-    conditions = " AND json_extract(state, ?) = ?" * len(checks)
-    cursor = await db.execute(
-        f"UPDATE sequences SET state = json_set(state{sets}), revision = revision + 1"
-        f" WHERE campaign_pk = ? AND key = ?{conditions} RETURNING revision",
+    rows = await db.execute_fetchall(
+        _SET_IN_STATE.format(sets=", ?, ?" * len(values), pk="?",
+                             conditions=" AND json_extract(state, ?) = ?" * len(checks)),
         (*(part for pair in values.items() for part in pair), campaign_pk, key,
          *(part for pair in checks for part in pair)),
     )
-    row = await cursor.fetchone()
-    await cursor.close()
+    row = next(iter(rows), None)
     return None if row is None else int(row[0])
 
 

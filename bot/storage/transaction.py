@@ -189,14 +189,17 @@ class Transaction:
         return world.gang(gang_id)
 
     async def gangs_without_rosters(
-        self, campaign_id: str, gang_ids: Sequence[str]
+        self, campaign_id: str, gang_ids: Sequence[str] | None
     ) -> dict[str, Gang]:
-        """The named gangs' own fields (name, owner, credits...) with EMPTY rosters.
+        """The named gangs' own fields (name, owner, credits...) with EMPTY rosters
+        (``None``: every gang of the campaign, in the order they joined).
 
         For checks that look no further than who owns a gang: a whole gang is a
         dozen fighters and their equipment to read and validate. Never write these back.
         """
         rows = await fetch_gang_rows(self._db, await self._campaign(campaign_id), gang_ids)
+        if gang_ids is None:
+            gang_ids = list(rows)
         for gang_id in gang_ids:
             if gang_id not in rows:
                 raise NotFound(f"There is no gang with id {gang_id} in this campaign.")
@@ -493,10 +496,7 @@ class Transaction:
         saved = await sequences.save(self._write_db(), pk, key, state, battle_id,
                                      revision=revision)
         if saved is None:
-            raise StaleSequence(
-                "Someone else acted on this at the same moment. Nothing was saved; please "
-                "try again."
-            )
+            raise StaleSequence(sequences.STALE)
         return saved
 
     async def load_sequence(self, campaign_id: str, key: str, model_type: type[M]) -> M | None:

@@ -1,0 +1,54 @@
+"""A delivery whose hook gives its writes as statements is recorded in one write made at
+once (the row marked delivered and the hook's UPDATE together); a hook that gives none
+for a row falls back to its transaction."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.outbox import Accepted, Outbox
+from bot.storage import Campaign, OutboxEntry, Storage, Transaction
+from bot.storage.at_once import Statement
+from bot.storage.sequences import set_in_state_statement
+
+from .conftest import GUILD_A
+from .test_per_click_costs import RecordingSender
+from .test_sequences import sequence
+
+
+async def test_a_delivery_and_its_hooks_update_are_one_write(
+    storage: Storage, campaign: Campaign
+) -> None:
+    state = sequence()
+    await storage.save_sequence(GUILD_A, campaign.id, "k", state)
+    in_transaction: list[str] = []
+
+    async def record(tx: Transaction, entry: OutboxEntry, accepted: Accepted) -> None:
+        in_transaction.append(entry.key)
+        await tx.set_in_sequence(campaign.id, "k", [], {"$.current": accepted.message_id})
+
+    def at_once(entry: OutboxEntry, accepted: Accepted) -> list[Statement] | None:
+        if entry.key == "long":
+            return None
+        return [set_in_state_statement(GUILD_A, campaign.id, "k",
+                                       [("$.battle_id", "b1")],
+                                       {"$.current": accepted.message_id})]
+
+    sender = RecordingSender()
+    outbox = Outbox(storage, sender)
+    outbox.on_delivered("test", record, at_once=at_once)
+    link: dict[str, Any] = {"kind": "test"}
+    writes = storage.writes(GUILD_A)
+    await storage.owe_message(GUILD_A, "short", 10, {"content": "hi"}, link=link)
+    await outbox.flush(GUILD_A)
+    entry = await storage.owed_message(GUILD_A, "short")
+    assert entry is not None and entry.message_id == 1001 and not entry.pending
+    found = await storage.load_sequence(GUILD_A, campaign.id, "k", type(state))
+    assert found is not None and found.current == 1001
+    assert in_transaction == []
+    assert storage.writes(GUILD_A) == writes + 2  # owed, then delivered with the id
+    await storage.owe_message(GUILD_A, "long", 10, {"content": "hi"}, link=link)
+    await outbox.flush(GUILD_A)
+    assert in_transaction == ["long"]
+    found = await storage.load_sequence(GUILD_A, campaign.id, "k", type(state))
+    assert found is not None and found.current == 1002
