@@ -121,8 +121,9 @@ async def test_trading_post_visit_and_an_advancement(arena: Arena) -> None:
     # +2 for the Leader who traded; Reputation 3 adds nothing.
     level = number_after(r"Availability (\d+) = ", text)
     assert level == dice + 2
-    catalogue = [("Boltgun", "Rare", 8), ("Krak grenades", "Rare", 8), ("Medicae kit", "Rare", 9),
-                 ("Bio-booster", "Rare", 8), ("Melta bomb", "Rare", 11),
+    # In the shipped Trading Post's order: weapons, then wargear.
+    catalogue = [("Boltgun", "Rare", 8), ("Krak grenades", "Rare", 8), ("Melta bomb", "Rare", 11),
+                 ("Medicae kit", "Rare", 9), ("Bio-booster", "Rare", 8),
                  ("Archaeo-carapace", "Rare", 12), ("Armourweave", "Illegal", 9),
                  ("Ghast", "Illegal", 9), ("Chrono-crystal", "Illegal", 14)]
     # Law Abiding: Illegal (X) needs X <= availability - 4 (PB-6B.6).
