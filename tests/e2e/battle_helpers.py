@@ -266,6 +266,15 @@ def all_text(driver: Driver, channel: Channel | str) -> str:
     return driver.transcript(channel, guild=GUILD)
 
 
+TRADING_POST = "▶️ Update Roster (B. Visit the Trading Post)"
+ADVANCEMENTS = "▶️ Update Roster (E. Purchase Advancements)"
+
+
+async def at_step(driver: Driver, thread: Channel, label: str) -> None:
+    """Wait until the thread shows the step ``label`` opened."""
+    await until(lambda: label in all_text(driver, thread) or None, label)
+
+
 async def at_post_battle_actions(driver: Driver, thread: Channel, users: Sequence[str]) -> None:
     """Agree every step before the Post-battle Actions, then wait for that step to show."""
     await confirm_until(driver, thread, STEPS_BEFORE_ACTIONS, users)

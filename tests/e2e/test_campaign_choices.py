@@ -12,10 +12,13 @@ import pytest
 from bot.arena import Arena
 from rules.data import default_ruleset
 from tests.e2e.battle_helpers import (
+    ADVANCEMENTS,
     CHANNEL,
     GUILD,
     STEPS_BEFORE_ACTIONS,
+    TRADING_POST,
     all_text,
+    at_step,
     bot_ready,
     confirm_until,
     ensure_member,
@@ -25,24 +28,14 @@ from tests.e2e.battle_helpers import (
     report,
     slash,
     thread_named,
-    until,
 )
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-TRADING_POST = "▶️ Update Roster (B. Visit the Trading Post)"
-ADVANCEMENTS = "▶️ Update Roster (E. Purchase Advancements)"
-
 
 @pytest.fixture(autouse=True)
 async def players(arena: Arena) -> None:
     await bot_ready(arena)
     ensure_member(arena, "dan")
-
-
-async def at_step(arena: Arena, thread: object, label: str) -> None:
-    await until(lambda: label in all_text(arena.driver, thread) or None,  # type: ignore[arg-type]
-                label)
 
 
 @pytest.mark.rule("PB-4")
@@ -72,7 +65,7 @@ async def test_dome_dice_hangers_on_limit_and_the_gangers_skill_set(arena: Arena
 
     # The Collapsed Dome's controller chooses its income dice before Collect Income rolls.
     await confirm_until(d, thread, STEPS_BEFORE_ACTIONS[:2], ["bob", "dan"])
-    await at_step(arena, thread, "▶️ Receive Rewards")
+    await at_step(arena.driver, thread, "▶️ Receive Rewards")
     too_many = await d.slash(GUILD, CHANNEL, "dan", "rewards dome", dice=7,
                              campaign="Underhive")
     assert too_many.ephemeral and "choose between 2 and 6 income dice" in too_many.text()
@@ -84,7 +77,7 @@ async def test_dome_dice_hangers_on_limit_and_the_gangers_skill_set(arena: Arena
     assert not chosen.ephemeral
     assert "**Drifters** will roll **5** income dice for **Old Dome**" in chosen.text()
     await confirm_until(d, thread, STEPS_BEFORE_ACTIONS[2:], ["bob", "dan"])
-    await at_step(arena, thread, "▶️ Post-battle Actions")
+    await at_step(arena.driver, thread, "▶️ Post-battle Actions")
     said = all_text(d, thread)
     assert "Drifters chooses to roll 5D6x10 for Old Dome" in said, said
     assert re.search(r"income from Old Dome for Drifters: 5D6x10 → \[\d, \d, \d, \d, \d\]",
@@ -93,7 +86,7 @@ async def test_dome_dice_hangers_on_limit_and_the_gangers_skill_set(arena: Arena
     # One Hanger-on at Reputation 1; the next is refused and changes nothing.
     await confirm_until(d, thread, ["▶️ Post-battle Actions",
                                     "▶️ Update Roster (A. Clean House)"], ["bob", "dan"])
-    await at_step(arena, thread, TRADING_POST)
+    await at_step(arena.driver, thread, TRADING_POST)
     doc = await d.slash(GUILD, CHANNEL, "bob", "roster hangeron", fighter_type="Rogue Doc",
                         name="Sawbones", gang="Gearheads", campaign="Underhive")
     assert "Gearheads recruits Sawbones, a Rogue Doc, for 30 credits" in doc.text(), doc.text()
@@ -111,7 +104,7 @@ async def test_dome_dice_hangers_on_limit_and_the_gangers_skill_set(arena: Arena
                                     "▶️ Update Roster (C. Gain Boons from Territories)",
                                     "▶️ Update Roster (D. Distribute Equipment)"],
                         ["bob", "dan"])
-    await at_step(arena, thread, ADVANCEMENTS)
+    await at_step(arena.driver, thread, ADVANCEMENTS)
     refused = await d.slash(GUILD, CHANNEL, "bob", "roster advance", fighter="Lad",
                             option="Ganger advancement roll", campaign="Underhive")
     assert refused.ephemeral

@@ -13,11 +13,14 @@ from bot.arena import Arena
 from rules.data import default_ruleset
 from rules.models import FighterCategory
 from tests.e2e.battle_helpers import (
+    ADVANCEMENTS,
     CHANNEL,
     GUILD,
     STEPS_BEFORE_ACTIONS,
+    TRADING_POST,
     all_text,
     at_post_battle_actions,
+    at_step,
     bot_ready,
     confirm,
     confirm_until,
@@ -34,19 +37,10 @@ from tests.e2e.battle_helpers import (
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-TRADING_POST = "▶️ Update Roster (B. Visit the Trading Post)"
-ADVANCEMENTS = "▶️ Update Roster (E. Purchase Advancements)"
-
-
 @pytest.fixture(autouse=True)
 async def players(arena: Arena) -> None:
     await bot_ready(arena)
     ensure_member(arena, "dan")
-
-
-async def at_step(arena: Arena, thread: object, label: str) -> None:
-    await until(lambda: label in all_text(arena.driver, thread) or None,  # type: ignore[arg-type]
-                label)
 
 
 @pytest.mark.rule("PB-6B.4")
@@ -72,7 +66,7 @@ async def test_trading_post_visit_and_an_advancement(arena: Arena) -> None:
 
     # Rewards: the dice are capped at four (PB-3.2).
     await confirm_until(d, thread, STEPS_BEFORE_ACTIONS[:2], ["bob", "dan"])
-    await at_step(arena, thread, "▶️ Receive Rewards")
+    await at_step(arena.driver, thread, "▶️ Receive Rewards")
     rewards = await d.slash(GUILD, CHANNEL, "bob", "rewards claim", gang="Forge Lords",
                             credit_dice=6, reputation_gain=2, reason="won",
                             campaign="Market")
@@ -86,7 +80,7 @@ async def test_trading_post_visit_and_an_advancement(arena: Arena) -> None:
     await confirm_until(d, thread, STEPS_BEFORE_ACTIONS[2:], ["bob", "dan"])
 
     # A Trade action unlocks Seek Rare & Illegal.
-    await at_step(arena, thread, "▶️ Post-battle Actions")
+    await at_step(arena.driver, thread, "▶️ Post-battle Actions")
     traded = await d.slash(GUILD, CHANNEL, "bob", "action take", fighter="Brakka",
                            action="Trade", campaign="Market")
     assert "Brakka trades" in traded.text()
@@ -96,7 +90,7 @@ async def test_trading_post_visit_and_an_advancement(arena: Arena) -> None:
         early.content)
     await confirm_until(d, thread, ["▶️ Post-battle Actions",
                                     "▶️ Update Roster (A. Clean House)"], ["bob", "dan"])
-    await at_step(arena, thread, TRADING_POST)
+    await at_step(arena.driver, thread, TRADING_POST)
 
     credits = await credits_of(arena, "Forge Lords", "Market")
     sold = await d.slash(GUILD, CHANNEL, "bob", "roster sell", item="Frag grenades",
@@ -141,7 +135,7 @@ async def test_trading_post_visit_and_an_advancement(arena: Arena) -> None:
                                     "▶️ Update Roster (C. Gain Boons from Territories)",
                                     "▶️ Update Roster (D. Distribute Equipment)"],
                         ["bob", "dan"])
-    await at_step(arena, thread, ADVANCEMENTS)
+    await at_step(arena.driver, thread, ADVANCEMENTS)
     options = await d.autocomplete(GUILD, CHANNEL, "bob", "roster advance", focused="option",
                                    fighter="Tusk", campaign="Market")
     assert "+1 Weapon Skill or Ballistic Skill" in [c.value for c in options]
@@ -153,7 +147,7 @@ async def test_trading_post_visit_and_an_advancement(arena: Arena) -> None:
     card = await slash(d, "bob", "fighter show", fighter="Tusk", campaign="Market")
     assert "4 · 0 kills" in card
     await confirm(d, thread, ADVANCEMENTS, ["bob", "dan"])
-    await at_step(arena, thread, "▶️ Update Roster (F. Update Gang Rating)")
+    await at_step(arena.driver, thread, "▶️ Update Roster (F. Update Gang Rating)")
 
 
 @pytest.mark.rule("PB-6B.8")
@@ -191,7 +185,7 @@ async def test_deferral_needs_everyone_and_is_closed_by_the_next_prebattle(
               "▶️ Update Roster (D. Distribute Equipment)", ADVANCEMENTS,
               "▶️ Update Roster (F. Update Gang Rating)", "▶️ Report Results"]
     await confirm_until(d, thread, labels, ["bob", "dan"])
-    await at_step(arena, thread, "✅ Report Results")
+    await at_step(arena.driver, thread, "✅ Report Results")
     closed = await d.slash(GUILD, CHANNEL, "bob", "roster buy", item="Lasgun",
                            gang="Slow Hands", campaign="Later")
     assert closed.ephemeral and "Trading Post" in closed.content
@@ -260,7 +254,7 @@ async def test_repairs_clean_house_hiring_boons_and_equipment(arena: Arena) -> N
     assert "Gearheads does not pay; Rustbucket stays as it is." in question.content
 
     await confirm_until(d, thread, ["▶️ Post-battle Actions"], ["bob", "dan"])
-    await at_step(arena, thread, "▶️ Update Roster (A. Clean House)")
+    await at_step(arena.driver, thread, "▶️ Update Roster (A. Clean House)")
     retired = await d.slash(GUILD, CHANNEL, "bob", "roster retire", fighter="Old Timer",
                             campaign="Workshop")
     assert "Old Timer's gear goes to the Stash: Autogun." in retired.text()
@@ -271,7 +265,7 @@ async def test_repairs_clean_house_hiring_boons_and_equipment(arena: Arena) -> N
     assert "Oiler waits for the vehicle Gearheads will buy" in scrapped.text()
     await confirm_until(d, thread, ["▶️ Update Roster (A. Clean House)"], ["bob", "dan"])
 
-    await at_step(arena, thread, TRADING_POST)
+    await at_step(arena.driver, thread, TRADING_POST)
     hired = await d.slash(GUILD, CHANNEL, "bob", "roster hire", fighter_type="Bully",
                           name="New Blood", gang="Gearheads", campaign="Workshop")
     assert "Gearheads hires New Blood, a Bully, for 55 credits." in hired.text()
@@ -283,7 +277,7 @@ async def test_repairs_clean_house_hiring_boons_and_equipment(arena: Arena) -> N
     assert "Krug buys Boltgun from their Equipment List for 55." in own.text()
     await confirm_until(d, thread, [TRADING_POST], ["bob", "dan"])
 
-    await at_step(arena, thread, "▶️ Update Roster (C. Gain Boons from Territories)")
+    await at_step(arena.driver, thread, "▶️ Update Roster (C. Gain Boons from Territories)")
     territories = await d.autocomplete(GUILD, CHANNEL, "bob", "roster boon", focused="territory",
                                        gang="Gearheads", campaign="Workshop")
     assert sorted(c.value for c in territories) == ["Home Turf", "Rat Runs"]
@@ -318,7 +312,7 @@ async def test_repairs_clean_house_hiring_boons_and_equipment(arena: Arena) -> N
     await confirm_until(d, thread, ["▶️ Update Roster (C. Gain Boons from Territories)"],
                         ["bob", "dan"])
 
-    await at_step(arena, thread, "▶️ Update Roster (D. Distribute Equipment)")
+    await at_step(arena.driver, thread, "▶️ Update Roster (D. Distribute Equipment)")
     given = await d.slash(GUILD, CHANNEL, "bob", "roster give", item="Autogun",
                           fighter="New Blood", campaign="Workshop")
     assert "New Blood takes Autogun from the Stash" in given.text()
