@@ -89,45 +89,54 @@ def _clean_house_for(battle: Battle, gang_id: str) -> Computation:
 # What players do in each stage, with the commands of the interactive stages.
 INSTRUCTIONS: dict[Stage, str] = {
     (Step.WRAP_UP, None): (
-        "Rolled by the bot: succumb rolls, Lasting Injuries, escapes, scrap, abandoned "
-        "vehicles, In Recovery cleared. Check the results, then confirm."
+        "Rolled by the bot, openly in this thread: rolls for fighters who may succumb to "
+        "their wounds, Lasting Injuries, escape rolls for Captured fighters, scrap, "
+        "abandoned vehicles; fighters In Recovery for this battle recover. Check the "
+        "results, then press Confirm."
     ),
-    (Step.ASSIGN_TERRITORY, None): "Settled by the bot from the outcome. Confirm to go on.",
+    (Step.ASSIGN_TERRITORY, None): "Settled by the bot from the battle's outcome (who won the Territory at stake, if "
+        "any). Press Confirm to go on.",
     (Step.RECEIVE_REWARDS, None): (
-        "Each player enters the scenario's rewards for their gang with `/rewards claim` "
-        "(reward dice, at most 4D6; reputation; items). A Territory with a choice of income "
-        "dice (the Collapsed Dome) takes its controller's choice now, with `/rewards dome`. "
-        "Confirm when done: a gang without rewards simply confirms."
+        "Each player enters the scenario's rewards for their gang with `/rewards claim`: "
+        "the reward dice the scenario gives (more than four are rolled as four), Reputation "
+        "gained or lost, and items. A Territory with a choice of income dice (the Collapsed "
+        "Dome) takes its controller's choice now, with `/rewards dome`. Press Confirm when "
+        "done: a gang without rewards simply confirms."
     ),
-    (Step.COLLECT_INCOME, None): "Rolled by the bot for every Territory held. Confirm to go on.",
+    (Step.COLLECT_INCOME, None): "Rolled by the bot for every Territory each gang holds. Press Confirm to go on.",
     (Step.POST_BATTLE_ACTIONS, None): (
         "Each eligible fighter may make one action with `/action take` (`/action list` shows "
         "who may): Trade, Sell to the Guilders, Claim Bounty, Dispose, Medical Escort, "
-        "Negotiate Repairs. Confirm when done."
+        "Negotiate Repairs. Press Confirm when done."
     ),
     (Step.UPDATE_ROSTER, SubStep.CLEAN_HOUSE): (
-        "The dead were cleared by the bot. Retire fighters with `/roster retire` or scrap "
-        "vehicles with `/roster scrap`, then confirm."
+        "The bot has taken the dead off the roster. Retire fighters with `/roster retire` "
+        "or scrap vehicles with `/roster scrap`, then press Confirm."
     ),
     (Step.UPDATE_ROSTER, SubStep.TRADING_POST): (
-        "`/roster hire`, `vehicle`, `hangeron`, `sell`, `buy`, `seek` (Rare & Illegal "
-        "availability) and `buyrare`. Confirm when done, or `/roster defer` (PB-6B.8)."
+        "Spend credits with `/roster hire`, `/roster vehicle`, `/roster hangeron`, "
+        "`/roster buy` and `/roster sell`; look for Rare and Illegal items with "
+        "`/roster seek`, then buy what you found with `/roster buyrare`. Press Confirm when "
+        "done, or `/roster defer` to finish later, before your next battle, if everyone and "
+        "the Arbitrator agree."
     ),
     (Step.UPDATE_ROSTER, SubStep.TERRITORY_BOONS): (
-        "Claim your Territories' Boons with `/roster boon`, then confirm."
+        "Claim your Territories' Boons with `/roster boon`, then press Confirm."
     ),
     (Step.UPDATE_ROSTER, SubStep.DISTRIBUTE_EQUIPMENT): (
         "Give Stash equipment to fighters with `/roster give` (three weapon slots each) or "
-        "take it back with `/roster take`; confirm when done, or `/roster defer`."
+        "take it back with `/roster take`; press Confirm when done, or `/roster defer` to "
+        "finish later."
     ),
     (Step.UPDATE_ROSTER, SubStep.ADVANCEMENTS): (
-        "Spend XP with `/roster advance`, then confirm, or `/roster defer` (PB-6B.8)."
+        "Spend XP with `/roster advance`, then press Confirm, or `/roster defer` to finish "
+        "later."
     ),
     (Step.UPDATE_ROSTER, SubStep.GANG_RATING): (
-        "Recalculated by the bot (PB-6F). Confirm to go on."
+        "The bot recalculates every gang's Rating and Wealth. Press Confirm to go on."
     ),
     (Step.REPORT_RESULTS, None): (
-        "Confirm to send this report to the campaign's report channel."
+        "Press Confirm to send this report to the campaign's report channel."
     ),
 }
 
