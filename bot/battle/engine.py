@@ -42,6 +42,7 @@ from bot.battle.store import (
 )
 from bot.call import Actor, actor_from
 from bot.context import guild_id_of
+from bot.render import safe
 from bot.storage import Campaign, StaleWorld, Transaction, new_id
 from rules.dice import Roller
 from rules.models import Battle, Gang
@@ -321,6 +322,10 @@ async def start_run(interaction: Interaction, campaign: Campaign, request: Start
     )
     title = " vs ".join(names.get(g, g) for g in battle.gang_ids)
     thread = await _make_thread(interaction, message, f"Post-battle: {title}")
+    if isinstance(thread, str):
+        # Players would otherwise wonder why this battle, unlike others, has no thread.
+        await interaction.followup.send(thread, wait=True)
+        thread = None
     decision = Decision(run=run, scene=flow.Scene(owe_panels=True))
     for attempt in range(ATTEMPTS):
         async with client.storage.read_only(guild_id) as tx:
@@ -344,18 +349,31 @@ async def start_run(interaction: Interaction, campaign: Campaign, request: Start
 
 async def _make_thread(
     interaction: discord.Interaction, message: discord.Message, name: str
-) -> discord.Thread | None:
-    """A thread for the battle from its start message; None keeps everything in the channel."""
+) -> discord.Thread | str | None:
+    """A thread for the battle from its start message; None keeps everything in the
+    channel, and a text says to the players why Discord refused the thread."""
     channel = interaction.channel
     if not isinstance(channel, discord.TextChannel):
         return None  # already in a thread, or a channel kind without threads
     try:
         return await channel.create_thread(name=name[:THREAD_NAME_MAX] or "Post-battle",
                                            message=message)
-    except discord.HTTPException:
+    except discord.HTTPException as error:
         log.warning("could not open a thread for a post-battle sequence; using the channel",
                     exc_info=True)
-        return None
+        return thread_refused_text(error)
+
+
+def thread_refused_text(error: discord.HTTPException) -> str:
+    """What the players read when the battle's steps stay in the channel."""
+    if isinstance(error, discord.Forbidden):
+        fix = ("An admin can give the bot the **Create Public Threads** and **Send Messages "
+               "in Threads** permissions here so that later battles get their own thread.")
+    else:
+        fix = "Later battles will try again to open a thread."
+    said = safe(error.text or error.response.reason or "no reason given", 200)
+    return (f"I could not open a thread for this battle (Discord answered {error.status}: "
+            f"{said}), so its post-battle steps run here in the channel instead. {fix}")
 
 
 # --------------------------------------------------------------------------- the decisions
