@@ -24,6 +24,11 @@ outbox row in the same database transaction
   stored with the row, and hooks (:meth:`Outbox.on_delivered`) store it
   where it belongs (the run's stage, its report) in the same transaction.
 
+A row may name files to send with it (``link["pictures"]``: the battle report's
+card and chart). They are made at each attempt by the maker the bot gives
+(:meth:`Outbox.on_attachments`), never stored, and sent as a multipart
+request; a row whose files cannot be made, or are refused, goes without them.
+
 Messages are sent with aiohttp straight to Discord's REST API, one request
 per attempt: discord.py's own client retries a 5xx for ~25 seconds inside
 one call, which would hold a channel's queue and leave the outbox nothing to

@@ -19,7 +19,7 @@ import discord
 from bot.importing.uploads import file_stem
 from bot.pictures import GangSeries, Measure, PictureWorker
 from bot.render import safe
-from bot.storage import Transaction
+from bot.storage import Campaign, Transaction
 from bot.ui import embed_batches
 from bot.ui.report_pictures import ReportRecipe, draw_card, draw_chart, report_file_names
 from rules.models import Battle, FighterStatus, Gang
@@ -36,6 +36,16 @@ def png_files(pages: Sequence[bytes], stem: str) -> list[discord.File]:
         return [discord.File(io.BytesIO(pages[0]), filename=f"{stem}.png")]
     return [discord.File(io.BytesIO(page), filename=f"{stem}-{number}.png")
             for number, page in enumerate(pages, 1)]
+
+
+def shows_roster_card(asked: bool | None, campaign: Campaign, bot_default: bool) -> bool:
+    """Whether /gang show attaches the card: as the player asked, else as the campaign is
+    set (``/campaign settings roster_cards:``), else as the bot is (campaigns stored
+    before the setting existed)."""
+    if asked is not None:
+        return asked
+    setting = campaign.settings.roster_cards
+    return bot_default if setting is None else setting
 
 
 def roster_stem(gang: Gang) -> str:
