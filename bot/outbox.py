@@ -408,7 +408,9 @@ class Outbox:
         files = await self._files(entry)
         try:
             try:
-                accepted = await self.sender.send(entry.channel_id, body, files)
+                # Without files, the two-argument call every sender takes.
+                accepted = await (self.sender.send(entry.channel_id, body, files) if files
+                                  else self.sender.send(entry.channel_id, body))
             except DeliveryFailed as failure:
                 if not (files and failure.permanent and not failure.wrong_channel):
                     raise
