@@ -6,6 +6,7 @@ import asyncio
 import logging
 import pkgutil
 from collections.abc import Sequence
+from functools import partial
 
 import discord
 from discord import app_commands
@@ -19,6 +20,7 @@ from bot.importing.worker import import_worker, settle_heap
 from bot.outbox import HttpSender, Outbox
 from bot.pictures import PictureWorker
 from bot.storage import Storage
+from bot.ui.report_pictures import report_files
 from bot.ui.routes import routed_items
 
 log = logging.getLogger(__name__)
@@ -58,6 +60,8 @@ class MundaBot(commands.Bot):
         self._backups: asyncio.Task[None] | None = None
         # Roster cards and charts are drawn on the worker's thread, cached by revision.
         self.pictures = PictureWorker()
+        # The battle report's card and chart, drawn when the outbox sends the report.
+        self.outbox.on_attachments(partial(report_files, storage, self.pictures))
         self._warming: asyncio.Task[None] | None = None
         self._import_worker: asyncio.Task[int] | None = None
         self._cog_names = list(cogs) if cogs is not None else discover_cogs()

@@ -83,7 +83,9 @@ class ImportingSettings(_Section):
 
 
 class PicturesSettings(_Section):
-    """Whether /gang show attaches the roster card when the player does not say."""
+    """Where a new campaign's ``roster_cards`` setting starts (whether /gang show attaches
+    the roster card when the player does not say); and the setting of campaigns stored
+    before they had one."""
 
     roster_card: bool = True
 

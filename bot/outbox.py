@@ -24,6 +24,11 @@ outbox row in the same database transaction
   stored with the row, and hooks (:meth:`Outbox.on_delivered`) store it
   where it belongs (the run's stage, its report) in the same transaction.
 
+A row may name files to send with it (``link["pictures"]``: the battle report's
+card and chart). They are made at each attempt by the maker the bot gives
+(:meth:`Outbox.on_attachments`), never stored, and sent as a multipart
+request; a row whose files cannot be made, or are refused, goes without them.
+
 Messages are sent with aiohttp straight to Discord's REST API, one request
 per attempt: discord.py's own client retries a 5xx for ~25 seconds inside
 one call, which would hold a channel's queue and leave the outbox nothing to
@@ -35,10 +40,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -65,6 +71,9 @@ RETRYABLE = frozenset({408, 500, 502, 503, 504, 520, 522, 524})
 WRONG_CHANNEL = frozenset({403, 404})
 # Discord's codes for "the channel is unusable" inside a 400 (archived thread, ...).
 WRONG_CHANNEL_CODES = frozenset({50083, 10003, 50001, 50013})
+# Seconds the files of one row may take to make (pictures drawn on a busy worker): past
+# that the message goes without them rather than hold its channel's queue.
+ATTACH_TIMEOUT = 30.0
 
 
 # --------------------------------------------------------------------------- retries
@@ -168,8 +177,35 @@ def decide(entry: OutboxEntry, failure: DeliveryFailed, policy: RetryPolicy) -> 
 # --------------------------------------------------------------------------- sending
 
 
+@dataclass(frozen=True)
+class OutgoingFile:
+    """A file sent with a message (an attachment), made when the row is sent."""
+
+    filename: str
+    data: bytes = field(repr=False)
+
+
+# The files to send with a row whose link names some (``link["pictures"]``); made at send
+# time, so the row stores what to attach, never the bytes.
+AttachmentMaker = Callable[[OutboxEntry], Awaitable[Sequence[OutgoingFile]]]
+
+
+def multipart_body(body: dict[str, Any], files: Sequence[OutgoingFile]) -> aiohttp.FormData:
+    """The message as Discord takes it with files: ``payload_json`` (the body, naming each
+    upload in ``attachments``) and one ``files[n]`` part per file, as discord.py sends it."""
+    payload = {**body, "attachments": [{"id": index, "filename": file.filename}
+                                       for index, file in enumerate(files)]}
+    form = aiohttp.FormData()
+    form.add_field("payload_json", json.dumps(payload), content_type="application/json")
+    for index, file in enumerate(files):
+        form.add_field(f"files[{index}]", file.data, filename=file.filename,
+                       content_type="application/octet-stream")
+    return form
+
+
 class Sender(Protocol):
-    async def send(self, channel_id: int, body: dict[str, Any]) -> Accepted: ...
+    async def send(self, channel_id: int, body: dict[str, Any],
+                   files: Sequence[OutgoingFile] = ()) -> Accepted: ...
 
     async def close(self) -> None: ...
 
@@ -197,7 +233,8 @@ class HttpSender:
         return cls(lambda: discord.http.Route.BASE, lambda: client.http.token, timeout=timeout,
                    user_agent=client.http.user_agent)
 
-    async def send(self, channel_id: int, body: dict[str, Any]) -> Accepted:
+    async def send(self, channel_id: int, body: dict[str, Any],
+                   files: Sequence[OutgoingFile] = ()) -> Accepted:
         token = self._token()
         if not token:
             raise DeliveryFailed("not logged in yet")
@@ -205,8 +242,10 @@ class HttpSender:
             self._session = aiohttp.ClientSession(timeout=self._timeout)
         url = f"{self._base_url().rstrip('/')}/channels/{channel_id}/messages"
         headers = {"Authorization": f"Bot {token}", "User-Agent": self._user_agent}
+        # A new form per attempt: a form is consumed by the request that sends it.
+        sent: dict[str, Any] = {"data": multipart_body(body, files)} if files else {"json": body}
         try:
-            async with self._session.post(url, json=body, headers=headers) as response:
+            async with self._session.post(url, headers=headers, **sent) as response:
                 try:
                     data: Any = await response.json(content_type=None)
                 except ValueError:
@@ -261,6 +300,7 @@ class Outbox:
         self._task: asyncio.Task[None] | None = None
         self._paused_until = 0.0  # a global 429 stops every channel until then
         self._redirected = False
+        self._attachments: AttachmentMaker | None = None
 
     def on_delivered(self, kind: str, in_transaction: DeliveredHook,
                      after: AfterHook | None = None, at_once: AtOnceHook | None = None,
@@ -269,6 +309,12 @@ class Outbox:
         transaction that marks the row delivered (``at_once``, when it gives statements,
         does the same in one round trip instead); ``after`` once it is committed."""
         self._hooks[kind] = _Hooks(in_transaction, after, at_once)
+
+    def on_attachments(self, make: AttachmentMaker) -> None:
+        """``make(entry)`` gives the files of each row whose link names pictures
+        (``link["pictures"]``), at each attempt. A row whose files cannot be made, or are
+        refused, is sent without them: files never cost a message."""
+        self._attachments = make
 
     # ----------------------------------------------------------------- running
 
@@ -359,8 +405,20 @@ class Outbox:
     async def _attempt(self, entry: OutboxEntry) -> float | None:
         """One try; None when the channel may go on with its next row."""
         body = {**entry.payload, "nonce": entry.nonce, "enforce_nonce": True}
+        files = await self._files(entry)
         try:
-            accepted = await self.sender.send(entry.channel_id, body)
+            try:
+                # Without files, the two-argument call every sender takes.
+                accepted = await (self.sender.send(entry.channel_id, body, files) if files
+                                  else self.sender.send(entry.channel_id, body))
+            except DeliveryFailed as failure:
+                if not (files and failure.permanent and not failure.wrong_channel):
+                    raise
+                # Refused with its files (too many, too large): Discord made no message,
+                # so the same nonce sends it without them.
+                log.error("outbox: Discord refused the files of %s (%s); sending it without"
+                          " them", entry.key, failure.reason)
+                accepted = await self.sender.send(entry.channel_id, body)
         except DeliveryFailed as failure:
             return await self._failed(entry, failure)
         except Exception as error:  # a bug, not Discord: keep the row and say so
@@ -369,6 +427,17 @@ class Outbox:
         failpoints.hit(failpoints.AFTER_OUTBOX_SENT)
         await self._delivered(entry, accepted)
         return None
+
+    async def _files(self, entry: OutboxEntry) -> list[OutgoingFile]:
+        """The row's files, or none when it names none or they cannot be made now."""
+        if self._attachments is None or not (entry.link or {}).get("pictures"):
+            return []
+        try:
+            return list(await asyncio.wait_for(self._attachments(entry), ATTACH_TIMEOUT))
+        except Exception:
+            log.exception("outbox: the files of %s could not be made; sending it without them",
+                          entry.key)
+            return []
 
     async def _failed(self, entry: OutboxEntry, failure: DeliveryFailed) -> float | None:
         decision = decide(entry, failure, self.policy)

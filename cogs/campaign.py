@@ -110,6 +110,9 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
         settings = checked(lambda: CampaignSettings(
             name=clean_name(name, "campaign name"), scenario_die=ScenarioDie(scenario_die),
             ruleset=check_ruleset_name(ruleset),
+            # The bot's setting is only where a new campaign starts; /campaign settings
+            # changes it for this campaign.
+            roster_cards=self.bot.config.pictures.roster_card,
         ), "campaign")
         async with call.write_server() as tx:
             call.actor.require_may_start(await tx.list_campaigns())
@@ -190,6 +193,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
         scenario_die="die for the scenario roll",
         ruleset="rule data set to play with",
         default="make this the server's default campaign",
+        roster_cards="attach the roster card to /gang show unless the player says otherwise",
     )
     @app_commands.choices(ruleset=RULESET_CHOICES)
     async def settings(
@@ -206,11 +210,12 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
         scenario_die: Die | None = None,
         ruleset: str | None = None,
         default: bool | None = None,
+        roster_cards: bool | None = None,
     ) -> None:
         call = Call.of(interaction)
         change = SettingsChange(name, report_channel, clear_report_channel, arbitrator_add,
                                 arbitrator_remove, arbitrator_role, clear_arbitrator_role,
-                                scenario_die, ruleset, default)
+                                scenario_die, ruleset, default, roster_cards)
         async with call.write(campaign) as s:
             found = s.campaign
             if change.changes_anything:

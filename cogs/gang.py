@@ -27,7 +27,13 @@ from bot.render import safe
 from bot.storage import new_id
 from bot.ui import checked, clean_name, paged_embeds
 from bot.ui.confirm import Confirmed, confirm_view, confirmation
-from bot.ui.pictures import captor_names, member_name, png_files, roster_stem
+from bot.ui.pictures import (
+    captor_names,
+    member_name,
+    png_files,
+    roster_stem,
+    shows_roster_card,
+)
 from bot.ui.roster import roster_embeds
 from rules.errors import InvalidRequest, NotFound
 from rules.models import Alignment, FighterStatus, Gang
@@ -118,7 +124,7 @@ class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and
     @app_commands.describe(
         gang="the gang",
         campaign=CAMPAIGN_HELP,
-        card="attach the roster card as PNG pages (default: the bot's setting, usually yes)",
+        card="attach the roster card as PNG pages (default: the campaign's setting)",
     )
     async def show(
         self, interaction: Interaction, gang: GangName, campaign: CampaignName | None = None,
@@ -135,7 +141,7 @@ class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and
             shown, s.campaign.name, captors, territories=[t.name for t in held],
             captives=[(f.name, g.name) for g, f in captives],
         )
-        if not (self.bot.config.pictures.roster_card if card is None else card):
+        if not shows_roster_card(card, s.campaign, self.bot.config.pictures.roster_card):
             await call.answer_embeds(embeds)
             return
         await call.draw_publicly()

@@ -32,6 +32,8 @@ TEXT_INPUT_VALUE_MAX = 4000
 TEXT_INPUT_PLACEHOLDER_MAX = 100
 THREAD_ARCHIVE_MINUTES = (60, 1440, 4320, 10080)
 COMMAND_NAME = re.compile(r"^[-_'\w]{1,32}$")
+ATTACHMENTS_MAX = 10  # files on one message
+UPLOAD_BYTES_MAX = 10 * 1024 * 1024  # a request's files together, on a server without boosts
 
 # Per embed: (path inside the embed, limit).
 _EMBED_FIELD_LIMITS = (
@@ -207,6 +209,15 @@ def check_message(
     check_components(components, v2=v2)
     if not (content or embeds or components or has_files):
         raise ApiError(400, 50006, "Cannot send an empty message")
+
+
+def check_uploads(attachments: int, uploaded_bytes: int) -> None:
+    """A message's files: at most ten (400 Invalid Form Body, as Discord answers), and the
+    request's uploads under the size limit (413, code 40005)."""
+    if attachments > ATTACHMENTS_MAX:
+        raise _fail(f"Must be {ATTACHMENTS_MAX} or fewer in length.", "attachments")
+    if uploaded_bytes > UPLOAD_BYTES_MAX:
+        raise ApiError(413, 40005, "Request entity too large")
 
 
 def check_modal(data: JsonObj) -> None:

@@ -294,6 +294,7 @@ def apply_payload(
         attachments = _attachments_from(
             world, message.channel, payload.get("attachments"), files, message.attachments
         )
+    limits.check_uploads(len(attachments), sum(len(upload.data) for upload in files))
     limits.check_message(content, embeds, components, flags, has_files=bool(attachments))
 
     message.content = content

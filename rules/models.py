@@ -525,6 +525,9 @@ class CampaignSettings(Model):
     ruleset: str = Field(default="core-2023", max_length=64)
     # Skirmish play skips the campaign-only parts (PB-0).
     skirmish: bool = False
+    # Whether /gang show attaches the roster card when the player does not say; None:
+    # the bot's own default (a campaign stored before there was this setting).
+    roster_cards: bool | None = None
 
 
 # --------------------------------------------------------------------------- battles

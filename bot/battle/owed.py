@@ -2,7 +2,8 @@
 
 Every new message of a run (a report panel, a step's pages, an action's
 lines, a notice, the battle report) is owed in the transaction that stores
-the decision behind it and posted by the outbox (bot/outbox.py). When
+the decision behind it and posted by the outbox (bot/outbox.py). The battle
+report's row also names the pictures to attach (its link's ``pictures``). When
 Discord accepts one, :func:`record_delivery` stores its id in the run with
 ONE UPDATE of the stored document (no reload, no re-save); the revision it
 bumps makes a click decided from the run before it decide again.
@@ -23,6 +24,7 @@ from bot.rulesets import ruleset_for
 from bot.storage import Campaign, OutboxEntry, Transaction
 from bot.storage.at_once import Statement
 from bot.storage.sequences import set_in_state_statement
+from bot.ui.report_pictures import ReportRecipe
 from rules.report import battle_report
 from rules.world import World
 
@@ -154,11 +156,14 @@ async def owe_report(
     """Owe the battle report (PB-7) to the report channel; where the battle began if that
     channel refuses it. True when it was delivered already (its id is adopted)."""
     battle = await tx.get_battle(campaign.id, run.battle_id)
-    embed = render.final_report_embed(battle_report(world, battle),
-                                      thread_url(tx.guild_id, run))
+    report = battle_report(world, battle)
+    embed = render.final_report_embed(report, thread_url(tx.guild_id, run))
     target = campaign.report_channel_id or run.channel_id
+    # What to attach, drawn when the outbox sends it (bot/ui/report_pictures.py).
+    pictures = ReportRecipe.of(campaign.id, battle, report, world.gangs)
     entry = await tx.owe_message(
-        owed_key(run, "report"), target, body(embed=embed), link=_link(run, "report"),
+        owed_key(run, "report"), target, body(embed=embed),
+        link=_link(run, "report", pictures=pictures.model_dump(mode="json")),
         fallback_channel_id=run.channel_id if target != run.channel_id else None,
     )
     if entry.message_id is None:

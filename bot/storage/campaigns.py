@@ -16,7 +16,7 @@ from rules.names import name_key, name_taken
 _SELECT = (
     "SELECT pk, id, guild_id, name, is_default, scenario_die, ruleset, skirmish,"
     " arbitrator_user_ids, arbitrator_role_id, report_channel_id, created_at, trading_post,"
-    " rule_data FROM campaigns"
+    " rule_data, roster_cards FROM campaigns"
 )
 
 
@@ -41,6 +41,7 @@ def campaign_from_row(row: Row) -> Campaign:
             scenario_die=row["scenario_die"],
             ruleset=row["ruleset"],
             skirmish=bool(row["skirmish"]),
+            roster_cards=_flag(row["roster_cards"]),
         ),
         is_default=bool(row["is_default"]),
         arbitrator_user_ids=json.loads(row["arbitrator_user_ids"]),
@@ -50,6 +51,14 @@ def campaign_from_row(row: Row) -> Campaign:
         trading_post=trading_post_from_text(row["trading_post"]),
         rule_data=row["rule_data"],
     )
+
+
+def _flag(value: int | None) -> bool | None:
+    return None if value is None else bool(value)
+
+
+def _column(value: bool | None) -> int | None:
+    return None if value is None else int(value)
 
 
 async def campaign_row(db: aiosqlite.Connection, guild_id: int, campaign_id: str) -> Row:
@@ -144,12 +153,14 @@ async def create(
     await db.execute(
         "INSERT INTO campaigns (id, guild_id, name, name_key, is_default, scenario_die, ruleset,"
         " skirmish, arbitrator_user_ids, arbitrator_role_id, report_channel_id, created_at,"
-        " trading_post, rule_data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " trading_post, rule_data, roster_cards)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             new, guild_id, settings.name, name_key(settings.name), int(default),
             settings.scenario_die.value, settings.ruleset, int(settings.skirmish),
             dumps(list(arbitrator_user_ids)), arbitrator_role_id, report_channel_id,
             created_at or now(), trading_post_text(trading_post), rule_data,
+            _column(settings.roster_cards),
         ),
     )
     return campaign_from_row(await campaign_row(db, guild_id, new))
@@ -163,11 +174,12 @@ async def update(db: aiosqlite.Connection, guild_id: int, campaign: Campaign) ->
     await db.execute(
         "UPDATE campaigns SET name = ?, name_key = ?, scenario_die = ?, ruleset = ?,"
         " skirmish = ?, arbitrator_user_ids = ?, arbitrator_role_id = ?,"
-        " report_channel_id = ? WHERE guild_id = ? AND id = ?",
+        " report_channel_id = ?, roster_cards = ? WHERE guild_id = ? AND id = ?",
         (
             settings.name, name_key(settings.name), settings.scenario_die.value,
             settings.ruleset, int(settings.skirmish), dumps(campaign.arbitrator_user_ids),
-            campaign.arbitrator_role_id, campaign.report_channel_id, guild_id, campaign.id,
+            campaign.arbitrator_role_id, campaign.report_channel_id,
+            _column(settings.roster_cards), guild_id, campaign.id,
         ),
     )
     return campaign_from_row(await campaign_row(db, guild_id, campaign.id))

@@ -75,7 +75,14 @@ def settings_fields(
         ("Arbitrators", arbitrators[:1024]),
         ("Arbitrator role", role),
         ("Report channel", channel),
+        ("Roster cards", roster_cards_text(campaign.settings.roster_cards)),
     ]
+
+
+def roster_cards_text(setting: bool | None) -> str:
+    if setting is None:
+        return "the bot's default"
+    return "on" if setting else "off"
 
 
 def settings_changes(before: Campaign, after: Campaign, naming: Naming) -> list[str]:
@@ -114,11 +121,13 @@ class SettingsChange:
     scenario_die: str | None = None
     ruleset: str | None = None
     default: bool | None = None
+    roster_cards: bool | None = None
 
     @property
     def changes_anything(self) -> bool:
         given = (self.name, self.report_channel, self.arbitrator_add, self.arbitrator_remove,
-                 self.arbitrator_role, self.scenario_die, self.ruleset, self.default)
+                 self.arbitrator_role, self.scenario_die, self.ruleset, self.default,
+                 self.roster_cards)
         return (any(value is not None for value in given) or self.clear_report_channel
                 or self.clear_arbitrator_role)
 
@@ -145,6 +154,8 @@ class SettingsChange:
             update["scenario_die"] = ScenarioDie(self.scenario_die)
         if self.ruleset is not None:
             update["ruleset"] = check_ruleset_name(self.ruleset)
+        if self.roster_cards is not None:
+            update["roster_cards"] = self.roster_cards
         settings = checked(
             lambda: CampaignSettings.model_validate({**campaign.settings.model_dump(), **update}),
             "campaign setting",

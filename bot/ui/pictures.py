@@ -2,8 +2,9 @@
 
 bot/pictures draws PNG bytes; this module names them as files, spreads a
 card's pages over messages (Discord takes at most 10 attachments in one),
-finds the names a card shows, and gathers a battle's pictures for the report
-(:func:`battle_report_pictures`).
+finds the names a card shows, and draws a battle's pictures for the report
+(:func:`battle_report_pictures`; the report itself gets them through the outbox,
+bot/ui/report_pictures.py).
 """
 
 from __future__ import annotations
@@ -16,18 +17,17 @@ from dataclasses import dataclass
 import discord
 
 from bot.importing.uploads import file_stem
-from bot.pictures import GangSeries, Measure, PictureWorker, casualties_of, chart_series
+from bot.pictures import GangSeries, Measure, PictureWorker
 from bot.render import safe
-from bot.storage import Transaction
+from bot.storage import Campaign, Transaction
 from bot.ui import embed_batches
+from bot.ui.report_pictures import ReportRecipe, draw_card, draw_chart, report_file_names
 from rules.models import Battle, FighterStatus, Gang
 from rules.report import BattleReport
 
 log = logging.getLogger(__name__)
 
 FILES_PER_MESSAGE = 10
-# The chart a battle report carries: half the size of /campaign chart's, laid out the same.
-REPORT_CHART_SCALE = 0.5
 
 
 def png_files(pages: Sequence[bytes], stem: str) -> list[discord.File]:
@@ -36,6 +36,16 @@ def png_files(pages: Sequence[bytes], stem: str) -> list[discord.File]:
         return [discord.File(io.BytesIO(pages[0]), filename=f"{stem}.png")]
     return [discord.File(io.BytesIO(page), filename=f"{stem}-{number}.png")
             for number, page in enumerate(pages, 1)]
+
+
+def shows_roster_card(asked: bool | None, campaign: Campaign, bot_default: bool) -> bool:
+    """Whether /gang show attaches the card: as the player asked, else as the campaign is
+    set (``/campaign settings roster_cards:``), else as the bot is (campaigns stored
+    before the setting existed)."""
+    if asked is not None:
+        return asked
+    setting = campaign.settings.roster_cards
+    return bot_default if setting is None else setting
 
 
 def roster_stem(gang: Gang) -> str:
@@ -105,26 +115,27 @@ class ReportPictures:
     chart: bytes
 
     def files(self, battle_id: str) -> list[discord.File]:
-        stem = f"battle-{file_stem(battle_id, 'report')}"
-        return [discord.File(io.BytesIO(self.card), filename=f"{stem}.png"),
-                discord.File(io.BytesIO(self.chart), filename=f"{stem}-chart.png")]
+        card_name, chart_name = report_file_names(battle_id)
+        return [discord.File(io.BytesIO(self.card), filename=card_name),
+                discord.File(io.BytesIO(self.chart), filename=chart_name)]
 
 
 async def battle_report_pictures(
     tx: Transaction, worker: PictureWorker, campaign_id: str, battle: Battle,
     report: BattleReport, gangs: Mapping[str, Gang] | None = None,
 ) -> ReportPictures:
-    """The pictures a battle report can carry, read in the report's own transaction.
+    """The pictures the battle report carries, read in the report's own transaction: drawn
+    from the same recipe as the outbox draws them when it sends the report.
 
     ``gangs`` (id -> gang, as the report's world holds them) name the
     casualties; without them the battle's gangs are read as stored. The chart
-    is every gang's Gang Rating over the campaign, this battle included once
-    its changes are stored.
+    is every gang's Gang Rating over the campaign up to this battle's last
+    stored change.
     """
     known = dict(gangs) if gangs is not None else {
         gang_id: await tx.get_gang(campaign_id, gang_id) for gang_id in battle.gang_ids
     }
-    card = await worker.battle_card(report, casualties_of(battle, known))
-    series = await worker.run(chart_series, await tx.roster_changes(campaign_id))
-    chart = await worker.campaign_chart(series, Measure.RATING, scale=REPORT_CHART_SCALE)
+    recipe = ReportRecipe.of(campaign_id, battle, report, known)
+    card = await draw_card(worker, recipe)
+    chart = await draw_chart(worker, recipe, await tx.roster_changes(campaign_id))
     return ReportPictures(card=card, chart=chart)

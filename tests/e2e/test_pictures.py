@@ -166,11 +166,33 @@ async def test_chart_refusals_are_private(arena: Arena) -> None:
     assert "No Such Hive" in refusal
 
 
-async def test_the_bots_setting_decides_when_the_player_does_not(arena: Arena) -> None:
+async def test_the_campaigns_setting_decides_when_the_player_does_not(arena: Arena) -> None:
+    settings = await ok(arena, "carol", "campaign settings", campaign=CAMPAIGN,
+                        roster_cards=False)
+    assert "Roster cards" in settings and "off" in settings
+    assert await card(arena, "Card Sharps") == []
+    asked = await card(arena, "Card Sharps", card=True)
+    assert [a.filename for a in asked] == ["roster-card-sharps.png"]
+    # A player who is no Arbitrator cannot change it; nothing changes.
+    refusal = await refused(arena, "bob", "campaign settings", campaign=CAMPAIGN,
+                            roster_cards=True)
+    assert "Arbitrator" in refusal
+    assert await card(arena, "Card Sharps") == []
+    await ok(arena, "carol", "campaign settings", campaign=CAMPAIGN, roster_cards=True)
+    assert [a.filename for a in await card(arena, "Card Sharps")] == ["roster-card-sharps.png"]
+
+
+async def test_the_bots_setting_is_where_a_new_campaign_starts(arena: Arena) -> None:
     await arena.restart_bot(env={"MUNDA_PICTURES_ROSTER_CARD": "false"})
     try:
-        assert await card(arena, "Card Sharps") == []
-        asked = await card(arena, "Card Sharps", card=True)
-        assert [a.filename for a in asked] == ["roster-card-sharps.png"]
+        # A campaign made before keeps its own setting.
+        assert [a.filename for a in await card(arena, "Card Sharps")] == [
+            "roster-card-sharps.png"]
+        await ok(arena, "carol", "campaign create", name="Quiet Hive")
+        await ok(arena, "carol", "gang create", name="Hushed", house="Goliath",
+                 alignment="Law Abiding", campaign="Quiet Hive")
+        assert await card(arena, "Hushed", campaign="Quiet Hive") == []
+        asked = await card(arena, "Hushed", campaign="Quiet Hive", card=True)
+        assert [a.filename for a in asked] == ["roster-hushed.png"]
     finally:
         await arena.restart_bot()

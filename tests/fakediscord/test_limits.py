@@ -14,6 +14,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from bot.outbox import OutgoingFile, multipart_body
 from fakediscord import FakeDiscord
 from fakediscord.common import InteractionType
 from fakediscord.errors import error_paths
@@ -248,3 +249,28 @@ def chars_of(node: dict[str, Any]) -> int:
 async def test_eight_thousand_characters_per_command(api: Fake) -> None:
     assert chars_of(command_of(8000)[0]) == 8000
     await over_and_at(api, "PUT", api.commands, command_of, 8000, "0")
+
+
+def with_files(count: int, size: int = 8) -> aiohttp.FormData:
+    """A message with ``count`` files of ``size`` bytes, sent as multipart like a bot does."""
+    files = [OutgoingFile(f"page-{n}.png", bytes(size)) for n in range(count)]
+    return multipart_body({"content": "pages"}, files)
+
+
+async def test_ten_files_to_a_message_and_ten_megabytes_to_a_request(api: Fake) -> None:
+    async with api.http.post(api.messages, data=with_files(11)) as resp:
+        answer = await resp.json()
+        assert resp.status == 400, answer
+    assert answer["code"] == 50035 and error_paths(answer["errors"]) == ["attachments"]
+    async with api.http.post(api.messages, data=with_files(10)) as resp:
+        made = await resp.json()
+        assert resp.status == 200, made
+    assert [a["filename"] for a in made["attachments"]] == [f"page-{n}.png" for n in range(10)]
+    assert {a["size"] for a in made["attachments"]} == {8}
+
+    megabytes = 1024 * 1024
+    async with api.http.post(api.messages, data=with_files(2, 5 * megabytes + 1)) as resp:
+        answer = await resp.json()
+        assert (resp.status, answer["code"]) == (413, 40005), answer
+    async with api.http.post(api.messages, data=with_files(2, 5 * megabytes)) as resp:
+        assert resp.status == 200

@@ -3,6 +3,8 @@ from a real campaign in the report's own transaction."""
 
 from __future__ import annotations
 
+import json
+import logging
 from collections.abc import AsyncIterator
 
 import pytest
@@ -13,9 +15,10 @@ from bot.pictures.battle import CARD_WIDTH
 from bot.pictures.chart import CHART_HEIGHT, CHART_WIDTH
 from bot.storage import Campaign, Storage
 from bot.ui.pictures import battle_report_pictures
+from bot.ui.report_pictures import ReportRecipe, report_files
 from rules.battle_record import record_battle_fought
 from rules.models import Battle, FighterEndState
-from rules.report import battle_report
+from rules.report import BattleReport, battle_report
 from tests.pictures.helpers import decode
 from tests.storage.conftest import ACTOR, GUILD_A, campaign, full_gang
 
@@ -63,3 +66,49 @@ async def test_the_report_gets_its_card_and_a_small_chart_with_the_battle_in_it(
 
     files = drawn.files(battle.id)
     assert [f.filename for f in files] == ["battle-b1.png", "battle-b1-chart.png"]
+
+
+async def _fought(storage: Storage, campaign: Campaign, battle: Battle) -> BattleReport:
+    """``battle`` stored and its Wrap-up applied; its report as the run makes it."""
+    await storage.create_battle(GUILD_A, campaign.id, battle)
+    async with storage.transaction(GUILD_A) as tx:
+        world = await tx.load_world(campaign.id, battle.gang_ids)
+        await tx.apply(campaign.id, record_battle_fought(world, battle), actor=ACTOR,
+                       battle_id=battle.id, step="1")
+        return battle_report(await tx.load_world(campaign.id, battle.gang_ids), battle)
+
+
+async def test_the_outbox_draws_the_reports_pictures_from_its_rows_recipe(
+    storage: Storage, campaign: Campaign, worker: PictureWorker,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    for name, prefix, gang_id in (("Ash Wolves", "a", "ash"), ("Web", "w", "web")):
+        await storage.create_gang(GUILD_A, campaign.id, full_gang(name, prefix, id=gang_id),
+                                  actor=ACTOR)
+    battle = Battle(id="b1", gang_ids=["ash", "web"], scenario="Sneak Attack", winner="ash",
+                    fighters=[FighterEndState(gang_id="web", fighter_id="w-boss",
+                                              out_of_action=True)])
+    report = await _fought(storage, campaign, battle)
+    gangs = {g.id: g for g in await storage.list_gangs(GUILD_A, campaign.id)}
+    recipe = ReportRecipe.of(campaign.id, battle, report, gangs)
+    link = {"kind": "pb", "campaign": campaign.id, "pictures": recipe.model_dump(mode="json")}
+    entry = await storage.owe_message(GUILD_A, "report", 10, {"content": "report"}, link=link)
+    assert len(json.dumps(entry.link)) < 2000  # what to draw, not the drawing
+
+    card, chart = await report_files(storage, worker, entry)
+    assert (card.filename, chart.filename) == ("battle-b1.png", "battle-b1-chart.png")
+    assert card.data == battle_card(report, {"ash": [], "web": ["w Boss (Out of Action)"]})
+    assert decode(chart.data).size == (CHART_WIDTH // 2, CHART_HEIGHT // 2)
+
+    # A later battle is not in this report's chart: drawn again, the same pictures.
+    await _fought(storage, campaign, Battle(id="b2", gang_ids=["ash", "web"], winner="web"))
+    assert [f.data for f in await report_files(storage, worker, entry)] == [card.data,
+                                                                           chart.data]
+
+    # The chart cannot be read (the campaign is gone): the card still goes, the rest logged.
+    gone = entry.model_copy(update={"link": {**link, "pictures": {
+        **link["pictures"], "campaign": "no-such-campaign"}}})
+    with caplog.at_level(logging.ERROR, logger="bot.ui.report_pictures"):
+        assert [f.filename for f in await report_files(storage, worker, gone)] == [
+            "battle-b1.png"]
+    assert "the chart of report could not be drawn" in caplog.text

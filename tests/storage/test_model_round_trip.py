@@ -241,7 +241,7 @@ a_territory = every_field(
 )
 campaign_settings = every_field(
     CampaignSettings, name=name_text, scenario_die=st.sampled_from(ScenarioDie),
-    ruleset=texts(max_size=64), skirmish=st.booleans(),
+    ruleset=texts(max_size=64), skirmish=st.booleans(), roster_cards=st.none() | st.booleans(),
 )()
 
 
