@@ -94,8 +94,10 @@ INSTRUCTIONS: dict[Stage, str] = {
         "abandoned vehicles; fighters In Recovery for this battle recover. Check the "
         "results, then press Confirm."
     ),
-    (Step.ASSIGN_TERRITORY, None): "Settled by the bot from the battle's outcome (who won the Territory at stake, if "
-        "any). Press Confirm to go on.",
+    (Step.ASSIGN_TERRITORY, None): (
+        "Settled by the bot from the battle's outcome (who won the Territory at stake, "
+        "if any). Press Confirm to go on."
+    ),
     (Step.RECEIVE_REWARDS, None): (
         "Each player enters the scenario's rewards for their gang with `/rewards claim`: "
         "the reward dice the scenario gives (more than four are rolled as four), Reputation "
@@ -103,7 +105,9 @@ INSTRUCTIONS: dict[Stage, str] = {
         "Dome) takes its controller's choice now, with `/rewards dome`. Press Confirm when "
         "done: a gang without rewards simply confirms."
     ),
-    (Step.COLLECT_INCOME, None): "Rolled by the bot for every Territory each gang holds. Press Confirm to go on.",
+    (Step.COLLECT_INCOME, None): (
+        "Rolled by the bot for every Territory each gang holds. Press Confirm to go on."
+    ),
     (Step.POST_BATTLE_ACTIONS, None): (
         "Each eligible fighter may make one action with `/action take` (`/action list` shows "
         "who may): Trade, Sell to the Guilders, Claim Bounty, Dispose, Medical Escort, "
