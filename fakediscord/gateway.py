@@ -388,6 +388,14 @@ class Gateway:
             await conn.ws.close(code=code, message=b"dropped by test")
         return len(closing)
 
+    def expire_detached(self) -> int:
+        """Forget every session without a live connection, as Discord does a while after
+        a bot went away (a later RESUME gets INVALID_SESSION); returns how many."""
+        detached = [sid for sid, s in self.sessions.items() if s.connection is None]
+        for sid in detached:
+            del self.sessions[sid]
+        return len(detached)
+
     async def send_reconnect(self) -> None:
         """Send opcode 7 RECONNECT, which makes discord.py close and resume."""
         for conn in list(self.connections):
