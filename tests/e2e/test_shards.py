@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from bot.arena import TOKEN, Arena
+from bot.arena import TOKEN, Arena, open_arena
 from bot.storage import Storage
 from fakediscord import FakeDiscord, NotConnected, guild_id_on_shard
 from tests.e2e.battle_helpers import bot_ready
@@ -132,3 +132,15 @@ async def test_the_other_servers_rows_stay_owed_untouched(shard_1: Arena) -> Non
     assert {e.guild_id for e in owed} == {zero}
     assert all(e.attempts == 0 and e.last_error is None for e in owed)
     assert posted(shard_1.fake, ZERO) == []
+
+
+async def test_one_process_may_hold_both_shards(tmp_path: Path) -> None:
+    fake = two_shard_world()
+    async with open_arena(tmp_path, fake=fake, shard_count=2) as both:
+        assert fake.gateway.connected_shards() == {(0, 2), (1, 2)}
+        for guild in (ZERO, ONE):
+            created = await both.driver.slash(guild, "general", "alice", "campaign create",
+                                              name=f"Both {guild}")
+            assert not created.ephemeral and f"Both {guild}" in created.text()
+        await bot_ready(both)
+        assert "in 2 servers (every shard of 2)" in both.log_path.read_text(errors="replace")
