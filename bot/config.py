@@ -74,7 +74,7 @@ class DiscordSettings(_Section):
         if not isinstance(value, str):
             return value
         parts = [part.strip() for part in value.split(",")]
-        if not all(part.isdigit() for part in parts):
+        if not all(part.isdecimal() for part in parts):
             raise ValueError(f"must be shard numbers separated by commas, such as 0,1, "
                              f"not {value!r}")
         return [int(part) for part in parts]
