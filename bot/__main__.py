@@ -150,9 +150,9 @@ async def run_bot(config: Config) -> int:
 
 
 async def _serve(config: Config, storage: Storage) -> int:
-    from bot.app import MundaBot
+    from bot.app import make_bot
 
-    bot = MundaBot(config, storage)
+    bot = make_bot(config, storage)
     loop = asyncio.get_running_loop()
     stopping: set[asyncio.Task[None]] = set()
 

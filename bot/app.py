@@ -7,6 +7,7 @@ import logging
 import pkgutil
 from collections.abc import Sequence
 from functools import partial
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -19,6 +20,7 @@ from bot.errors import answer_error
 from bot.importing.worker import import_worker, settle_heap
 from bot.outbox import HttpSender, Outbox
 from bot.pictures import PictureWorker
+from bot.shards import ShardSet, hold
 from bot.storage import Storage
 from bot.ui.report_pictures import report_files
 from bot.ui.routes import routed_items
@@ -42,8 +44,22 @@ class MundaTree(app_commands.CommandTree["MundaBot"]):
         await answer_error(interaction, error)
 
 
+def shard_options(shards: ShardSet) -> dict[str, Any]:
+    """discord.py's settings for connecting ``shards``: none for the one shard of one
+    (today's single process); ``shard_id`` for one shard of several (a plain bot);
+    ``shard_ids`` for several (:class:`ShardedMundaBot`)."""
+    if shards.count == 1:
+        return {}
+    if len(shards.ids) == 1:
+        return {"shard_id": shards.sorted_ids()[0], "shard_count": shards.count}
+    return {"shard_ids": shards.sorted_ids(), "shard_count": shards.count}
+
+
 class MundaBot(commands.Bot):
     def __init__(self, config: Config, storage: Storage, cogs: Sequence[str] | None = None) -> None:
+        self.held_shards = config.discord.shards
+        # Before any event: per-server locks and start-up work check ownership with it.
+        hold(self.held_shards)
         super().__init__(
             # Slash commands only: no prefix commands, no message content.
             command_prefix=commands.when_mentioned,
@@ -52,11 +68,12 @@ class MundaBot(commands.Bot):
             # Names typed by players never turn into pings (docs/reliability.md).
             allowed_mentions=discord.AllowedMentions.none(),
             help_command=None,
+            **shard_options(self.held_shards),
         )
         self.config = config
         self.storage = storage
         # Messages the bot owes a channel, delivered until Discord accepts them (bot/outbox.py).
-        self.outbox = Outbox(storage, HttpSender.for_client(self))
+        self.outbox = Outbox(storage, HttpSender.for_client(self), shards=self.held_shards)
         self._backups: asyncio.Task[None] | None = None
         # Roster cards and charts are drawn on the worker's thread, cached by revision.
         self.pictures = PictureWorker()
@@ -74,15 +91,7 @@ class MundaBot(commands.Bot):
         routed_items(self)
         for name in self._cog_names:
             await self.load_extension(name)
-        guild_id = self.config.discord.dev_guild_id
-        if guild_id is not None:
-            guild = discord.Object(id=guild_id)
-            self.tree.copy_global_to(guild=guild)
-            synced = await self.tree.sync(guild=guild)
-        else:
-            synced = await self.tree.sync()
-        log.info("synced %d slash commands%s", len(synced),
-                 f" to guild {guild_id}" if guild_id else " globally")
+        await self._sync_commands()
         # After the cogs, whose delivery hooks it needs; it starts with what is still owed.
         self.outbox.start()
         db = self.config.database
@@ -94,6 +103,23 @@ class MundaBot(commands.Bot):
         self._import_worker = asyncio.create_task(import_worker.warm_up())
         settle_heap()
 
+    async def _sync_commands(self) -> None:
+        if not self.held_shards.syncs_commands:
+            # Commands belong to the application, not to a shard: several processes
+            # syncing at once would only race each other.
+            log.info("holding %s: the process holding shard 0 syncs the slash commands; "
+                     "not syncing here", self.held_shards)
+            return
+        guild_id = self.config.discord.dev_guild_id
+        if guild_id is not None:
+            guild = discord.Object(id=guild_id)
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+        else:
+            synced = await self.tree.sync()
+        log.info("synced %d slash commands%s", len(synced),
+                 f" to guild {guild_id}" if guild_id else " globally")
+
     async def _warm_up_pictures(self) -> None:
         try:
             await self.pictures.warm_up()
@@ -102,7 +128,7 @@ class MundaBot(commands.Bot):
             log.exception("could not warm up the picture worker")
 
     async def on_ready(self) -> None:
-        log.info("ready as %s in %d servers", self.user, len(self.guilds))
+        log.info("ready as %s in %d servers (%s)", self.user, len(self.guilds), self.held_shards)
 
     async def on_guild_remove(self, guild: discord.Guild) -> None:
         """The bot was removed from a server (or the server deleted): its data goes at once.
@@ -127,3 +153,14 @@ class MundaBot(commands.Bot):
             log.info("database closed")
             # Waits for a file the child is reading (seconds at most), in a thread.
             await asyncio.to_thread(import_worker.shutdown)
+
+
+class ShardedMundaBot(MundaBot, commands.AutoShardedBot):
+    """The bot holding several shards: one gateway session per shard, one process."""
+
+
+def make_bot(config: Config, storage: Storage) -> MundaBot:
+    """The bot for ``config``'s shards."""
+    if len(config.discord.shards.ids) > 1:
+        return ShardedMundaBot(config, storage)
+    return MundaBot(config, storage)

@@ -6,6 +6,10 @@ database, and the unmodified bot started as its own process
 (``python -m bot run``) pointed at the fake through its configuration. The
 bot can be stopped politely (SIGTERM), killed (SIGKILL, to test crashes) and
 started again on the same database.
+
+An arena may also run a bot holding some of Discord's shards (``shard_count``,
+``shard_ids``): several arenas on one fake Discord are several bot processes,
+each given the same database through ``env`` (docs/deploying.md, "Shards").
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import sys
 from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 
+from bot.shards import ShardSet
 from fakediscord import Driver, FakeDiscord
 
 TOKEN = "arena-token"
@@ -37,17 +42,25 @@ class Arena:
         log_level: str = "INFO",
         env: Mapping[str, str] | None = None,
         python_args: Sequence[str] = (),
+        shard_count: int = 1,
+        shard_ids: Sequence[int] | None = None,
+        name: str = "bot",
     ) -> None:
         self.fake = fake
+        # Several bots in one folder (``name``: "shard-1", ...) keep their own config and log.
+        self.name = name
+        # The bot's shards: its config says them, and its start waits for each to connect.
+        self.shards = ShardSet.of(shard_count, shard_ids)
+        self._shard_ids = None if shard_ids is None else sorted(shard_ids)
         # Extra environment for the bot process: MUNDA_<SECTION>_<KEY> settings.
         self.env = dict(env or {})
         # Interpreter options before "-m bot run", e.g. ("-m", "cProfile", "-o", path)
         # to profile the bot (the benchmarks do).
         self.python_args = list(python_args)
         self.workdir = workdir
-        self.config_path = workdir / "config.toml"
+        self.config_path = workdir / ("config.toml" if name == "bot" else f"config-{name}.toml")
         self.database_path = workdir / "munda-arbitrator.db"
-        self.log_path = workdir / "bot.log"
+        self.log_path = workdir / f"{name}.log"
         self.log_level = log_level
         self.process: asyncio.subprocess.Process | None = None
 
@@ -56,9 +69,15 @@ class Arena:
         return self.fake.driver(timeout=10.0)
 
     def write_config(self) -> None:
+        shards = ""
+        if self.shards.count != 1:
+            shards += f"shard_count = {self.shards.count}\n"
+        if self._shard_ids is not None:
+            shards += f"shard_ids = {self._shard_ids}\n"
         self.config_path.write_text(
             "[discord]\n"
             f'api_base = "{self.fake.base_url}"\n'
+            f"{shards}"
             "[database]\n"
             f'path = "{self.database_path.name}"\n'
             "backup_interval_hours = 0\n"
@@ -68,13 +87,24 @@ class Arena:
         )
 
     async def start_bot(self, env: Mapping[str, str] | None = None) -> None:
-        """Start the bot process and wait until it has identified and synced its commands.
+        """Start the bot process and wait until each of its shards has identified and
+        (the process holding shard 0) it has synced its commands.
 
         ``env`` adds variables for this start only (e.g. ``MUNDA_FAILPOINTS``, see
         bot/failpoints.py); the arena's own ``env`` applies to every start.
         """
-        identified = self.fake.gateway.identify_count
+        gateway = self.fake.gateway
+        earlier = set(gateway.sessions)
         synced = self.fake.commands.sync_count
+        wanted = {(shard_id, self.shards.count) for shard_id in self.shards.ids}
+        syncs = self.shards.syncs_commands
+
+        def ready() -> bool:
+            # Sessions identified since this start: a killed bot's may linger, resumable.
+            fresh = {s.shard for s in gateway.sessions.values()
+                     if s.id not in earlier and s.connection is not None}
+            return wanted <= fresh and (not syncs or self.fake.commands.sync_count > synced)
+
         env = {
             **os.environ, **self.env, **(env or {}), "MUNDA_DISCORD_TOKEN": TOKEN,
             "PYTHONUNBUFFERED": "1",
@@ -86,12 +116,10 @@ class Arena:
                 cwd=self.workdir, env=env, stdin=asyncio.subprocess.DEVNULL,
                 stdout=log, stderr=log,
             )
+        what = f"the bot process to connect {self.shards}" + (
+            " and sync its commands" if syncs else "")
         waiting = asyncio.ensure_future(self.fake.world.notifier.wait_for(
-            lambda: self.fake.gateway.identify_count > identified
-            and self.fake.gateway.is_connected()
-            and self.fake.commands.sync_count > synced,
-            timeout=READY_TIMEOUT, what="the bot process to connect and sync its commands",
-        ))
+            ready, timeout=READY_TIMEOUT, what=what))
         exited = asyncio.ensure_future(self.process.wait())
         done, _ = await asyncio.wait({waiting, exited}, return_when=asyncio.FIRST_COMPLETED)
         if exited in done:
@@ -128,15 +156,18 @@ class Arena:
 async def open_arena(
     workdir: Path, *, fake: FakeDiscord | None = None, log_level: str = "INFO",
     start: bool = True, env: Mapping[str, str] | None = None,
+    shard_count: int = 1, shard_ids: Sequence[int] | None = None,
 ) -> AsyncIterator[Arena]:
     """A running fake Discord (the demo world unless ``fake`` is given) and bot process.
 
     ``env`` adds environment variables for the bot process (configuration
-    overrides such as ``MUNDA_IMPORTING_YAKTRIBE_HOST``).
+    overrides such as ``MUNDA_IMPORTING_YAKTRIBE_HOST``); ``shard_count`` and
+    ``shard_ids`` are the bot's shards (default: the one shard of one).
     """
     fake = fake or FakeDiscord.demo(token=TOKEN)
     await fake.start()
-    arena = Arena(fake, workdir, log_level=log_level, env=env)
+    arena = Arena(fake, workdir, log_level=log_level, env=env, shard_count=shard_count,
+                  shard_ids=shard_ids)
     arena.write_config()
     try:
         if start:

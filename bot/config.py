@@ -15,9 +15,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from bot.private_files import mode_text, readable_by_others
+from bot.shards import ShardSet
 
 DISCORD_API_BASE = "https://discord.com/api/v10"
 ENV_PREFIX = "MUNDA_"
@@ -39,6 +48,10 @@ class DiscordSettings(_Section):
     api_base: str = DISCORD_API_BASE
     # Empty: use the URL Discord's REST API hands out (GET /gateway/bot).
     gateway_url: str = ""
+    # Several processes share the bot's shards (docs/deploying.md, "Shards"): each says
+    # the count and which it connects; no ids means all of them.
+    shard_count: int = Field(default=1, ge=1)
+    shard_ids: list[int] | None = None
 
     @field_validator("api_base")
     @classmethod
@@ -53,6 +66,40 @@ class DiscordSettings(_Section):
         if value and not value.startswith(("ws://", "wss://")):
             raise ValueError("must start with ws:// or wss://")
         return value
+
+    @field_validator("shard_ids", mode="before")
+    @classmethod
+    def _id_list(cls, value: object) -> object:
+        # The environment override comes as text: MUNDA_DISCORD_SHARD_IDS="0,1".
+        if not isinstance(value, str):
+            return value
+        parts = [part.strip() for part in value.split(",")]
+        if not all(part.isdecimal() for part in parts):
+            raise ValueError(f"must be shard numbers separated by commas, such as 0,1, "
+                             f"not {value!r}")
+        return [int(part) for part in parts]
+
+    @field_validator("shard_ids")
+    @classmethod
+    def _ids_of_the_count(cls, value: list[int] | None, info: ValidationInfo) -> list[int] | None:
+        if value is None:
+            return None
+        count = info.data.get("shard_count")
+        if count is None:
+            return value  # the count is wrong already, and reported
+        if len(set(value)) != len(value):
+            twice = next(i for i in value if value.count(i) > 1)
+            raise ValueError(f"shard {twice} is listed twice")
+        try:
+            ShardSet.of(count, value)
+        except ValueError as error:
+            raise ValueError(f"{error} (shard_count is {count})") from None
+        return value
+
+    @property
+    def shards(self) -> ShardSet:
+        """The shards this process connects."""
+        return ShardSet.of(self.shard_count, self.shard_ids)
 
 
 class DatabaseSettings(_Section):

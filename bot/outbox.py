@@ -53,6 +53,7 @@ import discord
 
 from bot import failpoints
 from bot.locks import KeyedLocks
+from bot.shards import ShardSet
 from bot.storage import OutboxEntry, Storage, Transaction
 from bot.storage.at_once import Statement
 from bot.storage.outbox import delivered_statement
@@ -289,8 +290,12 @@ class Outbox:
         *,
         policy: RetryPolicy | None = None,
         scan_interval: float = SCAN_INTERVAL,
+        shards: ShardSet | None = None,
     ) -> None:
         self.storage = storage
+        # A process holding some shards delivers its own servers' rows only; the
+        # process holding a server's shard delivers the rest (docs/deploying.md).
+        self.shards = None if shards is None or shards.every_shard else shards
         self.sender = sender
         self.policy = policy or RetryPolicy()
         self.scan_interval = scan_interval
@@ -374,7 +379,8 @@ class Outbox:
         parallel; seconds until the next row is due (None: nothing is owed)."""
         while True:
             self._redirected = False
-            entries = await self.storage.undelivered_messages(guild_id=guild_id)
+            entries = await self.storage.undelivered_messages(guild_id=guild_id,
+                                                              shards=self.shards)
             channels: dict[int, list[OutboxEntry]] = {}
             for entry in entries:
                 channels.setdefault(entry.channel_id, []).append(entry)

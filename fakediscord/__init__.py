@@ -20,6 +20,7 @@ from fakediscord.errors import (
     NotConnected,
     WaitTimeout,
 )
+from fakediscord.gateway import guild_id_on_shard
 from fakediscord.interactions import InteractionRecord
 from fakediscord.messages import Attachment, Message, Upload
 from fakediscord.result import Choice, InteractionResult
@@ -53,6 +54,7 @@ __all__ = [
     "WaitTimeout",
     "World",
     "gateway_url_for",
+    "guild_id_on_shard",
     "point_discord_py_at",
     "point_discord_py_from_env",
 ]

@@ -34,6 +34,7 @@ DECODE_ERROR = 4002
 NOT_AUTHENTICATED = 4003
 AUTHENTICATION_FAILED = 4004
 ALREADY_AUTHENTICATED = 4005
+INVALID_SHARD = 4010
 
 
 @dataclass(eq=False)
@@ -48,8 +49,33 @@ class Session:
     resumes: int = 0
 
     def handles(self, guild_id: int | None) -> bool:
+        """Discord's routing: a server's events go to shard ``(id >> 22) % count``
+        only, direct messages (no server) to shard 0."""
         shard_id, count = self.shard
         return ((guild_id or 0) >> 22) % count == shard_id
+
+
+def guild_id_on_shard(shard_id: int, count: int, serial: int = 0) -> int:
+    """A plausible server id that Discord routes to ``shard_id`` of ``count`` (tests pin
+    servers to shards with it; ``serial`` makes several on one shard)."""
+    # Around 2017's snowflakes; the low 22 bits (worker, process, increment) stay 0.
+    timestamp_part = 80_000_000_000 + serial * count
+    timestamp_part -= timestamp_part % count
+    return (timestamp_part + shard_id) << 22
+
+
+def parse_shard(value: Any) -> tuple[int, int] | None:
+    """IDENTIFY's ``shard`` as ``(shard_id, count)``; None when Discord would refuse it."""
+    if value is None:
+        return (0, 1)
+    if not isinstance(value, list) or len(value) != 2:
+        return None
+    shard_id, count = value
+    if type(shard_id) is not int or type(count) is not int:
+        return None
+    if count < 1 or not 0 <= shard_id < count:
+        return None
+    return (shard_id, count)
 
 
 @dataclass(eq=False)
@@ -72,10 +98,13 @@ class Gateway:
         *,
         token: str | None,
         heartbeat_interval_ms: int = 41250,
+        recommended_shards: int = 1,
     ) -> None:
         self.world = world
         self.token = token
         self.heartbeat_interval_ms = heartbeat_interval_ms
+        # What GET /gateway/bot advises (an AutoShardedClient without a count uses it).
+        self.recommended_shards = recommended_shards
         self.url = ""
         self.sessions: dict[str, Session] = {}
         self.connections: set[Connection] = set()
@@ -172,11 +201,14 @@ class Gateway:
         if not self._token_ok(data.get("token")):
             await conn.ws.close(code=AUTHENTICATION_FAILED, message=b"authentication failed")
             return
-        shard = data.get("shard") or [0, 1]
+        shard = parse_shard(data.get("shard"))
+        if shard is None:
+            await conn.ws.close(code=INVALID_SHARD, message=b"invalid shard")
+            return
         session = Session(
             id=secrets.token_hex(16),
             intents=int(data.get("intents", 0)),
-            shard=(int(shard[0]), int(shard[1])),
+            shard=shard,
         )
         # discord.py's clean close looks like a resumable drop (it sends 4000), so a fresh
         # IDENTIFY for the same shard retires detached sessions; otherwise they would
@@ -213,7 +245,8 @@ class Gateway:
                 self._send_dispatch(
                     session, "GUILD_CREATE", guild.to_create_payload(all_members=all_members)
                 )
-        log.info("gateway: session %s identified (intents %s)", session.id, session.intents)
+        log.info("gateway: session %s identified as shard %s (intents %s)",
+                 session.id, list(session.shard), session.intents)
         world.notifier.notify()
 
     async def _resume(self, conn: Connection, data: JsonObj) -> None:
@@ -242,7 +275,8 @@ class Gateway:
 
     def _request_members(self, session: Session, data: JsonObj) -> None:
         guild = self.world.guilds.get(int(data.get("guild_id", 0)))
-        if guild is None:
+        if guild is None or not session.handles(guild.id):
+            # Another shard's server: its members are that shard's to ask for.
             return
         members = list(guild.members.values())
         if data.get("user_ids"):
@@ -279,6 +313,10 @@ class Gateway:
 
     def is_connected(self) -> bool:
         return any(s.connection is not None for s in self.sessions.values())
+
+    def connected_shards(self) -> set[tuple[int, int]]:
+        """``(shard_id, count)`` of every session with a live connection."""
+        return {s.shard for s in self.sessions.values() if s.connection is not None}
 
     def dispatch_interaction(self, guild_id: int | None, payload: JsonObj, on_sent: OnSent) -> None:
         targets = self._targets(guild_id)
@@ -349,6 +387,14 @@ class Gateway:
                 self.sessions.pop(conn.session.id, None)
             await conn.ws.close(code=code, message=b"dropped by test")
         return len(closing)
+
+    def expire_detached(self) -> int:
+        """Forget every session without a live connection, as Discord does a while after
+        a bot went away (a later RESUME gets INVALID_SESSION); returns how many."""
+        detached = [sid for sid, s in self.sessions.items() if s.connection is None]
+        for sid in detached:
+            del self.sessions[sid]
+        return len(detached)
 
     async def send_reconnect(self) -> None:
         """Send opcode 7 RECONNECT, which makes discord.py close and resume."""

@@ -105,7 +105,9 @@ class CoreRoutes:
 
     async def gateway_bot(self, request: web.Request) -> web.Response:
         limit = {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}
-        return ok({"url": self.s.gateway.url, "shards": 1, "session_start_limit": limit})
+        gateway = self.s.gateway
+        return ok({"url": gateway.url, "shards": gateway.recommended_shards,
+                   "session_start_limit": limit})
 
     # -- application commands ---------------------------------------------
 

@@ -42,11 +42,13 @@ class FakeDiscord:
         bot_permissions: int = DEFAULT_BOT,
         heartbeat_interval_ms: int = 41250,
         interaction_deadline: float = 3.0,
+        recommended_shards: int = 1,
     ) -> None:
         self.world = World(bot_name=bot_name, bot_permissions=bot_permissions)
         self.commands = CommandRegistry(self.world.ids, self.world.application_id)
         self.interactions = Interactions(self.world, deadline=interaction_deadline)
-        self.gateway = Gateway(self.world, token=token, heartbeat_interval_ms=heartbeat_interval_ms)
+        self.gateway = Gateway(self.world, token=token, heartbeat_interval_ms=heartbeat_interval_ms,
+                               recommended_shards=recommended_shards)
         self.services = Services(
             world=self.world,
             commands=self.commands,

@@ -94,3 +94,55 @@ def test_a_database_and_backups_others_can_read_are_warned_about(tmp_path: Path)
         f"The backup folder {tmp_path / 'saves'} can be read by other users (mode 0755): "
         f"run 'chmod 700 {tmp_path / 'saves'}'.",
     ]
+
+
+def test_shards_default_to_the_one_shard_of_one(tmp_path: Path) -> None:
+    shards = load_config(None, environ={}).discord.shards
+    assert (shards.count, shards.sorted_ids()) == (1, [0])
+    assert shards.every_shard and shards.syncs_commands
+
+
+def test_shards_from_the_file_and_the_environment(tmp_path: Path) -> None:
+    target = tmp_path / "config.toml"
+    target.write_text("[discord]\nshard_count = 4\nshard_ids = [3, 1]\n")
+    shards = load_config(target, environ={}).discord.shards
+    assert (shards.count, shards.sorted_ids()) == (4, [1, 3])
+    assert not shards.every_shard and not shards.syncs_commands
+
+    overridden = load_config(target, environ={
+        "MUNDA_DISCORD_SHARD_COUNT": "3", "MUNDA_DISCORD_SHARD_IDS": " 0, 2",
+    }).discord.shards
+    assert (overridden.count, overridden.sorted_ids()) == (3, [0, 2])
+    # A count without ids: this process holds every shard of it.
+    every = load_config(None, environ={
+        "MUNDA_DISCORD_SHARD_COUNT": "2"}).discord.shards
+    assert (every.count, every.sorted_ids()) == (2, [0, 1]) and every.every_shard
+
+
+@pytest.mark.parametrize(
+    ("environ", "fragment"),
+    [
+        ({"MUNDA_DISCORD_SHARD_COUNT": "0"}, "discord.shard_count"),
+        ({"MUNDA_DISCORD_SHARD_COUNT": "two"}, "discord.shard_count"),
+        ({"MUNDA_DISCORD_SHARD_IDS": "1"}, "shard 1 is not one of 0 to 0"),
+        ({"MUNDA_DISCORD_SHARD_COUNT": "2", "MUNDA_DISCORD_SHARD_IDS": "0,2"},
+         "shard 2 is not one of 0 to 1 (shard_count is 2)"),
+        ({"MUNDA_DISCORD_SHARD_COUNT": "2", "MUNDA_DISCORD_SHARD_IDS": "1,1"},
+         "shard 1 is listed twice"),
+        ({"MUNDA_DISCORD_SHARD_COUNT": "2", "MUNDA_DISCORD_SHARD_IDS": "0;1"},
+         "separated by commas, such as 0,1"),
+        ({"MUNDA_DISCORD_SHARD_COUNT": "2", "MUNDA_DISCORD_SHARD_IDS": "-1"},
+         "separated by commas"),
+    ],
+)
+def test_impossible_shards_give_one_clear_line(environ: dict[str, str], fragment: str) -> None:
+    with pytest.raises(ConfigError) as error:
+        load_config(None, environ=environ)
+    assert fragment in str(error.value) and "\n" not in str(error.value)
+
+
+def test_an_empty_shard_list_in_the_file_is_refused(tmp_path: Path) -> None:
+    target = tmp_path / "config.toml"
+    target.write_text("[discord]\nshard_count = 2\nshard_ids = []\n")
+    with pytest.raises(ConfigError, match=r"discord\.shard_ids: .*at least one shard"):
+        load_config(target, environ={})

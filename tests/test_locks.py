@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import gc
+from collections.abc import Iterator
 
-from bot.locks import KeyedLocks
+import pytest
+
+from bot.locks import KeyedLocks, ServerLocks
+from bot.shards import EVERY_SHARD, ServerOfAnotherProcess, ShardSet, hold
+from fakediscord import guild_id_on_shard
 
 
 async def test_callers_of_one_key_take_turns_and_other_keys_do_not_wait() -> None:
@@ -44,3 +49,34 @@ async def test_locks_nobody_holds_are_forgotten() -> None:
             assert len(locks) >= 1
     gc.collect()
     assert len(locks) == 0
+
+
+@pytest.fixture
+def holding_shard_1_of_2() -> Iterator[None]:
+    hold(ShardSet.of(2, [1]))
+    try:
+        yield
+    finally:
+        hold(EVERY_SHARD)
+
+
+async def test_a_server_lock_of_another_process_s_server_is_an_internal_error(
+    holding_shard_1_of_2: None,
+) -> None:
+    locks: ServerLocks[tuple[int, str]] = ServerLocks()
+    mine, theirs = guild_id_on_shard(1, 2), guild_id_on_shard(0, 2)
+    async with locks((mine, "run-1")):
+        assert locks((mine, "run-1")).locked()
+    with pytest.raises(ServerOfAnotherProcess) as error:
+        locks((theirs, "run-1"))
+    message = str(error.value)
+    assert f"server {theirs}, which is on shard 0" in message
+    assert "this process holds shard 1 of 2" in message
+    assert len(locks) == 0
+
+
+async def test_holding_every_shard_every_server_lock_is_ours() -> None:
+    locks: ServerLocks[tuple[int, str]] = ServerLocks()
+    for shard in range(3):
+        async with locks((guild_id_on_shard(shard, 3), "run")):
+            pass

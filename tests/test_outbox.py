@@ -35,8 +35,9 @@ from bot.outbox import (
     classify,
     decide,
 )
+from bot.shards import ShardSet
 from bot.storage import OutboxEntry, Storage, Transaction
-from fakediscord import FakeDiscord
+from fakediscord import FakeDiscord, guild_id_on_shard
 from fakediscord.messages import Message
 
 TOKEN = "outbox-token"
@@ -476,3 +477,31 @@ def test_a_failpoint_not_armed_does_nothing() -> None:
         assert lived.returncode == 0 and "still alive" in lived.stdout, lived.stderr
     with pytest.raises(ValueError):
         failpoints.hit("no-such-point")
+
+
+# --------------------------------------------------------------------------- shards
+
+
+async def test_a_process_holding_some_shards_delivers_only_its_own_servers_rows(
+    storage: Storage, fake: FakeDiscord
+) -> None:
+    mine, theirs = guild_id_on_shard(1, 2), guild_id_on_shard(0, 2)
+    general, campaign = channel_id(fake, "general"), channel_id(fake, "campaign")
+    # More of the other process's rows, all older, than one scan reads: had they been
+    # read and then skipped, this process's row would never come up.
+    async with storage.transaction(theirs) as tx:
+        for n in range(501):
+            await tx.owe_message(f"theirs {n}", campaign, text(f"theirs {n}"))
+    await storage.owe_message(mine, "mine", general, text("mine"))
+    worker = Outbox(storage, HttpSender(lambda: fake.base_url, lambda: TOKEN, timeout=5.0),
+                    policy=FAST, shards=ShardSet.of(2, [1]))
+    try:
+        assert await worker.deliver_due() is None
+        assert await worker.deliver_due(theirs) is None
+    finally:
+        await worker.stop()
+    assert [m.content for m in posted(fake, "general")] == ["mine"]
+    assert posted(fake, "campaign") == []
+    owed = await storage.undelivered_messages(1000)
+    assert len(owed) == 501 and {e.guild_id for e in owed} == {theirs}
+    assert all(e.attempts == 0 for e in owed)

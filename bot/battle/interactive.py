@@ -39,7 +39,7 @@ from bot.battle.state import PostBattleRun, run_key
 from bot.call import Call, Interaction
 from bot.context import guild_id_of, is_arbitrator, storage_of
 from bot.errors import Refused
-from bot.locks import KeyedLocks
+from bot.locks import ServerLocks
 from bot.render import clip, safe
 from bot.rulesets import ruleset_for
 from bot.storage import ActionRecord, Campaign, LedgerEvent, Storage, Transaction, new_id
@@ -527,7 +527,7 @@ async def carry_out(interaction: Interaction, agreement: Agreement) -> Agreement
     return outcome
 
 
-_carrying: KeyedLocks[tuple[int, str]] = KeyedLocks()
+_carrying: ServerLocks[tuple[int, str]] = ServerLocks()
 
 
 def agreement_view(agreement: Agreement) -> discord.ui.View:

@@ -23,7 +23,8 @@ from bot.battle.flow import Scene
 from bot.battle.panel import gang_names
 from bot.battle.state import Phase, PostBattleRun, StageRecord
 from bot.battle.store import load_battle_world, load_run, load_run_at, runs_of
-from bot.locks import KeyedLocks
+from bot.locks import ServerLocks
+from bot.shards import owns_guild
 from bot.storage import Campaign, OutboxEntry, Storage, StorageError, Transaction
 from rules.errors import RulesError
 
@@ -53,7 +54,7 @@ class Drawing:
     only_missing: bool = False
 
 
-_locks: KeyedLocks[RunKey] = KeyedLocks()
+_locks: ServerLocks[RunKey] = ServerLocks()
 # The newest revision drawn, and the revision of the latest decision stored, per run:
 # a drawing of an older revision is skipped, and a delivery owed by the latest decision
 # needs no redraw (it went out as the run still is). Lost at a restart, which only
@@ -319,7 +320,8 @@ async def resume_all(client: MundaBot) -> int:
     are drawn as they are: nothing is rolled here.
     """
     seen = 0
-    for guild in list(client.guilds):
+    # The servers of this process's shards (another process resumes the others' runs).
+    for guild in [g for g in client.guilds if owns_guild(g.id)]:
         try:
             campaigns = await client.storage.list_campaigns(guild.id)
         except Exception:

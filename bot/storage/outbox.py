@@ -18,6 +18,7 @@ from typing import Any
 import aiosqlite
 from pydantic import BaseModel, ConfigDict
 
+from bot.shards import SHARD_KEY_SHIFT, ShardSet
 from bot.storage.at_once import Statement
 from bot.storage.codec import Row, dumps, now
 
@@ -122,14 +123,24 @@ async def of_guild(
 
 
 async def undelivered(
-    db: aiosqlite.Connection, limit: int, guild_id: int | None = None
+    db: aiosqlite.Connection, limit: int, guild_id: int | None = None,
+    shards: ShardSet | None = None,
 ) -> list[OutboxEntry]:
-    """Rows neither delivered nor given up, oldest first: of every server, or of one."""
+    """Rows neither delivered nor given up, oldest first: of every server, or of one;
+    of the servers on ``shards`` only, when given (a process holding some shards)."""
     one = "" if guild_id is None else " AND guild_id = ?"
+    params: list[int] = [] if guild_id is None else [guild_id]
+    if shards is not None and not shards.every_shard:
+        # Discord's routing, (id >> 22) % count, in SQL both SQLite and PostgreSQL read,
+        # so that other processes' rows never fill the LIMIT (bot/shards.py).
+        ids = shards.sorted_ids()
+        one += (f" AND (guild_id >> {SHARD_KEY_SHIFT}) % ? IN"
+                f" ({', '.join('?' for _ in ids)})")
+        params += [shards.count, *ids]
     rows = await db.execute_fetchall(
         f"SELECT {_COLUMNS} FROM outbox WHERE delivered_at IS NULL AND failed_at IS NULL"
         f"{one} ORDER BY pk LIMIT ?",
-        (limit,) if guild_id is None else (guild_id, limit),
+        (*params, limit),
     )
     return [_entry(row) for row in rows]
 

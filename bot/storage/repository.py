@@ -35,6 +35,7 @@ from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 import aiosqlite
 from pydantic import BaseModel
 
+from bot.shards import ShardSet
 from bot.storage import outbox, sequences
 from bot.storage.at_once import Statement, run_all
 from bot.storage.backup import backup_database
@@ -281,17 +282,19 @@ class Storage:
             return await backup_database(self._conn, target)
 
     async def undelivered_messages(
-        self, limit: int = 500, *, guild_id: int | None = None
+        self, limit: int = 500, *, guild_id: int | None = None, shards: ShardSet | None = None,
     ) -> list[OutboxEntry]:
-        """Owed messages of every server (or of ``guild_id``), oldest first (the outbox
-        worker's scan). A read: it never waits for, nor holds up, a writer."""
+        """Owed messages of every server (or of ``guild_id``; of ``shards``' servers only,
+        when given), oldest first (the outbox worker's scan). A read: it never waits for,
+        nor holds up, a writer."""
         async with self._read_scope(guild_id or 0, self._background) as reader:
             if reader is not None:
-                return await reader.undelivered_messages(limit, guild_id=guild_id)
+                return await reader.undelivered_messages(limit, guild_id=guild_id,
+                                                         shards=shards)
         async with self._locked():  # :memory: has no second connection to read on
             await self._conn.execute("BEGIN")
             try:
-                return await outbox.undelivered(self._conn, limit, guild_id)
+                return await outbox.undelivered(self._conn, limit, guild_id, shards)
             finally:
                 await self._conn.execute("COMMIT")
 

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import aiosqlite
 from pydantic import BaseModel
 
+from bot.shards import ShardSet
 from bot.storage import (
     battles,
     campaigns,
@@ -610,10 +611,11 @@ class Transaction:
         )
 
     async def undelivered_messages(
-        self, limit: int = 500, *, guild_id: int | None = None
+        self, limit: int = 500, *, guild_id: int | None = None, shards: ShardSet | None = None,
     ) -> list[outbox.OutboxEntry]:
-        """Owed messages of every server (or of ``guild_id``), oldest first."""
-        return await outbox.undelivered(self._db, limit, guild_id)
+        """Owed messages of every server (or of ``guild_id``; of ``shards``' servers only,
+        when given), oldest first."""
+        return await outbox.undelivered(self._db, limit, guild_id, shards)
 
     async def owed_message(self, key: str) -> outbox.OutboxEntry | None:
         return await outbox.get(self._db, self.guild_id, key)
