@@ -14,7 +14,10 @@ what the bot does at start-up for the garbage collector
 (:func:`bot.importing.worker.settle_heap`), so collections see a heap like
 the bot's.
 
-Run: ``.venv/bin/python bench/import_loop_bench.py [--runs 5] [--case NAME ...]``.
+Run: ``.venv/bin/python bench/import_loop_bench.py [--runs 5] [--case NAME ...]
+[--slow-callbacks]``. With ``--slow-callbacks`` the loop runs in asyncio's debug mode and
+logs every callback that holds it for 50 ms or more, naming it (debug mode itself slows
+the loop a little, so read the gaps of such a run as an upper bound).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import argparse
 import asyncio
 import importlib
 import json
+import logging
 import os
 import statistics
 import sys
@@ -36,9 +40,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import discord
 
 from bot.app import discover_cogs
+from bot.call import Actor
 from bot.config import ImportingSettings
 from bot.importing import gangflow
 from bot.importing.campaigndoc import prepare_campaign_file, release_campaign
@@ -76,6 +80,7 @@ from rules.models import (
 GUILD = 900_000_000_000_000_001
 USER = 100_000_000_000_000_001
 TICK = 0.005
+SLOW_CALLBACK = 0.05
 MAX_BYTES = ImportingSettings().max_import_bytes
 
 
@@ -223,24 +228,10 @@ def campaign_filling(gangs: int, fighters: int) -> bytes:
 # --------------------------------------------------------------------------- the cog's paths
 
 
-def interaction(user_id: int) -> discord.Interaction[Any]:
-    """A real discord.py Interaction from a slash command payload (it is never answered)."""
-    client = discord.Client(intents=discord.Intents.none())
-    payload: Any = {
-        "id": "1", "application_id": "2", "type": 2, "token": "bench", "version": 1,
-        "user": {"id": str(user_id), "username": "bench", "discriminator": "0",
-                 "avatar": None},
-        "app_permissions": "0", "locale": "en-GB", "channel_id": "3",
-        "attachment_size_limit": 10_000_000,
-        "data": {"id": "4", "name": "gang", "type": 1},
-    }
-    return discord.Interaction(data=payload, state=client._connection)
-
-
 @dataclass
 class Bench:
     storage: Storage
-    asker: discord.Interaction[Any]
+    asker: Actor
 
     async def campaign(self, name: str) -> Campaign:
         async with self.storage.transaction(GUILD) as tx:
@@ -261,7 +252,7 @@ class Bench:
 
     async def gang_confirm(self, campaign: Campaign, token: str) -> None:
         async with self.storage.transaction(GUILD) as tx:
-            done = await gangflow.confirm(tx, campaign.id, token, self.asker)
+            done = await gangflow.confirm(tx, campaign.id, token, self.asker, mention=f"<@{USER}>")
         assert done.message.startswith("Done."), done.message
 
     async def trading_post(self, data: bytes, filename: str, campaign: Campaign) -> None:
@@ -400,7 +391,12 @@ def spread(values: list[float], fmt: str) -> str:
                                              max(values)))
 
 
-async def main(runs: int, names: list[str]) -> None:
+async def main(runs: int, names: list[str], slow_callbacks: bool) -> None:
+    if slow_callbacks:
+        logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
+        loop = asyncio.get_running_loop()
+        loop.set_debug(True)
+        loop.slow_callback_duration = SLOW_CALLBACK
     for cog in discover_cogs():
         importlib.import_module(cog)
     cases = file_cases()
@@ -408,7 +404,7 @@ async def main(runs: int, names: list[str]) -> None:
     if unknown:
         raise SystemExit(f"unknown cases: {', '.join(sorted(unknown))}; "
                          f"known: {', '.join(cases)}")
-    asker = interaction(USER)
+    asker = Actor(USER)
     with tempfile.TemporaryDirectory() as directory:
         storage = await Storage.open(Path(directory) / "bench.sqlite")
         # As the bot's start-up does (bot.app).
@@ -441,5 +437,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--case", nargs="*", default=[], help="cases to run (default: all)")
+    parser.add_argument("--slow-callbacks", action="store_true",
+                        help="log every callback holding the loop 50 ms or more")
     args = parser.parse_args()
-    asyncio.run(main(args.runs, args.case))
+    asyncio.run(main(args.runs, args.case, args.slow_callbacks))
