@@ -31,7 +31,9 @@ import os
 import statistics
 import sys
 import tempfile
+import threading
 import time
+import traceback
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -282,29 +284,93 @@ class Bench:
 # --------------------------------------------------------------------------- measuring
 
 
+class StallSampler(threading.Thread):
+    """Names what the loop's thread runs whenever a tick is SLOW_CALLBACK late.
+
+    asyncio's slow-callback log names the task, not the line inside it (every case
+    runs inside the one main task); this thread looks at the loop thread's stack
+    while it is stalled and counts the innermost frame of the project's own code.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.loop_thread = threading.get_ident()
+        self.last = time.perf_counter()
+        self.seen: dict[str, int] = {}
+        self.stopped = threading.Event()
+
+    def beat(self) -> None:
+        self.last = time.perf_counter()
+
+    def run(self) -> None:
+        marked = self.last
+        while not self.stopped.wait(0.01):
+            if time.perf_counter() - self.last < SLOW_CALLBACK or self.last == marked:
+                continue
+            marked = self.last
+            frames = sys._current_frames()
+            stack = traceback.extract_stack(frames.get(self.loop_thread))
+            own = [f for f in stack if ROOT in f.filename and "/.venv/" not in f.filename
+                   and "/bench/" not in f.filename]
+            # The innermost frame (perhaps a library's), then the project's own callers.
+            shown = [*stack[-1:], *reversed(own[-3:])]
+            key = " < ".join(_place(f) for f in shown)
+            # Waiting in select() for the GIL: then another thread holds it; name them.
+            others = [_place(traceback.extract_stack(f)[-1]) for t, f in frames.items()
+                      if t not in (self.loop_thread, threading.get_ident())]
+            idle = ("threading.py", "queues.py", "thread.py:81", "selectors.py", "connection.py")
+            busy = [o for o in others if not any(word in o for word in idle)]
+            if busy:
+                key += " | other threads: " + ", ".join(sorted(busy))
+            self.seen[key] = self.seen.get(key, 0) + 1
+
+    def report(self, case: str) -> None:
+        for key, times in sorted(self.seen.items(), key=lambda kv: -kv[1]):
+            print(f"  stalled {times}x in {case}: {key}", flush=True)
+        self.seen.clear()
+
+
+def _place(frame: traceback.FrameSummary) -> str:
+    return f"{Path(frame.filename).parent.name}/{Path(frame.filename).name}:{frame.lineno} " \
+        f"{frame.name}"
+
+
+ROOT = str(Path(__file__).resolve().parent.parent)
+SAMPLER: StallSampler | None = None
+
+
 @dataclass
 class Run:
     longest_ms: float
     p99_ms: float
     total_s: float
+    # CPU time the process used during the longest gap, in % of the gap.
+    cpu_share: float
 
 
 async def ticking(work: Awaitable[Any]) -> Run:
     """Run ``work`` while a coroutine ticks every 5 ms; the gaps between its ticks."""
     gaps: list[float] = []
+    # The process's CPU time over each gap: a long gap with little CPU is the machine
+    # not running this process (load), one with a full core is the process's own work.
+    cpu: list[float] = []
     done = False
 
     async def tick() -> None:
-        last = time.perf_counter()
+        last, last_cpu = time.perf_counter(), time.process_time()
         while not done:
             await asyncio.sleep(TICK)
-            now = time.perf_counter()
+            now, now_cpu = time.perf_counter(), time.process_time()
+            if SAMPLER is not None:
+                SAMPLER.beat()
             gaps.append(now - last)
-            last = now
+            cpu.append(now_cpu - last_cpu)
+            last, last_cpu = now, now_cpu
 
     ticker = asyncio.create_task(tick())
     await asyncio.sleep(TICK * 2)
     gaps.clear()
+    cpu.clear()
     started = time.perf_counter()
     await work
     total = time.perf_counter() - started
@@ -312,7 +378,8 @@ async def ticking(work: Awaitable[Any]) -> Run:
     await ticker
     ordered = sorted(gaps)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    return Run(ordered[-1] * 1000, p99 * 1000, total)
+    longest = max(range(len(gaps)), key=gaps.__getitem__)
+    return Run(ordered[-1] * 1000, p99 * 1000, total, cpu[longest] / gaps[longest] * 100)
 
 
 Case = Callable[[Bench, int], Awaitable[Run]]
@@ -397,6 +464,9 @@ async def main(runs: int, names: list[str], slow_callbacks: bool) -> None:
         loop = asyncio.get_running_loop()
         loop.set_debug(True)
         loop.slow_callback_duration = SLOW_CALLBACK
+        global SAMPLER
+        SAMPLER = StallSampler()
+        SAMPLER.start()
     for cog in discover_cogs():
         importlib.import_module(cog)
     cases = file_cases()
@@ -414,7 +484,7 @@ async def main(runs: int, names: list[str], slow_callbacks: bool) -> None:
         print(f"runs: {runs}; tick: {TICK * 1000:.0f} ms; max_import_bytes: {MAX_BYTES}; "
               f"Python {sys.version.split()[0]}; {os.cpu_count()} CPUs")
         print(f"{'case':18} {'bytes':>9} {'longest gap ms':>18} {'p99 gap ms':>14} "
-              f"{'total s':>16}  load before/after")
+              f"{'total s':>16} {'cpu% longest':>13}  load before/after")
         try:
             for name in names or list(cases):
                 size, case = cases[name]
@@ -424,8 +494,11 @@ async def main(runs: int, names: list[str], slow_callbacks: bool) -> None:
                 print(f"{name:18} {size():>9} "
                       f"{spread([r.longest_ms for r in results], '.0f'):>18} "
                       f"{spread([r.p99_ms for r in results], '.0f'):>14} "
-                      f"{spread([r.total_s for r in results], '.2f'):>16}  "
+                      f"{spread([r.total_s for r in results], '.2f'):>16} "
+                      f"{spread([r.cpu_share for r in results], '.0f'):>13}  "
                       f"{before:.2f}/{after:.2f}", flush=True)
+                if SAMPLER is not None:
+                    SAMPLER.report(name)
         finally:
             await storage.close()
             import_worker.shutdown()
