@@ -229,11 +229,9 @@ class Transaction:
         pk = await self._campaign(campaign_id)
         if await fetch_rosters(self._write_db(), pk, [gang.id]):
             raise InvalidRequest(f"There is already a gang with id {gang.id} in this campaign.")
-        world = await gangs.edit(
-            self._db, pk, actor=actor, title=title or f"New gang {gang.name}",
-            change=gangs.add_gang(gang),
+        return await gangs.create(
+            self._db, pk, gang, actor=actor, title=title or f"New gang {gang.name}"
         )
-        return world.gang(gang.id)
 
     async def update_gang(
         self, campaign_id: str, gang: Gang, *, actor: str, title: str = "Roster edit"
