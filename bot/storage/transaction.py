@@ -586,6 +586,18 @@ class Transaction:
         pk = await self._campaign(campaign_id)
         return await imports.take(self._write_db(), pk, token, max_age)
 
+    async def peek_staged_state(
+        self, campaign_id: str, token: str, *, max_age: timedelta = timedelta(days=1)
+    ) -> tuple[str, str] | None:
+        """(user id, state as stored) of a staged import, left staged; None if gone."""
+        pk = await self._campaign(campaign_id)
+        return await imports.peek(self._write_db(), pk, token, max_age)
+
+    async def restage_import(self, campaign_id: str, token: str, state: str) -> None:
+        """Replace a staged import's state (stored JSON text) with ``state``."""
+        pk = await self._campaign(campaign_id)
+        await imports.restage(self._write_db(), pk, token, state)
+
     # -------------------------------------------------------------- outbox (bot/outbox.py)
 
     async def owe_message(
