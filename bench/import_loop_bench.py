@@ -100,10 +100,11 @@ def yaktribe_at_bounds() -> bytes:
     gangers = [
         {
             "ganger_id": 10_000 + n, "name": f"Ganger {n:03d} " + "y" * 80,
-            "type": "Bully", "m": "5\"", "ws": "4+", "bs": "5+", "s": 4, "t": 4, "w": 1,
+            "type": "Bully", "category": "Ganger", "m": "5\"",
+            "ws": "4+", "bs": "5+", "s": 4, "t": 4, "w": 1,
             "i": "5+", "a": 1, "ld": "7+", "cl": "7+", "wil": "8+", "int": "8+",
             "cost": 500, "xp": 99, "kills": 9, "advance_count": 3,
-            "equipment": [{"name": "Autogun", "qty": 1}] * per_fighter,
+            "equipment": [{"name": "Autogun", "qty": 1, "kind": "weapon"}] * per_fighter,
             "skills": [text(s, 100) for s in range(MAX_SKILLS)],
             "injuries": [text(s, 100) for s in range(MAX_INJURIES)],
             "status": "Alive",
@@ -114,7 +115,7 @@ def yaktribe_at_bounds() -> bytes:
         "gang_id": 48213, "gang_name": "Bench Kings", "gang_type": "Goliath",
         "gang_rating": "100000", "credits": "900", "reputation": 9, "alignment": "Outlaw",
         "territories": [text(t, 100) for t in range(MAX_TERRITORIES)],
-        "stash": [{"name": "Stub gun", "qty": 1}] * MAX_STASH_ITEMS,
+        "stash": [{"name": "Stub gun", "qty": 1, "kind": "weapon"}] * MAX_STASH_ITEMS,
         "gangers": gangers,
     }
     return json.dumps(gang).encode()
