@@ -14,7 +14,10 @@ what the bot does at start-up for the garbage collector
 (:func:`bot.importing.worker.settle_heap`), so collections see a heap like
 the bot's.
 
-Run: ``.venv/bin/python bench/import_loop_bench.py [--runs 5] [--case NAME ...]``.
+Run: ``.venv/bin/python bench/import_loop_bench.py [--runs 5] [--case NAME ...]
+[--slow-callbacks]``. With ``--slow-callbacks`` the loop runs in asyncio's debug mode and
+logs every callback that holds it for 50 ms or more, naming it (debug mode itself slows
+the loop a little, so read the gaps of such a run as an upper bound).
 """
 
 from __future__ import annotations
@@ -23,11 +26,14 @@ import argparse
 import asyncio
 import importlib
 import json
+import logging
 import os
 import statistics
 import sys
 import tempfile
+import threading
 import time
+import traceback
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -36,9 +42,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import discord
 
 from bot.app import discover_cogs
+from bot.call import Actor
 from bot.config import ImportingSettings
 from bot.importing import gangflow
 from bot.importing.campaigndoc import prepare_campaign_file, release_campaign
@@ -76,6 +82,7 @@ from rules.models import (
 GUILD = 900_000_000_000_000_001
 USER = 100_000_000_000_000_001
 TICK = 0.005
+SLOW_CALLBACK = 0.05
 MAX_BYTES = ImportingSettings().max_import_bytes
 
 
@@ -93,10 +100,11 @@ def yaktribe_at_bounds() -> bytes:
     gangers = [
         {
             "ganger_id": 10_000 + n, "name": f"Ganger {n:03d} " + "y" * 80,
-            "type": "Bully", "m": "5\"", "ws": "4+", "bs": "5+", "s": 4, "t": 4, "w": 1,
+            "type": "Bully", "category": "Ganger", "m": "5\"",
+            "ws": "4+", "bs": "5+", "s": 4, "t": 4, "w": 1,
             "i": "5+", "a": 1, "ld": "7+", "cl": "7+", "wil": "8+", "int": "8+",
             "cost": 500, "xp": 99, "kills": 9, "advance_count": 3,
-            "equipment": [{"name": "Autogun", "qty": 1}] * per_fighter,
+            "equipment": [{"name": "Autogun", "qty": 1, "kind": "weapon"}] * per_fighter,
             "skills": [text(s, 100) for s in range(MAX_SKILLS)],
             "injuries": [text(s, 100) for s in range(MAX_INJURIES)],
             "status": "Alive",
@@ -107,7 +115,7 @@ def yaktribe_at_bounds() -> bytes:
         "gang_id": 48213, "gang_name": "Bench Kings", "gang_type": "Goliath",
         "gang_rating": "100000", "credits": "900", "reputation": 9, "alignment": "Outlaw",
         "territories": [text(t, 100) for t in range(MAX_TERRITORIES)],
-        "stash": [{"name": "Stub gun", "qty": 1}] * MAX_STASH_ITEMS,
+        "stash": [{"name": "Stub gun", "qty": 1, "kind": "weapon"}] * MAX_STASH_ITEMS,
         "gangers": gangers,
     }
     return json.dumps(gang).encode()
@@ -223,24 +231,10 @@ def campaign_filling(gangs: int, fighters: int) -> bytes:
 # --------------------------------------------------------------------------- the cog's paths
 
 
-def interaction(user_id: int) -> discord.Interaction[Any]:
-    """A real discord.py Interaction from a slash command payload (it is never answered)."""
-    client = discord.Client(intents=discord.Intents.none())
-    payload: Any = {
-        "id": "1", "application_id": "2", "type": 2, "token": "bench", "version": 1,
-        "user": {"id": str(user_id), "username": "bench", "discriminator": "0",
-                 "avatar": None},
-        "app_permissions": "0", "locale": "en-GB", "channel_id": "3",
-        "attachment_size_limit": 10_000_000,
-        "data": {"id": "4", "name": "gang", "type": 1},
-    }
-    return discord.Interaction(data=payload, state=client._connection)
-
-
 @dataclass
 class Bench:
     storage: Storage
-    asker: discord.Interaction[Any]
+    asker: Actor
 
     async def campaign(self, name: str) -> Campaign:
         async with self.storage.transaction(GUILD) as tx:
@@ -261,7 +255,7 @@ class Bench:
 
     async def gang_confirm(self, campaign: Campaign, token: str) -> None:
         async with self.storage.transaction(GUILD) as tx:
-            done = await gangflow.confirm(tx, campaign.id, token, self.asker)
+            done = await gangflow.confirm(tx, campaign.id, token, self.asker, mention=f"<@{USER}>")
         assert done.message.startswith("Done."), done.message
 
     async def trading_post(self, data: bytes, filename: str, campaign: Campaign) -> None:
@@ -291,29 +285,93 @@ class Bench:
 # --------------------------------------------------------------------------- measuring
 
 
+class StallSampler(threading.Thread):
+    """Names what the loop's thread runs whenever a tick is SLOW_CALLBACK late.
+
+    asyncio's slow-callback log names the task, not the line inside it (every case
+    runs inside the one main task); this thread looks at the loop thread's stack
+    while it is stalled and counts the innermost frame of the project's own code.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.loop_thread = threading.get_ident()
+        self.last = time.perf_counter()
+        self.seen: dict[str, int] = {}
+        self.stopped = threading.Event()
+
+    def beat(self) -> None:
+        self.last = time.perf_counter()
+
+    def run(self) -> None:
+        marked = self.last
+        while not self.stopped.wait(0.01):
+            if time.perf_counter() - self.last < SLOW_CALLBACK or self.last == marked:
+                continue
+            marked = self.last
+            frames = sys._current_frames()
+            stack = traceback.extract_stack(frames.get(self.loop_thread))
+            own = [f for f in stack if ROOT in f.filename and "/.venv/" not in f.filename
+                   and "/bench/" not in f.filename]
+            # The innermost frame (perhaps a library's), then the project's own callers.
+            shown = [*stack[-1:], *reversed(own[-3:])]
+            key = " < ".join(_place(f) for f in shown)
+            # Waiting in select() for the GIL: then another thread holds it; name them.
+            others = [_place(traceback.extract_stack(f)[-1]) for t, f in frames.items()
+                      if t not in (self.loop_thread, threading.get_ident())]
+            idle = ("threading.py", "queues.py", "thread.py:81", "selectors.py", "connection.py")
+            busy = [o for o in others if not any(word in o for word in idle)]
+            if busy:
+                key += " | other threads: " + ", ".join(sorted(busy))
+            self.seen[key] = self.seen.get(key, 0) + 1
+
+    def report(self, case: str) -> None:
+        for key, times in sorted(self.seen.items(), key=lambda kv: -kv[1]):
+            print(f"  stalled {times}x in {case}: {key}", flush=True)
+        self.seen.clear()
+
+
+def _place(frame: traceback.FrameSummary) -> str:
+    return f"{Path(frame.filename).parent.name}/{Path(frame.filename).name}:{frame.lineno} " \
+        f"{frame.name}"
+
+
+ROOT = str(Path(__file__).resolve().parent.parent)
+SAMPLER: StallSampler | None = None
+
+
 @dataclass
 class Run:
     longest_ms: float
     p99_ms: float
     total_s: float
+    # CPU time the process used during the longest gap, in % of the gap.
+    cpu_share: float
 
 
 async def ticking(work: Awaitable[Any]) -> Run:
     """Run ``work`` while a coroutine ticks every 5 ms; the gaps between its ticks."""
     gaps: list[float] = []
+    # The process's CPU time over each gap: a long gap with little CPU is the machine
+    # not running this process (load), one with a full core is the process's own work.
+    cpu: list[float] = []
     done = False
 
     async def tick() -> None:
-        last = time.perf_counter()
+        last, last_cpu = time.perf_counter(), time.process_time()
         while not done:
             await asyncio.sleep(TICK)
-            now = time.perf_counter()
+            now, now_cpu = time.perf_counter(), time.process_time()
+            if SAMPLER is not None:
+                SAMPLER.beat()
             gaps.append(now - last)
-            last = now
+            cpu.append(now_cpu - last_cpu)
+            last, last_cpu = now, now_cpu
 
     ticker = asyncio.create_task(tick())
     await asyncio.sleep(TICK * 2)
     gaps.clear()
+    cpu.clear()
     started = time.perf_counter()
     await work
     total = time.perf_counter() - started
@@ -321,7 +379,8 @@ async def ticking(work: Awaitable[Any]) -> Run:
     await ticker
     ordered = sorted(gaps)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    return Run(ordered[-1] * 1000, p99 * 1000, total)
+    longest = max(range(len(gaps)), key=gaps.__getitem__)
+    return Run(ordered[-1] * 1000, p99 * 1000, total, cpu[longest] / gaps[longest] * 100)
 
 
 Case = Callable[[Bench, int], Awaitable[Run]]
@@ -400,7 +459,15 @@ def spread(values: list[float], fmt: str) -> str:
                                              max(values)))
 
 
-async def main(runs: int, names: list[str]) -> None:
+async def main(runs: int, names: list[str], slow_callbacks: bool) -> None:
+    if slow_callbacks:
+        logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
+        loop = asyncio.get_running_loop()
+        loop.set_debug(True)
+        loop.slow_callback_duration = SLOW_CALLBACK
+        global SAMPLER
+        SAMPLER = StallSampler()
+        SAMPLER.start()
     for cog in discover_cogs():
         importlib.import_module(cog)
     cases = file_cases()
@@ -408,7 +475,7 @@ async def main(runs: int, names: list[str]) -> None:
     if unknown:
         raise SystemExit(f"unknown cases: {', '.join(sorted(unknown))}; "
                          f"known: {', '.join(cases)}")
-    asker = interaction(USER)
+    asker = Actor(USER)
     with tempfile.TemporaryDirectory() as directory:
         storage = await Storage.open(Path(directory) / "bench.sqlite")
         # As the bot's start-up does (bot.app).
@@ -418,7 +485,7 @@ async def main(runs: int, names: list[str]) -> None:
         print(f"runs: {runs}; tick: {TICK * 1000:.0f} ms; max_import_bytes: {MAX_BYTES}; "
               f"Python {sys.version.split()[0]}; {os.cpu_count()} CPUs")
         print(f"{'case':18} {'bytes':>9} {'longest gap ms':>18} {'p99 gap ms':>14} "
-              f"{'total s':>16}  load before/after")
+              f"{'total s':>16} {'cpu% longest':>13}  load before/after")
         try:
             for name in names or list(cases):
                 size, case = cases[name]
@@ -428,8 +495,11 @@ async def main(runs: int, names: list[str]) -> None:
                 print(f"{name:18} {size():>9} "
                       f"{spread([r.longest_ms for r in results], '.0f'):>18} "
                       f"{spread([r.p99_ms for r in results], '.0f'):>14} "
-                      f"{spread([r.total_s for r in results], '.2f'):>16}  "
+                      f"{spread([r.total_s for r in results], '.2f'):>16} "
+                      f"{spread([r.cpu_share for r in results], '.0f'):>13}  "
                       f"{before:.2f}/{after:.2f}", flush=True)
+                if SAMPLER is not None:
+                    SAMPLER.report(name)
         finally:
             await storage.close()
             import_worker.shutdown()
@@ -441,5 +511,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--case", nargs="*", default=[], help="cases to run (default: all)")
+    parser.add_argument("--slow-callbacks", action="store_true",
+                        help="log every callback holding the loop 50 ms or more")
     args = parser.parse_args()
-    asyncio.run(main(args.runs, args.case))
+    asyncio.run(main(args.runs, args.case, args.slow_callbacks))

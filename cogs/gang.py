@@ -27,6 +27,7 @@ from bot.render import safe
 from bot.storage import new_id
 from bot.ui import checked, clean_name, paged_embeds
 from bot.ui.confirm import Confirmed, confirm_view, confirmation
+from bot.ui.import_questions import ANSWER, ANSWER_PARAMS, import_view
 from bot.ui.pictures import (
     captor_names,
     member_name,
@@ -35,6 +36,7 @@ from bot.ui.pictures import (
     shows_roster_card,
 )
 from bot.ui.roster import roster_embeds
+from bot.ui.routes import Click, register
 from rules.errors import InvalidRequest, NotFound
 from rules.models import Alignment, FighterStatus, Gang
 from rules.ruleset import RuleSet
@@ -83,6 +85,7 @@ class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and
     async def cog_load(self) -> None:
         confirmation(DELETE_GANG, self._delete_confirmed)
         confirmation(IMPORT_GANG, self._import_confirmed)
+        register(ANSWER, *ANSWER_PARAMS, handler=self._import_answered, only="user")
 
     # ------------------------------------------------------------------ create
 
@@ -277,7 +280,7 @@ class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and
         url="or the address of the Yaktribe JSON export",
         name="call the gang this instead of the name in the file",
         owner="the player it belongs to (Arbitrators only; default: you)",
-        categories="types the rule data lacks: Cult Alpha=Leader; Neophyte Hybrid=Ganger",
+        categories="types the rule data lacks (else the preview asks): Cult Alpha=Leader",
         campaign=CAMPAIGN_HELP,
     )
     async def import_(
@@ -312,7 +315,23 @@ class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and
         question = preview(staged, existing, s.campaign.name)
         report = {"file": question.report} if question.report is not None else {}
         await call.tell(question.content, embeds=question.embeds, **report,
-                        view=confirm_view(IMPORT_GANG, s.campaign.id, token, call.actor.user_id))
+                        view=import_view(IMPORT_GANG, s.campaign.id, token,
+                                         call.actor.user_id, staged))
+
+    async def _import_answered(
+        self, click: Click, campaign: str, token: str, question: int, user: int
+    ) -> None:
+        """A select of the import preview: keep the answer, show the preview again."""
+        call = Call.of(click.interaction)
+        async with call.write_server() as tx:
+            found, staged, existing = await gangflow.answer(
+                tx, campaign, token, call.actor, question, click.value or ""
+            )
+        shown = preview(staged, existing, found.name)
+        await click.interaction.response.edit_message(
+            content=shown.content, embeds=shown.embeds,
+            view=import_view(IMPORT_GANG, campaign, token, user, staged),
+        )
 
     async def _import_confirmed(
         self, interaction: Interaction, campaign_id: str, token: str

@@ -21,9 +21,10 @@ from datetime import UTC, datetime
 from bot.call import Actor
 from bot.errors import Refused
 from bot.importing.diff import fingerprint
-from bot.importing.jobs import read_gang, read_staged
+from bot.importing.jobs import answer_staged, read_gang, read_staged
 from bot.importing.parsed import ParsedGang
 from bot.importing.plan import StagedGangImport, plan_import
+from bot.importing.questions import unanswered
 from bot.importing.worker import import_worker
 from bot.render import safe
 from bot.storage import Campaign, Transaction, new_id
@@ -38,21 +39,10 @@ async def read(
 ) -> ParsedGang:
     """The gang in ``data`` as ``campaign`` would import it, read in the import worker.
 
-    A fighter type whose category neither the rule data nor the file gives is asked
-    for: the import stops before its preview until ``categories`` names each one."""
+    A fighter type whose category neither the rule data, the file nor ``categories``
+    gives, and an item nothing gives a kind, come back as questions for the preview."""
     given = category_answers(categories)
-    parsed = await import_worker.run(read_gang, data, campaign, owner, given)
-    if parsed.needs_category:
-        types = ", ".join(f"{name} ({count})" for name, count in parsed.needs_category.items())
-        example = "; ".join(f"{name}=Ganger" for name in list(parsed.needs_category)[:2])
-        raise InvalidRequest(
-            f"House {parsed.gang.house} is not in {campaign.name}'s rule data, and the file "
-            f"does not say which category these fighter types are: {types}. Run /gang import "
-            f"again with categories, such as `{example}` (Leader, Champion, Ganger, Juve, "
-            "Prospect, Specialist, Crew, Brute, Hanger-on), or import the house's rule data "
-            "first (/campaign ruledata import). Nothing was imported."
-        )
-    return parsed
+    return await import_worker.run(read_gang, data, campaign, owner, given)
 
 
 def category_answers(text: str | None) -> dict[str, FighterCategory]:
@@ -143,6 +133,10 @@ async def confirm(
     staged = await import_worker.run(read_staged, state)
     if user_id != actor.ledger_id:
         raise Refused("Only the person who asked can confirm this import.")
+    if unanswered(staged.questions):
+        # The button is disabled until then; an old message or a forged click is not.
+        raise InvalidRequest("Answer every question of this import first; nothing was "
+                             "imported.")
     label = staged.source_label
     if staged.update_of is None:
         if staged.gang.owner != actor.ledger_id:
@@ -178,3 +172,30 @@ async def confirm(
         f"Done. {summary}",
         announcement=f"{mention}: {summary} Owner: <@{saved.owner}>.",
     )
+
+
+async def answer(
+    tx: Transaction, campaign_id: str, token: str, actor: Actor, index: int, value: str
+) -> tuple[Campaign, StagedGangImport, Gang | None]:
+    """A select of the preview: keep ``value`` as the answer to question ``index`` of the
+    staged import; returns what the preview shows again."""
+    try:
+        campaign = await tx.get_campaign(campaign_id)
+    except NotFound:
+        raise InvalidRequest("That campaign no longer exists; nothing was imported.") from None
+    found = await tx.peek_staged_state(campaign_id, token)
+    if found is None:
+        raise InvalidRequest("This import has expired or was already done; run /gang import "
+                             "again.")
+    user_id, state = found
+    if user_id != actor.ledger_id:
+        raise Refused("Only the person who asked can answer this question.")
+    new_state, staged = await import_worker.run(answer_staged, state, index, value)
+    await tx.restage_import(campaign_id, token, new_state)
+    existing = None
+    if staged.update_of is not None:
+        try:
+            existing = await tx.get_gang(campaign_id, staged.update_of)
+        except NotFound:
+            existing = None
+    return campaign, staged, existing

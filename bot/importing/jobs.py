@@ -7,12 +7,14 @@ from bot.importing.campaigndoc import prepare_campaign
 from bot.importing.gangfile import read_gang_file
 from bot.importing.parsed import ParsedGang
 from bot.importing.plan import StagedGangImport
+from bot.importing.questions import answer
 from bot.importing.tradingpost import read_trading_post
 from bot.rulesets import ruleset_for
 from bot.storage import Campaign, new_id
 from rules.models import FighterCategory
 
-__all__ = ["prepare_campaign", "read_gang", "read_staged", "read_trading_post"]
+__all__ = ["answer_staged", "prepare_campaign", "read_gang", "read_staged",
+           "read_trading_post"]
 
 
 def read_gang(
@@ -30,3 +32,11 @@ def read_gang(
 def read_staged(state: str) -> StagedGangImport:
     """A staged import as stored (``Transaction.take_staged_state``), validated."""
     return StagedGangImport.model_validate_json(state)
+
+
+def answer_staged(state: str, index: int, value: str) -> tuple[str, StagedGangImport]:
+    """The staged import with ``value`` as the answer to its question ``index``: as it is
+    to be stored again, and validated."""
+    staged = StagedGangImport.model_validate_json(state)
+    answer(staged.gang, staged.questions, index, value)
+    return staged.model_dump_json(by_alias=True), staged

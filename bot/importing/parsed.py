@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from bot.importing.questions import ImportQuestion
 from bot.importing.report import ImportReport
 from rules.models import Gang
 
@@ -32,6 +33,6 @@ class ParsedGang(BaseModel):
     has_vehicles: bool = False
     # The Gang Rating the source itself states, to compare with the bot's.
     declared_rating: int | None = None
-    # Fighter types whose category neither the rule data nor the file gives, with how
-    # many fighters have each: the importing player names them before anything is kept.
-    needs_category: dict[str, int] = Field(default_factory=dict)
+    # What neither the rule data nor the file settles (a fighter type's category, an
+    # item's kind): the preview asks the importing player before Confirm.
+    questions: list[ImportQuestion] = Field(default_factory=list)

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 
 from bot.importing.diff import fingerprint, merge, resolve_clashes
 from bot.importing.parsed import ParsedGang
+from bot.importing.questions import ImportQuestion
 from bot.importing.report import ImportReport
 from bot.storage import GangImportLink
 from rules.errors import InvalidRequest
@@ -33,6 +34,8 @@ class StagedGangImport(BaseModel):
     source_label: str
     report: ImportReport = Field(default_factory=ImportReport)
     declared_rating: int | None = None
+    # Asked in the preview; Confirm waits until each has its answer (set on ``gang``).
+    questions: list[ImportQuestion] = Field(default_factory=list)
 
 
 def plan_import(
@@ -84,4 +87,5 @@ def plan_import(
         source_label=parsed.source_label,
         report=report,
         declared_rating=parsed.declared_rating,
+        questions=parsed.questions,
     )

@@ -16,6 +16,7 @@ import discord
 
 from bot.importing.diff import differences
 from bot.importing.plan import StagedGangImport
+from bot.importing.questions import unanswered
 from bot.render import change_line, paginate, safe
 from rules.models import Gang
 from rules.wording import count
@@ -91,4 +92,27 @@ def preview(staged: StagedGangImport, stored: Gang | None, campaign_name: str) -
         if clipped:
             full = "\n".join(report).encode()
             attachment = discord.File(io.BytesIO(full), filename="import-report.txt")
-    return Preview(QUESTION, embeds, attachment)
+    return Preview(_content(staged), embeds, attachment)
+
+
+# Question lines listed in the content (Discord's 2000 characters hold them with room).
+QUESTION_LINES = 12
+
+
+def _content(staged: StagedGangImport) -> str:
+    """The question above the embeds, with what the file left open and the answers so far."""
+    questions = staged.questions
+    if not questions:
+        return QUESTION
+    still_open = unanswered(questions)
+    head = (f"**{len(still_open)} of {len(questions)} to answer** below before Confirm: "
+            "the file does not say, and the campaign's rule data does not know."
+            if still_open else "Every question is answered; Confirm is enabled.")
+    lines = [
+        f"- {safe(q.label, 120)} **{q.answer}**" if q.answer else f"- {safe(q.label, 120)} …"
+        for q in questions[:QUESTION_LINES]
+    ]
+    if len(questions) > QUESTION_LINES:
+        lines.append(f"- and {len(questions) - QUESTION_LINES} more, asked as these are "
+                     "answered")
+    return "\n".join([QUESTION, head, *lines])

@@ -24,14 +24,15 @@ Decisions where the format is silent:
 - ``type`` gives the category through the campaign rule set's House List (own
   house first, then any list, e.g. shared Hangers-on), else the file's
   ``category`` or a keyword in the type (Leader, Champion, Ganger, Juve...),
-  else the importing player's answer; a type still unsettled is listed in
-  ``needs_category`` and the import asks for it (never a made-up Ganger).
+  else the importing player's ``categories``; a type still unsettled becomes a
+  question the preview asks (bot.importing.questions), never a made-up Ganger.
 - A target-number characteristic written 0 (or any written "-") is one the
   fighter does not have: kept as absent, not refused.
 - Equipment is matched loosely (case, punctuation, "armor"/"armour") and
   priced from the fighter's own Equipment List, then the campaign's Trading
   Post; an item neither knows keeps the file's cost, kind and weapon
-  profiles. Gang and fighter notes and special rules are kept.
+  profiles; without a kind (and without profiles) its kind is a question too.
+  Gang and fighter notes and special rules are kept.
 - Status Alive (or none) is Active, Recovery is In Recovery; Dead and Retired
   fighters are not imported (Clean House would delete them anyway).
   Captured is imported as Active: the captor is not in this campaign.
@@ -45,8 +46,10 @@ Decisions where the format is silent:
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
@@ -63,6 +66,7 @@ from bot.importing.limits import (
     check_count,
 )
 from bot.importing.parsed import ParsedGang
+from bot.importing.questions import ask_categories, ask_kinds
 from bot.importing.report import ImportReport
 from bot.importing.values import read_id, read_int, read_name, read_names
 from bot.render import clip
@@ -146,6 +150,15 @@ _STATUSES: dict[str, FighterStatus | None] = {
 }
 
 
+@dataclass
+class _Asked:
+    """What the file leaves open, for the preview to ask: fighter id -> its type as
+    written, item id -> its name as written."""
+
+    types: dict[str, str] = dataclasses.field(default_factory=dict)
+    items: dict[str, str] = dataclasses.field(default_factory=dict)
+
+
 class _Skip(Exception):
     """A fighter that cannot be imported; the message says why."""
 
@@ -157,7 +170,7 @@ def parse_yaktribe(
     """The gang of a decoded Yaktribe export; InvalidRequest if its gang fields are broken.
 
     ``categories`` gives the category of fighter types (by name key) that neither the
-    rule data nor the file settles; types still unsettled are in ``needs_category``.
+    rule data nor the file settles; what stays open is in ``questions``.
     """
     _refuse_campaign_export(data)
     data = _unwrap(data)
@@ -183,12 +196,12 @@ def parse_yaktribe(
             "fighter categories come from the file (a category, or a keyword in the type)."
         )
     _territories(data.get("territories"), report)
+    asked = _Asked()
     gang.stash = _items(
-        data.get("stash"), None, ruleset, make_id, report, "the Stash", MAX_STASH_ITEMS
+        data.get("stash"), None, ruleset, make_id, report, "the Stash", MAX_STASH_ITEMS, asked
     )
-    needs_category: dict[str, int] = {}
     keys = _read_fighters(data["gangers"], gang, house, ruleset, make_id, report,
-                          categories or {}, needs_category)
+                          categories or {}, asked)
     check_count(
         len(gang.stash) + sum(len(f.equipment) for f in gang.fighters), MAX_GANG_ITEMS,
         "items in the gang (fighters' equipment and the Stash, counting quantities)",
@@ -206,7 +219,7 @@ def parse_yaktribe(
     return ParsedGang(
         gang=gang, report=report, source=SOURCE, source_label=LABEL, external_id=external,
         fighter_keys=keys, has_vehicles=False, declared_rating=declared,
-        needs_category=needs_category,
+        questions=ask_categories(gang, asked.types) + ask_kinds(gang, asked.items),
     )
 
 
@@ -371,7 +384,7 @@ def _read_fighters(
     make_id: Callable[[], str],
     report: ImportReport,
     categories: Mapping[str, FighterCategory],
-    needs_category: dict[str, int],
+    asked: _Asked,
 ) -> dict[str, str]:
     keys: dict[str, str] = {}
     taken: set[str] = set()
@@ -379,7 +392,7 @@ def _read_fighters(
         label = _label(raw, index)
         try:
             fighter, key = _fighter(raw, index, house, ruleset, make_id, report, categories,
-                                    needs_category)
+                                    asked)
         except _Skip as skip:
             report.problem(f"{label}: {skip}; not imported.")
             continue
@@ -418,7 +431,7 @@ def _fighter(
     make_id: Callable[[], str],
     report: ImportReport,
     categories: Mapping[str, FighterCategory],
-    needs_category: dict[str, int],
+    asked: _Asked,
 ) -> tuple[Fighter | None, str | None]:
     if not isinstance(raw, dict):
         raise _Skip("it is not an object")
@@ -440,10 +453,11 @@ def _fighter(
     if name is None or fighter_type is None or profile is None or cost is None:
         raise _Skip("; ".join(problems))
     label = f"'{clip(name, 40)}'"
-    template, category = _category(fighter_type, raw.get("category"), house, ruleset, label,
-                                   report, categories, needs_category)
+    template, category = _category(fighter_type, raw.get("category"), house, ruleset,
+                                   categories)
     equipment = _items(
-        raw.get("equipment"), template, ruleset, make_id, report, label, MAX_FIGHTER_ITEMS
+        raw.get("equipment"), template, ruleset, make_id, report, label, MAX_FIGHTER_ITEMS,
+        asked,
     )
     priced = sum(item.cost for item in equipment)
     base = cost - priced
@@ -456,7 +470,7 @@ def _fighter(
     fighter = Fighter(
         id=make_id(),
         name=name,
-        category=category,
+        category=category or FighterCategory.GANGER,
         fighter_type=template.fighter_type if template else fighter_type,
         cost=base,
         profile=profile,
@@ -470,6 +484,9 @@ def _fighter(
         equipment=equipment,
         status=status,
     )
+    if category is None:
+        # Stored as a Ganger until the player answers; the Confirm waits for the answer.
+        asked.types[fighter.id] = fighter_type
     if raw.get("advance_count") not in (None, 0, "0"):
         report.note(
             "advance_count is not kept: a fighter's cost already includes its advancements, "
@@ -558,12 +575,11 @@ def _profile(raw: dict[str, Any]) -> Profile:
 
 
 def _category(
-    fighter_type: str, stated: Any, house: HouseList | None, ruleset: RuleSet, label: str,
-    report: ImportReport, categories: Mapping[str, FighterCategory],
-    needs_category: dict[str, int],
-) -> tuple[FighterTemplate | None, FighterCategory]:
+    fighter_type: str, stated: Any, house: HouseList | None, ruleset: RuleSet,
+    categories: Mapping[str, FighterCategory],
+) -> tuple[FighterTemplate | None, FighterCategory | None]:
     """The House List's category, else the file's (its category, or a keyword in the type),
-    else the one the importing player gave; else unsettled: the import asks for it."""
+    else the one the importing player gave; else None: the preview asks for it."""
     template = _template(fighter_type, house, ruleset)
     if template is not None:
         return template, template.category
@@ -574,8 +590,7 @@ def _category(
     given = categories.get(name_key(fighter_type))
     if given is not None:
         return None, given
-    needs_category[fighter_type] = needs_category.get(fighter_type, 0) + 1
-    return None, FighterCategory.GANGER
+    return None, None
 
 
 def _keyword_category(text: str) -> FighterCategory | None:
@@ -647,6 +662,7 @@ def _items(
     report: ImportReport,
     owner_label: str,
     limit: int,
+    asked: _Asked,
 ) -> list[Item]:
     if value is None:
         return []
@@ -686,14 +702,14 @@ def _items(
             catalogue = stated
             if qty and stated.cost == 0 and stated.kind is EquipmentKind.WARGEAR:
                 report.unknown_item(name, qty)
-            if qty and _item_kind(entry) is None and not stated.profiles:
-                # Wargear is a guess here, so the preview says it per item.
-                report.note(f"{owner_label}: {clip(name, 40)}: the file gives no kind and "
-                            "the rule data does not know it; read as wargear.")
         elif stated.profiles and not catalogue.profiles:
             catalogue = catalogue.model_copy(update={"profiles": stated.profiles})
         check_count(len(items) + qty, limit, f"{what} (counting quantities)", so_far=True)
-        items += [_item(catalogue, make_id()) for _ in range(qty)]
+        made = [_item(catalogue, make_id()) for _ in range(qty)]
+        if catalogue is stated and _item_kind(entry) is None and not stated.profiles:
+            # Wargear until the player answers: the preview asks the kind of each such item.
+            asked.items.update((item.id, name) for item in made)
+        items += made
     return items
 
 

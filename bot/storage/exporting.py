@@ -49,6 +49,8 @@ from rules.ruledata import RuleData
 # Keys of a sequence state that never leave the server: bot.battle.state.PostBattleRun's
 # per-stage dice seeds. Knowing them is knowing every roll the sequence will make.
 SECRET_STATE_KEYS = frozenset({"seeds"})
+# Ledger rows written per statement by an import (see import_campaign).
+LEDGER_SLICE = 2000
 
 
 def public_state(state: Mapping[str, Any]) -> dict[str, Any]:
@@ -275,5 +277,9 @@ async def import_campaign(
             ),
         )
     )
-    await ledger.insert_plain_events(db, rows)
+    # One executemany of 100,000 rows keeps aiosqlite's thread binding values with the GIL
+    # held for seconds, and the event loop then waits its turn for long stretches;
+    # slices hand the loop a turn between them.
+    for start in range(0, len(rows), LEDGER_SLICE):
+        await ledger.insert_plain_events(db, rows[start:start + LEDGER_SLICE])
     return campaign

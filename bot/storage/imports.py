@@ -106,6 +106,33 @@ async def take(
     return str(row["user_id"]), str(row["state"])
 
 
+async def peek(
+    db: aiosqlite.Connection, campaign_pk: int, token: str, max_age: timedelta
+) -> tuple[str, str] | None:
+    """(user id, state) of a staged import, left in place; None if gone or too old."""
+    rows = list(
+        await db.execute_fetchall(
+            "SELECT user_id, state, created_at FROM staged_imports"
+            " WHERE campaign_pk = ? AND token = ?",
+            (campaign_pk, token),
+        )
+    )
+    if not rows:
+        return None
+    row = rows[0]
+    if datetime.fromisoformat(row["created_at"]) < datetime.fromisoformat(now()) - max_age:
+        return None
+    return str(row["user_id"]), str(row["state"])
+
+
+async def restage(db: aiosqlite.Connection, campaign_pk: int, token: str, state: str) -> None:
+    """Replace the state of a staged import (an answer given in its preview)."""
+    await db.execute(
+        "UPDATE staged_imports SET state = ? WHERE campaign_pk = ? AND token = ?",
+        (state, campaign_pk, token),
+    )
+
+
 async def _sweep(db: aiosqlite.Connection, max_age: timedelta) -> None:
     cutoff = (datetime.fromisoformat(now()) - max_age).isoformat(timespec="microseconds")
     # ISO timestamps of one timezone (UTC, from now()) sort as text.

@@ -230,11 +230,9 @@ class Transaction:
         pk = await self._campaign(campaign_id)
         if await fetch_rosters(self._write_db(), pk, [gang.id]):
             raise InvalidRequest(f"There is already a gang with id {gang.id} in this campaign.")
-        world = await gangs.edit(
-            self._db, pk, actor=actor, title=title or f"New gang {gang.name}",
-            change=gangs.add_gang(gang),
+        return await gangs.create(
+            self._db, pk, gang, actor=actor, title=title or f"New gang {gang.name}"
         )
-        return world.gang(gang.id)
 
     async def update_gang(
         self, campaign_id: str, gang: Gang, *, actor: str, title: str = "Roster edit"
@@ -588,6 +586,18 @@ class Transaction:
         caller that validates a large one off the event loop."""
         pk = await self._campaign(campaign_id)
         return await imports.take(self._write_db(), pk, token, max_age)
+
+    async def peek_staged_state(
+        self, campaign_id: str, token: str, *, max_age: timedelta = timedelta(days=1)
+    ) -> tuple[str, str] | None:
+        """(user id, state as stored) of a staged import, left staged; None if gone."""
+        pk = await self._campaign(campaign_id)
+        return await imports.peek(self._write_db(), pk, token, max_age)
+
+    async def restage_import(self, campaign_id: str, token: str, state: str) -> None:
+        """Replace a staged import's state (stored JSON text) with ``state``."""
+        pk = await self._campaign(campaign_id)
+        await imports.restage(self._write_db(), pk, token, state)
 
     # -------------------------------------------------------------- outbox (bot/outbox.py)
 

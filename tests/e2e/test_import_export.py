@@ -119,6 +119,19 @@ async def stored_gang(arena: Arena, name: str = GANG, guild: str = U) -> Any:
         return await storage.get_gang_by_name(guild_id, campaign.id, name)
 
 
+async def answer_all(arena: Arena, asked: InteractionResult, user: str) -> None:
+    """Answer every question of an import preview as the import used to guess (wargear
+    for an item, Ganger for a type), so Confirm is enabled."""
+    while True:
+        message = arena.driver._message(asked)
+        open_ = [c for c in message.iter_components()
+                 if c.get("type") == 3 and not any(o.get("default") for o in c["options"])]
+        if not open_:
+            return
+        choice = "wargear" if "wargear" in open_[0]["placeholder"] else "Ganger"
+        await arena.driver.select(asked, open_[0]["custom_id"], [choice], user)
+
+
 # --------------------------------------------------------------------------- Yaktribe
 
 
@@ -144,6 +157,7 @@ async def test_a_yaktribe_file_is_shown_then_stored_on_confirm(arena: Arena) -> 
     listed = await slash(arena, "carol", "gang list")
     assert GANG not in listed.text()
 
+    await answer_all(arena, asked, "alice")
     done = await arena.driver.click(asked, "Confirm", "alice")
     assert "imported from Yaktribe" in done.content
     assert "20 fighters, Gang Rating 1785, 245 credits" in done.content
@@ -179,6 +193,7 @@ async def test_a_re_import_by_url_shows_the_differences_first(
     assert f"{GANG}: credits 245 → 300" in shown
     assert "Krug Ironhide: xp 12 → 15" in shown
     assert "Grund leaves the roster" in shown
+    await answer_all(arena, asked, "alice")
     done = await arena.driver.click(asked, "Confirm", "alice")
     assert "updated from Yaktribe" in done.content
 
@@ -240,6 +255,7 @@ async def test_arbitrators_import_for_players_and_the_button_survives_a_restart(
     assert "Import Ember Lads?" in all_text(asked)
     # The question is kept in the database, not in the bot's memory.
     await arena.restart_bot()
+    await answer_all(arena, asked, "carol")
     done = await arena.driver.click(asked, "Confirm", "carol")
     assert "imported from Yaktribe" in done.content
     gang = await stored_gang(arena, "Ember Lads")

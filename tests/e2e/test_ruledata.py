@@ -6,12 +6,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_asyncio
 
 from bot.arena import Arena
 from fakediscord import Upload
+from fakediscord.common import InteractionType
+from fakediscord.result import InteractionResult
+from rules.models import EquipmentKind, FighterCategory
+from tests.e2e.helpers import G, database
 from tests.e2e.test_fighter import ok, refused, said, slash
 from tests.importing.test_yaktribe import cult_gang
 
@@ -136,14 +141,80 @@ async def test_an_unknown_house_asks_for_categories_and_keeps_weapon_profiles(
     arena: Arena,
 ) -> None:
     upload = Upload("brood.json", json.dumps(cult_gang()).encode())
-    asked = await refused(arena, "bob", "gang import", file=upload)
-    assert "Hush Acolyte (1)" in asked and "categories" in asked
     preview = await slash(arena, "bob", "gang import", file=upload,
                           categories="Hush Acolyte=Ganger")
     assert preview.ephemeral and "Import The Hushed Brood?" in said(preview)
+    assert preview.message is not None
+    assert not preview.message.component("Confirm").get("disabled")
     await arena.driver.click(preview, "Confirm", "bob")
     card = await ok(arena, "carol", "fighter show", fighter="Mother Hush")
     assert "Vein Sword" in card and "S S+1 · AP -2" in card and "Melee, Parry" in card
     assert "High: " in card and "Weapon slots\n2 of 3" in card
     familiar = await ok(arena, "carol", "gang show", gang="The Hushed Brood")
     assert 'M5" WS3+ BS- S3' in familiar
+
+
+def hush_market() -> dict[str, Any]:
+    """The cult gang under another name: its Acolyte's type is in no rule data and the
+    file gives no category; a Hush Charm is in no Trading Post and the file gives no
+    kind."""
+    gang = cult_gang()
+    gang.update(gang_id=778, gang_name="The Hush Market")
+    for n, fighter in enumerate(gang["gangers"]):
+        fighter["name"] = f"Market {fighter['name']}"
+        fighter["ganger_id"] = 100 + n
+    gang["gangers"][2]["equipment"].append({"name": "Hush Charm", "qty": 1, "cost": 5})
+    return gang
+
+
+async def select_as(arena: Arena, result: InteractionResult, placeholder: str,
+                    value: str, user: str) -> InteractionResult:
+    """Choose in a select of someone else's ephemeral message (a forged or replayed
+    custom_id: the fake's driver, like Discord, shows the message to its user only)."""
+    message = result.message
+    assert message is not None
+    component = message.component(placeholder)
+    invoker = arena.fake.world.user(user)
+    record = arena.fake.interactions.create(
+        InteractionType.MESSAGE_COMPONENT, invoker, message.channel,
+        {"custom_id": component["custom_id"], "component_type": 3, "values": [value]},
+        label=f"{invoker.display_name} chose {value} in another user's message",
+        source_message=message,
+    )
+    return await arena.driver._run(record, None, True)
+
+
+async def test_the_preview_asks_what_the_file_leaves_open_and_confirm_waits(
+    arena: Arena,
+) -> None:
+    upload = Upload("market.json", json.dumps(hush_market()).encode())
+    asked = await slash(arena, "bob", "gang import", file=upload)
+    assert asked.ephemeral and "Import The Hush Market?" in said(asked)
+    assert "2 of 2 to answer" in asked.content
+    message = asked.message
+    assert message is not None
+    category = "Hush Acolyte (1 fighter): category?"
+    kind = "Hush Charm (1 item): weapon, wargear...?"
+    assert message.component("Confirm").get("disabled")
+    # Only the importing player answers.
+    stranger = await select_as(arena, asked, category, "Leader", "carol")
+    assert stranger.ephemeral and "Only the person who asked" in stranger.content
+    assert "Something went wrong" not in stranger.content
+    answered = await arena.driver.select(asked, category, ["Champion"], "bob")
+    assert "1 of 2 to answer" in answered.content
+    assert "Hush Acolyte (1 fighter): category? **Champion**" in answered.content
+    assert "Market Pale Jon (Hush Acolyte, Champion)" in said(answered)
+    assert arena.driver._message(asked).component("Confirm").get("disabled")
+    done_asking = await arena.driver.select(asked, kind, ["weapon"], "bob")
+    assert "Every question is answered" in done_asking.content
+    assert not arena.driver._message(asked).component("Confirm").get("disabled")
+    done = await arena.driver.click(asked, "Confirm", "bob")
+    assert done.content.startswith("Done."), done.content
+    async with database(arena) as storage:
+        guild_id = arena.fake.world.guild(G).id
+        campaign = (await storage.list_campaigns(guild_id))[0]
+        gang = await storage.get_gang_by_name(guild_id, campaign.id, "The Hush Market")
+    jon = next(f for f in gang.fighters if f.name == "Market Pale Jon")
+    assert jon.category is FighterCategory.CHAMPION and jon.gang_hierarchy
+    charm = next(item for item in jon.equipment if item.name == "Hush Charm")
+    assert charm.kind is EquipmentKind.WEAPON

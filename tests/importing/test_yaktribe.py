@@ -226,10 +226,12 @@ def test_a_type_nothing_settles_is_asked_for_not_made_a_ganger(ruleset: RuleSet)
     data = slag_kings()
     data["gangers"] = [{**data["gangers"][0], "type": "Ogryn Bodyguard of Doom"}]
     parsed = parse(data, ruleset)
-    assert parsed.needs_category == {"Ogryn Bodyguard of Doom": 1}
+    assert [(q.name, q.places) for q in parsed.questions if q.about == "category"] == [
+        ("Ogryn Bodyguard of Doom", [(0, -1)])
+    ]
     answered = parse_yaktribe(data, ruleset=ruleset, owner=OWNER, make_id=id_maker(),
                               categories={"ogryn bodyguard of doom": FighterCategory.BRUTE})
-    assert answered.needs_category == {}
+    assert not any(q.about == "category" for q in answered.questions)
     assert answered.gang.fighters[0].category is FighterCategory.BRUTE
     # The file's own category settles it too.
     gang, _ = one_fighter(ruleset, type="Ogryn Bodyguard of Doom", category="Leader")
@@ -273,7 +275,7 @@ def test_a_real_shaped_export_of_an_unknown_house_imports_whole(ruleset: RuleSet
                             categories={"hush acolyte": FighterCategory.GANGER})
     gang = parsed.gang
     assert [f.name for f in gang.fighters] == ["Mother Hush", "Skitter", "Pale Jon"]
-    assert parsed.needs_category == {}
+    assert not any(q.about == "category" for q in parsed.questions)
     mother, skitter, jon = gang.fighters
     assert mother.category is FighterCategory.LEADER and mother.gang_hierarchy
     assert skitter.category is FighterCategory.HANGER_ON
