@@ -16,7 +16,7 @@ from fakediscord import Upload
 from fakediscord.common import InteractionType
 from fakediscord.result import InteractionResult
 from rules.models import EquipmentKind, FighterCategory
-from tests.e2e.helpers import G, database
+from tests.e2e.helpers import G, U, database
 from tests.e2e.test_fighter import ok, refused, said, slash
 from tests.importing.test_yaktribe import cult_gang
 
@@ -211,7 +211,7 @@ async def test_the_preview_asks_what_the_file_leaves_open_and_confirm_waits(
     done = await arena.driver.click(asked, "Confirm", "bob")
     assert done.content.startswith("Done."), done.content
     async with database(arena) as storage:
-        guild_id = arena.fake.world.guild(G).id
+        guild_id = arena.fake.world.guild(U).id
         campaign = (await storage.list_campaigns(guild_id))[0]
         gang = await storage.get_gang_by_name(guild_id, campaign.id, "The Hush Market")
     jon = next(f for f in gang.fighters if f.name == "Market Pale Jon")
