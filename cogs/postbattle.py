@@ -13,8 +13,6 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-import discord
-from discord import app_commands
 from discord.ext import commands
 
 from bot.autocomplete import DRAW
@@ -24,10 +22,12 @@ from bot.battle import clicks, engine, owed, publish, render  # noqa: F401
 from bot.battle.engine import StartRequest
 from bot.battle.start_index import StartAsked, index_of
 from bot.battle.state import PostBattleRun
-from bot.call import Call, Scope
+from bot.call import Call, Interaction, Scope
+from bot.cog import BotCog, adds
 from bot.errors import Refused
 from bot.options import CampaignName, GangName, ScenarioName, TerritoryName, UnstartedBattle, Winner
 from bot.render import safe
+from bot.slash import slash_with
 from bot.storage import Campaign, Transaction
 from rules.errors import InvalidRequest
 from rules.models import Gang
@@ -36,21 +36,20 @@ from rules.names import name_key, same_name
 if TYPE_CHECKING:
     from bot.app import MundaBot
 
+# Every command here names a post-battle run by one of its gangs.
+slash = slash_with(gang="a gang in the sequence")
 log = logging.getLogger(__name__)
 
-Interaction = discord.Interaction["MundaBot"]
-CAMPAIGN_HELP = "campaign (default: the server's default campaign)"
 
 
 # --------------------------------------------------------------------------- the cog
 
 
-class PostBattleCog(commands.GroupCog, group_name="postbattle",
+class PostBattleCog(BotCog, commands.GroupCog, group_name="postbattle",
                     group_description="The post-battle sequence of a battle"):
     def __init__(self, bot: MundaBot) -> None:
-        self.bot = bot
+        super().__init__(bot)
         self._resumed = False
-        super().__init__()
 
     async def cog_load(self) -> None:
         publish.use_outbox(self.bot)
@@ -70,16 +69,13 @@ class PostBattleCog(commands.GroupCog, group_name="postbattle",
 
     # ------------------------------------------------------------------ start
 
-    @app_commands.command(name="start", description="Start the post-battle sequence of a battle")
-    @app_commands.describe(
-        winner="the winning gang, or draw",
-        battle="a battle recorded with /prebattle (or name the gangs instead)",
-        gang1="first gang", gang2="second gang", gang3="third gang", gang4="fourth gang",
-        territory="the Territory staked on the battle",
-        scenario="the scenario played (the campaign's scenarios are suggested)",
-        skirmish="a skirmish: skip the campaign-only parts and the report",
-        campaign=CAMPAIGN_HELP,
-    )
+    @slash("start", "Start the post-battle sequence of a battle",
+           winner="the winning gang, or draw",
+           battle="a battle recorded with /prebattle (or name the gangs instead)",
+           gang1="first gang", gang2="second gang", gang3="third gang", gang4="fourth gang",
+           territory="the Territory staked on the battle",
+           scenario="the scenario played (the campaign's scenarios are suggested)",
+           skirmish="a skirmish: skip the campaign-only parts and the report")
     async def start(
         self,
         interaction: Interaction,
@@ -150,8 +146,8 @@ class PostBattleCog(commands.GroupCog, group_name="postbattle",
 
     # ------------------------------------------------------------------ status
 
-    @app_commands.command(name="status", description="Where a post-battle sequence is")
-    @app_commands.describe(gang="a gang in the sequence (default: yours)", campaign=CAMPAIGN_HELP)
+    @slash("status", "Where a post-battle sequence is",
+           gang="a gang in the sequence (default: yours)")
     async def status(
         self, interaction: Interaction, gang: GangName | None = None,
         campaign: CampaignName | None = None,
@@ -168,9 +164,8 @@ class PostBattleCog(commands.GroupCog, group_name="postbattle",
 
     # ------------------------------------------------------------------ Arbitrators
 
-    @app_commands.command(name="confirm-on-behalf",
-                          description="Arbitrator: confirm the current step for a player")
-    @app_commands.describe(gang="the gang whose player you confirm for", campaign=CAMPAIGN_HELP)
+    @slash("confirm-on-behalf", "Arbitrator: confirm the current step for a player",
+           gang="the gang whose player you confirm for")
     async def confirm_on_behalf(
         self, interaction: Interaction, gang: GangName, campaign: CampaignName | None = None
     ) -> None:
@@ -186,9 +181,7 @@ class PostBattleCog(commands.GroupCog, group_name="postbattle",
         await engine.show(self.bot, call.guild_id, stored)
         await interaction.followup.send(stored.note, ephemeral=True)
 
-    @app_commands.command(name="undo",
-                          description="Arbitrator: undo the last confirmed step of a sequence")
-    @app_commands.describe(gang="a gang in the sequence", campaign=CAMPAIGN_HELP)
+    @slash("undo", "Arbitrator: undo the last confirmed step of a sequence")
     async def undo(
         self, interaction: Interaction, gang: GangName, campaign: CampaignName | None = None
     ) -> None:
@@ -202,8 +195,7 @@ class PostBattleCog(commands.GroupCog, group_name="postbattle",
         await engine.show(self.bot, call.guild_id, stored)
         await interaction.followup.send(stored.note, ephemeral=True)
 
-    @app_commands.command(name="cancel", description="Arbitrator: cancel a post-battle sequence")
-    @app_commands.describe(gang="a gang in the sequence", campaign=CAMPAIGN_HELP)
+    @slash("cancel", "Arbitrator: cancel a post-battle sequence")
     async def cancel(
         self, interaction: Interaction, gang: GangName, campaign: CampaignName | None = None
     ) -> None:
@@ -254,5 +246,4 @@ async def _run_for(s: Scope, gang: str | None) -> PostBattleRun:
     raise Refused("None of your gangs is in a post-battle sequence now; name a gang.")
 
 
-async def setup(bot: MundaBot) -> None:
-    await bot.add_cog(PostBattleCog(bot))
+setup = adds(PostBattleCog)
