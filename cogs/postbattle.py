@@ -11,6 +11,7 @@ start-up, posts whatever stage message a crash left unposted.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from discord.ext import commands
@@ -19,7 +20,7 @@ from bot.autocomplete import DRAW
 
 # clicks: imported for its routes (the run's buttons), which the one router takes.
 from bot.battle import clicks, engine, owed, publish, render  # noqa: F401
-from bot.battle.engine import StartRequest
+from bot.battle.engine import StartRequest, Stored
 from bot.battle.start_index import StartAsked, index_of
 from bot.battle.state import PostBattleRun
 from bot.call import Call, Interaction, Scope
@@ -169,45 +170,38 @@ class PostBattleCog(BotCog, commands.GroupCog, group_name="postbattle",
     async def confirm_on_behalf(
         self, interaction: Interaction, gang: GangName, campaign: CampaignName | None = None
     ) -> None:
-        call = Call.of(interaction)
-        async with call.read(campaign) as s:
-            s.require_arbitrator()
-            run = await _run_for(s, gang)
-            target = await s.gang(gang)
-        await call.defer()
-        stored = await engine.confirm_stage(
-            self.bot, call.guild_id, call.actor, s.campaign.id, run.battle_id, None, target.id,
-            on_behalf=True, by=engine.who(interaction))
-        await engine.show(self.bot, call.guild_id, stored)
-        await interaction.followup.send(stored.note, ephemeral=True)
+        await self._arbitrate(Call.of(interaction), gang, campaign, lambda call, run, target: (
+            engine.confirm_stage(self.bot, call.guild_id, call.actor, run.campaign_id,
+                                 run.battle_id, None, target.id, on_behalf=True,
+                                 by=engine.who(call.interaction))))
 
     @slash("undo", "Arbitrator: undo the last confirmed step of a sequence")
     async def undo(
         self, interaction: Interaction, gang: GangName, campaign: CampaignName | None = None
     ) -> None:
-        call = Call.of(interaction)
-        async with call.read(campaign) as s:
-            s.require_arbitrator()
-            run = await _run_for(s, gang)
-        await call.defer()
-        stored = await engine.undo_stage(self.bot, call.guild_id, call.actor, s.campaign.id,
-                                         run.battle_id, None)
-        await engine.show(self.bot, call.guild_id, stored)
-        await interaction.followup.send(stored.note, ephemeral=True)
+        await self._arbitrate(Call.of(interaction), gang, campaign, lambda call, run, _gang: (
+            engine.undo_stage(self.bot, call.guild_id, call.actor, run.campaign_id,
+                              run.battle_id, None)))
 
     @slash("cancel", "Arbitrator: cancel a post-battle sequence")
     async def cancel(
         self, interaction: Interaction, gang: GangName, campaign: CampaignName | None = None
     ) -> None:
-        call = Call.of(interaction)
+        await self._arbitrate(Call.of(interaction), gang, campaign, lambda call, run, _gang: (
+            engine.cancel_run(self.bot, call.guild_id, call.actor, run.campaign_id,
+                              run.battle_id)))
+
+    async def _arbitrate(self, call: Call, gang: str, campaign: str | None,
+                         decide: Callable[[Call, PostBattleRun, Gang], Awaitable[Stored]]) -> None:
+        """An Arbitrator's step in the named gang's run: decided, shown, and noted privately."""
         async with call.read(campaign) as s:
             s.require_arbitrator()
             run = await _run_for(s, gang)
+            target = await s.gang(gang)
         await call.defer()
-        stored = await engine.cancel_run(self.bot, call.guild_id, call.actor, s.campaign.id,
-                                         run.battle_id)
+        stored = await decide(call, run, target)
         await engine.show(self.bot, call.guild_id, stored)
-        await interaction.followup.send(stored.note, ephemeral=True)
+        await call.interaction.followup.send(stored.note, ephemeral=True)
 
 
 # --------------------------------------------------------------------------- helpers
