@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
+from bot.battle.state import Phase, PostBattleRun, run_key
 from bot.errors import Refused
 from bot.lookup import campaign_named
 from bot.rulesets import ruleset_for
@@ -375,3 +376,46 @@ async def battle_ids(interaction: Interaction, current: str) -> Choices:
 
     return [app_commands.Choice(name=c.name, value=by_label.get(c.name, c.value))
             for c in await suggest_in(interaction, current, labels)]
+
+
+async def unstarted_battles(interaction: Interaction, current: str) -> Choices:
+    """Recorded battles without a finished or running post-battle sequence, newest first,
+    labelled with their gangs and scenario."""
+    by_label: dict[str, str] = {}
+
+    async def labels(tx: Transaction, campaign: Campaign) -> Iterable[str]:
+        names = {g.id: g.name for g in await tx.list_gangs(campaign.id)}
+        for battle in await tx.list_battles(campaign.id, limit=50):
+            run = await tx.load_sequence(campaign.id, run_key(battle.id), PostBattleRun)
+            if run is not None and run.phase is not Phase.CANCELLED:
+                continue
+            label = " vs ".join(names.get(g, "?") for g in battle.gang_ids)
+            if battle.scenario:
+                label += f" · {battle.scenario}"
+            by_label[f"{label} · {battle.id}"[:100]] = battle.id
+        return by_label
+
+    def in_order(names: Iterable[str], typed_text: str) -> Choices:
+        wanted = typed_text.casefold().strip()
+        return [app_commands.Choice(name=label, value=by_label[label])
+                for label in names if wanted in label.casefold()][:MAX_CHOICES]
+
+    return await suggest_in(interaction, current, labels, in_order)
+
+
+DRAW = "draw"
+
+
+async def winners(interaction: Interaction, current: str) -> Choices:
+    """The gangs named so far (or the recorded battle's), and "draw"."""
+
+    async def names(tx: Transaction, campaign: Campaign) -> Iterable[str]:
+        gangs = {g.id: g.name for g in await tx.list_gangs(campaign.id)}
+        battle = typed(interaction, "battle")
+        if battle:
+            fought = (await tx.get_battle(campaign.id, battle)).gang_ids
+            return [*(gangs.get(g, g) for g in fought), DRAW]
+        picked = [name for n in range(1, 5) if (name := typed(interaction, f"gang{n}"))]
+        return [*(picked or gangs.values()), DRAW]
+
+    return await suggest_in(interaction, current, names) or choose([DRAW], current)

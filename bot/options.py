@@ -91,6 +91,8 @@ SkillSetName = app_commands.Transform[str, named(suggest.skill_set_names)]
 SkillName = app_commands.Transform[str, named(suggest.skill_names)]
 # A battle is named by its stored id (64 characters at most).
 BattleId = app_commands.Transform[str, named(suggest.battle_ids, 64)]
+UnstartedBattle = app_commands.Transform[str, named(suggest.unstarted_battles, 64)]
+Winner = app_commands.Transform[str, named(suggest.winners)]
 
 # Suggestions read from the gang's post-battle run (bot/runs.py).
 RareItem = app_commands.Transform[str, named(runs.rare_items)]

@@ -19,7 +19,7 @@ from typing import Any, Literal
 import discord
 import tomli_w
 
-from bot.context import actor_of, require_arbitrator
+from bot.call import actor_from
 from bot.errors import Refused
 from bot.importing.uploads import json_file
 from bot.rulesets import ruleset_for
@@ -82,19 +82,20 @@ async def confirm(
         campaign = await tx.get_campaign(campaign_id)
     except NotFound:
         return Confirmed("That campaign no longer exists; nothing was imported.")
-    require_arbitrator(campaign, interaction)
+    actor = actor_from(interaction)
+    actor.require_arbitrator(campaign)
     taken = await tx.take_staged_import(campaign_id, token, StagedRuleData)
     if taken is None:
         return Confirmed("This import has expired or was already done; run "
                          "/campaign ruledata import again.")
     user_id, staged = taken
-    if user_id != actor_of(interaction):
+    if user_id != actor.ledger_id:
         raise Refused("Only the person who asked can confirm this import.")
     # The campaign's rule set may have changed since the preview: check again.
     checked_with(campaign, staged.rule_data, staged.filename[:80])
     stored = await tx.set_rule_data(
         campaign_id, staged.rule_data.model_dump_json(by_alias=True),
-        actor=actor_of(interaction), note=f"Rule data imported from {staged.filename[:80]}.",
+        actor=actor.ledger_id, note=f"Rule data imported from {staged.filename[:80]}.",
     )
     summary = (f"**{stored.name}** plays with its own rule data from "
                f"{staged.filename[:80]} now.")

@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import discord
-from discord import app_commands
 from discord.ext import commands
 
 from bot.autocomplete import LIST_SEPARATOR
@@ -33,10 +32,12 @@ from bot.battle.interactive import (
     stored_quote,
 )
 from bot.call import Call, Interaction
+from bot.cog import BotCog, adds
 from bot.errors import Refused
 from bot.options import ActingFighter, ActionTarget, CampaignName, GangName, OpenAction
 from bot.render import safe
 from bot.runs import Situation, action_kind, gangs_in_runs, situation
+from bot.slash import slash
 from bot.storage import Campaign
 from bot.ui.ledger import lines_embeds
 from rules.actions import (
@@ -59,30 +60,22 @@ from rules.names import same_name
 from rules.world import RuleResult
 
 if TYPE_CHECKING:
-    from bot.app import MundaBot
+    pass
 
 CAPTIVE_ACTIONS = {
     ActionKind.SELL_TO_GUILDERS: sell_to_guilders,
     ActionKind.CLAIM_BOUNTY: claim_bounty,
     ActionKind.DISPOSE_OF_CAPTIVE: dispose_of_captive,
 }
-CAMPAIGN_HELP = "the campaign (default: the server's default campaign)"
 
 
-class ActionCog(commands.GroupCog, group_name="action",
+class ActionCog(BotCog, commands.GroupCog, group_name="action",
                 group_description="Post-battle actions (step 5)"):
-    def __init__(self, bot: MundaBot) -> None:
-        self.bot = bot
-        super().__init__()
-
-    @app_commands.command(name="take", description="A fighter makes its post-battle action")
-    @app_commands.describe(
-        fighter="the fighter making the action (one per fighter with Gang Hierarchy)",
-        action="the action; only those open to this fighter now are offered",
-        target="the captives (several: a comma list), the patient or the vehicle (Repairs)",
-        gang="the fighter's gang (default: found by name)",
-        campaign=CAMPAIGN_HELP,
-    )
+    @slash("take", "A fighter makes its post-battle action",
+           fighter="the fighter making the action (one per fighter with Gang Hierarchy)",
+           action="the action; only those open to this fighter now are offered",
+           target="the captives (several: a comma list), the patient or the vehicle (Repairs)",
+           gang="the fighter's gang (default: found by name)")
     async def take(
         self,
         interaction: Interaction,
@@ -128,11 +121,8 @@ class ActionCog(commands.GroupCog, group_name="action",
         else:
             await _repairs(call, s.campaign, here, actor, target)
 
-    @app_commands.command(name="list", description="Fighters that may still act, and their actions")
-    @app_commands.describe(
-        gang="the gang (default: your gangs in a post-battle sequence)",
-        campaign=CAMPAIGN_HELP,
-    )
+    @slash("list", "Fighters that may still act, and their actions",
+           gang="the gang (default: your gangs in a post-battle sequence)")
     async def list_(
         self, interaction: Interaction, gang: GangName | None = None,
         campaign: CampaignName | None = None,
@@ -306,5 +296,4 @@ def _pick_captives(candidates: Sequence[str], typed: str | None) -> list[str]:
     return picked
 
 
-async def setup(bot: MundaBot) -> None:
-    await bot.add_cog(ActionCog(bot))
+setup = adds(ActionCog)

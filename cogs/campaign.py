@@ -24,6 +24,7 @@ from discord.ext import commands
 
 from bot import ruledata as ruledata_flow
 from bot.call import Call, Interaction
+from bot.cog import BotCog, adds
 from bot.errors import Refused
 from bot.importing.campaigndoc import grant_for, prepare_campaign_file, release_campaign
 from bot.importing.tradingpost import read_trading_post_file
@@ -33,6 +34,7 @@ from bot.options import CampaignName, GangName, NewName, TerritoryName, Territor
 from bot.pictures import Measure, chart_series
 from bot.render import clip, safe
 from bot.rulesets import check_ruleset_name, ruleset_for
+from bot.slash import slash
 from bot.storage import TradingPostEntry
 from bot.ui import checked, clean_name, paged_embeds
 from bot.ui.campaign import (
@@ -66,12 +68,11 @@ MeasureChoice = Literal["Gang Rating", "Wealth", "Reputation", "Credits"]
 
 RULESET_CHOICES = [app_commands.Choice(name=n, value=n) for n in available_rulesets()]
 MESSAGE_MAX = 2000
-CAMPAIGN_HELP = "campaign (default: the server's default campaign)"
 DELETE_CAMPAIGN = "delete-campaign"
 IMPORT_RULE_DATA = "import-rule-data"
 
 
-class CampaignCog(commands.GroupCog, group_name="campaign", group_description="Campaigns"):
+class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_description="Campaigns"):
     territory = app_commands.Group(name="territory", description="Territories of a campaign")
     tradingpost = app_commands.Group(
         name="tradingpost", description="The campaign's own Trading Post"
@@ -80,23 +81,14 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
         name="ruledata", description="The campaign's own House Lists, weapons, skills..."
     )
 
-    def __init__(self, bot: MundaBot) -> None:
-        self.bot = bot
-        super().__init__()
-
     async def cog_load(self) -> None:
         confirmation(DELETE_CAMPAIGN, self._delete_confirmed)
         confirmation(IMPORT_RULE_DATA, self._rule_data_confirmed)
 
     # ------------------------------------------------------------------ create
 
-    @app_commands.command(name="create", description="Start a campaign on this server")
-    @app_commands.describe(
-        name="the campaign's name",
-        scenario_die="die for the scenario roll (default D6)",
-        ruleset="rule data set to play with (default core-2023)",
-        report_channel="channel where battle reports are posted",
-    )
+    @slash("create", "Start a campaign on this server",
+           name="the campaign's name", report_channel="channel where battle reports are posted")
     @app_commands.choices(ruleset=RULESET_CHOICES)
     async def create(
         self,
@@ -129,20 +121,16 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
 
     # ------------------------------------------------------------------ show and list
 
-    @app_commands.command(name="show", description="Standings: every gang by Gang Rating")
-    @app_commands.describe(campaign=CAMPAIGN_HELP)
+    @slash("show", "Standings: every gang by Gang Rating")
     async def show(self, interaction: Interaction, campaign: CampaignName | None = None) -> None:
         call = Call.of(interaction)
         async with call.read(campaign) as s:
             gangs, territories = await s.gangs(), await s.territories()
         await call.answer_embeds(standings_embeds(s.campaign.name, gangs, territories))
 
-    @app_commands.command(name="chart", description="A line chart of the gangs over the battles")
-    @app_commands.describe(
-        measure="what to chart (default Gang Rating)",
-        gang="only this gang (default: every gang that fought)",
-        campaign=CAMPAIGN_HELP,
-    )
+    @slash("chart", "A line chart of the gangs over the battles",
+           measure="what to chart (default Gang Rating)",
+           gang="only this gang (default: every gang that fought)")
     async def chart(
         self,
         interaction: Interaction,
@@ -166,7 +154,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
         await call.answer_files([], png_files([png], stem),
                                 content=chart_caption(whose, chosen, series))
 
-    @app_commands.command(name="list", description="Every campaign on this server")
+    @slash("list", "Every campaign on this server")
     async def list_(self, interaction: Interaction) -> None:
         call = Call.of(interaction)
         async with call.read_server() as tx:
@@ -180,21 +168,16 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
 
     # ------------------------------------------------------------------ settings
 
-    @app_commands.command(name="settings", description="Show or change a campaign's settings")
-    @app_commands.describe(
-        campaign=CAMPAIGN_HELP,
-        name="rename the campaign",
-        report_channel="channel for battle reports",
-        clear_report_channel="post battle reports where each battle was started again",
-        arbitrator_add="make this member an Arbitrator",
-        arbitrator_remove="this member is no longer an Arbitrator",
-        arbitrator_role="members of this role are Arbitrators",
-        clear_arbitrator_role="no role makes Arbitrators any more",
-        scenario_die="die for the scenario roll",
-        ruleset="rule data set to play with",
-        default="make this the server's default campaign",
-        roster_cards="attach the roster card to /gang show unless the player says otherwise",
-    )
+    @slash("settings", "Show or change a campaign's settings",
+           name="rename the campaign",
+           clear_report_channel="post battle reports where each battle was started again",
+           arbitrator_add="make this member an Arbitrator",
+           arbitrator_remove="this member is no longer an Arbitrator",
+           arbitrator_role="members of this role are Arbitrators",
+           clear_arbitrator_role="no role makes Arbitrators any more",
+           scenario_die="die for the scenario roll", ruleset="rule data set to play with",
+           default="make this the server's default campaign",
+           roster_cards="attach the roster card to /gang show unless the player says otherwise")
     @app_commands.choices(ruleset=RULESET_CHOICES)
     async def settings(
         self,
@@ -234,13 +217,10 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
 
     # ------------------------------------------------------------------ territories
 
-    @territory.command(name="add", description="Add a Territory to the campaign")
-    @app_commands.describe(
-        name="the Territory's name",
-        income="income after each battle: a dice expression (D6x10) or credits (15)",
-        template="copy income and boons from the rule set's Territory of this name",
-        campaign=CAMPAIGN_HELP,
-    )
+    @slash("add", "Add a Territory to the campaign", under=territory,
+           name="the Territory's name",
+           income="income after each battle: a dice expression (D6x10) or credits (15)",
+           template="copy income and boons from the rule set's Territory of this name")
     async def territory_add(
         self,
         interaction: Interaction,
@@ -265,8 +245,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
         await call.say(clip(f"Territory **{safe(added.name)}** added to {safe(s.campaign.name)}: "
                             f"{territory_details(added)}.", MESSAGE_MAX))
 
-    @territory.command(name="list", description="Every Territory of the campaign and who holds it")
-    @app_commands.describe(campaign=CAMPAIGN_HELP)
+    @slash("list", "Every Territory of the campaign and who holds it", under=territory)
     async def territory_list(
         self, interaction: Interaction, campaign: CampaignName | None = None
     ) -> None:
@@ -278,12 +257,8 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
                                               territory_lines(territories, holders),
                                               discord.Colour.dark_green()))
 
-    @territory.command(name="assign", description="Give a Territory to a gang, or unclaim it")
-    @app_commands.describe(
-        territory="the Territory",
-        gang="the gang that now holds it (leave empty to make it unclaimed)",
-        campaign=CAMPAIGN_HELP,
-    )
+    @slash("assign", "Give a Territory to a gang, or unclaim it", under=territory,
+           gang="the gang that now holds it (leave empty to make it unclaimed)")
     async def territory_assign(
         self,
         interaction: Interaction,
@@ -304,8 +279,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
 
     # ------------------------------------------------------------------ export and import
 
-    @app_commands.command(name="export", description="The whole campaign as a JSON file")
-    @app_commands.describe(campaign=CAMPAIGN_HELP)
+    @slash("export", "The whole campaign as a JSON file")
     async def export(self, interaction: Interaction, campaign: CampaignName | None = None) -> None:
         call = Call.of(interaction)
         found = await call.campaign(campaign)
@@ -318,11 +292,9 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
         await call.tell(f"**{safe(found.name)}**: {contents(document)}. /campaign import "
                         "restores it on any server.", file=file)
 
-    @app_commands.command(name="import", description="Restore a campaign from its export file")
-    @app_commands.describe(
-        file="the file /campaign export made (.json or .json.gz)",
-        name="give it this name here (default: its own)",
-    )
+    @slash("import", "Restore a campaign from its export file",
+           file="the file /campaign export made (.json or .json.gz)",
+           name="give it this name here (default: its own)")
     async def import_(
         self, interaction: Interaction, file: discord.Attachment, name: NewName | None = None
     ) -> None:
@@ -358,9 +330,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
 
     # ------------------------------------------------------------------ delete
 
-    @app_commands.command(name="delete",
-                          description="Delete a campaign and everything in it (asks first)")
-    @app_commands.describe(campaign=CAMPAIGN_HELP)
+    @slash("delete", "Delete a campaign and everything in it (asks first)")
     async def delete(self, interaction: Interaction, campaign: CampaignName | None = None) -> None:
         call = Call.of(interaction)
         async with call.read(campaign) as s:
@@ -392,11 +362,8 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
 
     # ------------------------------------------------------------------ Trading Post
 
-    @tradingpost.command(name="import", description="Give the campaign its own Trading Post")
-    @app_commands.describe(
-        file="CSV (name,category,cost,availability) or JSON list of items",
-        campaign=CAMPAIGN_HELP,
-    )
+    @slash("import", "Give the campaign its own Trading Post", under=tradingpost,
+           file="CSV (name,category,cost,availability) or JSON list of items")
     async def tradingpost_import(
         self, interaction: Interaction, file: discord.Attachment,
         campaign: CampaignName | None = None,
@@ -429,8 +396,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
             f"{len(entries)} items ({counts}). Seek Rare & Illegal rolls list from it now."
         )
 
-    @tradingpost.command(name="show", description="The Trading Post the campaign plays with")
-    @app_commands.describe(campaign=CAMPAIGN_HELP)
+    @slash("show", "The Trading Post the campaign plays with", under=tradingpost)
     async def tradingpost_show(
         self, interaction: Interaction, campaign: CampaignName | None = None
     ) -> None:
@@ -446,8 +412,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
             embed.set_footer(text=f"{len(entries)} items, from {source}"[:200])
         await Call.of(interaction).answer_embeds(embeds)
 
-    @tradingpost.command(name="clear", description="Play with the rule set's Trading Post again")
-    @app_commands.describe(campaign=CAMPAIGN_HELP)
+    @slash("clear", "Play with the rule set's Trading Post again", under=tradingpost)
     async def tradingpost_clear(
         self, interaction: Interaction, campaign: CampaignName | None = None
     ) -> None:
@@ -469,11 +434,8 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
 
     # ------------------------------------------------------------------ rule data
 
-    @ruledata.command(name="import", description="Load the campaign's own rule data (TOML/JSON)")
-    @app_commands.describe(
-        file="a rule data file (docs/rule-data.md): House Lists, weapons, skills...",
-        campaign=CAMPAIGN_HELP,
-    )
+    @slash("import", "Load the campaign's own rule data (TOML/JSON)", under=ruledata,
+           file="a rule data file (docs/rule-data.md): House Lists, weapons, skills...")
     async def ruledata_import(
         self, interaction: Interaction, file: discord.Attachment,
         campaign: CampaignName | None = None,
@@ -501,12 +463,9 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
         async with call.storage.transaction(call.guild_id) as tx:
             return await ruledata_flow.confirm(tx, campaign_id, token, interaction)
 
-    @ruledata.command(name="export", description="The campaign's rule data as a file")
-    @app_commands.describe(
-        own_only="only the campaign's own content, not the shipped set's (default: all)",
-        file_format="json or toml: the same content, and either imports again (default: json)",
-        campaign=CAMPAIGN_HELP,
-    )
+    @slash("export", "The campaign's rule data as a file", under=ruledata,
+           own_only="only the campaign's own content, not the shipped set's (default: all)",
+           file_format="json or toml: the same content, and either imports again (default: json)")
     @app_commands.rename(file_format="format")
     async def ruledata_export(
         self, interaction: Interaction, own_only: bool = False,
@@ -524,5 +483,4 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="C
         )
 
 
-async def setup(bot: MundaBot) -> None:
-    await bot.add_cog(CampaignCog(bot))
+setup = adds(CampaignCog)

@@ -29,9 +29,11 @@ from bot.battle.interactive import (
     unregister_agreement,
 )
 from bot.call import Call, Interaction, Scope
+from bot.cog import BotCog, adds
 from bot.errors import Refused
 from bot.options import CampaignName, CaptiveName, GangName
 from bot.render import result_lines, safe
+from bot.slash import slash
 from bot.ui import bounded, checked
 from bot.ui.ledger import lines_embeds
 from rules.captives import (
@@ -48,19 +50,14 @@ from rules.models import FighterStatus, Gang
 from rules.world import World
 
 if TYPE_CHECKING:
-    from bot.app import MundaBot
+    pass
 
 CAPTIVE_TRADE = "captive-trade"
 MAX_TRADE_CREDITS = 1_000_000
-CAMPAIGN_HELP = "the campaign (default: the server's default campaign)"
 
 
-class CaptiveCog(commands.GroupCog, group_name="captive",
+class CaptiveCog(BotCog, commands.GroupCog, group_name="captive",
                  group_description="Captives held between battles"):
-    def __init__(self, bot: MundaBot) -> None:
-        self.bot = bot
-        super().__init__()
-
     async def cog_load(self) -> None:
         register_agreement(CAPTIVE_TRADE, self._trade_agreed)
 
@@ -69,9 +66,8 @@ class CaptiveCog(commands.GroupCog, group_name="captive",
 
     # ------------------------------------------------------------------ list
 
-    @app_commands.command(name="list", description="Captives, their captors, what captors may do")
-    @app_commands.describe(gang="only captives this gang holds or has lost",
-                           campaign=CAMPAIGN_HELP)
+    @slash("list", "Captives, their captors, what captors may do",
+           gang="only captives this gang holds or has lost")
     async def list_(self, interaction: Interaction, gang: GangName | None = None,
                     campaign: CampaignName | None = None) -> None:
         call = Call.of(interaction)
@@ -85,9 +81,7 @@ class CaptiveCog(commands.GroupCog, group_name="captive",
 
     # ------------------------------------------------------------------ rescue declined
 
-    @app_commands.command(name="rescue-declined",
-                          description="The captive's gang passes on its Rescue Mission")
-    @app_commands.describe(captive="the captive", campaign=CAMPAIGN_HELP)
+    @slash("rescue-declined", "The captive's gang passes on its Rescue Mission")
     async def rescue_declined(self, interaction: Interaction, captive: CaptiveName,
                               campaign: CampaignName | None = None) -> None:
         call = Call.of(interaction)
@@ -105,9 +99,7 @@ class CaptiveCog(commands.GroupCog, group_name="captive",
 
     # ------------------------------------------------------------------ rescue failed
 
-    @app_commands.command(name="rescue-failed",
-                          description="The captive's gang tried a Rescue Mission and failed")
-    @app_commands.describe(captive="the captive", campaign=CAMPAIGN_HELP)
+    @slash("rescue-failed", "The captive's gang tried a Rescue Mission and failed")
     async def rescue_failed(self, interaction: Interaction, captive: CaptiveName,
                             campaign: CampaignName | None = None) -> None:
         call = Call.of(interaction)
@@ -121,14 +113,11 @@ class CaptiveCog(commands.GroupCog, group_name="captive",
 
     # ------------------------------------------------------------------ trade
 
-    @app_commands.command(name="trade", description="Trade a captive; both gangs must agree")
-    @app_commands.describe(
-        captive="the captive to hand over",
-        to_gang="the gang that receives it (its own gang, or any gang after the rescue chance)",
-        credits_from_receiver="credits the receiving gang pays the captor",
-        credits_from_captor="credits the captor pays the receiving gang",
-        campaign=CAMPAIGN_HELP,
-    )
+    @slash("trade", "Trade a captive; both gangs must agree",
+           captive="the captive to hand over",
+           to_gang="the gang that receives it (its own gang, or any gang after the rescue chance)",
+           credits_from_receiver="credits the receiving gang pays the captor",
+           credits_from_captor="credits the captor pays the receiving gang")
     async def trade(
         self,
         interaction: Interaction,
@@ -242,5 +231,4 @@ async def _carry_out_trade(call: Call, agreement: Agreement) -> list[str]:
     return result_lines(result)
 
 
-async def setup(bot: MundaBot) -> None:
-    await bot.add_cog(CaptiveCog(bot))
+setup = adds(CaptiveCog)

@@ -8,21 +8,23 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.call import Call, Interaction
+from bot.cog import BotCog, adds
 from bot.render import roll_line, safe
+from bot.slash import slash
 from rules.dice import SecureRoller, roll
 
 if TYPE_CHECKING:
     from bot.app import MundaBot
 
 
-class Dice(commands.Cog):
+class Dice(BotCog, commands.Cog):
     def __init__(self, bot: MundaBot) -> None:
-        self.bot = bot
+        super().__init__(bot)
         self.roller = SecureRoller()
 
-    @app_commands.command(name="roll", description="Roll dice openly: D6, 2D6, D66, D3x10...")
-    @app_commands.describe(expression="D3, D6, 2D6, D66, 3D6, D3x10, D6x10, 2D6x10, D6x5",
-                           purpose="what the roll is for (shown with it)")
+    @slash("roll", "Roll dice openly: D6, 2D6, D66, D3x10...",
+           expression="D3, D6, 2D6, D66, 3D6, D3x10, D6x10, 2D6x10, D6x5",
+           purpose="what the roll is for (shown with it)")
     async def roll_command(
         self,
         interaction: Interaction,
@@ -35,5 +37,4 @@ class Dice(commands.Cog):
         await call.say(f"{safe(who)} rolls\n{roll_line(dice)}")
 
 
-async def setup(bot: MundaBot) -> None:
-    await bot.add_cog(Dice(bot))
+setup = adds(Dice)

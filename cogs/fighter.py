@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Literal
 from discord import app_commands
 from discord.ext import commands
 
-from bot.call import Call, Interaction, Scope
+from bot.call import Call, Interaction
+from bot.cog import BotCog, adds
 from bot.lookup import pick_item
 from bot.options import (
     CampaignName,
@@ -28,6 +29,7 @@ from bot.options import (
     NewName,
 )
 from bot.render import safe
+from bot.slash import slash_with
 from bot.storage import new_id
 from bot.ui import bounded, checked, clean_name, typed_item
 from bot.ui.fighter import fighter_embed
@@ -41,30 +43,26 @@ from rules.models import (
     Fighter,
     FighterCategory,
     FighterStatus,
-    Gang,
-    Profile,
     stat_bounds,
 )
 from rules.profiles import LABELS as STAT_LABELS
 from rules.profiles import MAX_PROFILE_TEXT, parse_profile
-from rules.ruleset import FighterTemplate
+from rules.recruits import ByHand, hired, written_down
 from rules.tradingpost import (
-    HANGER_ON_CATEGORIES,
     MAX_CREDITS,
     MAX_WEAPON_SLOTS,
     catalogue_entry,
     check_can_be_equipped,
     check_weapon_slots,
-    hire_fighter,
-    recruit_hanger_on,
     type_template,
 )
 from rules.wording import possessive
-from rules.world import RuleResult, World
 
 if TYPE_CHECKING:
-    from bot.app import MundaBot
+    pass
 
+# A fighter is found by name; its gang, when given, only narrows the search.
+slash = slash_with(gang="the fighter's gang (default: found by name)")
 MAX_XP = 10_000
 # What one option takes (a longer text is for a roster file: NOTES_MAX).
 NOTES_OPTION_MAX = 500
@@ -72,29 +70,17 @@ ItemKind = Literal["weapon", "wargear", "armour"]
 # Choices show the values ("In Recovery"), not the enum names discord.py would use.
 CATEGORY_CHOICES = [app_commands.Choice(name=c.value, value=c.value) for c in FighterCategory]
 STATUS_CHOICES = [app_commands.Choice(name=s.value, value=s.value) for s in FighterStatus]
-CAMPAIGN_HELP = "the campaign (default: the server's default campaign)"
-PROFILE_HELP = 'as a roster prints it: M5" WS4+ BS4+ S3 T3 W1 I4+ A1 Ld7+ Cl7+ Wil7+ Int7+'
-
-GANG_HELP = "the fighter's gang (default: found by name)"
 
 
-class FighterCog(commands.GroupCog, group_name="fighter",
+
+class FighterCog(BotCog, commands.GroupCog, group_name="fighter",
                  group_description="Fighters on a gang's roster"):
-    def __init__(self, bot: MundaBot) -> None:
-        self.bot = bot
-        super().__init__()
-
-    @app_commands.command(name="add", description="Add a fighter: a House List type or by hand")
-    @app_commands.describe(
-        gang="the gang the fighter joins",
-        name="the fighter's name",
-        fighter_type="a type from the gang's House List (sets category, cost and rules)",
-        category="by hand: the fighter's category",
-        cost="by hand: credits value without equipment (overrides the House List)",
-        pay="charge the House List founding cost from the Stash (default: no)",
-        profile=PROFILE_HELP,
-        campaign=CAMPAIGN_HELP,
-    )
+    @slash("add", "Add a fighter: a House List type or by hand",
+           gang="the gang the fighter joins", name="the fighter's name",
+           fighter_type="a type from the gang's House List (sets category, cost and rules)",
+           category="by hand: the fighter's category",
+           cost="by hand: credits value without equipment (overrides the House List)",
+           pay="charge the House List founding cost from the Stash (default: no)")
     @app_commands.choices(category=CATEGORY_CHOICES)
     async def add(
         self,
@@ -111,21 +97,19 @@ class FighterCog(commands.GroupCog, group_name="fighter",
         call = Call.of(interaction)
         fighter_name = clean_name(name, "fighter's name")
         bounded(cost, 0, MAX_CREDITS, "A fighter's cost")
-        chosen = FighterCategory(category) if category else None
-        pasted = parse_profile(profile) if profile is not None else None
-        if pasted is not None and pay:
-            raise InvalidRequest("A hired fighter takes the House List's profile; leave profile "
-                                 "out, or add the fighter by hand (pay:False).")
+        given = ByHand(FighterCategory(category) if category else None, cost,
+                       parse_profile(profile) if profile is not None else None)
         async with call.write(campaign) as s:
             target = await s.own_gang(gang)
             template = type_template(s.ruleset, target, fighter_type or "")
             if pay:
-                result = _hire(s, target, await s.world(target), template, fighter_name,
-                               chosen, cost)
+                result = hired(await s.world(target), target, s.ruleset, template,
+                               fighter_name, new_id(), given)
                 await s.apply(result)
             else:
-                fighter = _by_hand(target, template, fighter_type, fighter_name, chosen, cost,
-                                   pasted)
+                fighter = checked(lambda: written_down(target, template, fighter_type,
+                                                       fighter_name, new_id(), given),
+                                  "fighter")
                 await s.tx.add_fighter(s.campaign.id, target.id, fighter, actor=s.by)
         if pay:
             await call.answer_result(result)
@@ -137,27 +121,10 @@ class FighterCog(commands.GroupCog, group_name="fighter",
             "Roster keeping: no credits were charged (`pay:True` hires from the Stash).",
         ])
 
-    @app_commands.command(name="edit", description="Change a fighter's name, cost, XP or profile")
-    @app_commands.describe(
-        fighter="the fighter to change",
-        gang=GANG_HELP,
-        name="a new name",
-        profile=PROFILE_HELP,
-        notes="notes kept on the fighter's card ('-' clears them)",
-        cost="credits value without equipment",
-        xp="experience points",
-        m="Movement in inches",
-        ws="Weapon Skill as the target number (4 for 4+)",
-        bs="Ballistic Skill as the target number (4 for 4+)",
-        s="Strength", t="Toughness", w="Wounds",
-        i="Initiative as the target number (4 for 4+)",
-        a="Attacks",
-        ld="Leadership as the target number (7 for 7+)",
-        cl="Cool as the target number (7 for 7+)",
-        wil="Willpower as the target number (7 for 7+)",
-        int_="Intelligence as the target number (7 for 7+)",
-        campaign=CAMPAIGN_HELP,
-    )
+    @slash("edit", "Change a fighter's name, cost, XP or profile",
+           fighter="the fighter to change",
+           notes="notes kept on the fighter's card ('-' clears them)",
+           cost="credits value without equipment")
     @app_commands.rename(int_="int")
     async def edit(
         self,
@@ -219,17 +186,12 @@ class FighterCog(commands.GroupCog, group_name="fighter",
         await call.answer(f"{safe(edited.name)} ({safe(owner.name)}) edited",
                           gang_change_lines(owner, after))
 
-    @app_commands.command(name="equip", description="Give a fighter an item, new or from the Stash")
-    @app_commands.describe(
-        fighter="the fighter who takes the item",
-        item="the item's name",
-        cost="a new item's value (default: its Equipment List or Trading Post price)",
-        kind="a new item's kind (default: as the catalogue says, else wargear)",
-        two_slots="a new weapon marked * that takes two of the three weapon slots",
-        from_stash="take the item from the gang's Stash instead of writing a new one",
-        gang=GANG_HELP,
-        campaign=CAMPAIGN_HELP,
-    )
+    @slash("equip", "Give a fighter an item, new or from the Stash",
+           fighter="the fighter who takes the item", item="the item's name",
+           cost="a new item's value (default: its Equipment List or Trading Post price)",
+           kind="a new item's kind (default: as the catalogue says, else wargear)",
+           two_slots="a new weapon marked * that takes two of the three weapon slots",
+           from_stash="take the item from the gang's Stash instead of writing a new one")
     async def equip(
         self,
         interaction: Interaction,
@@ -273,13 +235,8 @@ class FighterCog(commands.GroupCog, group_name="fighter",
             "Written onto the roster: no credits were charged.",
         ])
 
-    @app_commands.command(name="unequip", description="Put an item a fighter carries in the Stash")
-    @app_commands.describe(
-        fighter="the fighter who gives the item back",
-        item="the item to return to the Stash",
-        gang=GANG_HELP,
-        campaign=CAMPAIGN_HELP,
-    )
+    @slash("unequip", "Put an item a fighter carries in the Stash",
+           fighter="the fighter who gives the item back", item="the item to return to the Stash")
     async def unequip(
         self,
         interaction: Interaction,
@@ -296,14 +253,9 @@ class FighterCog(commands.GroupCog, group_name="fighter",
             await s.apply(result)
         await call.answer_result(result)
 
-    @app_commands.command(name="status", description="Set a fighter's status")
-    @app_commands.describe(
-        fighter="the fighter",
-        status="the new status (Retired does what /fighter retire does)",
-        captor="for Captured: the gang holding the fighter",
-        gang=GANG_HELP,
-        campaign=CAMPAIGN_HELP,
-    )
+    @slash("status", "Set a fighter's status",
+           status="the new status (Retired does what /fighter retire does)",
+           captor="for Captured: the gang holding the fighter")
     @app_commands.choices(status=STATUS_CHOICES)
     async def status(
         self,
@@ -346,12 +298,8 @@ class FighterCog(commands.GroupCog, group_name="fighter",
                          "sequence; their gear stays with them until then.")
         await call.answer(f"{safe(current.name)} is now {new_status.value}", lines)
 
-    @app_commands.command(name="retire", description="Retire a fighter: its gear goes to the Stash")
-    @app_commands.describe(
-        fighter="the fighter who retires",
-        gang=GANG_HELP,
-        campaign=CAMPAIGN_HELP,
-    )
+    @slash("retire", "Retire a fighter: its gear goes to the Stash",
+           fighter="the fighter who retires")
     async def retire_command(
         self,
         interaction: Interaction,
@@ -361,12 +309,7 @@ class FighterCog(commands.GroupCog, group_name="fighter",
     ) -> None:
         await _retire(Call.of(interaction), fighter, gang, campaign)
 
-    @app_commands.command(name="show", description="Show a fighter's card")
-    @app_commands.describe(
-        fighter="the fighter to show",
-        gang=GANG_HELP,
-        campaign=CAMPAIGN_HELP,
-    )
+    @slash("show", "Show a fighter's card", fighter="the fighter to show")
     async def show(
         self,
         interaction: Interaction,
@@ -392,70 +335,6 @@ async def _retire(call: Call, fighter: str, gang: str | None, campaign: str | No
     await call.answer_result(result)
 
 
-def _by_hand(
-    gang: Gang,
-    template: FighterTemplate | None,
-    fighter_type: str | None,
-    name: str,
-    category: FighterCategory | None,
-    cost: int | None,
-    profile: Profile | None,
-) -> Fighter:
-    """A fighter written onto the roster: the House List's facts, the player's overrides.
-
-    The profile is the one pasted, else the House List's, else none ("profile not set")."""
-    if template is None and (category is None or cost is None):
-        if fighter_type:
-            raise InvalidRequest(
-                f"'{fighter_type}' is not in the {gang.house} House List: pick a type from it, "
-                "or give a category and a cost by hand."
-            )
-        raise InvalidRequest(
-            f"Give a fighter_type from the {gang.house} House List, or a category and a cost."
-        )
-    if template is None:
-        kind = clean_name(fighter_type, "fighter type") if fighter_type else ""
-        hierarchy = category is not None and category.has_gang_hierarchy
-        return checked(lambda: Fighter(id=new_id(), name=name, category=category,
-                                       fighter_type=kind, cost=cost, profile=profile,
-                                       gang_hierarchy=hierarchy), "fighter")
-    return checked(
-        lambda: Fighter(
-            id=new_id(), name=name, category=category or template.category,
-            fighter_type=template.fighter_type,
-            cost=template.cost if cost is None else cost,
-            profile=profile if profile is not None else template.profile,
-            gang_hierarchy=(template.gang_hierarchy if category is None
-                            else category.has_gang_hierarchy),
-            special_rules=list(template.special_rules),
-            skills=list(template.skills),
-        ),
-        "fighter",
-    )
-
-
-def _hire(
-    s: Scope,
-    gang: Gang,
-    world: World,
-    template: FighterTemplate | None,
-    name: str,
-    category: FighterCategory | None,
-    cost: int | None,
-) -> RuleResult:
-    """Hire (or recruit a Hanger-on) at founding cost, through the Trading Post rules."""
-    if template is None:
-        raise InvalidRequest(
-            f"Paying needs a fighter type from the {gang.house} House List, whose founding "
-            "cost is charged."
-        )
-    if category is not None or cost is not None:
-        raise InvalidRequest("When paying, the House List sets the category and cost; "
-                             "leave them out.")
-    hire = recruit_hanger_on if template.category in HANGER_ON_CATEGORIES else hire_fighter
-    return hire(world, gang.id, s.ruleset, template.fighter_type, name, new_id())
-
-
 def _check_stat(stat: str, value: int) -> None:
     """Refuse a characteristic outside the model's bounds, naming them and the "+" reading."""
     low, high = stat_bounds(stat)
@@ -464,5 +343,4 @@ def _check_stat(stat: str, value: int) -> None:
     bounded(value, low, high, f"{label}{plus}")
 
 
-async def setup(bot: MundaBot) -> None:
-    await bot.add_cog(FighterCog(bot))
+setup = adds(FighterCog)

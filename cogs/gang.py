@@ -18,12 +18,14 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.call import Call, Interaction
+from bot.cog import BotCog, adds
 from bot.importing import gangflow
 from bot.importing.gangdoc import gang_document
 from bot.importing.preview import preview
 from bot.importing.uploads import file_stem, json_file, read_source
 from bot.options import CampaignName, GangName, HouseName, NewName
 from bot.render import safe
+from bot.slash import slash
 from bot.storage import new_id
 from bot.ui import checked, clean_name, paged_embeds
 from bot.ui.confirm import Confirmed, confirm_view, confirmation
@@ -42,13 +44,12 @@ from rules.models import Alignment, FighterStatus, Gang
 from rules.ruleset import RuleSet
 
 if TYPE_CHECKING:
-    from bot.app import MundaBot
+    pass
 
 AlignmentChoice = Literal["Law Abiding", "Outlaw"]
 
 DELETE_GANG = "delete-gang"
 IMPORT_GANG = "import-gang"
-CAMPAIGN_HELP = "campaign (default: the server's default campaign)"
 
 
 def house_of(ruleset: RuleSet, typed: str) -> str:
@@ -77,11 +78,8 @@ def edit_lines(before: Gang, after: Gang) -> list[str]:
     ] or ["nothing changed"]
 
 
-class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and their rosters"):
-    def __init__(self, bot: MundaBot) -> None:
-        self.bot = bot
-        super().__init__()
-
+class GangCog(BotCog, commands.GroupCog, group_name="gang",
+              group_description="Gangs and their rosters"):
     async def cog_load(self) -> None:
         confirmation(DELETE_GANG, self._delete_confirmed)
         confirmation(IMPORT_GANG, self._import_confirmed)
@@ -89,14 +87,10 @@ class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and
 
     # ------------------------------------------------------------------ create
 
-    @app_commands.command(name="create", description="Found a gang in a campaign")
-    @app_commands.describe(
-        name="the gang's name (unique in the campaign)",
-        house="House or gang type (suggestions from the campaign's rule set)",
-        alignment="Law Abiding or Outlaw",
-        credits="starting credits in the Stash (default 1000)",
-        campaign=CAMPAIGN_HELP,
-    )
+    @slash("create", "Found a gang in a campaign",
+           name="the gang's name (unique in the campaign)",
+           house="House or gang type (suggestions from the campaign's rule set)",
+           credits="starting credits in the Stash (default 1000)")
     async def create(
         self,
         interaction: Interaction,
@@ -123,12 +117,8 @@ class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and
 
     # ------------------------------------------------------------------ show and list
 
-    @app_commands.command(name="show", description="A gang's roster")
-    @app_commands.describe(
-        gang="the gang",
-        campaign=CAMPAIGN_HELP,
-        card="attach the roster card as PNG pages (default: the campaign's setting)",
-    )
+    @slash("show", "A gang's roster",
+           card="attach the roster card as PNG pages (default: the campaign's setting)")
     async def show(
         self, interaction: Interaction, gang: GangName, campaign: CampaignName | None = None,
         card: bool | None = None,
@@ -154,8 +144,7 @@ class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and
         )
         await call.answer_files(embeds, png_files(pages, roster_stem(shown)))
 
-    @app_commands.command(name="list", description="The gangs of a campaign")
-    @app_commands.describe(owner="only this player's gangs", campaign=CAMPAIGN_HELP)
+    @slash("list", "The gangs of a campaign", owner="only this player's gangs")
     async def list_(
         self,
         interaction: Interaction,
@@ -173,15 +162,8 @@ class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and
 
     # ------------------------------------------------------------------ edit
 
-    @app_commands.command(name="edit", description="Rename a gang or correct its record")
-    @app_commands.describe(
-        gang="the gang",
-        name="new name",
-        alignment="Law Abiding or Outlaw",
-        reputation="Reputation (1 or more)",
-        battles_fought="battles fought so far",
-        campaign=CAMPAIGN_HELP,
-    )
+    @slash("edit", "Rename a gang or correct its record",
+           name="new name", battles_fought="battles fought so far")
     async def edit(
         self,
         interaction: Interaction,
@@ -215,8 +197,7 @@ class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and
 
     # ------------------------------------------------------------------ transfer
 
-    @app_commands.command(name="transfer", description="Give a gang to another player")
-    @app_commands.describe(gang="the gang", user="its new owner", campaign=CAMPAIGN_HELP)
+    @slash("transfer", "Give a gang to another player", user="its new owner")
     async def transfer(
         self,
         interaction: Interaction,
@@ -239,8 +220,7 @@ class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and
 
     # ------------------------------------------------------------------ delete
 
-    @app_commands.command(name="delete", description="Delete a gang (asks for confirmation)")
-    @app_commands.describe(gang="the gang", campaign=CAMPAIGN_HELP)
+    @slash("delete", "Delete a gang (asks for confirmation)")
     async def delete(
         self, interaction: Interaction, gang: GangName, campaign: CampaignName | None = None
     ) -> None:
@@ -274,15 +254,12 @@ class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and
 
     # ------------------------------------------------------------------ import and export
 
-    @app_commands.command(name="import", description="Bring in a gang from Yaktribe or a gang file")
-    @app_commands.describe(
-        file="the gang's JSON export (Yaktribe, or a /gang export file)",
-        url="or the address of the Yaktribe JSON export",
-        name="call the gang this instead of the name in the file",
-        owner="the player it belongs to (Arbitrators only; default: you)",
-        categories="types the rule data lacks (else the preview asks): Cult Alpha=Leader",
-        campaign=CAMPAIGN_HELP,
-    )
+    @slash("import", "Bring in a gang from Yaktribe or a gang file",
+           file="the gang's JSON export (Yaktribe, or a /gang export file)",
+           url="or the address of the Yaktribe JSON export",
+           name="call the gang this instead of the name in the file",
+           owner="the player it belongs to (Arbitrators only; default: you)",
+           categories="types the rule data lacks (else the preview asks): Cult Alpha=Leader")
     async def import_(
         self,
         interaction: Interaction,
@@ -341,8 +318,7 @@ class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and
             return await gangflow.confirm(tx, campaign_id, token, call.actor,
                                           mention=interaction.user.mention)
 
-    @app_commands.command(name="export", description="A gang as a JSON file (see /gang import)")
-    @app_commands.describe(gang="the gang", campaign=CAMPAIGN_HELP)
+    @slash("export", "A gang as a JSON file (see /gang import)")
     async def export(
         self, interaction: Interaction, gang: GangName, campaign: CampaignName | None = None
     ) -> None:
@@ -358,5 +334,4 @@ class GangCog(commands.GroupCog, group_name="gang", group_description="Gangs and
                         "here or on another server.", file=file)
 
 
-async def setup(bot: MundaBot) -> None:
-    await bot.add_cog(GangCog(bot))
+setup = adds(GangCog)

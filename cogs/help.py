@@ -13,10 +13,12 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.call import Call, Interaction
+from bot.cog import BotCog, adds
 from bot.render import clip
+from bot.slash import slash
 
 if TYPE_CHECKING:
-    from bot.app import MundaBot
+    pass
 
 EMBED_DESCRIPTION_MAX = 4096
 GUIDES = (
@@ -60,16 +62,12 @@ def help_embed(commands_: list[Command]) -> discord.Embed:
     return embed
 
 
-class HelpCog(commands.Cog):
-    def __init__(self, bot: MundaBot) -> None:
-        self.bot = bot
-
-    @app_commands.command(name="help", description="Every command of the bot, one line each")
+class HelpCog(BotCog, commands.Cog):
+    @slash("help", "Every command of the bot, one line each")
     async def help_(self, interaction: Interaction) -> None:
         tree_commands = [c for c in self.bot.tree.get_commands()
                          if isinstance(c, app_commands.Command | app_commands.Group)]
         await Call.of(interaction).say(None, embed=help_embed(tree_commands), ephemeral=True)
 
 
-async def setup(bot: MundaBot) -> None:
-    await bot.add_cog(HelpCog(bot))
+setup = adds(HelpCog)

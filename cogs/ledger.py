@@ -12,29 +12,24 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.call import Call, Interaction
+from bot.cog import BotCog, adds
 from bot.options import BattleId, CampaignName, GangName
 from bot.render import safe
+from bot.slash import slash
 from bot.ui.ledger import ledger_embeds
 
 if TYPE_CHECKING:
-    from bot.app import MundaBot
+    pass
 
 DEFAULT_LIMIT = 20
 # Action titles are looked up among this many latest actions; older ones show their clause.
 TITLE_LOOKBACK = 200
 
 
-class LedgerCog(commands.Cog):
-    def __init__(self, bot: MundaBot) -> None:
-        self.bot = bot
-
-    @app_commands.command(name="ledger", description="The latest rolls and changes, newest first")
-    @app_commands.describe(
-        gang="only what touched this gang",
-        battle="only what belongs to this battle (its id)",
-        limit="how many events to show (1 to 25, default 20)",
-        campaign="the campaign (default: the server's default campaign)",
-    )
+class LedgerCog(BotCog, commands.Cog):
+    @slash("ledger", "The latest rolls and changes, newest first",
+           gang="only what touched this gang", battle="only what belongs to this battle (its id)",
+           limit="how many events to show (1 to 25, default 20)")
     async def ledger(
         self,
         interaction: Interaction,
@@ -61,5 +56,4 @@ class LedgerCog(commands.Cog):
         await call.answer_embeds(ledger_embeds(events, title=title, titles=titles))
 
 
-async def setup(bot: MundaBot) -> None:
-    await bot.add_cog(LedgerCog(bot))
+setup = adds(LedgerCog)

@@ -11,117 +11,46 @@ start-up, posts whatever stage message a crash left unposted.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-import discord
-from discord import app_commands
 from discord.ext import commands
 
-from bot.autocomplete import campaign_names, choose, gang_names, territory_names
+from bot.autocomplete import DRAW
 
 # clicks: imported for its routes (the run's buttons), which the one router takes.
 from bot.battle import clicks, engine, owed, publish, render  # noqa: F401
-from bot.battle.engine import StartRequest
+from bot.battle.engine import StartRequest, Stored
 from bot.battle.start_index import StartAsked, index_of
-from bot.battle.state import RUN_KEY_PREFIX, Phase, PostBattleRun
-from bot.call import Call, Scope
-from bot.context import guild_id_of, resolve_campaign, storage_of
+from bot.battle.state import PostBattleRun
+from bot.call import Call, Interaction, Scope
+from bot.cog import BotCog, adds
 from bot.errors import Refused
-from bot.options import ScenarioName
+from bot.options import CampaignName, GangName, ScenarioName, TerritoryName, UnstartedBattle, Winner
 from bot.render import safe
-from bot.storage import Campaign, StorageError, Transaction
-from rules.errors import InvalidRequest, RulesError
+from bot.slash import slash_with
+from bot.storage import Campaign, Transaction
+from rules.errors import InvalidRequest
 from rules.models import Gang
 from rules.names import name_key, same_name
 
 if TYPE_CHECKING:
     from bot.app import MundaBot
 
+# Every command here names a post-battle run by one of its gangs.
+slash = slash_with(gang="a gang in the sequence")
 log = logging.getLogger(__name__)
 
-Interaction = discord.Interaction["MundaBot"]
-Name = app_commands.Range[str, 1, 100]
-Choices = list[app_commands.Choice[str]]
-CAMPAIGN_HELP = "campaign (default: the server's default campaign)"
-DRAW = "draw"
-
-
-# --------------------------------------------------------------------------- autocomplete
-
-
-async def _campaign_of(interaction: Interaction) -> Campaign:
-    name = getattr(interaction.namespace, "campaign", None)
-    return await resolve_campaign(interaction, name if isinstance(name, str) else None)
-
-
-async def battle_choices(interaction: Interaction, current: str) -> Choices:
-    """Recorded battles without a finished or running sequence, newest first."""
-    try:
-        campaign = await _campaign_of(interaction)
-        storage, guild_id = storage_of(interaction), guild_id_of(interaction)
-        battles = await storage.list_battles(guild_id, campaign.id, limit=50)
-        names = {g.id: g.name for g in await storage.list_gangs(guild_id, campaign.id)}
-        with_runs = {r.battle_id for r in await storage.list_sequences(guild_id, campaign.id)
-                     if r.key.startswith(RUN_KEY_PREFIX)}
-        taken: set[str] = set()
-        async with storage.read_only(guild_id) as tx:
-            for battle in battles:
-                if battle.id in with_runs:
-                    run = await engine.load_run(tx, campaign.id, battle.id)
-                    if run is not None and run.phase is not Phase.CANCELLED:
-                        taken.add(battle.id)
-    except (RulesError, Refused, StorageError):
-        return []
-    except Exception:
-        log.exception("battle autocomplete failed")
-        return []
-    typed = current.casefold().strip()
-    found: Choices = []
-    for battle in battles:
-        if battle.id in taken:
-            continue
-        label = " vs ".join(names.get(g, "?") for g in battle.gang_ids)
-        if battle.scenario:
-            label += f" · {battle.scenario}"
-        label = f"{label} · {battle.id}"
-        if typed in label.casefold():
-            found.append(app_commands.Choice(name=label[:100], value=battle.id))
-    return found[:25]
-
-
-async def winner_choices(interaction: Interaction, current: str) -> Choices:
-    """The gangs named so far (or the battle's), and "draw"."""
-    try:
-        campaign = await _campaign_of(interaction)
-        storage, guild_id = storage_of(interaction), guild_id_of(interaction)
-        gangs = await storage.list_gangs(guild_id, campaign.id)
-        namespace = interaction.namespace
-        picked = [getattr(namespace, f"gang{n}", None) for n in range(1, 5)]
-        names = [p for p in picked if isinstance(p, str) and p]
-        battle_id = getattr(namespace, "battle", None)
-        if isinstance(battle_id, str) and battle_id:
-            battle = await storage.get_battle(guild_id, campaign.id, battle_id)
-            by_id = {g.id: g.name for g in gangs}
-            names = [by_id.get(g, g) for g in battle.gang_ids]
-        if not names:
-            names = [g.name for g in gangs]
-    except (RulesError, Refused, StorageError):
-        return choose([DRAW], current)
-    except Exception:
-        log.exception("winner autocomplete failed")
-        return []
-    return choose([*names, DRAW], current)[:25]
 
 
 # --------------------------------------------------------------------------- the cog
 
 
-class PostBattleCog(commands.GroupCog, group_name="postbattle",
+class PostBattleCog(BotCog, commands.GroupCog, group_name="postbattle",
                     group_description="The post-battle sequence of a battle"):
     def __init__(self, bot: MundaBot) -> None:
-        self.bot = bot
+        super().__init__(bot)
         self._resumed = False
-        super().__init__()
 
     async def cog_load(self) -> None:
         publish.use_outbox(self.bot)
@@ -141,33 +70,26 @@ class PostBattleCog(commands.GroupCog, group_name="postbattle",
 
     # ------------------------------------------------------------------ start
 
-    @app_commands.command(name="start", description="Start the post-battle sequence of a battle")
-    @app_commands.describe(
-        winner="the winning gang, or draw",
-        battle="a battle recorded with /prebattle (or name the gangs instead)",
-        gang1="first gang", gang2="second gang", gang3="third gang", gang4="fourth gang",
-        territory="the Territory staked on the battle",
-        scenario="the scenario played (the campaign's scenarios are suggested)",
-        skirmish="a skirmish: skip the campaign-only parts and the report",
-        campaign=CAMPAIGN_HELP,
-    )
-    @app_commands.autocomplete(
-        winner=winner_choices, battle=battle_choices, gang1=gang_names, gang2=gang_names,
-        gang3=gang_names, gang4=gang_names, territory=territory_names, campaign=campaign_names,
-    )
+    @slash("start", "Start the post-battle sequence of a battle",
+           winner="the winning gang, or draw",
+           battle="a battle recorded with /prebattle (or name the gangs instead)",
+           gang1="first gang", gang2="second gang", gang3="third gang", gang4="fourth gang",
+           territory="the Territory staked on the battle",
+           scenario="the scenario played (the campaign's scenarios are suggested)",
+           skirmish="a skirmish: skip the campaign-only parts and the report")
     async def start(
         self,
         interaction: Interaction,
-        winner: Name,
-        battle: app_commands.Range[str, 1, 64] | None = None,
-        gang1: Name | None = None,
-        gang2: Name | None = None,
-        gang3: Name | None = None,
-        gang4: Name | None = None,
-        territory: Name | None = None,
+        winner: Winner,
+        battle: UnstartedBattle | None = None,
+        gang1: GangName | None = None,
+        gang2: GangName | None = None,
+        gang3: GangName | None = None,
+        gang4: GangName | None = None,
+        territory: TerritoryName | None = None,
         scenario: ScenarioName | None = None,
         skirmish: bool | None = None,
-        campaign: Name | None = None,
+        campaign: CampaignName | None = None,
     ) -> None:
         call = Call.of(interaction)
         named = [g for g in (gang1, gang2, gang3, gang4) if g]
@@ -225,11 +147,11 @@ class PostBattleCog(commands.GroupCog, group_name="postbattle",
 
     # ------------------------------------------------------------------ status
 
-    @app_commands.command(name="status", description="Where a post-battle sequence is")
-    @app_commands.describe(gang="a gang in the sequence (default: yours)", campaign=CAMPAIGN_HELP)
-    @app_commands.autocomplete(gang=gang_names, campaign=campaign_names)
+    @slash("status", "Where a post-battle sequence is",
+           gang="a gang in the sequence (default: yours)")
     async def status(
-        self, interaction: Interaction, gang: Name | None = None, campaign: Name | None = None
+        self, interaction: Interaction, gang: GangName | None = None,
+        campaign: CampaignName | None = None,
     ) -> None:
         call = Call.of(interaction)
         async with call.read(campaign) as s:
@@ -243,57 +165,43 @@ class PostBattleCog(commands.GroupCog, group_name="postbattle",
 
     # ------------------------------------------------------------------ Arbitrators
 
-    @app_commands.command(name="confirm-on-behalf",
-                          description="Arbitrator: confirm the current step for a player")
-    @app_commands.describe(gang="the gang whose player you confirm for", campaign=CAMPAIGN_HELP)
-    @app_commands.autocomplete(gang=gang_names, campaign=campaign_names)
+    @slash("confirm-on-behalf", "Arbitrator: confirm the current step for a player",
+           gang="the gang whose player you confirm for")
     async def confirm_on_behalf(
-        self, interaction: Interaction, gang: Name, campaign: Name | None = None
+        self, interaction: Interaction, gang: GangName, campaign: CampaignName | None = None
     ) -> None:
-        call = Call.of(interaction)
+        await self._arbitrate(Call.of(interaction), gang, campaign, lambda call, run, target: (
+            engine.confirm_stage(self.bot, call.guild_id, call.actor, run.campaign_id,
+                                 run.battle_id, None, target.id, on_behalf=True,
+                                 by=engine.who(call.interaction))))
+
+    @slash("undo", "Arbitrator: undo the last confirmed step of a sequence")
+    async def undo(
+        self, interaction: Interaction, gang: GangName, campaign: CampaignName | None = None
+    ) -> None:
+        await self._arbitrate(Call.of(interaction), gang, campaign, lambda call, run, _gang: (
+            engine.undo_stage(self.bot, call.guild_id, call.actor, run.campaign_id,
+                              run.battle_id, None)))
+
+    @slash("cancel", "Arbitrator: cancel a post-battle sequence")
+    async def cancel(
+        self, interaction: Interaction, gang: GangName, campaign: CampaignName | None = None
+    ) -> None:
+        await self._arbitrate(Call.of(interaction), gang, campaign, lambda call, run, _gang: (
+            engine.cancel_run(self.bot, call.guild_id, call.actor, run.campaign_id,
+                              run.battle_id)))
+
+    async def _arbitrate(self, call: Call, gang: str, campaign: str | None,
+                         decide: Callable[[Call, PostBattleRun, Gang], Awaitable[Stored]]) -> None:
+        """An Arbitrator's step in the named gang's run: decided, shown, and noted privately."""
         async with call.read(campaign) as s:
             s.require_arbitrator()
             run = await _run_for(s, gang)
             target = await s.gang(gang)
         await call.defer()
-        stored = await engine.confirm_stage(
-            self.bot, call.guild_id, call.actor, s.campaign.id, run.battle_id, None, target.id,
-            on_behalf=True, by=engine.who(interaction))
+        stored = await decide(call, run, target)
         await engine.show(self.bot, call.guild_id, stored)
-        await interaction.followup.send(stored.note, ephemeral=True)
-
-    @app_commands.command(name="undo",
-                          description="Arbitrator: undo the last confirmed step of a sequence")
-    @app_commands.describe(gang="a gang in the sequence", campaign=CAMPAIGN_HELP)
-    @app_commands.autocomplete(gang=gang_names, campaign=campaign_names)
-    async def undo(
-        self, interaction: Interaction, gang: Name, campaign: Name | None = None
-    ) -> None:
-        call = Call.of(interaction)
-        async with call.read(campaign) as s:
-            s.require_arbitrator()
-            run = await _run_for(s, gang)
-        await call.defer()
-        stored = await engine.undo_stage(self.bot, call.guild_id, call.actor, s.campaign.id,
-                                         run.battle_id, None)
-        await engine.show(self.bot, call.guild_id, stored)
-        await interaction.followup.send(stored.note, ephemeral=True)
-
-    @app_commands.command(name="cancel", description="Arbitrator: cancel a post-battle sequence")
-    @app_commands.describe(gang="a gang in the sequence", campaign=CAMPAIGN_HELP)
-    @app_commands.autocomplete(gang=gang_names, campaign=campaign_names)
-    async def cancel(
-        self, interaction: Interaction, gang: Name, campaign: Name | None = None
-    ) -> None:
-        call = Call.of(interaction)
-        async with call.read(campaign) as s:
-            s.require_arbitrator()
-            run = await _run_for(s, gang)
-        await call.defer()
-        stored = await engine.cancel_run(self.bot, call.guild_id, call.actor, s.campaign.id,
-                                         run.battle_id)
-        await engine.show(self.bot, call.guild_id, stored)
-        await interaction.followup.send(stored.note, ephemeral=True)
+        await call.interaction.followup.send(stored.note, ephemeral=True)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -332,5 +240,4 @@ async def _run_for(s: Scope, gang: str | None) -> PostBattleRun:
     raise Refused("None of your gangs is in a post-battle sequence now; name a gang.")
 
 
-async def setup(bot: MundaBot) -> None:
-    await bot.add_cog(PostBattleCog(bot))
+setup = adds(PostBattleCog)

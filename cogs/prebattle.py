@@ -21,9 +21,11 @@ from discord.ext import commands
 from bot.battle.engine import active_run_in
 from bot.battle.state import PostBattleRun
 from bot.call import Call, Interaction, Scope
+from bot.cog import BotCog, adds
 from bot.errors import Refused
 from bot.options import CampaignName, CaptiveName, GangName
 from bot.render import safe
+from bot.slash import slash
 from bot.storage import new_id
 from bot.ui import checked
 from bot.ui.prebattle import prebattle_embed
@@ -39,27 +41,17 @@ from rules.prebattle import (
 from rules.sequence import SubStep
 
 if TYPE_CHECKING:
-    from bot.app import MundaBot
+    pass
 
 PRE_BATTLE_STEP = "Pre-battle sequence"
 BATTLEFIELD_CHOICES = [app_commands.Choice(name=b.value, value=b.value) for b in Battlefield]
 
 
-class PreBattleCog(commands.Cog):
-    def __init__(self, bot: MundaBot) -> None:
-        self.bot = bot
-
-    @app_commands.command(name="prebattle",
-                          description="Pre-battle sequence: order, Underdog, scenario, battlefield")
-    @app_commands.describe(
-        gang1="a gang that fights",
-        gang2="another gang that fights",
-        gang3="a third gang (optional)",
-        gang4="a fourth gang (optional)",
-        battlefield="the battlefield the players agreed on (else a D6 decides)",
-        rescue_captive="a captive whose gang plays a Rescue Mission instead of the scenario roll",
-        campaign="the campaign (default: the server's default campaign)",
-    )
+class PreBattleCog(BotCog, commands.Cog):
+    @slash("prebattle", "Pre-battle sequence: order, Underdog, scenario, battlefield",
+           battlefield="the battlefield the players agreed on (else a D6 decides)",
+           rescue_captive="a captive whose gang plays a Rescue Mission instead of the "
+                          "scenario roll")
     @app_commands.choices(battlefield=BATTLEFIELD_CHOICES)
     async def prebattle_command(
         self,
@@ -151,5 +143,4 @@ def _closed_lines(gang: Gang, substeps: Sequence[SubStep]) -> list[str]:
     return [f"{safe(gang.name)}: {substep.value} is closed." for substep in substeps]
 
 
-async def setup(bot: MundaBot) -> None:
-    await bot.add_cog(PreBattleCog(bot))
+setup = adds(PreBattleCog)

@@ -23,11 +23,13 @@ from bot.battle.engine import active_run_in
 from bot.battle.interactive import act, rolled_in
 from bot.battle.state import Phase
 from bot.call import Call, Interaction
+from bot.cog import BotCog, adds
 from bot.errors import Refused
 from bot.lookup import pick
 from bot.options import CampaignName, GangName, TerritoryName, TradingPostItem
 from bot.render import safe
 from bot.runs import own_gang_in_run, run_in
+from bot.slash import slash
 from bot.storage import Transaction, new_id
 from bot.ui import bounded, checked, typed_item
 from rules.dice import MAX_DICE, Roller
@@ -46,28 +48,19 @@ from rules.tradingpost import MAX_CREDITS, catalogue_entry
 from rules.world import RuleResult, World
 
 if TYPE_CHECKING:
-    from bot.app import MundaBot
     from bot.battle.state import PostBattleRun
 
 
-class RewardsCog(commands.GroupCog, group_name="rewards",
+class RewardsCog(BotCog, commands.GroupCog, group_name="rewards",
                  group_description="Scenario rewards after a battle"):
-    def __init__(self, bot: MundaBot) -> None:
-        self.bot = bot
-        super().__init__()
-
-    @app_commands.command(name="claim", description="Enter a gang's scenario rewards (PB-3)")
-    @app_commands.describe(
-        gang="the gang that earned the rewards",
-        credit_dice="D6 of reward credits (x10); more than 4 rolls exactly 4 (PB-3.2)",
-        flat_credits="credits the scenario gives without a roll",
-        reputation_gain="Reputation gained (applied before losses)",
-        reputation_loss="Reputation lost",
-        reason="why (e.g. 'won the scenario'), shown with the Reputation change",
-        item="an item the scenario gives, into the Stash (Trading Post name or your own)",
-        item_cost="the item's value (default: its Trading Post price)",
-        campaign="the campaign (default: the server's default campaign)",
-    )
+    @slash("claim", "Enter a gang's scenario rewards (PB-3)",
+           gang="the gang that earned the rewards",
+           credit_dice="D6 of reward credits (x10); more than 4 rolls exactly 4 (PB-3.2)",
+           flat_credits="credits the scenario gives without a roll",
+           reputation_gain="Reputation gained (applied before losses)",
+           reputation_loss="Reputation lost",
+           reason="why (e.g. 'won the scenario'), shown with the Reputation change",
+           item="an item the scenario gives, into the Stash (Trading Post name or your own)")
     async def claim(
         self,
         interaction: Interaction,
@@ -117,15 +110,11 @@ class RewardsCog(commands.GroupCog, group_name="rewards",
         await act(interaction, campaign=s.campaign, gang=target,
                   stages=[(Step.RECEIVE_REWARDS, None)], compute=compute, check=not_rolled_yet)
 
-    @app_commands.command(name="dome",
-                          description="Choose a Collapsed Dome's income dice before Collect Income")
-    @app_commands.describe(
-        dice="D6 of income (x10) to roll: the Territory's own count up to its most "
+    @slash("dome", "Choose a Collapsed Dome's income dice before Collect Income",
+           dice="D6 of income (x10) to roll: the Territory's own count up to its most "
              "(Collapsed Dome: 2-6)",
-        territory="the Territory (default: the gang's one Territory with a choice of dice)",
-        gang="the gang that controls it (default: your gang in a post-battle sequence)",
-        campaign="the campaign (default: the server's default campaign)",
-    )
+           territory="the Territory (default: the gang's one Territory with a choice of dice)",
+           gang="the gang that controls it (default: your gang in a post-battle sequence)")
     async def dome(
         self,
         interaction: Interaction,
@@ -187,5 +176,4 @@ def _rolled_already(gang: str) -> Refused:
     )
 
 
-async def setup(bot: MundaBot) -> None:
-    await bot.add_cog(RewardsCog(bot))
+setup = adds(RewardsCog)

@@ -39,6 +39,7 @@ from bot.battle.interactive import (
 )
 from bot.battle.state import PostBattleRun
 from bot.call import Call, Interaction, Scope
+from bot.cog import BotCog, adds
 from bot.errors import Refused
 from bot.lookup import choice_named, pick_item
 from bot.options import (
@@ -63,6 +64,7 @@ from bot.options import (
 )
 from bot.render import safe
 from bot.runs import own_gang_in_run, run_in
+from bot.slash import slash_with
 from bot.storage import new_id
 from bot.ui import bounded, checked, clean_name, typed_item
 from rules.advancements import SkillSetNeeded, buy_advancement
@@ -92,8 +94,10 @@ from rules.wording import possessive
 from rules.world import RuleResult, World
 
 if TYPE_CHECKING:
-    from bot.app import MundaBot
+    pass
 
+# These commands act in a gang's post-battle run: left out, it is the actor's.
+slash = slash_with(gang="the gang (default: your gang in a post-battle sequence)")
 CLEAN_HOUSE: Stages = ((Step.UPDATE_ROSTER, SubStep.CLEAN_HOUSE),)
 TRADING_POST: Stages = ((Step.UPDATE_ROSTER, SubStep.TRADING_POST),)
 BOONS: Stages = ((Step.UPDATE_ROSTER, SubStep.TERRITORY_BOONS),)
@@ -101,8 +105,6 @@ DISTRIBUTE: Stages = ((Step.UPDATE_ROSTER, SubStep.DISTRIBUTE_EQUIPMENT),)
 ADVANCEMENTS: Stages = ((Step.UPDATE_ROSTER, SubStep.ADVANCEMENTS),)
 DEFER = "defer"
 
-GANG_HELP = "the gang (default: your gang in a post-battle sequence)"
-CAMPAIGN_HELP = "the campaign (default: the server's default campaign)"
 SUBSTEP_CHOICES = [app_commands.Choice(name=s.value, value=s.value) for s in DEFERRABLE]
 CREW_CHOICES = [
     app_commands.Choice(name="takes another vehicle from the Stash", value="new"),
@@ -127,12 +129,8 @@ def stat_key(text: str) -> str:
     return key
 
 
-class RosterCog(commands.GroupCog, group_name="roster",
+class RosterCog(BotCog, commands.GroupCog, group_name="roster",
                 group_description="Update Roster after a battle (step 6)"):
-    def __init__(self, bot: MundaBot) -> None:
-        self.bot = bot
-        super().__init__()
-
     async def cog_load(self) -> None:
         register_agreement(DEFER, self._deferral_agreed)
 
@@ -141,9 +139,8 @@ class RosterCog(commands.GroupCog, group_name="roster",
 
     # ------------------------------------------------------------------ A. Clean House
 
-    @app_commands.command(name="retire", description="A. Retire a fighter: gear to the Stash")
-    @app_commands.describe(fighter="the fighter who retires", gang="the fighter's gang",
-                           campaign=CAMPAIGN_HELP)
+    @slash("retire", "A. Retire a fighter: gear to the Stash",
+           fighter="the fighter who retires", gang="the fighter's gang")
     async def retire_(self, interaction: Interaction, fighter: FighterName,
                       gang: GangName | None = None, campaign: CampaignName | None = None) -> None:
         call = Call.of(interaction)
@@ -153,13 +150,9 @@ class RosterCog(commands.GroupCog, group_name="roster",
         await act(interaction, campaign=s.campaign, gang=owner, stages=CLEAN_HOUSE,
                   compute=lambda world, _run, _roller: retire(world, owner.id, who.id))
 
-    @app_commands.command(name="scrap", description="A. Scrap a vehicle with Lasting Damage")
-    @app_commands.describe(
-        vehicle="the vehicle to scrap",
-        crew_choice="what its crew does",
-        replacement="for 'takes another vehicle': the vehicle from the Stash",
-        gang=GANG_HELP, campaign=CAMPAIGN_HELP,
-    )
+    @slash("scrap", "A. Scrap a vehicle with Lasting Damage",
+           vehicle="the vehicle to scrap", crew_choice="what its crew does",
+           replacement="for 'takes another vehicle': the vehicle from the Stash")
     @app_commands.choices(crew_choice=CREW_CHOICES)
     async def scrap(self, interaction: Interaction, vehicle: DamagedVehicle,
                     crew_choice: str | None = None, replacement: StashVehicle | None = None,
@@ -179,18 +172,15 @@ class RosterCog(commands.GroupCog, group_name="roster",
 
     # ------------------------------------------------------------------ B. Trading Post
 
-    @app_commands.command(name="hire", description="B. Hire a fighter from the House List")
-    @app_commands.describe(fighter_type="a fighter type of the gang's House List",
-                           name="the new fighter's name", gang=GANG_HELP, campaign=CAMPAIGN_HELP)
+    @slash("hire", "B. Hire a fighter from the House List", name="the new fighter's name")
     async def hire(self, interaction: Interaction, fighter_type: FighterType, name: NewName,
                    gang: GangName | None = None, campaign: CampaignName | None = None) -> None:
         await _recruit(Call.of(interaction), hire_fighter, fighter_type, name, gang, campaign)
 
-    @app_commands.command(name="vehicle", description="B. Buy a vehicle from the House List")
-    @app_commands.describe(vehicle_type="a vehicle of the gang's House List",
-                           name="the vehicle's name", crew="a Crew fighter without a vehicle "
-                           "(default: the vehicle waits in the Stash)",
-                           gang=GANG_HELP, campaign=CAMPAIGN_HELP)
+    @slash("vehicle", "B. Buy a vehicle from the House List",
+           name="the vehicle's name",
+           crew="a Crew fighter without a vehicle "
+                           "(default: the vehicle waits in the Stash)")
     async def vehicle(self, interaction: Interaction, vehicle_type: VehicleType, name: NewName,
                       crew: FighterName | None = None, gang: GangName | None = None,
                       campaign: CampaignName | None = None) -> None:
@@ -204,17 +194,14 @@ class RosterCog(commands.GroupCog, group_name="roster",
                   compute=lambda world, _run, _roller: purchase_vehicle(
                       world, owner.id, s.ruleset, vehicle_type, label, new_id(), crew_id))
 
-    @app_commands.command(name="hangeron",
-                          description="B. Recruit a Hanger-on or Brute (Reputation allowing)")
-    @app_commands.describe(fighter_type="the Hanger-on or Brute", name="its name",
-                           gang=GANG_HELP, campaign=CAMPAIGN_HELP)
+    @slash("hangeron", "B. Recruit a Hanger-on or Brute (Reputation allowing)",
+           fighter_type="the Hanger-on or Brute", name="its name")
     async def hangeron(self, interaction: Interaction, fighter_type: HangerOnType, name: NewName,
                        gang: GangName | None = None, campaign: CampaignName | None = None) -> None:
         await _recruit(Call.of(interaction), recruit_hanger_on, fighter_type, name, gang,
                        campaign)
 
-    @app_commands.command(name="sell", description="B. Sell a Stash item: value minus D6x10")
-    @app_commands.describe(item="the Stash item", gang=GANG_HELP, campaign=CAMPAIGN_HELP)
+    @slash("sell", "B. Sell a Stash item: value minus D6x10", item="the Stash item")
     async def sell(self, interaction: Interaction, item: StashItem, gang: GangName | None = None,
                    campaign: CampaignName | None = None) -> None:
         call = Call.of(interaction)
@@ -226,14 +213,9 @@ class RosterCog(commands.GroupCog, group_name="roster",
                   compute=lambda world, run, roller: sell_item(
                       world, owner.id, sold.id, roller, run.sequence.id))
 
-    @app_commands.command(name="buy",
-                          description="B. Buy from a fighter's Equipment List, or Common items")
-    @app_commands.describe(
-        item="the item",
-        fighter="buy from this fighter's own Equipment List, onto the fighter "
-                "(default: a Common Trading Post item into the Stash)",
-        gang=GANG_HELP, campaign=CAMPAIGN_HELP,
-    )
+    @slash("buy", "B. Buy from a fighter's Equipment List, or Common items",
+           fighter="buy from this fighter's own Equipment List, onto the fighter "
+                "(default: a Common Trading Post item into the Stash)")
     async def buy(self, interaction: Interaction, item: BuyableItem,
                   fighter: FighterName | None = None, gang: GangName | None = None,
                   campaign: CampaignName | None = None) -> None:
@@ -249,12 +231,8 @@ class RosterCog(commands.GroupCog, group_name="roster",
                   compute=lambda world, _run, _roller: buy_equipment(
                       world, owner.id, s.ruleset, item, new_id(), fighter_id))
 
-    @app_commands.command(name="seek",
-                          description="B. Seek Rare & Illegal equipment (after a Trade action)")
-    @app_commands.describe(
-        special_modifier="a modifier from special rules, -10 to +10 (default 0)",
-        gang=GANG_HELP, campaign=CAMPAIGN_HELP,
-    )
+    @slash("seek", "B. Seek Rare & Illegal equipment (after a Trade action)",
+           special_modifier="a modifier from special rules, -10 to +10 (default 0)")
     async def seek(
         self,
         interaction: Interaction,
@@ -282,10 +260,8 @@ class RosterCog(commands.GroupCog, group_name="roster",
         await act(interaction, campaign=s.campaign, gang=owner, stages=TRADING_POST,
                   compute=compute, bookkeeping=bookkeeping)
 
-    @app_commands.command(name="buyrare",
-                          description="B. Buy a Rare or Illegal item your roll unlocked")
-    @app_commands.describe(item="an item the availability roll unlocked", gang=GANG_HELP,
-                           campaign=CAMPAIGN_HELP)
+    @slash("buyrare", "B. Buy a Rare or Illegal item your roll unlocked",
+           item="an item the availability roll unlocked")
     async def buyrare(self, interaction: Interaction, item: RareItem,
                       gang: GangName | None = None, campaign: CampaignName | None = None) -> None:
         call = Call.of(interaction)
@@ -299,18 +275,13 @@ class RosterCog(commands.GroupCog, group_name="roster",
 
     # ------------------------------------------------------------------ C. Boons
 
-    @app_commands.command(name="boon", description="C. Claim a Territory's Boon")
-    @app_commands.describe(
-        territory="a Territory with a Boon that the gang controls",
-        credits="credits the Boon gives",
-        reputation="Reputation the Boon gives",
-        item="an item the Boon gives (into the Stash; not sellable this sequence)",
-        item_cost="the item's value (default: its Trading Post price)",
-        description="what the Boon gave, in your words",
-        recruit_name="the name of a fighter the Boon may give (default: its type and the "
-                     "Territory)",
-        gang=GANG_HELP, campaign=CAMPAIGN_HELP,
-    )
+    @slash("boon", "C. Claim a Territory's Boon",
+           territory="a Territory with a Boon that the gang controls",
+           credits="credits the Boon gives", reputation="Reputation the Boon gives",
+           item="an item the Boon gives (into the Stash; not sellable this sequence)",
+           description="what the Boon gave, in your words",
+           recruit_name="the name of a fighter the Boon may give (default: its type and the "
+                     "Territory)")
     async def boon(
         self,
         interaction: Interaction,
@@ -359,9 +330,8 @@ class RosterCog(commands.GroupCog, group_name="roster",
 
     # ------------------------------------------------------------------ D. Distribute
 
-    @app_commands.command(name="give", description="D. Give a Stash item to a fighter")
-    @app_commands.describe(item="the Stash item", fighter="the fighter who takes it",
-                           gang="the fighter's gang", campaign=CAMPAIGN_HELP)
+    @slash("give", "D. Give a Stash item to a fighter",
+           item="the Stash item", fighter="the fighter who takes it", gang="the fighter's gang")
     async def give(self, interaction: Interaction, item: StashItem, fighter: FighterName,
                    gang: GangName | None = None, campaign: CampaignName | None = None) -> None:
         call = Call.of(interaction)
@@ -373,9 +343,8 @@ class RosterCog(commands.GroupCog, group_name="roster",
                   compute=lambda world, _run, _roller: give_item(
                       world, owner.id, given.id, who.id, s.ruleset))
 
-    @app_commands.command(name="take", description="D. Put a fighter's item back in the Stash")
-    @app_commands.describe(item="the item the fighter carries", fighter="the fighter",
-                           gang="the fighter's gang", campaign=CAMPAIGN_HELP)
+    @slash("take", "D. Put a fighter's item back in the Stash",
+           item="the item the fighter carries", gang="the fighter's gang")
     async def take(self, interaction: Interaction, item: CarriedItem, fighter: FighterName,
                    gang: GangName | None = None, campaign: CampaignName | None = None) -> None:
         call = Call.of(interaction)
@@ -389,16 +358,13 @@ class RosterCog(commands.GroupCog, group_name="roster",
 
     # ------------------------------------------------------------------ E. Advancements
 
-    @app_commands.command(name="advance", description="E. Spend a fighter's XP on an advancement")
-    @app_commands.describe(
-        fighter="the fighter",
-        option="the advancement (Gangers: the Ganger advancement roll)",
-        stat="the characteristic, when the advancement offers a choice",
-        skill="for a chosen skill: its name (the skill set's skills are suggested)",
-        skill_set="the skill set: a random skill's, a chosen skill's, or (Gangers' roll) a "
+    @slash("advance", "E. Spend a fighter's XP on an advancement",
+           option="the advancement (Gangers: the Ganger advancement roll)",
+           stat="the characteristic, when the advancement offers a choice",
+           skill="for a chosen skill: its name (the skill set's skills are suggested)",
+           skill_set="the skill set: a random skill's, a chosen skill's, or (Gangers' roll) a "
                   "promotion's",
-        gang="the fighter's gang", campaign=CAMPAIGN_HELP,
-    )
+           gang="the fighter's gang")
     async def advance(self, interaction: Interaction, fighter: FighterName,
                       option: AdvancementOption, stat: AdvancementStat | None = None,
                       skill: SkillName | None = None, skill_set: SkillSetName | None = None,
@@ -426,11 +392,9 @@ class RosterCog(commands.GroupCog, group_name="roster",
 
     # ------------------------------------------------------------------ PB-6B.8 deferral
 
-    @app_commands.command(name="defer",
-                          description="Finish a sub-step later (all players and the Arbitrator "
-                                      "agree)")
-    @app_commands.describe(substep="the sub-step to finish later", gang=GANG_HELP,
-                           campaign=CAMPAIGN_HELP)
+    @slash("defer", "Finish a sub-step later (all players and the Arbitrator "
+                                      "agree)",
+           substep="the sub-step to finish later")
     @app_commands.choices(substep=SUBSTEP_CHOICES)
     async def defer(self, interaction: Interaction, substep: str, gang: GangName | None = None,
                     campaign: CampaignName | None = None) -> None:
@@ -484,9 +448,7 @@ class RosterCog(commands.GroupCog, group_name="roster",
                                   bookkeeping=bookkeeping)
         return AgreementOutcome(summary=" ".join(done.lines))
 
-    @app_commands.command(name="reopen", description="Come back to a sub-step you deferred")
-    @app_commands.describe(substep="the deferred sub-step", gang=GANG_HELP,
-                           campaign=CAMPAIGN_HELP)
+    @slash("reopen", "Come back to a sub-step you deferred")
     @app_commands.choices(substep=SUBSTEP_CHOICES)
     async def reopen(self, interaction: Interaction, substep: str, gang: GangName | None = None,
                      campaign: CampaignName | None = None) -> None:
@@ -500,9 +462,7 @@ class RosterCog(commands.GroupCog, group_name="roster",
             "commands of that sub-step, then `/roster done`."
         )
 
-    @app_commands.command(name="done", description="End a deferred sub-step")
-    @app_commands.describe(substep="the deferred sub-step", gang=GANG_HELP,
-                           campaign=CAMPAIGN_HELP)
+    @slash("done", "End a deferred sub-step")
     @app_commands.choices(substep=SUBSTEP_CHOICES)
     async def done(self, interaction: Interaction, substep: str, gang: GangName | None = None,
                    campaign: CampaignName | None = None) -> None:
@@ -579,5 +539,4 @@ async def _change_run(s: Scope, gang: Gang, change: Callable[[PostBattleRun], No
     await s.tx.save_sequence(s.campaign.id, run.key, run, battle_id=run.battle_id)
 
 
-async def setup(bot: MundaBot) -> None:
-    await bot.add_cog(RosterCog(bot))
+setup = adds(RosterCog)

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from discord import app_commands
 from discord.ext import commands
 
 from bot.call import Call, Interaction
+from bot.cog import BotCog, adds
 from bot.lookup import pick_item
 from bot.options import CampaignName, GangName, StashItem, TradingPostItem
 from bot.render import safe
+from bot.slash import slash
 from bot.storage import new_id
 from bot.ui import bounded, typed_item
 from bot.ui.fighter import item_line
@@ -28,7 +29,7 @@ from rules.tradingpost import MAX_CREDITS, catalogue_entry, gain
 from rules.wording import possessive
 
 if TYPE_CHECKING:
-    from bot.app import MundaBot
+    pass
 
 MAX_CREDITS_PER_CALL = 10_000
 StashKind = Literal["weapon", "wargear", "armour", "vehicle upgrade"]
@@ -48,21 +49,11 @@ def stash_lines(gang: Gang) -> list[str]:
     return lines
 
 
-class StashCog(commands.GroupCog, group_name="stash", group_description="A gang's Stash"):
-    def __init__(self, bot: MundaBot) -> None:
-        self.bot = bot
-        super().__init__()
-
-    @app_commands.command(name="add", description="Put an item and/or credits into a Stash")
-    @app_commands.describe(
-        gang="the gang whose Stash it is",
-        item="an item to put in the Stash",
-        cost="the item's value (default: its Trading Post price)",
-        kind="the item's kind (default: as the Trading Post says, else wargear)",
-        two_slots="a weapon marked * that takes two of a fighter's three weapon slots",
-        credits="credits to add (1 to 10,000)",
-        campaign="the campaign (default: the server's default campaign)",
-    )
+class StashCog(BotCog, commands.GroupCog, group_name="stash", group_description="A gang's Stash"):
+    @slash("add", "Put an item and/or credits into a Stash",
+           gang="the gang whose Stash it is", item="an item to put in the Stash",
+           cost="the item's value (default: its Trading Post price)",
+           credits="credits to add (1 to 10,000)")
     async def add(
         self,
         interaction: Interaction,
@@ -96,13 +87,9 @@ class StashCog(commands.GroupCog, group_name="stash", group_description="A gang'
         await call.answer(f"{possessive(safe(stored.name))} Stash",
                           gang_change_lines(before, stored))
 
-    @app_commands.command(name="remove", description="Take an item and/or credits out of a Stash")
-    @app_commands.describe(
-        gang="the gang whose Stash it is",
-        item="an item to take out (it leaves the gang)",
-        credits="credits to take out",
-        campaign="the campaign (default: the server's default campaign)",
-    )
+    @slash("remove", "Take an item and/or credits out of a Stash",
+           gang="the gang whose Stash it is", item="an item to take out (it leaves the gang)",
+           credits="credits to take out")
     async def remove(
         self,
         interaction: Interaction,
@@ -135,11 +122,8 @@ class StashCog(commands.GroupCog, group_name="stash", group_description="A gang'
         await call.answer(f"{possessive(safe(stored.name))} Stash",
                           gang_change_lines(before, stored))
 
-    @app_commands.command(name="show", description="Show a gang's Stash: credits, items, vehicles")
-    @app_commands.describe(
-        gang="the gang whose Stash to show",
-        campaign="the campaign (default: the server's default campaign)",
-    )
+    @slash("show", "Show a gang's Stash: credits, items, vehicles",
+           gang="the gang whose Stash to show")
     async def show(
         self, interaction: Interaction, gang: GangName, campaign: CampaignName | None = None
     ) -> None:
@@ -150,5 +134,4 @@ class StashCog(commands.GroupCog, group_name="stash", group_description="A gang'
         await call.answer_embeds(lines_embeds(title, stash_lines(target)))
 
 
-async def setup(bot: MundaBot) -> None:
-    await bot.add_cog(StashCog(bot))
+setup = adds(StashCog)

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from discord import app_commands
 from discord.ext import commands
 
 from bot.call import Call, Interaction
+from bot.cog import BotCog, adds
 from bot.options import (
     CampaignName,
     DamageName,
@@ -26,6 +26,7 @@ from bot.options import (
     VehicleType,
 )
 from bot.render import safe
+from bot.slash import slash
 from bot.storage import new_id
 from bot.ui import bounded, checked, clean_name
 from bot.ui.ledger import gang_change_lines
@@ -36,27 +37,17 @@ from rules.ruleset import RuleSet, VehicleTemplate
 from rules.tradingpost import MAX_CREDITS, check_crew, purchase_vehicle, vehicle_template
 
 if TYPE_CHECKING:
-    from bot.app import MundaBot
-
-CAMPAIGN_HELP = "the campaign (default: the server's default campaign)"
+    pass
 
 
-class VehicleCog(commands.GroupCog, group_name="vehicle",
+
+class VehicleCog(BotCog, commands.GroupCog, group_name="vehicle",
                  group_description="Vehicles on a gang's roster"):
-    def __init__(self, bot: MundaBot) -> None:
-        self.bot = bot
-        super().__init__()
-
-    @app_commands.command(name="add", description="Add a vehicle: a House List type or by hand")
-    @app_commands.describe(
-        gang="the gang that owns the vehicle",
-        name="the vehicle's name",
-        vehicle_type="a vehicle from the gang's House List (sets the cost)",
-        cost="credits value without Upgrades or gear (overrides the House List)",
-        crew="a Crew fighter of the gang who drives it (none: it waits in the Stash)",
-        pay="charge the House List cost from the Stash (default: no)",
-        campaign=CAMPAIGN_HELP,
-    )
+    @slash("add", "Add a vehicle: a House List type or by hand",
+           gang="the gang that owns the vehicle", name="the vehicle's name",
+           vehicle_type="a vehicle from the gang's House List (sets the cost)",
+           cost="credits value without Upgrades or gear (overrides the House List)",
+           crew="a Crew fighter of the gang who drives it (none: it waits in the Stash)")
     async def add(
         self,
         interaction: Interaction,
@@ -103,19 +94,14 @@ class VehicleCog(commands.GroupCog, group_name="vehicle",
             "Roster keeping: no credits were charged (`pay:True` buys it from the Stash).",
         ])
 
-    @app_commands.command(name="edit", description="Change a vehicle: name, cost, crew, damage")
-    @app_commands.describe(
-        vehicle="the vehicle to change",
-        name="a new name",
-        cost="credits value without Upgrades or gear",
-        crew="a Crew fighter who drives it from now on",
-        remove_crew="the vehicle loses its crew and goes to the Stash",
-        add_damage="a Lasting Damage result to record",
-        remove_damage="a Lasting Damage result that was repaired",
-        clear_damage="repair every Lasting Damage",
-        gang="the vehicle's gang (default: found by name)",
-        campaign=CAMPAIGN_HELP,
-    )
+    @slash("edit", "Change a vehicle: name, cost, crew, damage",
+           vehicle="the vehicle to change", cost="credits value without Upgrades or gear",
+           crew="a Crew fighter who drives it from now on",
+           remove_crew="the vehicle loses its crew and goes to the Stash",
+           add_damage="a Lasting Damage result to record",
+           remove_damage="a Lasting Damage result that was repaired",
+           clear_damage="repair every Lasting Damage",
+           gang="the vehicle's gang (default: found by name)")
     async def edit(
         self,
         interaction: Interaction,
@@ -224,5 +210,4 @@ def _move(gang: Gang, vehicle: Vehicle, driver: Fighter | None) -> None:
         gang.vehicles = [*gang.vehicles, vehicle]
 
 
-async def setup(bot: MundaBot) -> None:
-    await bot.add_cog(VehicleCog(bot))
+setup = adds(VehicleCog)

@@ -89,6 +89,7 @@ from rules.injuries import (
     lasting_damage_entry,
 )
 from rules.models import Battle, Fighter, FighterEndState, FighterStatus, Gang, VehicleEndState
+from rules.multiple_injuries import entry_named, extra_results, more_rolls
 from rules.ruleset import InjuryEffect, InjuryEffectKind, InjuryEntry, InjuryTable, RuleSet
 from rules.wording import possessive
 from rules.world import RuleResult, Workspace, World
@@ -416,7 +417,7 @@ def _apply_reported(
     ws.note(f"{possessive(fighter.name)} Lasting Injuries were rolled during the battle: {names}.")
     outcomes: list[InjuryOutcome] = []
     for entry in entries:
-        if _multiple_effect(entry) is not None:
+        if more_rolls(entry) is not None:
             continue  # its extra results follow it in the report
         outcomes.append(
             apply_lasting_injury(
@@ -481,11 +482,11 @@ def check_injuries_rolled(
 
 
 def _reported_entries(table: InjuryTable, names: list[str], fighter: Fighter) -> list[InjuryEntry]:
-    entries = [_entry_named(table.entries, name, fighter) for name in names]
+    entries = [_entry_named(table, name, fighter) for name in names]
     if len(entries) <= 1:
         return entries
     first, extras = entries[0], entries[1:]
-    multiple = _multiple_effect(first)
+    multiple = more_rolls(first)
     if multiple is None:
         raise InvalidRequest(
             f"{fighter.name} has several Lasting Injuries reported: only a result that gives "
@@ -493,32 +494,21 @@ def _reported_entries(table: InjuryTable, names: list[str], fighter: Fighter) ->
         )
     barred = {name.casefold() for name in multiple.reroll} | {first.name.casefold()}
     for extra in extras:
-        if extra.name.casefold() in barred or _multiple_effect(extra) is not None:
+        if extra.name.casefold() in barred or more_rolls(extra) is not None:
             raise InvalidRequest(
                 f"{first.name} re-rolls {extra.name}: it cannot be one of its extra results."
             )
-    most = _most_of(multiple.expression or "1")
+    most = extra_results(multiple)[1]
     if len(extras) > most:
         raise InvalidRequest(f"{first.name} gives at most {most} more result(s).")
     return entries
 
 
-def _multiple_effect(entry: InjuryEntry) -> InjuryEffect | None:
-    return next((e for e in entry.effects if e.kind is InjuryEffectKind.MULTIPLE), None)
-
-
-def _most_of(expression: str) -> int:
-    if expression.strip().isdigit():
-        return int(expression)
-    dice = parse(expression)
-    return dice.count * dice.sides * dice.multiplier
-
-
-def _entry_named(entries: list[InjuryEntry], name: str, fighter: Fighter) -> InjuryEntry:
-    for entry in entries:
-        if entry.name.casefold() == name.strip().casefold():
-            return entry
-    known = ", ".join(dict.fromkeys(entry.name for entry in entries))
+def _entry_named(table: InjuryTable, name: str, fighter: Fighter) -> InjuryEntry:
+    found = entry_named(table, name)
+    if found is not None:
+        return found
+    known = ", ".join(dict.fromkeys(entry.name for entry in table.entries))
     raise InvalidRequest(
         f"'{name}' (reported for {fighter.name}) is not a Lasting Injury result. "
         f"Known results: {known}."

@@ -79,7 +79,7 @@ def test_the_decisions_import_nothing_from_discord() -> None:
         imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import)
                      for a in n.names]
         assert not [m for m in imported if m.split(".")[0] == "discord"
-                    or m in ("bot.context", "bot.battle.engine", "bot.battle.views")], module
+                    or m in ("bot.battle.engine", "bot.battle.views")], module
 
 
 # --------------------------------------------------------------------------- starting

@@ -40,8 +40,7 @@ from bot.battle.store import (
     load_run_at,
     store_decision,
 )
-from bot.call import Actor, actor_from
-from bot.context import guild_id_of
+from bot.call import Actor, Call, actor_from
 from bot.render import safe
 from bot.storage import Campaign, StaleWorld, Transaction, new_id
 from rules.dice import Roller
@@ -225,7 +224,7 @@ async def act_in_stage(
     refused by it then.
     """
     client = interaction.client
-    guild_id = guild_id_of(interaction)
+    guild_id = Call.of(interaction).guild_id
     by = who(interaction)
     for attempt in range(ATTEMPTS):
         async with client.storage.read_only(guild_id) as tx:
@@ -296,7 +295,7 @@ async def start_run(interaction: Interaction, campaign: Campaign, request: Start
     its follow-up and the thread grows from it. Returns the battle id.
     """
     client = interaction.client
-    guild_id = guild_id_of(interaction)
+    guild_id = Call.of(interaction).guild_id
     actor = actor_from(interaction)
     async with client.storage.transaction(guild_id) as tx:
         battle, skirmish = await _prepared(tx, actor, campaign, request, new_id())

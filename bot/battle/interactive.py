@@ -37,7 +37,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from bot.battle.engine import ActResult, act_in_stage, find_active_run
 from bot.battle.state import PostBattleRun, run_key
 from bot.call import Call, Interaction
-from bot.context import guild_id_of, is_arbitrator, storage_of
 from bot.errors import Refused
 from bot.locks import ServerLocks
 from bot.render import clip, safe
@@ -67,9 +66,8 @@ POST_BATTLE_ACTIONS: Stages = ((Step.POST_BATTLE_ACTIONS, None),)
 
 async def run_of(interaction: Interaction, campaign: Campaign, gang: Gang) -> PostBattleRun:
     """The gang's active post-battle run, or a polite refusal."""
-    run = await find_active_run(
-        storage_of(interaction), guild_id_of(interaction), campaign.id, gang.id
-    )
+    call = Call.of(interaction)
+    run = await find_active_run(call.storage, call.guild_id, campaign.id, gang.id)
     if run is None:
         raise Refused(
             f"{safe(gang.name)} has no post-battle sequence in progress "
@@ -79,14 +77,14 @@ async def run_of(interaction: Interaction, campaign: Campaign, gang: Gang) -> Po
 
 
 async def battle_of(interaction: Interaction, campaign: Campaign, run: PostBattleRun) -> Battle:
-    return await storage_of(interaction).get_battle(
-        guild_id_of(interaction), campaign.id, run.battle_id
-    )
+    call = Call.of(interaction)
+    return await call.storage.get_battle(call.guild_id, campaign.id, run.battle_id)
 
 
 async def battle_world(interaction: Interaction, campaign: Campaign, run: PostBattleRun) -> World:
     """The battle's gangs and the owners of the captives they hold (for reading only)."""
-    storage, guild_id = storage_of(interaction), guild_id_of(interaction)
+    call = Call.of(interaction)
+    storage, guild_id = call.storage, call.guild_id
     gang_ids = list(run.gang_ids)
     for gang_id in run.gang_ids:
         for owner, _captive in await storage.captives_held_by(guild_id, campaign.id, gang_id):
@@ -446,9 +444,8 @@ def agree_as(
         if concerned and gang.owner == user:
             agreement.agreed = [*agreement.agreed, gang.id]
             newly.append(gang.name)
-    if agreement.needs_arbitrator and not agreement.arbitrator_agreed and is_arbitrator(
-        campaign, interaction
-    ):
+    arbitrator = Call.of(interaction).actor.is_arbitrator(campaign)
+    if agreement.needs_arbitrator and not agreement.arbitrator_agreed and arbitrator:
         agreement.arbitrator_agreed = True
         newly.append("the Arbitrator")
     return newly
@@ -459,7 +456,7 @@ def has_say(
 ) -> bool:
     user = str(interaction.user.id)
     owns = any(g.id in agreement.gang_names and g.owner == user for g in gangs)
-    return owns or is_arbitrator(campaign, interaction)
+    return owns or Call.of(interaction).actor.is_arbitrator(campaign)
 
 
 @route("agree", Id("campaign"), Id("agreement"), Choice("choice", "yes", "no"))
@@ -510,7 +507,8 @@ async def carry_out(interaction: Interaction, agreement: Agreement) -> Agreement
     handler = _HANDLERS.get(agreement.kind)
     if handler is None:
         raise Refused("This question no longer does anything; run the command again.")
-    storage, guild_id = storage_of(interaction), guild_id_of(interaction)
+    call = Call.of(interaction)
+    storage, guild_id = call.storage, call.guild_id
     # The last "yes" clicked twice at once passes the check in _answer twice: only the
     # first carries it out; the others find it done (read again under the lock).
     async with _carrying((guild_id, agreement.key)):

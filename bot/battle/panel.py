@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from bot.battle.state import GangReport, PostBattleRun, any_mark
 from bot.render import safe
 from rules.data import default_ruleset
-from rules.dice import parse
 from rules.errors import InvalidRequest
 from rules.injuries import injury_table_for, lasting_damage_entry
 from rules.models import Fighter, FighterStatus, Gang, Vehicle
-from rules.ruleset import InjuryEffect, InjuryEffectKind, InjuryEntry, InjuryTable, RuleSet
+from rules.multiple_injuries import entry_named, fewest_extra, is_complete, results_left
+from rules.ruleset import InjuryEntry, InjuryTable, RuleSet
 from rules.wording import count, possessive
 from rules.world import World
 from rules.wrapup import check_injuries_rolled
@@ -250,35 +250,6 @@ def faces(table: InjuryTable, entry: InjuryEntry) -> str:
     return f"{table.dice} {span}"
 
 
-def _more_rolls(entry: InjuryEntry) -> InjuryEffect | None:
-    """The effect of a result that gives more results (Multiple Injuries), if it is one."""
-    return next((e for e in entry.effects if e.kind is InjuryEffectKind.MULTIPLE), None)
-
-
-def _entry(table: InjuryTable, name: str) -> InjuryEntry | None:
-    return next((e for e in table.entries if e.name.casefold() == name.casefold()), None)
-
-
-def _extra_results(effect: InjuryEffect) -> tuple[int, int]:
-    """The fewest and the most extra results ``effect`` gives (D3: 1 to 3)."""
-    expression = (effect.expression or "1").strip()
-    if expression.isdigit():
-        return int(expression), int(expression)
-    dice = parse(expression)
-    if dice.d66:
-        return 11, 66
-    return dice.count * dice.multiplier, dice.count * dice.sides * dice.multiplier
-
-
-def _results_left(table: InjuryTable, names: Sequence[str]) -> int | None:
-    """How many more extra results the list may take, or None when a pick replaces it."""
-    first = _entry(table, names[0]) if names else None
-    more = _more_rolls(first) if first is not None else None
-    if more is None:
-        return None
-    return max(0, _extra_results(more)[1] - (len(names) - 1))
-
-
 def _restart_hint(fighter: Fighter) -> str:
     return (f"Nothing was changed. Pick \"Not rolled at the table\" for {fighter.name} to "
             "enter the results again from the start.")
@@ -311,11 +282,11 @@ def enter_injury(scope: ReportScope, fighter_id: str, values: Sequence[str]) -> 
         chosen: list[str] = []
     else:
         table = injury_table_for(fighter, scope.ruleset)
-        entry = _entry(table, values[0])
+        entry = entry_named(table, values[0])
         if entry is None:
             raise InvalidRequest(f"{values[0]} is not a result of {table.name}, the table "
                                  f"{fighter.name} rolls on. {_restart_hint(fighter)}")
-        adding = _results_left(table, mark.injuries_rolled) is not None
+        adding = results_left(table, mark.injuries_rolled) is not None
         chosen = [*mark.injuries_rolled, entry.name] if adding else [entry.name]
         try:
             check_injuries_rolled(fighter, scope.ruleset, chosen)
@@ -340,13 +311,12 @@ def check_injuries(scope: ReportScope) -> None:
         if not names:
             continue
         entries = check_injuries_rolled(fighter, scope.ruleset, names)
-        more = _more_rolls(entries[0])
-        fewest = _extra_results(more)[0] if more is not None else 0
-        if len(entries) - 1 < fewest:
+        if not is_complete(entries):
             raise InvalidRequest(
-                f"{possessive(fighter.name)} {entries[0].name} gives at least {fewest} more "
-                "result(s): enter them in \"Lasting Injuries rolled at the table\", or pick "
-                "\"Not rolled at the table\" to let the bot roll in the Wrap-up."
+                f"{possessive(fighter.name)} {entries[0].name} gives at least "
+                f"{fewest_extra(entries)} more result(s): enter them in \"Lasting Injuries "
+                "rolled at the table\", or pick \"Not rolled at the table\" to let the bot "
+                "roll in the Wrap-up."
             )
 
 
@@ -355,7 +325,7 @@ def injury_placeholder(fighter: Fighter, table: InjuryTable, names: Sequence[str
     if not names:
         text = f"{who}: result rolled at the table? (unset: the bot rolls it)"
     else:
-        left = _results_left(table, names)
+        left = results_left(table, names)
         if left is None:
             text = f"{who}: {names[0]}; pick another result to replace it"
         elif left:

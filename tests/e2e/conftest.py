@@ -14,6 +14,7 @@ import pytest
 import pytest_asyncio
 
 from bot.arena import Arena, open_arena
+from tests.e2e.battle_helpers import bot_ready, ensure_member
 
 
 @pytest_asyncio.fixture(loop_scope="module", scope="module")
@@ -21,3 +22,14 @@ async def arena(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Arena
     workdir: Path = tmp_path_factory.mktemp("arena")
     async with open_arena(workdir) as running:
         yield running
+
+
+@pytest.fixture
+async def players(arena: Arena) -> None:
+    """The bot ready, and dan and eve (besides alice and bob) members of the server.
+
+    A battle module marks itself ``pytest.mark.usefixtures("players")``.
+    """
+    await bot_ready(arena)
+    ensure_member(arena, "dan")
+    ensure_member(arena, "eve")

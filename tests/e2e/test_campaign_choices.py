@@ -19,9 +19,7 @@ from tests.e2e.battle_helpers import (
     TRADING_POST,
     all_text,
     at_step,
-    bot_ready,
     confirm_until,
-    ensure_member,
     new_campaign,
     new_fighter,
     new_gang,
@@ -30,12 +28,7 @@ from tests.e2e.battle_helpers import (
     thread_named,
 )
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-@pytest.fixture(autouse=True)
-async def players(arena: Arena) -> None:
-    await bot_ready(arena)
-    ensure_member(arena, "dan")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("players")]
 
 
 @pytest.mark.rule("PB-4")

@@ -16,9 +16,7 @@ from tests.e2e.battle_helpers import (
     CHANNEL,
     GUILD,
     at_post_battle_actions,
-    bot_ready,
     credits_of,
-    ensure_member,
     new_campaign,
     new_gang_with,
     report,
@@ -27,15 +25,9 @@ from tests.e2e.battle_helpers import (
 )
 from tests.e2e.helpers import database
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("players")]
 
 CAMPAIGN = "Bulk Captives"
-
-
-@pytest.fixture(autouse=True)
-async def players(arena: Arena) -> None:
-    await bot_ready(arena)
-    ensure_member(arena, "dan")
 
 
 async def held(arena: Arena, captives: dict[str, int]) -> None:

@@ -22,9 +22,7 @@ from tests.e2e.battle_helpers import (
     GUILD,
     STEPS_BEFORE_ACTIONS,
     all_text,
-    bot_ready,
     confirm_until,
-    ensure_member,
     new_campaign,
     new_fighter,
     new_gang,
@@ -37,19 +35,13 @@ from tests.e2e.battle_helpers import (
     wrap_up_text,
 )
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("players")]
 
 # The steps after the post-battle actions, to the end of the sequence.
 STEPS_AFTER_ACTIONS = ["▶️ Post-battle Actions", "A. Clean House", "B. Visit the Trading Post",
                        "C. Gain Boons from Territories", "D. Distribute Equipment",
                        "E. Purchase Advancements", "F. Update Gang Rating", "Report Results"]
 PLAYERS = ["bob", "dan"]
-
-
-@pytest.fixture(autouse=True)
-async def players(arena: Arena) -> None:
-    await bot_ready(arena)
-    ensure_member(arena, "dan")
 
 
 async def two_gangs(arena: Arena, campaign: str, ours: str, theirs: str, patient: str) -> None:

@@ -26,9 +26,7 @@ from tests.e2e.battle_helpers import (
     GUILD,
     all_text,
     at_post_battle_actions,
-    bot_ready,
     confirm_until,
-    ensure_member,
     new_campaign,
     new_gang_with,
     report,
@@ -37,16 +35,10 @@ from tests.e2e.battle_helpers import (
     until,
 )
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("players")]
 
 CAMPAIGN = "Doc Runs"
 CLEAN_HOUSE = "▶️ Update Roster (A. Clean House)"
-
-
-@pytest.fixture(autouse=True)
-async def players(arena: Arena) -> None:
-    await bot_ready(arena)
-    ensure_member(arena, "dan")
 
 
 def query(database: Path, sql: str, *args: Any) -> list[tuple[Any, ...]]:

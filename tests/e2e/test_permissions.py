@@ -1,7 +1,7 @@
 """Who may do what: every command and every button against every kind of user.
 
 The expected table (``EXPECTED``) is written out below from the permission
-rules of the README, bot/context.py and docs/commands-*.md / docs/battle.md.
+rules of the README, bot/call.py (Actor) and docs/commands-*.md / docs/battle.md.
 Each row is then played through the real bot process for each kind of user:
 
 - refused: the answer is a short ephemeral refusal and a snapshot of the
@@ -188,7 +188,7 @@ ONCE = frozenset({"roster seek", "roster defer", "roster reopen", "roster done"}
 # past the permission check to the rules' refusal.
 PASSES = frozenset({"roster hangeron", "roster buyrare"})
 
-# What a permission refusal says (bot/context.py, the cogs, bot/battle).
+# What a permission refusal says (bot/call.py, the cogs, bot/battle).
 PERMISSION_REFUSAL = re.compile(
     r"not your gang|Only an Arbitrator|Only the players|Only a player|Only .+'s player"
     r"|Only the person who asked|only members with Manage Server|Only members with Manage"

@@ -15,9 +15,7 @@ from tests.e2e.battle_helpers import (
     GUILD,
     all_text,
     at_post_battle_actions,
-    bot_ready,
     credits_of,
-    ensure_member,
     new_campaign,
     new_fighter,
     new_gang,
@@ -31,15 +29,7 @@ from tests.e2e.battle_helpers import (
     until,
 )
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-
-
-@pytest.fixture(autouse=True)
-async def players(arena: Arena) -> None:
-    await bot_ready(arena)
-    ensure_member(arena, "dan")
-    ensure_member(arena, "eve")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("players")]
 
 
 @pytest.mark.rule("PB-5.5")

@@ -26,9 +26,7 @@ from tests import factories as f
 from tests.e2e.battle_helpers import (
     NOT_ROLLED,
     all_text,
-    bot_ready,
     custom_id,
-    ensure_member,
     injury_phrase,
     mark,
     new_campaign,
@@ -43,13 +41,7 @@ from tests.e2e.battle_helpers import (
     wrap_up_text,
 )
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-
-@pytest.fixture(autouse=True)
-async def players(arena: Arena) -> None:
-    await bot_ready(arena)
-    ensure_member(arena, "dan")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("players")]
 
 
 async def two_gangs(arena: Arena, campaign: str, winner: str, loser: str,

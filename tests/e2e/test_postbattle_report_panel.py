@@ -20,8 +20,6 @@ from tests.e2e.battle_helpers import (
     NOT_ROLLED,
     WRECKED_RESULTS_SECTION,
     XP_SECTION,
-    bot_ready,
-    ensure_member,
     give_amount,
     mark,
     new_campaign,
@@ -36,13 +34,7 @@ from tests.e2e.battle_helpers import (
     wrap_up_text,
 )
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-
-@pytest.fixture(autouse=True)
-async def players(arena: Arena) -> None:
-    await bot_ready(arena)
-    ensure_member(arena, "dan")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("players")]
 
 
 def xp_of(card: str) -> tuple[int, int]:

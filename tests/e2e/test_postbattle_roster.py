@@ -21,11 +21,9 @@ from tests.e2e.battle_helpers import (
     all_text,
     at_post_battle_actions,
     at_step,
-    bot_ready,
     confirm,
     confirm_until,
     credits_of,
-    ensure_member,
     new_campaign,
     new_gang_with,
     number_after,
@@ -35,12 +33,7 @@ from tests.e2e.battle_helpers import (
     until,
 )
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-@pytest.fixture(autouse=True)
-async def players(arena: Arena) -> None:
-    await bot_ready(arena)
-    ensure_member(arena, "dan")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("players")]
 
 
 @pytest.mark.rule("PB-6B.4")

@@ -13,8 +13,6 @@ from bot.arena import Arena
 from tests.e2e.battle_helpers import (
     CHANNEL,
     GUILD,
-    bot_ready,
-    ensure_member,
     new_campaign,
     new_fighter,
     new_gang,
@@ -22,17 +20,10 @@ from tests.e2e.battle_helpers import (
     slash,
 )
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("players")]
 
 SCENARIOS = ["Battle Royale", "Blind Box Looting", "Race to Acquire Archeotech",
              "Take and Hold", "Eliminate High Value Targets", "Small Crews Bump Into Each Other"]
-
-
-@pytest.fixture(autouse=True)
-async def players(arena: Arena) -> None:
-    await bot_ready(arena)
-    ensure_member(arena, "dan")
-    ensure_member(arena, "eve")
 
 
 @pytest.mark.rule("PRE-1")

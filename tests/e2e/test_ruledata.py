@@ -16,7 +16,7 @@ from fakediscord import Upload
 from fakediscord.common import InteractionType
 from fakediscord.result import InteractionResult
 from rules.models import EquipmentKind, FighterCategory
-from tests.e2e.helpers import G, U, database
+from tests.e2e.helpers import U, database
 from tests.e2e.test_fighter import ok, refused, said, slash
 from tests.importing.test_yaktribe import cult_gang
 
