@@ -29,7 +29,7 @@ from bot.slash import slash
 from bot.storage import new_id
 from bot.ui import checked, clean_name, paged_embeds
 from bot.ui.confirm import Confirmed, confirm_view, confirmation
-from bot.ui.import_questions import ANSWER, ANSWER_PARAMS, import_view
+from bot.ui.import_questions import ANSWER, ANSWER_PARAMS, IMPORT_GANG, answer_clicked, import_view
 from bot.ui.pictures import (
     captor_names,
     member_name,
@@ -38,7 +38,7 @@ from bot.ui.pictures import (
     shows_roster_card,
 )
 from bot.ui.roster import roster_embeds
-from bot.ui.routes import Click, register
+from bot.ui.routes import register
 from rules.errors import InvalidRequest, NotFound
 from rules.models import Alignment, FighterStatus, Gang
 from rules.ruleset import RuleSet
@@ -49,7 +49,6 @@ if TYPE_CHECKING:
 AlignmentChoice = Literal["Law Abiding", "Outlaw"]
 
 DELETE_GANG = "delete-gang"
-IMPORT_GANG = "import-gang"
 
 
 def house_of(ruleset: RuleSet, typed: str) -> str:
@@ -83,7 +82,7 @@ class GangCog(BotCog, commands.GroupCog, group_name="gang",
     async def cog_load(self) -> None:
         confirmation(DELETE_GANG, self._delete_confirmed)
         confirmation(IMPORT_GANG, self._import_confirmed)
-        register(ANSWER, *ANSWER_PARAMS, handler=self._import_answered, only="user")
+        register(ANSWER, *ANSWER_PARAMS, handler=answer_clicked, only="user")
 
     # ------------------------------------------------------------------ create
 
@@ -292,23 +291,7 @@ class GangCog(BotCog, commands.GroupCog, group_name="gang",
         question = preview(staged, existing, s.campaign.name)
         report = {"file": question.report} if question.report is not None else {}
         await call.tell(question.content, embeds=question.embeds, **report,
-                        view=import_view(IMPORT_GANG, s.campaign.id, token,
-                                         call.actor.user_id, staged))
-
-    async def _import_answered(
-        self, click: Click, campaign: str, token: str, question: int, user: int
-    ) -> None:
-        """A select of the import preview: keep the answer, show the preview again."""
-        call = Call.of(click.interaction)
-        async with call.write_server() as tx:
-            found, staged, existing = await gangflow.answer(
-                tx, campaign, token, call.actor, question, click.value or ""
-            )
-        shown = preview(staged, existing, found.name)
-        await click.interaction.response.edit_message(
-            content=shown.content, embeds=shown.embeds,
-            view=import_view(IMPORT_GANG, campaign, token, user, staged),
-        )
+                        view=import_view(s.campaign.id, token, call.actor.user_id, staged))
 
     async def _import_confirmed(
         self, interaction: Interaction, campaign_id: str, token: str

@@ -12,10 +12,15 @@ from typing import Any
 
 import discord
 
+from bot.call import Call
+from bot.importing import gangflow
 from bot.importing.plan import StagedGangImport
+from bot.importing.preview import preview
 from bot.importing.questions import unanswered
-from bot.ui.routes import Id, Int, button, option, select, view
+from bot.ui.routes import Click, Id, Int, button, option, select, view
 
+# The preview's Confirm (a bot.ui.confirm action; the gang cog handles it).
+IMPORT_GANG = "import-gang"
 ANSWER = "import-answer"
 ANSWER_PARAMS = (Id("campaign"), Id("token"), Int("question", 4), Int("user"))
 # Discord allows five rows of components: one select a row, the last for the buttons.
@@ -23,10 +28,9 @@ MAX_ASKED = 4
 
 
 def import_view(
-    action: str, campaign_id: str, token: str, user_id: int, staged: StagedGangImport
+    campaign_id: str, token: str, user_id: int, staged: StagedGangImport
 ) -> discord.ui.View:
-    """The preview's components for the import ``token`` asked by ``user_id``; ``action``
-    is the Confirm route's action (bot.ui.confirm)."""
+    """The preview's components for the import ``token`` asked by ``user_id``."""
     questions = staged.questions
     still_open = unanswered(questions)
     answered = [i for i in range(len(questions)) if i not in still_open]
@@ -42,8 +46,24 @@ def import_view(
         for row, index in enumerate(shown)
     ]
     items += [
-        button(f"confirm:{action}", campaign_id, token, user_id, label="Confirm",
+        button(f"confirm:{IMPORT_GANG}", campaign_id, token, user_id, label="Confirm",
                style=discord.ButtonStyle.danger, row=MAX_ASKED, disabled=bool(still_open)),
-        button(f"cancel:{action}", campaign_id, token, user_id, label="Cancel", row=MAX_ASKED),
+        button(f"cancel:{IMPORT_GANG}", campaign_id, token, user_id, label="Cancel", row=MAX_ASKED),
     ]
     return view(*items)
+
+
+async def answer_clicked(
+    click: Click, campaign: str, token: str, question: int, user: int
+) -> None:
+    """A select of the import preview: keep the answer, show the preview again."""
+    call = Call.of(click.interaction)
+    async with call.write_server() as tx:
+        found, staged, existing = await gangflow.answer(
+            tx, campaign, token, call.actor, question, click.value or ""
+        )
+    shown = preview(staged, existing, found.name)
+    await click.interaction.response.edit_message(
+        content=shown.content, embeds=shown.embeds,
+        view=import_view(campaign, token, user, staged),
+    )
