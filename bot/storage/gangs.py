@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 
-import aiosqlite
-
+from bot.storage.driver import Connection
 from bot.storage.ledger import Action, apply_world
 from bot.storage.roster import (
     fetch_rosters,
@@ -31,7 +30,7 @@ Edit = Callable[[World], None]
 
 
 async def load_world(
-    db: aiosqlite.Connection,
+    db: Connection,
     campaign_pk: int,
     gang_ids: Collection[str],
     territory_ids: Collection[str] | None = None,
@@ -49,7 +48,7 @@ async def load_world(
 
 
 async def edit(
-    db: aiosqlite.Connection,
+    db: Connection,
     campaign_pk: int,
     *,
     actor: str,
@@ -73,7 +72,7 @@ async def edit(
     return after
 
 
-async def gang_id_by_name(db: aiosqlite.Connection, campaign_pk: int, name: str) -> str:
+async def gang_id_by_name(db: Connection, campaign_pk: int, name: str) -> str:
     rows = list(
         await db.execute_fetchall(
             "SELECT id FROM gangs WHERE campaign_pk = ? AND name_key = ?",
@@ -85,7 +84,7 @@ async def gang_id_by_name(db: aiosqlite.Connection, campaign_pk: int, name: str)
     return str(rows[0][0])
 
 
-async def gang_ids_of_owner(db: aiosqlite.Connection, campaign_pk: int, owner: str) -> list[str]:
+async def gang_ids_of_owner(db: Connection, campaign_pk: int, owner: str) -> list[str]:
     rows = await db.execute_fetchall(
         "SELECT id FROM gangs WHERE campaign_pk = ? AND owner = ? ORDER BY pk",
         (campaign_pk, owner),
@@ -94,7 +93,7 @@ async def gang_ids_of_owner(db: aiosqlite.Connection, campaign_pk: int, owner: s
 
 
 async def fighter_by_name(
-    db: aiosqlite.Connection, campaign_pk: int, name: str
+    db: Connection, campaign_pk: int, name: str
 ) -> tuple[Gang, Fighter]:
     rows = list(
         await db.execute_fetchall(
@@ -110,7 +109,7 @@ async def fighter_by_name(
 
 
 async def captives_held_by(
-    db: aiosqlite.Connection, campaign_pk: int, gang_id: str
+    db: Connection, campaign_pk: int, gang_id: str
 ) -> list[tuple[Gang, Fighter]]:
     rows = await db.execute_fetchall(
         "SELECT DISTINCT g.id FROM fighters f JOIN gangs g ON g.pk = f.gang_pk"
@@ -121,7 +120,7 @@ async def captives_held_by(
     return world.captives_held_by(gang_id)
 
 
-async def territory_ids_of(db: aiosqlite.Connection, campaign_pk: int, gang_id: str) -> list[str]:
+async def territory_ids_of(db: Connection, campaign_pk: int, gang_id: str) -> list[str]:
     rows = await db.execute_fetchall(
         "SELECT id FROM territories WHERE campaign_pk = ? AND controller = ? ORDER BY position",
         (campaign_pk, gang_id),

@@ -41,6 +41,7 @@ from bot.storage.backup import backup_database
 from bot.storage.database import DEFAULT_BUSY_TIMEOUT_MS, connect, on_disk, schema_version
 from bot.storage.errors import StaleSequence
 from bot.storage.outbox import OutboxEntry
+from bot.storage.sqlite_driver import SqliteConnection
 from bot.storage.transaction import Transaction
 
 P = ParamSpec("P")
@@ -89,6 +90,7 @@ class _ReadLane:
 
     def __init__(self) -> None:
         self.conn: aiosqlite.Connection | None = None
+        self.db: SqliteConnection | None = None
         self.lock = asyncio.Lock()
         self.owner: asyncio.Task[Any] | None = None
 
@@ -99,6 +101,7 @@ class _ReadLane:
             await conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
             await conn.execute("PRAGMA query_only = ON")
             self.conn = conn
+            self.db = SqliteConnection(conn)
         return self.conn
 
     async def close(self) -> None:
@@ -106,6 +109,7 @@ class _ReadLane:
             if self.conn is not None:
                 await self.conn.close()
                 self.conn = None
+                self.db = None
 
 
 class _ReadPool:
@@ -163,6 +167,7 @@ class Storage:
     ) -> None:
         self.path = path
         self._conn = conn
+        self._db = SqliteConnection(conn)
         self._lock = asyncio.Lock()
         self._owner: asyncio.Task[Any] | None = None
         # Reads get connections of their own, so a click's checks never queue behind
@@ -180,10 +185,15 @@ class Storage:
     async def open(
         cls, path: str | Path, *, busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS
     ) -> Storage:
-        """Open (creating if needed) and migrate the database at ``path``.
+        """Open (creating if needed) and migrate the database at ``path``: a SQLite file,
+        or a ``postgresql://`` URL (bot/storage/postgres.py).
 
-        Raises DatabaseTooNew for a file written by a newer release.
+        Raises DatabaseTooNew for a database written by a newer release.
         """
+        if str(path).startswith(("postgresql://", "postgres://")):
+            from bot.storage.postgres import PostgresStorage  # imports this module
+
+            return await PostgresStorage.open_url(str(path))
         conn = await connect(path, busy_timeout_ms=busy_timeout_ms)
         return cls(conn, Path(path), busy_timeout_ms)
 
@@ -291,7 +301,7 @@ class Storage:
         async with self._locked():  # :memory: has no second connection to read on
             await self._conn.execute("BEGIN")
             try:
-                return await outbox.undelivered(self._conn, limit, guild_id)
+                return await outbox.undelivered(self._db, limit, guild_id)
             finally:
                 await self._conn.execute("COMMIT")
 
@@ -300,7 +310,7 @@ class Storage:
         async with self._locked():
             await self._conn.execute("BEGIN IMMEDIATE")
             try:
-                count = await outbox.prune(self._conn, older_than)
+                count = await outbox.prune(self._db, older_than)
             except BaseException:
                 await self._conn.execute("ROLLBACK")
                 raise
@@ -352,7 +362,8 @@ class Storage:
                 return
             lane.owner = task
             await reader.execute("BEGIN")
-            tx = Transaction(reader, guild_id, writable=False)
+            assert lane.db is not None
+            tx = Transaction(lane.db, guild_id, writable=False)
             try:
                 yield tx
             finally:
@@ -372,7 +383,7 @@ class Storage:
             # Reads take a snapshot (deferred BEGIN); writes take the write
             # lock up front so they never fail half-way on an upgrade.
             await self._conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-            tx = Transaction(self._conn, guild_id, writable=write)
+            tx = Transaction(self._db, guild_id, writable=write)
             try:
                 yield tx
                 await self._conn.execute("COMMIT")
