@@ -116,16 +116,26 @@ class PostgresDialect(Dialect):
         return f"({column}::jsonb ->> '{key}')"
 
     def json_set(self, column: str, paths: int) -> str:
+        # As SQLite's json_set: a missing key is made, an array index one past the end
+        # appends, one further is ignored (the length is the stored document's).
+        parent = f"{column}::jsonb #> ?::text[]"
+        room = (f"COALESCE(jsonb_array_length(CASE WHEN jsonb_typeof({parent}) = 'array'"
+                f" THEN {parent} END) >= ?::int, true)")
         sql = f"{column}::jsonb"
         for _ in range(paths):
-            sql = f"jsonb_set({sql}, ?::text[], to_jsonb(?::bigint), false)"
+            sql = f"jsonb_set({sql}, ?::text[], to_jsonb(?::bigint), {room})"
         return f"({sql})::text"
 
     def json_path_equals(self, column: str) -> str:
         return f"jsonb_path_query_first({column}::jsonb, ?::jsonpath) = ?::jsonb"
 
     def set_params(self, values: Iterable[tuple[str, int]]) -> list[Any]:
-        return [part for path, value in values for part in (path_parts(path), value)]
+        params: list[Any] = []
+        for path, value in values:
+            parts = path_parts(path)
+            index = int(parts[-1]) if path.endswith("]") else None
+            params += [parts, value, parts[:-1], parts[:-1], index]
+        return params
 
     def check_params(self, checks: Iterable[tuple[str, str | int]]) -> list[Any]:
         return [part for path, value in checks for part in (path, json.dumps(value))]

@@ -13,6 +13,7 @@ What has no PostgreSQL twin: the online backup (use pg_dump) and ``quick_check``
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import AsyncIterator, Iterable, Sequence
@@ -41,6 +42,7 @@ URL_SCHEMES = ("postgresql://", "postgres://")
 BASELINE = 8
 # pg_advisory_lock key held while migrating, so two processes never migrate at once.
 _MIGRATION_LOCK = 0x4D554E4441  # "MUNDA"
+CLOSE_TIMEOUT = 10.0
 _COUNT = re.compile(r"(\d+)$")
 
 
@@ -186,8 +188,14 @@ def _shown(url: str) -> str:
     return re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", url)
 
 
+class _NothingKept(Exception):
+    """A required statement of a write made at once changed nothing: roll it all back."""
+
+
 class PostgresStorage(Storage):
     """The campaign database on PostgreSQL: open with ``await Storage.open(url)``."""
+
+    driver = "postgresql"
 
     def __init__(self, pool: asyncpg.Pool, url: str) -> None:
         # Not Storage.__init__: no SQLite connection, lanes nor writer lock here.
@@ -196,6 +204,9 @@ class PostgresStorage(Storage):
         self._pool = pool
         self._closed = False
         self._writes: dict[int, int] = {}
+        # Tasks inside a transaction: a call of Storage from one would take a second
+        # connection, not see its own writes, and may wait for its own advisory lock.
+        self._owners: set[asyncio.Task[Any]] = set()
 
     @classmethod
     async def open_url(
@@ -216,9 +227,23 @@ class PostgresStorage(Storage):
             raise
         return cls(pool, url)
 
+    @asynccontextmanager
+    async def read_only(
+        self, guild_id: int, *, background: bool = False
+    ) -> AsyncIterator[Transaction]:
+        """A read transaction (a snapshot) on a pooled connection of its own: reads
+        never wait for writers here, background or not."""
+        async with self._scope(guild_id, write=False) as tx:
+            yield tx
+
     async def close(self) -> None:
         self._closed = True
-        await self._pool.close()
+        try:
+            await asyncio.wait_for(self._pool.close(), CLOSE_TIMEOUT)
+        except TimeoutError:
+            # A transaction still open (a task not yet cancelled) must not hold up the exit.
+            log.warning("closing the PostgreSQL pool took too long; connections terminated")
+            self._pool.terminate()
 
     @property
     def writer_busy(self) -> bool:
@@ -233,6 +258,21 @@ class PostgresStorage(Storage):
     async def _connection(self, *, write: bool) -> AsyncIterator[asyncpg.Connection]:
         if self._closed:
             raise RuntimeError("Storage is closed.")
+        task = asyncio.current_task()
+        if task is not None and task in self._owners:
+            raise RuntimeError(
+                "Storage was called inside its own transaction; use the transaction object."
+            )
+        if task is not None:
+            self._owners.add(task)
+        try:
+            async with self._held(write=write) as raw:
+                yield raw
+        finally:
+            self._owners.discard(task)  # type: ignore[arg-type]
+
+    @asynccontextmanager
+    async def _held(self, *, write: bool) -> AsyncIterator[asyncpg.Connection]:
         async with self._pool.acquire() as raw:
             transaction = raw.transaction(
                 isolation="read_committed" if write else "repeatable_read", readonly=not write)
@@ -271,21 +311,19 @@ class PostgresStorage(Storage):
         when a required one returned no row. The revision guards in the statements
         themselves keep concurrent writers apart (no advisory lock is needed)."""
         found: list[list[Any]] = []
-        async with self._pool.acquire() as raw:
-            transaction = raw.transaction()
-            await transaction.start()
-            try:
+        try:
+            async with self._connection(write=True) as raw:
                 for statement in statements:
                     sql, params = statement.for_dialect(POSTGRESQL)
-                    rows = await raw.fetch(numbered(sql), *params)
+                    try:
+                        rows = await raw.fetch(numbered(sql), *params)
+                    except asyncpg.IntegrityConstraintViolationError as error:
+                        raise _integrity(error) from error
                     if statement.required and not rows:
-                        await transaction.rollback()
-                        return None
+                        raise _NothingKept
                     found.append(list(rows))
-            except BaseException:
-                await transaction.rollback()
-                raise
-            await transaction.commit()
+        except _NothingKept:
+            return None
         self._writes[guild_id] = self._writes.get(guild_id, 0) + 1
         return found
 

@@ -39,6 +39,7 @@ from bot.storage import outbox, sequences
 from bot.storage.at_once import Statement, run_all
 from bot.storage.backup import backup_database
 from bot.storage.database import DEFAULT_BUSY_TIMEOUT_MS, connect, on_disk, schema_version
+from bot.storage.driver import IntegrityError
 from bot.storage.errors import StaleSequence
 from bot.storage.outbox import OutboxEntry
 from bot.storage.sqlite_driver import SqliteConnection
@@ -161,6 +162,9 @@ ANSWERING_LANES = 3
 class Storage:
     """The campaign database: open with ``await Storage.open(path)``."""
 
+    # Which driver: "sqlite" (this class) or "postgresql" (bot/storage/postgres.py).
+    driver = "sqlite"
+
     def __init__(
         self, conn: aiosqlite.Connection, path: Path,
         busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
@@ -266,8 +270,11 @@ class Storage:
         async with self._locked():
             # aiosqlite runs the function on its connection's own thread, in order with
             # every other call on that connection; there is no public name for it.
-            done: list[list[Any]] | None = await self._conn._execute(  # type: ignore[no-untyped-call]
-                run_all, self._conn._conn, statements)
+            try:
+                done: list[list[Any]] | None = await self._conn._execute(  # type: ignore[no-untyped-call]
+                    run_all, self._conn._conn, statements)
+            except sqlite3.IntegrityError as error:
+                raise IntegrityError(str(error), unique="UNIQUE" in str(error)) from error
         if done is not None:
             self._writes[guild_id] = self._writes.get(guild_id, 0) + 1
         return done
