@@ -269,7 +269,7 @@ class PostgresStorage(Storage):
             async with self._held(write=write) as raw:
                 yield raw
         finally:
-            self._owners.discard(task)  # type: ignore[arg-type]
+            self._owners.discard(task)
 
     @asynccontextmanager
     async def _held(self, *, write: bool) -> AsyncIterator[asyncpg.Connection]:
