@@ -95,6 +95,10 @@ async def backup_now(config: Config) -> int:
     from bot.backups import take_backup
     from bot.storage import Storage, StorageError
 
+    if config.database.url:
+        print("munda-arbitrator: the database is PostgreSQL (database.url): back it up "
+              "with pg_dump (docs/deploying.md).", file=sys.stderr)
+        return 2
     try:
         storage = await Storage.open(config.database.path)
     except StorageError as error:
@@ -112,6 +116,10 @@ async def restore_now(config: Config, backup: Path) -> int:
     from bot.backups import restore_backup
     from bot.storage import StorageError
 
+    if config.database.url:
+        print("munda-arbitrator: the database is PostgreSQL (database.url): restore it "
+              "with pg_restore or psql (docs/deploying.md).", file=sys.stderr)
+        return 2
     try:
         kept = await restore_backup(backup, config.database.path)
     except StorageError as error:
@@ -134,8 +142,10 @@ async def run_bot(config: Config) -> int:
     # The lock is held until the process ends: a second bot on this database is refused.
     held = contextlib.ExitStack()
     try:
-        lock = held.enter_context(database_lock(config.database.path))
-        storage = await Storage.open(config.database.path)
+        # PostgreSQL: no lock file (the database is not a file beside the bot).
+        lock = None if config.database.url else held.enter_context(
+            database_lock(config.database.path))
+        storage = await Storage.open(config.database.target)
     except BaseException as error:
         held.close()
         if not isinstance(error, StorageError):
@@ -143,7 +153,8 @@ async def run_bot(config: Config) -> int:
         print(f"munda-arbitrator: {error.message}", file=sys.stderr)
         return 2
     try:
-        log.info("holding the database lock %s", lock)
+        if lock is not None:
+            log.info("holding the database lock %s", lock)
         return await _serve(config, storage)
     finally:
         held.close()

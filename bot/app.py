@@ -95,7 +95,10 @@ class MundaBot(commands.Bot):
         # After the cogs, whose delivery hooks it needs; it starts with what is still owed.
         self.outbox.start()
         db = self.config.database
-        if db.backup_interval_hours > 0:
+        if db.backup_interval_hours > 0 and self.storage.driver == "postgresql":
+            log.info("no backups by the bot on PostgreSQL: take them with pg_dump "
+                     "(docs/deploying.md)")
+        elif db.backup_interval_hours > 0:
             self._backups = asyncio.create_task(backup_loop(
                 self.storage, db.backup_dir, db.backups_kept, db.backup_interval_hours
             ))

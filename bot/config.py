@@ -104,10 +104,26 @@ class DiscordSettings(_Section):
 
 class DatabaseSettings(_Section):
     path: Path = Path("munda-arbitrator.db")
+    # postgresql://user:password@host:port/database (docs/deploying.md); empty: the
+    # SQLite file at ``path``.
+    url: str = ""
     backup_dir: Path = Path("backups")
     # Online backups taken while the bot runs; 0 turns them off.
     backup_interval_hours: float = Field(default=24.0, ge=0)
     backups_kept: int = Field(default=7, ge=1)
+
+    @field_validator("url")
+    @classmethod
+    def _postgresql_url(cls, value: str) -> str:
+        value = value.strip()
+        if value and not value.startswith(("postgresql://", "postgres://")):
+            raise ValueError("must be empty (the SQLite file at path) or a postgresql:// URL")
+        return value
+
+    @property
+    def target(self) -> str | Path:
+        """What Storage.open takes: the PostgreSQL URL when set, else the SQLite file."""
+        return self.url or self.path
 
 
 class ImportingSettings(_Section):

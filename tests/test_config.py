@@ -35,6 +35,20 @@ def test_environment_overrides_file(tmp_path: Path) -> None:
     assert config.logging.level == "DEBUG"
 
 
+def test_database_url_picks_postgresql_and_the_environment_sets_it(tmp_path: Path) -> None:
+    target = tmp_path / "config.toml"
+    target.write_text('[database]\nurl = "postgresql://file@db/munda"\n')
+    config = load_config(target, environ={})
+    assert config.database.target == "postgresql://file@db/munda"
+    config = load_config(target, environ={"MUNDA_DATABASE_URL": "postgresql://env@db/munda"})
+    assert config.database.target == "postgresql://env@db/munda"
+    plain = load_config(None, environ={}).database
+    assert plain.target == plain.path
+    target.write_text('[database]\nurl = "mysql://db/munda"\n')
+    with pytest.raises(ConfigError, match=r"database\.url"):
+        load_config(target, environ={})
+
+
 @pytest.mark.parametrize(
     ("text", "fragment"),
     [

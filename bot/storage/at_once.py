@@ -13,9 +13,11 @@ the whole is rolled back when a statement that must change a row changes none.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from bot.storage.driver import Dialect
 
 CAMPAIGN_PK = "(SELECT pk FROM campaigns WHERE guild_id = ? AND id = ?)"
 
@@ -26,6 +28,14 @@ class Statement:
     params: Sequence[Any]
     # The statement must return a row (RETURNING), or nothing of the write is kept.
     required: bool = False
+    # For SQL with dialect fragments: the text and parameters in a dialect (``sql`` and
+    # ``params`` are SQLite's).
+    render: Callable[[Dialect], tuple[str, Sequence[Any]]] | None = None
+
+    def for_dialect(self, dialect: Dialect) -> tuple[str, Sequence[Any]]:
+        if self.render is None:
+            return self.sql, self.params
+        return self.render(dialect)
 
 
 def run_all(conn: sqlite3.Connection, statements: Sequence[Statement]) -> list[list[Any]] | None:

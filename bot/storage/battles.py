@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import sqlite3
-
-import aiosqlite
-
 from bot.storage.codec import BATTLE_COLUMNS, Row, battle_from_row, battle_row, now, placeholders
+from bot.storage.driver import Connection, IntegrityError
 from rules.errors import InvalidRequest, NotFound
 from rules.models import Battle
 
 _SELECT = f"SELECT b.pk, {', '.join('b.' + c for c in BATTLE_COLUMNS)} FROM battles b"
 
 
-async def _participants(db: aiosqlite.Connection, pks: list[int]) -> dict[int, list[str]]:
+async def _participants(db: Connection, pks: list[int]) -> dict[int, list[str]]:
     found: dict[int, list[str]] = {pk: [] for pk in pks}
     if pks:
         rows = await db.execute_fetchall(
@@ -26,12 +23,12 @@ async def _participants(db: aiosqlite.Connection, pks: list[int]) -> dict[int, l
     return found
 
 
-async def _to_battles(db: aiosqlite.Connection, rows: list[Row]) -> list[Battle]:
+async def _to_battles(db: Connection, rows: list[Row]) -> list[Battle]:
     gangs = await _participants(db, [int(row["pk"]) for row in rows])
     return [battle_from_row(row, gangs[int(row["pk"])]) for row in rows]
 
 
-async def _battle_pk(db: aiosqlite.Connection, campaign_pk: int, battle_id: str) -> int:
+async def _battle_pk(db: Connection, campaign_pk: int, battle_id: str) -> int:
     rows = list(
         await db.execute_fetchall(
             "SELECT pk FROM battles WHERE campaign_pk = ? AND id = ?", (campaign_pk, battle_id)
@@ -42,7 +39,7 @@ async def _battle_pk(db: aiosqlite.Connection, campaign_pk: int, battle_id: str)
     return int(rows[0][0])
 
 
-async def _check_gangs(db: aiosqlite.Connection, campaign_pk: int, battle: Battle) -> None:
+async def _check_gangs(db: Connection, campaign_pk: int, battle: Battle) -> None:
     rows = await db.execute_fetchall(
         "SELECT id FROM gangs WHERE campaign_pk = ?"
         f" AND id IN ({placeholders(len(battle.gang_ids))})",
@@ -54,7 +51,7 @@ async def _check_gangs(db: aiosqlite.Connection, campaign_pk: int, battle: Battl
 
 
 async def create(
-    db: aiosqlite.Connection, campaign_pk: int, battle: Battle, *, check_gangs: bool = True
+    db: Connection, campaign_pk: int, battle: Battle, *, check_gangs: bool = True
 ) -> Battle:
     """Store a new battle; its gangs must exist unless it is history being imported."""
     if check_gangs:
@@ -62,19 +59,21 @@ async def create(
     stamp = now()
     columns = ("campaign_pk", *BATTLE_COLUMNS, "created_at", "updated_at")
     try:
-        cursor = await db.execute(
-            f"INSERT INTO battles ({', '.join(columns)}) VALUES ({placeholders(len(columns))})",
-            (campaign_pk, *battle_row(battle), stamp, stamp),
-        )
-    except sqlite3.IntegrityError as error:
+        async with db.savepoint():
+            inserted = await db.execute_fetchall(
+                f"INSERT INTO battles ({', '.join(columns)})"
+                f" VALUES ({placeholders(len(columns))}) RETURNING pk",
+                (campaign_pk, *battle_row(battle), stamp, stamp),
+            )
+    except IntegrityError as error:
         raise InvalidRequest(
             f"There is already a battle with id {battle.id} in this campaign."
         ) from error
-    await _write_participants(db, int(cursor.lastrowid or 0), battle)
+    await _write_participants(db, int(inserted[0][0]), battle)
     return await get(db, campaign_pk, battle.id)
 
 
-async def _write_participants(db: aiosqlite.Connection, battle_pk: int, battle: Battle) -> None:
+async def _write_participants(db: Connection, battle_pk: int, battle: Battle) -> None:
     await db.execute("DELETE FROM battle_gangs WHERE battle_pk = ?", (battle_pk,))
     await db.executemany(
         "INSERT INTO battle_gangs (battle_pk, position, gang_id) VALUES (?, ?, ?)",
@@ -82,7 +81,7 @@ async def _write_participants(db: aiosqlite.Connection, battle_pk: int, battle: 
     )
 
 
-async def update(db: aiosqlite.Connection, campaign_pk: int, battle: Battle) -> Battle:
+async def update(db: Connection, campaign_pk: int, battle: Battle) -> Battle:
     """Write a battle's result and end states (e.g. as the players report them)."""
     pk = await _battle_pk(db, campaign_pk, battle.id)
     await _check_gangs(db, campaign_pk, battle)
@@ -95,7 +94,7 @@ async def update(db: aiosqlite.Connection, campaign_pk: int, battle: Battle) -> 
     return await get(db, campaign_pk, battle.id)
 
 
-async def get(db: aiosqlite.Connection, campaign_pk: int, battle_id: str) -> Battle:
+async def get(db: Connection, campaign_pk: int, battle_id: str) -> Battle:
     rows = list(
         await db.execute_fetchall(
             f"{_SELECT} WHERE b.campaign_pk = ? AND b.id = ?", (campaign_pk, battle_id)
@@ -107,7 +106,7 @@ async def get(db: aiosqlite.Connection, campaign_pk: int, battle_id: str) -> Bat
 
 
 async def list_recent(
-    db: aiosqlite.Connection, campaign_pk: int, *, gang_id: str | None, limit: int | None
+    db: Connection, campaign_pk: int, *, gang_id: str | None, limit: int | None
 ) -> list[Battle]:
     """Battles newest first, optionally only those ``gang_id`` fought in."""
     sql = f"{_SELECT} WHERE b.campaign_pk = ?"

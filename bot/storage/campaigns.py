@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-import aiosqlite
-
 from bot.storage.codec import Row, dumps, new_id, now
+from bot.storage.driver import Connection
 from bot.storage.records import Campaign, TradingPostEntry
 from rules.errors import InvalidRequest, NotFound
 from rules.models import CampaignSettings
@@ -61,7 +60,7 @@ def _column(value: bool | None) -> int | None:
     return None if value is None else int(value)
 
 
-async def campaign_row(db: aiosqlite.Connection, guild_id: int, campaign_id: str) -> Row:
+async def campaign_row(db: Connection, guild_id: int, campaign_id: str) -> Row:
     rows = list(
         await db.execute_fetchall(
             f"{_SELECT} WHERE guild_id = ? AND id = ?", (guild_id, campaign_id)
@@ -72,7 +71,7 @@ async def campaign_row(db: aiosqlite.Connection, guild_id: int, campaign_id: str
     return rows[0]
 
 
-async def campaign_pk(db: aiosqlite.Connection, guild_id: int, campaign_id: str) -> int:
+async def campaign_pk(db: Connection, guild_id: int, campaign_id: str) -> int:
     rows = list(
         await db.execute_fetchall(
             "SELECT pk FROM campaigns WHERE guild_id = ? AND id = ?", (guild_id, campaign_id)
@@ -83,7 +82,7 @@ async def campaign_pk(db: aiosqlite.Connection, guild_id: int, campaign_id: str)
     return int(rows[0][0])
 
 
-async def get_by_name(db: aiosqlite.Connection, guild_id: int, name: str) -> Campaign:
+async def get_by_name(db: Connection, guild_id: int, name: str) -> Campaign:
     rows = list(
         await db.execute_fetchall(
             f"{_SELECT} WHERE guild_id = ? AND name_key = ?", (guild_id, name_key(name))
@@ -94,7 +93,7 @@ async def get_by_name(db: aiosqlite.Connection, guild_id: int, name: str) -> Cam
     return campaign_from_row(rows[0])
 
 
-async def get_default(db: aiosqlite.Connection, guild_id: int) -> Campaign:
+async def get_default(db: Connection, guild_id: int) -> Campaign:
     rows = list(
         await db.execute_fetchall(
             f"{_SELECT} WHERE guild_id = ? AND is_default = 1", (guild_id,)
@@ -105,13 +104,13 @@ async def get_default(db: aiosqlite.Connection, guild_id: int) -> Campaign:
     return campaign_from_row(rows[0])
 
 
-async def list_all(db: aiosqlite.Connection, guild_id: int) -> list[Campaign]:
+async def list_all(db: Connection, guild_id: int) -> list[Campaign]:
     rows = await db.execute_fetchall(f"{_SELECT} WHERE guild_id = ? ORDER BY pk", (guild_id,))
     return [campaign_from_row(row) for row in rows]
 
 
 async def _name_free(
-    db: aiosqlite.Connection, guild_id: int, name: str, except_id: str | None = None
+    db: Connection, guild_id: int, name: str, except_id: str | None = None
 ) -> None:
     rows = list(
         await db.execute_fetchall(
@@ -124,7 +123,7 @@ async def _name_free(
 
 
 async def create(
-    db: aiosqlite.Connection,
+    db: Connection,
     guild_id: int,
     settings: CampaignSettings,
     *,
@@ -166,7 +165,7 @@ async def create(
     return campaign_from_row(await campaign_row(db, guild_id, new))
 
 
-async def update(db: aiosqlite.Connection, guild_id: int, campaign: Campaign) -> Campaign:
+async def update(db: Connection, guild_id: int, campaign: Campaign) -> Campaign:
     """Write settings, name, Arbitrators and report channel (not the default flag)."""
     await campaign_pk(db, guild_id, campaign.id)
     await _name_free(db, guild_id, campaign.name, except_id=campaign.id)
@@ -186,7 +185,7 @@ async def update(db: aiosqlite.Connection, guild_id: int, campaign: Campaign) ->
 
 
 async def set_trading_post(
-    db: aiosqlite.Connection,
+    db: Connection,
     guild_id: int,
     campaign_id: str,
     entries: Sequence[TradingPostEntry] | None,
@@ -201,7 +200,7 @@ async def set_trading_post(
 
 
 async def set_rule_data(
-    db: aiosqlite.Connection, guild_id: int, campaign_id: str, rule_data: str | None
+    db: Connection, guild_id: int, campaign_id: str, rule_data: str | None
 ) -> Campaign:
     """Replace the campaign's own rule data, as JSON text (None: the shipped set's only)."""
     await campaign_pk(db, guild_id, campaign_id)
@@ -212,7 +211,7 @@ async def set_rule_data(
     return campaign_from_row(await campaign_row(db, guild_id, campaign_id))
 
 
-async def set_default(db: aiosqlite.Connection, guild_id: int, campaign_id: str) -> Campaign:
+async def set_default(db: Connection, guild_id: int, campaign_id: str) -> Campaign:
     await campaign_pk(db, guild_id, campaign_id)
     await db.execute("UPDATE campaigns SET is_default = 0 WHERE guild_id = ?", (guild_id,))
     await db.execute(
@@ -222,7 +221,7 @@ async def set_default(db: aiosqlite.Connection, guild_id: int, campaign_id: str)
     return campaign_from_row(await campaign_row(db, guild_id, campaign_id))
 
 
-async def delete(db: aiosqlite.Connection, guild_id: int, campaign_id: str) -> None:
+async def delete(db: Connection, guild_id: int, campaign_id: str) -> None:
     """Delete a campaign with all it holds; the oldest remaining one becomes default."""
     row = await campaign_row(db, guild_id, campaign_id)
     await db.execute("DELETE FROM campaigns WHERE pk = ?", (row["pk"],))

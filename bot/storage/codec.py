@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import json
 import secrets
-import sqlite3
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from bot.storage import driver
 from rules.models import (
     PROFILE_STATS,
     Battle,
@@ -29,7 +29,7 @@ from rules.models import (
 )
 from rules.names import name_key
 
-Row = sqlite3.Row
+Row = driver.Row
 Values = tuple[Any, ...]
 
 

@@ -23,6 +23,7 @@ import stat
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import aiosqlite
@@ -60,26 +61,28 @@ class Migration:
     step: Step | None = None
 
 
-def load_migrations() -> list[Migration]:
-    """Every migration shipped with the package, in version order.
+def load_migrations(folder: Traversable | None = None, *, first: int = 1) -> list[Migration]:
+    """Every migration shipped with the package, in version order (SQLite's, or those of
+    ``folder`` starting at version ``first``: PostgreSQL's baseline and its twins).
 
     Versions run 1, 2, 3... with none missing: a database at version N is
     assumed to hold every migration up to N, so a gap would be skipped for ever.
     """
+    sqlite = folder is None
     found: list[Migration] = []
-    for entry in (resources.files("bot.storage") / "migrations").iterdir():
+    for entry in (folder or resources.files("bot.storage") / "migrations").iterdir():
         match = _MIGRATION_NAME.match(entry.name)
         if match is None:
             continue
         version = int(match.group(1))
-        found.append(
-            Migration(version, match.group(2), entry.read_text("utf-8"), PYTHON_STEPS.get(version))
-        )
+        found.append(Migration(version, match.group(2), entry.read_text("utf-8"),
+                               PYTHON_STEPS.get(version) if sqlite else None))
     found.sort(key=lambda m: m.version)
     versions = [m.version for m in found]
-    if versions != list(range(1, len(found) + 1)):
+    if versions != list(range(first, first + len(found))):
         raise MigrationFailed(
-            f"Migration files must be numbered 1, 2, 3... with none missing: {versions}."
+            f"Migration files must be numbered {first}, {first + 1}, {first + 2}... with "
+            f"none missing: {versions}."
         )
     return found
 

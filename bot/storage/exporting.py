@@ -26,10 +26,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-import aiosqlite
-
 from bot.storage import battles, campaigns, imports, ledger, sequences
 from bot.storage.codec import dumps, new_id, now, territory_from_row
+from bot.storage.driver import Connection
 from bot.storage.records import Campaign as CampaignRecord
 from bot.storage.records import CampaignDocument, ExportedCampaign, ExportedSequence
 from bot.storage.rekeying import rekey
@@ -59,7 +58,7 @@ def public_state(state: Mapping[str, Any]) -> dict[str, Any]:
 
 
 async def export_campaign(
-    db: aiosqlite.Connection, guild_id: int, campaign_id: str
+    db: Connection, guild_id: int, campaign_id: str
 ) -> CampaignDocument:
     row = await campaigns.campaign_row(db, guild_id, campaign_id)
     campaign = campaigns.campaign_from_row(row)
@@ -212,7 +211,7 @@ def _unique(what: str, values: Iterable[str]) -> None:
 
 
 async def import_campaign(
-    db: aiosqlite.Connection,
+    db: Connection,
     guild_id: int,
     document: Document | PreparedImport,
     *,

@@ -11,8 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Collection
 
-import aiosqlite
-
+from bot.storage.driver import Connection
 from bot.storage.ledger import Action, apply_world
 from bot.storage.roster import (
     fetch_rosters,
@@ -32,7 +31,7 @@ Edit = Callable[[World], None]
 
 
 async def load_world(
-    db: aiosqlite.Connection,
+    db: Connection,
     campaign_pk: int,
     gang_ids: Collection[str],
     territory_ids: Collection[str] | None = None,
@@ -50,7 +49,7 @@ async def load_world(
 
 
 async def edit(
-    db: aiosqlite.Connection,
+    db: Connection,
     campaign_pk: int,
     *,
     actor: str,
@@ -93,7 +92,7 @@ def _large(world: World) -> bool:
 
 
 async def create(
-    db: aiosqlite.Connection, campaign_pk: int, gang: Gang, *, actor: str, title: str
+    db: Connection, campaign_pk: int, gang: Gang, *, actor: str, title: str
 ) -> Gang:
     """Store a new gang: a new gang has nothing to copy or compare, so its one change
     (nothing → the gang) is written as it is; ``gang`` itself is stored, not a copy."""
@@ -113,7 +112,7 @@ def _created(gang: Gang) -> list[Change]:
                                                              territories={}))
 
 
-async def gang_id_by_name(db: aiosqlite.Connection, campaign_pk: int, name: str) -> str:
+async def gang_id_by_name(db: Connection, campaign_pk: int, name: str) -> str:
     rows = list(
         await db.execute_fetchall(
             "SELECT id FROM gangs WHERE campaign_pk = ? AND name_key = ?",
@@ -125,7 +124,7 @@ async def gang_id_by_name(db: aiosqlite.Connection, campaign_pk: int, name: str)
     return str(rows[0][0])
 
 
-async def gang_ids_of_owner(db: aiosqlite.Connection, campaign_pk: int, owner: str) -> list[str]:
+async def gang_ids_of_owner(db: Connection, campaign_pk: int, owner: str) -> list[str]:
     rows = await db.execute_fetchall(
         "SELECT id FROM gangs WHERE campaign_pk = ? AND owner = ? ORDER BY pk",
         (campaign_pk, owner),
@@ -134,7 +133,7 @@ async def gang_ids_of_owner(db: aiosqlite.Connection, campaign_pk: int, owner: s
 
 
 async def fighter_by_name(
-    db: aiosqlite.Connection, campaign_pk: int, name: str
+    db: Connection, campaign_pk: int, name: str
 ) -> tuple[Gang, Fighter]:
     rows = list(
         await db.execute_fetchall(
@@ -150,7 +149,7 @@ async def fighter_by_name(
 
 
 async def captives_held_by(
-    db: aiosqlite.Connection, campaign_pk: int, gang_id: str
+    db: Connection, campaign_pk: int, gang_id: str
 ) -> list[tuple[Gang, Fighter]]:
     rows = await db.execute_fetchall(
         "SELECT DISTINCT g.id FROM fighters f JOIN gangs g ON g.pk = f.gang_pk"
@@ -161,7 +160,7 @@ async def captives_held_by(
     return world.captives_held_by(gang_id)
 
 
-async def territory_ids_of(db: aiosqlite.Connection, campaign_pk: int, gang_id: str) -> list[str]:
+async def territory_ids_of(db: Connection, campaign_pk: int, gang_id: str) -> list[str]:
     rows = await db.execute_fetchall(
         "SELECT id FROM territories WHERE campaign_pk = ? AND controller = ? ORDER BY position",
         (campaign_pk, gang_id),

@@ -9,9 +9,8 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta
 
-import aiosqlite
-
 from bot.storage.codec import Row, dumps, now
+from bot.storage.driver import Connection
 from bot.storage.records import GangImportLink
 
 _LINK_SELECT = (
@@ -30,7 +29,7 @@ def _link_from_row(row: Row) -> GangImportLink:
 
 
 async def find_link(
-    db: aiosqlite.Connection, campaign_pk: int, source: str, external_id: str
+    db: Connection, campaign_pk: int, source: str, external_id: str
 ) -> GangImportLink | None:
     rows = list(
         await db.execute_fetchall(
@@ -41,7 +40,7 @@ async def find_link(
     return _link_from_row(rows[0]) if rows else None
 
 
-async def all_links(db: aiosqlite.Connection, campaign_pk: int) -> list[GangImportLink]:
+async def all_links(db: Connection, campaign_pk: int) -> list[GangImportLink]:
     rows = await db.execute_fetchall(
         f"{_LINK_SELECT} WHERE campaign_pk = ? ORDER BY imported_at, source, external_id",
         (campaign_pk,),
@@ -50,13 +49,15 @@ async def all_links(db: aiosqlite.Connection, campaign_pk: int) -> list[GangImpo
 
 
 async def save_links(
-    db: aiosqlite.Connection, campaign_pk: int, links: list[GangImportLink]
+    db: Connection, campaign_pk: int, links: list[GangImportLink]
 ) -> None:
     """Insert or replace links (one source maps to one gang at a time)."""
     await db.executemany(
-        "INSERT OR REPLACE INTO gang_imports"
+        "INSERT INTO gang_imports"
         " (campaign_pk, source, external_id, gang_id, fighter_ids, imported_at)"
-        " VALUES (?, ?, ?, ?, ?, ?)",
+        " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (campaign_pk, source, external_id) DO UPDATE"
+        " SET gang_id = excluded.gang_id, fighter_ids = excluded.fighter_ids,"
+        " imported_at = excluded.imported_at",
         [
             (
                 campaign_pk, link.source, link.external_id, link.gang_id,
@@ -68,7 +69,7 @@ async def save_links(
 
 
 async def stage(
-    db: aiosqlite.Connection,
+    db: Connection,
     campaign_pk: int,
     token: str,
     user_id: str,
@@ -85,7 +86,7 @@ async def stage(
 
 
 async def take(
-    db: aiosqlite.Connection, campaign_pk: int, token: str, max_age: timedelta
+    db: Connection, campaign_pk: int, token: str, max_age: timedelta
 ) -> tuple[str, str] | None:
     """(user id, state) of a staged import, deleted as it is taken; None if gone or too old."""
     rows = list(
@@ -107,7 +108,7 @@ async def take(
 
 
 async def peek(
-    db: aiosqlite.Connection, campaign_pk: int, token: str, max_age: timedelta
+    db: Connection, campaign_pk: int, token: str, max_age: timedelta
 ) -> tuple[str, str] | None:
     """(user id, state) of a staged import, left in place; None if gone or too old."""
     rows = list(
@@ -125,7 +126,7 @@ async def peek(
     return str(row["user_id"]), str(row["state"])
 
 
-async def restage(db: aiosqlite.Connection, campaign_pk: int, token: str, state: str) -> None:
+async def restage(db: Connection, campaign_pk: int, token: str, state: str) -> None:
     """Replace the state of a staged import (an answer given in its preview)."""
     await db.execute(
         "UPDATE staged_imports SET state = ? WHERE campaign_pk = ? AND token = ?",
@@ -133,7 +134,7 @@ async def restage(db: aiosqlite.Connection, campaign_pk: int, token: str, state:
     )
 
 
-async def _sweep(db: aiosqlite.Connection, max_age: timedelta) -> None:
+async def _sweep(db: Connection, max_age: timedelta) -> None:
     cutoff = (datetime.fromisoformat(now()) - max_age).isoformat(timespec="microseconds")
     # ISO timestamps of one timezone (UTC, from now()) sort as text.
     await db.execute("DELETE FROM staged_imports WHERE created_at < ?", (cutoff,))

@@ -14,9 +14,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-import aiosqlite
-
 from bot.storage.codec import Row, dumps, now, placeholders
+from bot.storage.driver import Connection
 from bot.storage.errors import StaleWorld
 from bot.storage.records import ActionRecord, LedgerEvent, Snapshot
 from bot.storage.roster import (
@@ -51,9 +50,15 @@ _EVENT_SELECT = (
 _ACTION_SELECT = (
     "SELECT a.pk, a.at, a.actor, a.clause, a.title, a.battle_id, a.step, a.notes, a.undoes_pk,"
     " (SELECT u.pk FROM actions u WHERE u.undoes_pk = a.pk) AS undone_by,"
-    " (SELECT json_group_array(gang_id) FROM action_gangs g WHERE g.action_pk = a.pk)"
+    " (SELECT {gang_ids} FROM action_gangs g WHERE g.action_pk = a.pk)"
     " AS gang_ids FROM actions a"
 )
+
+
+def _action_select(db: Connection) -> str:
+    return _ACTION_SELECT.format(gang_ids=db.dialect.group_array("gang_id"))
+
+
 # Change paths whose values are gang ids: the gangs they name are touched too.
 _GANG_REFERENCES = ("controller", "captured_by")
 
@@ -98,7 +103,7 @@ def affected(changes: Iterable[Change]) -> tuple[list[str], list[str]]:
 
 
 async def apply_world(
-    db: aiosqlite.Connection, campaign_pk: int, after: World, action: Action
+    db: Connection, campaign_pk: int, after: World, action: Action
 ) -> int:
     """Write the gangs and territories that ``action.changes`` touch as ``after`` has them.
 
@@ -173,23 +178,22 @@ def unpack_snapshot(blob: bytes) -> Snapshot:
 
 
 async def _insert_action(
-    db: aiosqlite.Connection,
+    db: Connection,
     campaign_pk: int,
     action: Action,
     snapshot: Snapshot,
     gang_ids: list[str],
 ) -> int:
-    cursor = await db.execute(
+    inserted = await db.execute_fetchall(
         "INSERT INTO actions (campaign_pk, at, actor, clause, title, battle_id, step, notes,"
-        " snapshot, undoes_pk) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " snapshot, undoes_pk) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING pk",
         (
             campaign_pk, now(), action.actor, action.clause, action.title, action.battle_id,
             action.step, dumps(list(action.notes)), pack_snapshot(snapshot),
             action.undoes,
         ),
     )
-    action_pk = cursor.lastrowid
-    assert action_pk is not None
+    action_pk = int(inserted[0][0])
     touched = dict.fromkeys(gang_ids)
     for change in action.changes:
         if change.path in _GANG_REFERENCES:
@@ -205,7 +209,7 @@ async def _insert_action(
 
 
 async def _insert_events(
-    db: aiosqlite.Connection, campaign_pk: int, action_pk: int, action: Action
+    db: Connection, campaign_pk: int, action_pk: int, action: Action
 ) -> None:
     at = now()
     head = (campaign_pk, action_pk, at, action.actor)
@@ -231,7 +235,7 @@ async def _insert_events(
     await db.executemany(_EVENT_INSERT, rows)
 
 
-async def insert_plain_events(db: aiosqlite.Connection, rows: list[tuple[object, ...]]) -> None:
+async def insert_plain_events(db: Connection, rows: list[tuple[object, ...]]) -> None:
     """Append events that belong to no action (notes, imported history), in _EVENT_COLUMNS
     order (:func:`event_values`)."""
     await db.executemany(_EVENT_INSERT, rows)
@@ -267,7 +271,7 @@ def event_values(
 
 
 async def undo_last(
-    db: aiosqlite.Connection, campaign_pk: int, *, actor: str, battle_id: str | None
+    db: Connection, campaign_pk: int, *, actor: str, battle_id: str | None
 ) -> ActionRecord:
     """Put back the snapshot of the last action not yet undone; return that action."""
     rows = list(
@@ -328,7 +332,7 @@ async def undo_last(
     return await get_action(db, campaign_pk, int(last["pk"]))
 
 
-async def _restore_sequences(db: aiosqlite.Connection, campaign_pk: int, action_pk: int) -> None:
+async def _restore_sequences(db: Connection, campaign_pk: int, action_pk: int) -> None:
     rows = await db.execute_fetchall(
         "SELECT key, model, battle_id, state_before FROM action_sequences WHERE action_pk = ?",
         (action_pk,),
@@ -343,21 +347,22 @@ async def _restore_sequences(db: aiosqlite.Connection, campaign_pk: int, action_
             "INSERT INTO sequences (campaign_pk, key, model, battle_id, state, revision,"
             " updated_at) VALUES (?, ?, ?, ?, ?, 1, ?) ON CONFLICT (campaign_pk, key) DO UPDATE"
             " SET model = excluded.model, battle_id = excluded.battle_id,"
-            " state = excluded.state, revision = revision + 1, updated_at = excluded.updated_at",
+            " state = excluded.state, revision = sequences.revision + 1,"
+            " updated_at = excluded.updated_at",
             (campaign_pk, row["key"], row["model"], row["battle_id"], row["state_before"], now()),
         )
 
 
 async def remember_sequence(
-    db: aiosqlite.Connection,
+    db: Connection,
     action_pk: int,
     key: str,
     previous: Row | None,
 ) -> None:
     """Keep the state a sequence had before ``action_pk`` (the first one written wins)."""
     await db.execute(
-        "INSERT OR IGNORE INTO action_sequences (action_pk, key, model, battle_id, state_before)"
-        " VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO action_sequences (action_pk, key, model, battle_id, state_before)"
+        " VALUES (?, ?, ?, ?, ?) ON CONFLICT (action_pk, key) DO NOTHING",
         (
             action_pk,
             key,
@@ -387,10 +392,10 @@ def _action_from_row(row: Row) -> ActionRecord:
     )
 
 
-async def get_action(db: aiosqlite.Connection, campaign_pk: int, action_pk: int) -> ActionRecord:
+async def get_action(db: Connection, campaign_pk: int, action_pk: int) -> ActionRecord:
     rows = list(
         await db.execute_fetchall(
-            f"{_ACTION_SELECT} WHERE a.campaign_pk = ? AND a.pk = ?", (campaign_pk, action_pk)
+            f"{_action_select(db)} WHERE a.campaign_pk = ? AND a.pk = ?", (campaign_pk, action_pk)
         )
     )
     if not rows:
@@ -399,14 +404,14 @@ async def get_action(db: aiosqlite.Connection, campaign_pk: int, action_pk: int)
 
 
 async def list_actions(
-    db: aiosqlite.Connection, campaign_pk: int, *, battle_id: str | None, limit: int
+    db: Connection, campaign_pk: int, *, battle_id: str | None, limit: int
 ) -> list[ActionRecord]:
     where = "a.campaign_pk = ?"
     params: list[object] = [campaign_pk]
     if battle_id is not None:
         where, params = where + " AND a.battle_id = ?", [*params, battle_id]
     rows = await db.execute_fetchall(
-        f"{_ACTION_SELECT} WHERE {where} ORDER BY a.pk DESC LIMIT ?", (*params, limit)
+        f"{_action_select(db)} WHERE {where} ORDER BY a.pk DESC LIMIT ?", (*params, limit)
     )
     return [_action_from_row(row) for row in rows]
 
@@ -441,7 +446,7 @@ def _event_from_row(row: Row) -> LedgerEvent:
 
 
 async def events(
-    db: aiosqlite.Connection,
+    db: Connection,
     campaign_pk: int,
     *,
     gang_id: str | None = None,
@@ -479,7 +484,7 @@ ROSTER_CHANGES_MAX = 50_000
 
 
 async def roster_changes(
-    db: aiosqlite.Connection, campaign_pk: int, *, limit: int
+    db: Connection, campaign_pk: int, *, limit: int
 ) -> list[LedgerEvent]:
     """Every change to the campaign's gangs, oldest first: at most ``limit`` of them.
 

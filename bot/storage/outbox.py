@@ -15,12 +15,12 @@ import time
 from datetime import datetime, timedelta
 from typing import Any
 
-import aiosqlite
 from pydantic import BaseModel, ConfigDict
 
 from bot.shards import SHARD_KEY_SHIFT, ShardSet
 from bot.storage.at_once import Statement
 from bot.storage.codec import Row, dumps, now
+from bot.storage.driver import Connection
 
 # Discord takes a nonce of at most 25 characters.
 NONCE_BYTES = 12
@@ -70,7 +70,7 @@ def _entry(row: Row) -> OutboxEntry:
 
 
 async def owe(
-    db: aiosqlite.Connection,
+    db: Connection,
     guild_id: int,
     key: str,
     channel_id: int,
@@ -95,14 +95,14 @@ async def owe(
     return found
 
 
-async def get(db: aiosqlite.Connection, guild_id: int, key: str) -> OutboxEntry | None:
+async def get(db: Connection, guild_id: int, key: str) -> OutboxEntry | None:
     rows = list(await db.execute_fetchall(
         f"SELECT {_COLUMNS} FROM outbox WHERE guild_id = ? AND key = ?", (guild_id, key)
     ))
     return _entry(rows[0]) if rows else None
 
 
-async def get_by_id(db: aiosqlite.Connection, guild_id: int, pk: int) -> OutboxEntry | None:
+async def get_by_id(db: Connection, guild_id: int, pk: int) -> OutboxEntry | None:
     rows = list(await db.execute_fetchall(
         f"SELECT {_COLUMNS} FROM outbox WHERE guild_id = ? AND pk = ?", (guild_id, pk)
     ))
@@ -110,7 +110,7 @@ async def get_by_id(db: aiosqlite.Connection, guild_id: int, pk: int) -> OutboxE
 
 
 async def of_guild(
-    db: aiosqlite.Connection, guild_id: int, *, prefix: str = "", pending_only: bool = False
+    db: Connection, guild_id: int, *, prefix: str = "", pending_only: bool = False
 ) -> list[OutboxEntry]:
     """The server's rows whose key starts with ``prefix``, oldest first."""
     where = " AND delivered_at IS NULL AND failed_at IS NULL" if pending_only else ""
@@ -123,7 +123,7 @@ async def of_guild(
 
 
 async def undelivered(
-    db: aiosqlite.Connection, limit: int, guild_id: int | None = None,
+    db: Connection, limit: int, guild_id: int | None = None,
     shards: ShardSet | None = None,
 ) -> list[OutboxEntry]:
     """Rows neither delivered nor given up, oldest first: of every server, or of one;
@@ -158,20 +158,20 @@ def delivered_statement(guild_id: int, pk: int, message_id: int, channel_id: int
 
 
 async def delivered(
-    db: aiosqlite.Connection, guild_id: int, pk: int, message_id: int, channel_id: int
+    db: Connection, guild_id: int, pk: int, message_id: int, channel_id: int
 ) -> bool:
     """Record Discord's acceptance; False if the row was delivered or given up already."""
-    cursor = await db.execute(
+    changed = await db.execute(
         "UPDATE outbox SET delivered_at = ?, message_id = ?, delivered_channel_id = ?,"
         " attempts = attempts + 1, last_error = NULL"
         " WHERE guild_id = ? AND pk = ? AND delivered_at IS NULL AND failed_at IS NULL",
         (now(), message_id, channel_id, guild_id, pk),
     )
-    return cursor.rowcount > 0
+    return changed > 0
 
 
 async def retry_later(
-    db: aiosqlite.Connection, guild_id: int, pk: int, error: str, due_at: float
+    db: Connection, guild_id: int, pk: int, error: str, due_at: float
 ) -> None:
     """Count a failed attempt and set when to try again."""
     await db.execute(
@@ -181,19 +181,19 @@ async def retry_later(
     )
 
 
-async def redirect(db: aiosqlite.Connection, guild_id: int, pk: int, error: str) -> bool:
+async def redirect(db: Connection, guild_id: int, pk: int, error: str) -> bool:
     """Send the row to its fallback channel from now on; False if it has none."""
-    cursor = await db.execute(
+    changed = await db.execute(
         "UPDATE outbox SET attempts = attempts + 1, last_error = ?,"
         " channel_id = fallback_channel_id, fallback_channel_id = NULL, due_at = ?"
         " WHERE guild_id = ? AND pk = ? AND delivered_at IS NULL AND failed_at IS NULL"
         " AND fallback_channel_id IS NOT NULL",
         (error[:500], time.time(), guild_id, pk),
     )
-    return cursor.rowcount > 0
+    return changed > 0
 
 
-async def give_up(db: aiosqlite.Connection, guild_id: int, pk: int, error: str) -> None:
+async def give_up(db: Connection, guild_id: int, pk: int, error: str) -> None:
     await db.execute(
         "UPDATE outbox SET attempts = attempts + 1, last_error = ?, failed_at = ?"
         " WHERE guild_id = ? AND pk = ? AND delivered_at IS NULL AND failed_at IS NULL",
@@ -201,28 +201,25 @@ async def give_up(db: aiosqlite.Connection, guild_id: int, pk: int, error: str) 
     )
 
 
-async def forget(db: aiosqlite.Connection, guild_id: int, campaign_id: str | None) -> int:
+async def forget(db: Connection, guild_id: int, campaign_id: str | None) -> int:
     """Delete the server's rows (those of one campaign, when named), owed or delivered.
 
     A row belongs to a campaign through its link (bot/battle names the campaign
     there); its payload holds names from that campaign, so it goes with it.
     """
     if campaign_id is None:
-        cursor = await db.execute("DELETE FROM outbox WHERE guild_id = ?", (guild_id,))
-    else:
-        cursor = await db.execute(
-            "DELETE FROM outbox WHERE guild_id = ? AND json_extract(link, '$.campaign') = ?",
-            (guild_id, campaign_id),
-        )
-    return cursor.rowcount
+        return await db.execute("DELETE FROM outbox WHERE guild_id = ?", (guild_id,))
+    return await db.execute(
+        f"DELETE FROM outbox WHERE guild_id = ? AND {db.dialect.json_text('link', 'campaign')} = ?",
+        (guild_id, campaign_id),
+    )
 
 
-async def prune(db: aiosqlite.Connection, older_than: timedelta) -> int:
+async def prune(db: Connection, older_than: timedelta) -> int:
     """Forget delivered and given-up rows older than ``older_than``; returns how many."""
     cutoff = (datetime.fromisoformat(now()) - older_than).isoformat(timespec="microseconds")
-    cursor = await db.execute(
+    return await db.execute(
         "DELETE FROM outbox WHERE (delivered_at IS NOT NULL AND delivered_at < ?)"
         " OR (failed_at IS NOT NULL AND failed_at < ?)",
         (cutoff, cutoff),
     )
-    return cursor.rowcount

@@ -40,8 +40,10 @@ from bot.storage import outbox, sequences
 from bot.storage.at_once import Statement, run_all
 from bot.storage.backup import backup_database
 from bot.storage.database import DEFAULT_BUSY_TIMEOUT_MS, connect, on_disk, schema_version
+from bot.storage.driver import IntegrityError
 from bot.storage.errors import StaleSequence
 from bot.storage.outbox import OutboxEntry
+from bot.storage.sqlite_driver import SqliteConnection
 from bot.storage.transaction import Transaction
 
 P = ParamSpec("P")
@@ -90,6 +92,7 @@ class _ReadLane:
 
     def __init__(self) -> None:
         self.conn: aiosqlite.Connection | None = None
+        self.db: SqliteConnection | None = None
         self.lock = asyncio.Lock()
         self.owner: asyncio.Task[Any] | None = None
 
@@ -100,6 +103,7 @@ class _ReadLane:
             await conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
             await conn.execute("PRAGMA query_only = ON")
             self.conn = conn
+            self.db = SqliteConnection(conn)
         return self.conn
 
     async def close(self) -> None:
@@ -107,6 +111,7 @@ class _ReadLane:
             if self.conn is not None:
                 await self.conn.close()
                 self.conn = None
+                self.db = None
 
 
 class _ReadPool:
@@ -158,12 +163,16 @@ ANSWERING_LANES = 3
 class Storage:
     """The campaign database: open with ``await Storage.open(path)``."""
 
+    # Which driver: "sqlite" (this class) or "postgresql" (bot/storage/postgres.py).
+    driver = "sqlite"
+
     def __init__(
         self, conn: aiosqlite.Connection, path: Path,
         busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
     ) -> None:
         self.path = path
         self._conn = conn
+        self._db = SqliteConnection(conn)
         self._lock = asyncio.Lock()
         self._owner: asyncio.Task[Any] | None = None
         # Reads get connections of their own, so a click's checks never queue behind
@@ -181,10 +190,15 @@ class Storage:
     async def open(
         cls, path: str | Path, *, busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS
     ) -> Storage:
-        """Open (creating if needed) and migrate the database at ``path``.
+        """Open (creating if needed) and migrate the database at ``path``: a SQLite file,
+        or a ``postgresql://`` URL (bot/storage/postgres.py).
 
-        Raises DatabaseTooNew for a file written by a newer release.
+        Raises DatabaseTooNew for a database written by a newer release.
         """
+        if str(path).startswith(("postgresql://", "postgres://")):
+            from bot.storage.postgres import PostgresStorage  # imports this module
+
+            return await PostgresStorage.open_url(str(path))
         conn = await connect(path, busy_timeout_ms=busy_timeout_ms)
         return cls(conn, Path(path), busy_timeout_ms)
 
@@ -257,8 +271,11 @@ class Storage:
         async with self._locked():
             # aiosqlite runs the function on its connection's own thread, in order with
             # every other call on that connection; there is no public name for it.
-            done: list[list[Any]] | None = await self._conn._execute(  # type: ignore[no-untyped-call]
-                run_all, self._conn._conn, statements)
+            try:
+                done: list[list[Any]] | None = await self._conn._execute(  # type: ignore[no-untyped-call]
+                    run_all, self._conn._conn, statements)
+            except sqlite3.IntegrityError as error:
+                raise IntegrityError(str(error), unique="UNIQUE" in str(error)) from error
         if done is not None:
             self._writes[guild_id] = self._writes.get(guild_id, 0) + 1
         return done
@@ -294,7 +311,7 @@ class Storage:
         async with self._locked():  # :memory: has no second connection to read on
             await self._conn.execute("BEGIN")
             try:
-                return await outbox.undelivered(self._conn, limit, guild_id, shards)
+                return await outbox.undelivered(self._db, limit, guild_id, shards)
             finally:
                 await self._conn.execute("COMMIT")
 
@@ -303,7 +320,7 @@ class Storage:
         async with self._locked():
             await self._conn.execute("BEGIN IMMEDIATE")
             try:
-                count = await outbox.prune(self._conn, older_than)
+                count = await outbox.prune(self._db, older_than)
             except BaseException:
                 await self._conn.execute("ROLLBACK")
                 raise
@@ -355,7 +372,8 @@ class Storage:
                 return
             lane.owner = task
             await reader.execute("BEGIN")
-            tx = Transaction(reader, guild_id, writable=False)
+            assert lane.db is not None
+            tx = Transaction(lane.db, guild_id, writable=False)
             try:
                 yield tx
             finally:
@@ -375,7 +393,7 @@ class Storage:
             # Reads take a snapshot (deferred BEGIN); writes take the write
             # lock up front so they never fail half-way on an upgrade.
             await self._conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-            tx = Transaction(self._conn, guild_id, writable=write)
+            tx = Transaction(self._db, guild_id, writable=write)
             try:
                 yield tx
                 await self._conn.execute("COMMIT")

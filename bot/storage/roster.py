@@ -9,12 +9,9 @@ names, all within one action.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-
-import aiosqlite
 
 from bot.storage.codec import (
     FIGHTER,
@@ -39,6 +36,7 @@ from bot.storage.codec import (
     vehicle_data,
     vehicle_row,
 )
+from bot.storage.driver import Connection, IntegrityError
 from rules.errors import InvalidRequest
 from rules.models import Gang, Item, Territory
 from rules.names import name_key, name_taken
@@ -68,7 +66,7 @@ class RosterRows:
 
 
 async def fetch_rosters(
-    db: aiosqlite.Connection, campaign_pk: int, gang_ids: Collection[str] | None = None
+    db: Connection, campaign_pk: int, gang_ids: Collection[str] | None = None
 ) -> dict[str, RosterRows]:
     """Rows of the named gangs of one campaign (all of them for None), in creation order.
 
@@ -102,7 +100,7 @@ async def fetch_rosters(
 
 
 async def fetch_gang_rows(
-    db: aiosqlite.Connection, campaign_pk: int, gang_ids: Collection[str] | None
+    db: Connection, campaign_pk: int, gang_ids: Collection[str] | None
 ) -> dict[str, Row]:
     """The gangs' own rows (no fighters, vehicles or items) by gang id; missing ones left out.
     ``None``: every gang of the campaign."""
@@ -157,7 +155,7 @@ def gang_from_rows(rows: RosterRows) -> Gang:
 
 
 async def fetch_territories(
-    db: aiosqlite.Connection, campaign_pk: int, territory_ids: Collection[str] | None = None
+    db: Connection, campaign_pk: int, territory_ids: Collection[str] | None = None
 ) -> dict[str, Row]:
     if territory_ids is None:
         rows = await db.execute_fetchall(
@@ -192,7 +190,7 @@ class GangWrite:
 
 
 async def save_rosters(
-    db: aiosqlite.Connection, campaign_pk: int, writes: Sequence[GangWrite]
+    db: Connection, campaign_pk: int, writes: Sequence[GangWrite]
 ) -> None:
     survivors: dict[str, _Survivors] = {}
     for write in writes:
@@ -215,7 +213,7 @@ class _Survivors:
     items: dict[str, Row]
 
 
-async def _delete_missing(db: aiosqlite.Connection, write: GangWrite) -> _Survivors:
+async def _delete_missing(db: Connection, write: GangWrite) -> _Survivors:
     old = write.old
     assert old is not None
     if write.new is None:
@@ -248,7 +246,7 @@ async def _delete_missing(db: aiosqlite.Connection, write: GangWrite) -> _Surviv
     )
 
 
-async def _delete_pks(db: aiosqlite.Connection, table: str, pks: list[int]) -> None:
+async def _delete_pks(db: Connection, table: str, pks: list[int]) -> None:
     if pks:
         await db.execute(f"DELETE FROM {table} WHERE pk IN ({placeholders(len(pks))})", pks)
 
@@ -263,7 +261,7 @@ def _all_items(gang: Gang) -> list[Item]:
 
 
 async def _upsert_gang(
-    db: aiosqlite.Connection,
+    db: Connection,
     campaign_pk: int,
     gang: Gang,
     old: RosterRows | None,
@@ -300,7 +298,7 @@ async def _upsert_gang(
 
 
 async def _release_names(
-    db: aiosqlite.Connection, gang: Gang, old: RosterRows, survivors: _Survivors
+    db: Connection, gang: Gang, old: RosterRows, survivors: _Survivors
 ) -> None:
     # Unique indexes are checked row by row, so two names swapped (within a
     # gang or across gangs) would collide half-way: every renamed row first
@@ -323,14 +321,14 @@ async def _release_names(
     for table, pks in renamed.items():
         if pks:
             await db.execute(
-                f"UPDATE {table} SET name_key = char(0) || pk"
+                f"UPDATE {table} SET name_key = {db.dialect.parked_name_key()}"
                 f" WHERE pk IN ({placeholders(len(pks))})",
                 pks,
             )
 
 
 async def _upsert_children(
-    db: aiosqlite.Connection,
+    db: Connection,
     table: str,
     kind: str,
     columns: tuple[str, ...],
@@ -357,7 +355,7 @@ async def _upsert_children(
 
 
 async def _upsert_items(
-    db: aiosqlite.Connection,
+    db: Connection,
     campaign_pk: int,
     gang_pk: int,
     gang: Gang,
@@ -395,18 +393,20 @@ async def _upsert_items(
     if inserts:
         columns = ("gang_pk", *ITEM_COLUMNS)
         try:
-            await db.executemany(
-                f"INSERT INTO items ({', '.join(columns)}) VALUES ({placeholders(len(columns))})",
-                inserts,
-            )
-        except sqlite3.IntegrityError as error:
+            async with db.savepoint():
+                await db.executemany(
+                    f"INSERT INTO items ({', '.join(columns)})"
+                    f" VALUES ({placeholders(len(columns))})",
+                    inserts,
+                )
+        except IntegrityError as error:
             raise InvalidRequest(
                 f"{gang.name} would hold two items with the same id; nothing was saved."
             ) from error
 
 
 async def _insert(
-    db: aiosqlite.Connection,
+    db: Connection,
     table: str,
     columns: tuple[str, ...],
     values: Values,
@@ -414,19 +414,20 @@ async def _insert(
     name: str,
 ) -> int:
     try:
-        cursor = await db.execute(
-            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({placeholders(len(columns))})",
-            values,
-        )
-    except sqlite3.IntegrityError as error:
+        async with db.savepoint():
+            inserted = await db.execute_fetchall(
+                f"INSERT INTO {table} ({', '.join(columns)})"
+                f" VALUES ({placeholders(len(columns))}) RETURNING pk",
+                values,
+            )
+    except IntegrityError as error:
         campaign_pk = int(values[columns.index("campaign_pk")])
         raise await duplicate(db, table, campaign_pk, kind, name, error) from error
-    assert cursor.lastrowid is not None
-    return cursor.lastrowid
+    return int(inserted[0][0])
 
 
 async def _update(
-    db: aiosqlite.Connection,
+    db: Connection,
     table: str,
     columns: tuple[str, ...],
     values: Values,
@@ -437,18 +438,19 @@ async def _update(
 ) -> None:
     assignments = ", ".join(f"{column} = ?" for column in columns)
     try:
-        await db.execute(f"UPDATE {table} SET {assignments} WHERE pk = ?", (*values, pk))
-    except sqlite3.IntegrityError as error:
+        async with db.savepoint():
+            await db.execute(f"UPDATE {table} SET {assignments} WHERE pk = ?", (*values, pk))
+    except IntegrityError as error:
         raise await duplicate(db, table, campaign_pk, kind, name, error) from error
 
 
 async def duplicate(
-    db: aiosqlite.Connection,
+    db: Connection,
     table: str,
     campaign_pk: int,
     kind: str,
     name: str,
-    error: sqlite3.IntegrityError,
+    error: IntegrityError,
 ) -> InvalidRequest:
     """A readable refusal for a unique constraint that a write broke.
 
@@ -465,7 +467,7 @@ async def duplicate(
         )
         existing = str(rows[0][0]) if rows else name
         return InvalidRequest(name_taken(kind, name, existing, "in this campaign"))
-    if "UNIQUE" in text:
+    if error.unique:
         return InvalidRequest(f"There is already a {kind} with that id in this campaign.")
     return InvalidRequest(f"The {kind} '{name}' could not be saved: {text}.")
 
@@ -478,7 +480,7 @@ class TerritoryWrite:
 
 
 async def save_territories(
-    db: aiosqlite.Connection, campaign_pk: int, writes: Sequence[TerritoryWrite]
+    db: Connection, campaign_pk: int, writes: Sequence[TerritoryWrite]
 ) -> None:
     for write in writes:
         if write.old is not None and write.new is None:

@@ -8,13 +8,13 @@ caller names, so a sequence resumes after a restart exactly where it was.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
-import aiosqlite
 from pydantic import BaseModel, ValidationError
 
 from bot.storage.at_once import CAMPAIGN_PK, Statement
 from bot.storage.codec import Row, now
+from bot.storage.driver import SQLITE, Connection, Dialect
 from bot.storage.errors import StorageError
 from bot.storage.records import SequenceRecord
 
@@ -26,7 +26,7 @@ def model_name(model_type: type[BaseModel]) -> str:
     return f"{model_type.__module__}.{model_type.__qualname__}"
 
 
-async def stored(db: aiosqlite.Connection, campaign_pk: int, key: str) -> Row | None:
+async def stored(db: Connection, campaign_pk: int, key: str) -> Row | None:
     rows = list(
         await db.execute_fetchall(
             "SELECT key, model, battle_id, state, revision, updated_at FROM sequences"
@@ -41,7 +41,7 @@ _UPSERT = (
     "INSERT INTO sequences (campaign_pk, key, model, battle_id, state, revision, updated_at)"
     " VALUES ({pk}, ?, ?, ?, ?, 1, ?) ON CONFLICT (campaign_pk, key) DO UPDATE"
     " SET model = excluded.model, battle_id = excluded.battle_id, state = excluded.state,"
-    " revision = revision + 1, updated_at = excluded.updated_at{guard} RETURNING revision"
+    " revision = sequences.revision + 1, updated_at = excluded.updated_at{guard} RETURNING revision"
 )
 
 
@@ -60,7 +60,7 @@ def save_statement(
 
 
 async def save(
-    db: aiosqlite.Connection,
+    db: Connection,
     campaign_pk: int,
     key: str,
     state: BaseModel,
@@ -91,10 +91,19 @@ async def save(
     return int(row[0])
 
 
-_SET_IN_STATE = (
-    "UPDATE sequences SET state = json_set(state{sets}), revision = revision + 1"
-    " WHERE campaign_pk = {pk} AND key = ?{conditions} RETURNING revision"
-)
+def _set_in_state(
+    dialect: Dialect, campaign: str, campaign_params: Sequence[Any], key: str,
+    checks: Sequence[tuple[str, str | int]], values: Mapping[str, int],
+) -> tuple[str, list[Any]]:
+    conditions = f" AND {dialect.json_path_equals('state')}" * len(checks)
+    sql = (
+        f"UPDATE sequences SET state = {dialect.json_set('state', len(values))},"
+        f" revision = revision + 1 WHERE campaign_pk = {campaign} AND key = ?{conditions}"
+        " RETURNING revision"
+    )
+    params = [*dialect.set_params(values.items()), *campaign_params, key,
+              *dialect.check_params(checks)]
+    return sql, params
 
 
 def set_in_state_statement(
@@ -103,27 +112,22 @@ def set_in_state_statement(
 ) -> Statement:
     """:func:`set_in_state` as a statement of a write made at once (not required: no
     match changes nothing and keeps the rest of the write)."""
-    return Statement(
-        _SET_IN_STATE.format(sets=", ?, ?" * len(values), pk=CAMPAIGN_PK,
-                             conditions=" AND json_extract(state, ?) = ?" * len(checks)),
-        (*(part for pair in values.items() for part in pair), guild_id, campaign_id, key,
-         *(part for pair in checks for part in pair)),
-    )
+    def render(dialect: Dialect) -> tuple[str, list[Any]]:
+        return _set_in_state(dialect, CAMPAIGN_PK, (guild_id, campaign_id), key, checks, values)
+
+    sql, params = render(SQLITE)
+    return Statement(sql, params, render=render)
 
 
 async def set_in_state(
-    db: aiosqlite.Connection, campaign_pk: int, key: str,
+    db: Connection, campaign_pk: int, key: str,
     checks: Sequence[tuple[str, str | int]], values: Mapping[str, int],
 ) -> int | None:
-    """Set numbers inside the stored state (SQLite JSON paths) in one UPDATE, if every
-    ``checks`` path holds its value; returns the new revision, or None when nothing
+    """Set numbers inside the stored state (JSON paths: ``$.a."b"[2]``) in one UPDATE, if
+    every ``checks`` path holds its value; returns the new revision, or None when nothing
     matched (no such state, or another one)."""
     rows = await db.execute_fetchall(
-        _SET_IN_STATE.format(sets=", ?, ?" * len(values), pk="?",
-                             conditions=" AND json_extract(state, ?) = ?" * len(checks)),
-        (*(part for pair in values.items() for part in pair), campaign_pk, key,
-         *(part for pair in checks for part in pair)),
-    )
+        *_set_in_state(db.dialect, "?", (campaign_pk,), key, checks, values))
     row = next(iter(rows), None)
     return None if row is None else int(row[0])
 
@@ -151,14 +155,14 @@ def _without_values(error: ValidationError) -> str:
     )
 
 
-async def delete(db: aiosqlite.Connection, campaign_pk: int, key: str) -> bool:
-    cursor = await db.execute(
+async def delete(db: Connection, campaign_pk: int, key: str) -> bool:
+    deleted = await db.execute(
         "DELETE FROM sequences WHERE campaign_pk = ? AND key = ?", (campaign_pk, key)
     )
-    return cursor.rowcount > 0
+    return deleted > 0
 
 
-async def list_all(db: aiosqlite.Connection, campaign_pk: int) -> list[SequenceRecord]:
+async def list_all(db: Connection, campaign_pk: int) -> list[SequenceRecord]:
     rows = await db.execute_fetchall(
         "SELECT key, model, battle_id, revision, updated_at FROM sequences"
         " WHERE campaign_pk = ? ORDER BY pk",
@@ -176,7 +180,7 @@ async def list_all(db: aiosqlite.Connection, campaign_pk: int) -> list[SequenceR
     ]
 
 
-async def all_rows(db: aiosqlite.Connection, campaign_pk: int) -> list[Row]:
+async def all_rows(db: Connection, campaign_pk: int) -> list[Row]:
     return list(
         await db.execute_fetchall(
             "SELECT key, model, battle_id, state, revision FROM sequences"

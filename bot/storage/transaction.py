@@ -13,7 +13,6 @@ from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any, TypeVar
 
-import aiosqlite
 from pydantic import BaseModel
 
 from bot.shards import ShardSet
@@ -28,6 +27,7 @@ from bot.storage import (
     sequences,
 )
 from bot.storage.codec import Row, territory_from_row
+from bot.storage.driver import Connection, campaign_key, server_key
 from bot.storage.errors import StaleSequence
 from bot.storage.records import (
     ActionRecord,
@@ -55,7 +55,7 @@ M = TypeVar("M", bound=BaseModel)
 class Transaction:
     """Repository operations inside one SQLite transaction, scoped to one guild."""
 
-    def __init__(self, db: aiosqlite.Connection, guild_id: int, *, writable: bool) -> None:
+    def __init__(self, db: Connection, guild_id: int, *, writable: bool) -> None:
         self.guild_id = guild_id
         self._conn = db
         self._writable = writable
@@ -64,17 +64,18 @@ class Transaction:
         self._last_action: int | None = None
         self._sequences_before: dict[str, Row | None] = {}
         self._campaign_pks: dict[str, int] = {}  # campaign id -> pk, see _campaign
+        self._server_claimed = False
 
     def close(self) -> None:
         self._open = False
 
     @property
-    def _db(self) -> aiosqlite.Connection:
+    def _db(self) -> Connection:
         if not self._open:
             raise RuntimeError("This transaction has ended; open a new one.")
         return self._conn
 
-    def _write_db(self) -> aiosqlite.Connection:
+    def _write_db(self) -> Connection:
         if not self._writable:
             raise RuntimeError("This is a read-only transaction; use storage.transaction().")
         return self._db
@@ -87,7 +88,18 @@ class Transaction:
         if pk is None:
             pk = await campaigns.campaign_pk(self._db, self.guild_id, campaign_id)
             self._campaign_pks[campaign_id] = pk
+            if self._writable:
+                # PostgreSQL: writers of one campaign wait for each other, never for
+                # other campaigns' (SQLite's one writer lock covers it already).
+                await self._conn.claim(campaign_key(pk))
         return pk
+
+    async def _claim_server(self) -> None:
+        """Serialise the server-wide writes (campaigns made, renamed, deleted): the
+        name and default checks read what the other writer may be about to change."""
+        if not self._server_claimed:
+            self._server_claimed = True
+            await self._write_db().claim(server_key(self.guild_id))
 
     # -------------------------------------------------------------- campaigns
 
@@ -101,6 +113,7 @@ class Transaction:
         make_default: bool = False,
     ) -> Campaign:
         """Start a campaign; the server's first one becomes its default."""
+        await self._claim_server()
         self._campaign_pks.clear()
         return await campaigns.create(
             self._write_db(), self.guild_id, settings,
@@ -123,6 +136,7 @@ class Transaction:
 
     async def update_campaign(self, campaign: Campaign) -> Campaign:
         """Write settings (name included), Arbitrators and report channel."""
+        await self._claim_server()
         return await campaigns.update(self._write_db(), self.guild_id, campaign)
 
     async def rename_campaign(self, campaign_id: str, new_name: str) -> Campaign:
@@ -133,11 +147,13 @@ class Transaction:
         return await self.update_campaign(campaign.model_copy(update={"settings": settings}))
 
     async def set_default_campaign(self, campaign_id: str) -> Campaign:
+        await self._claim_server()
         return await campaigns.set_default(self._write_db(), self.guild_id, campaign_id)
 
     async def delete_campaign(self, campaign_id: str) -> None:
         """Delete a campaign with everything in it: gangs, Territories, battles, the ledger
         and its snapshots, sequences, staged imports and the messages it owed or posted."""
+        await self._claim_server()
         self._campaign_pks.clear()
         await campaigns.delete(self._write_db(), self.guild_id, campaign_id)
         await outbox.forget(self._write_db(), self.guild_id, campaign_id)
@@ -673,6 +689,7 @@ class Transaction:
         ids only those ``grant`` vouches for are kept (docs/importing.md).
         """
         self._campaign_pks.clear()
+        await self._claim_server()
         return await exporting.import_campaign(
             self._write_db(), self.guild_id, document, actor=actor, name=name, grant=grant
         )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -14,6 +13,7 @@ from rules.errors import InvalidRequest
 from rules.models import CampaignSettings
 from tests import factories as f
 from tests.importing.conftest import fixture_bytes
+from tests.storage.conftest import scalar
 
 GUILD_A = 111
 GUILD_B = 222
@@ -151,6 +151,5 @@ async def test_deleting_a_campaign_takes_its_import_rows(
     await storage.stage_import(GUILD_A, campaign.id, "tok", ACTOR, staged)
     await storage.save_gang_import(GUILD_A, campaign.id, link())
     await storage.delete_campaign(GUILD_A, campaign.id)
-    with sqlite3.connect(storage.path) as conn:
-        assert conn.execute("SELECT COUNT(*) FROM gang_imports").fetchone()[0] == 0
-        assert conn.execute("SELECT COUNT(*) FROM staged_imports").fetchone()[0] == 0
+    assert await scalar(storage, "SELECT COUNT(*) FROM gang_imports") == 0
+    assert await scalar(storage, "SELECT COUNT(*) FROM staged_imports") == 0

@@ -1,4 +1,5 @@
-"""Fixtures: a real SQLite file per test, a campaign on guild A, and gang builders."""
+"""Fixtures: a real database per test (tests/conftest.py: SQLite and PostgreSQL), a
+campaign on guild A, and gang builders."""
 
 from __future__ import annotations
 
@@ -80,6 +81,19 @@ def add_credits(world: World, gang_id: str, amount: int) -> RuleResult:
 
 
 async def scalar(storage: Storage, sql: str) -> Any:
-    """One value straight from the file, for checks the API deliberately does not offer."""
-    rows = list(await storage._conn.execute_fetchall(sql))
-    return rows[0][0]
+    """One value straight from the database, for checks the API deliberately does not offer."""
+    return (await fetch(storage, sql))[0][0]
+
+
+async def fetch(storage: Storage, sql: str) -> list[Any]:
+    """Rows straight from the database, through the driver (``?`` works on both)."""
+    if storage.driver == "sqlite":  # the writer's connection, as its pragmas are set
+        return list(await storage._conn.execute_fetchall(sql))
+    async with storage.read_only(0) as tx:
+        return list(await tx._db.execute_fetchall(sql))
+
+
+async def execute(storage: Storage, sql: str) -> int:
+    """One statement in a write transaction of its own, through the driver."""
+    async with storage.transaction(0) as tx:
+        return await tx._db.execute(sql)

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
 from bot.storage import Campaign, StaleWorld, Storage, new_id
+from bot.storage.driver import IntegrityError
 from rules.errors import InvalidRequest
 from rules.models import FighterStatus, Gang
 from rules.world import RuleResult, Workspace, World
 from tests import factories as f
 
-from .conftest import ACTOR, GUILD_A, add_credits, full_gang, post_battle_step, scalar
+from .conftest import ACTOR, GUILD_A, add_credits, execute, full_gang, post_battle_step, scalar
 
 
 async def two_gangs(storage: Storage, campaign: Campaign) -> tuple[Gang, Gang]:
@@ -195,8 +194,8 @@ async def test_ledger_rows_cannot_be_changed_or_deleted(
     await two_gangs(storage, campaign)
     for sql in ("UPDATE ledger_events SET actor = 'x'", "DELETE FROM ledger_events",
                 "UPDATE actions SET title = 'x'", "DELETE FROM actions"):
-        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-            await storage._conn.execute(sql)
+        with pytest.raises(IntegrityError, match="append-only"):
+            await execute(storage, sql)
 
 
 async def test_one_action_may_move_a_fighter_and_swap_names_across_gangs(

@@ -102,6 +102,7 @@ async def test_document_schema_is_the_pydantic_model(storage: Storage) -> None:
     assert CampaignDocument.model_validate_json(document.model_dump_json()) == document
 
 
+@pytest.mark.sqlite_only("SQLite's online backup API; PostgreSQL: pg_dump")
 async def test_online_backup_opens_as_a_complete_database(
     storage: Storage, tmp_path: Path
 ) -> None:

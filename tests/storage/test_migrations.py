@@ -9,9 +9,10 @@ import pytest
 
 from bot.storage import LATEST_VERSION, DatabaseTooNew, MigrationFailed, Storage
 from bot.storage.database import Migration, connect, load_migrations, split_statements
+from bot.storage.driver import IntegrityError
 from rules.models import CampaignSettings, Fighter
 
-from .conftest import ACTOR, GUILD_A, scalar
+from .conftest import ACTOR, GUILD_A, execute, scalar
 
 
 def tables(path: Path) -> set[str]:
@@ -130,6 +131,7 @@ async def test_a_failing_migration_leaves_the_previous_version(db_path: Path) ->
     assert "half_done" not in tables(db_path)
 
 
+@pytest.mark.sqlite_only("SQLite's pragmas")
 async def test_pragmas_wal_foreign_keys_and_busy_timeout(storage: Storage) -> None:
     assert await scalar(storage, "PRAGMA journal_mode") == "wal"
     assert await scalar(storage, "PRAGMA foreign_keys") == 1
@@ -137,8 +139,8 @@ async def test_pragmas_wal_foreign_keys_and_busy_timeout(storage: Storage) -> No
 
 
 async def test_foreign_keys_are_enforced(storage: Storage) -> None:
-    with pytest.raises(sqlite3.IntegrityError):
-        await storage._conn.execute(
+    with pytest.raises(IntegrityError):
+        await execute(storage,
             "INSERT INTO gangs (campaign_pk, id, name, name_key, house, owner, alignment,"
             " credits, reputation, battles_fought) VALUES (999, 'g', 'G', 'g', 'H', '1',"
             " 'Outlaw', 0, 1, 0)"

@@ -15,7 +15,7 @@ from rules.errors import InvalidRequest
 from rules.models import CampaignSettings, Territory
 from tests import factories as f
 
-from .conftest import ACTOR, GUILD_A, GUILD_B, full_gang
+from .conftest import ACTOR, GUILD_A, GUILD_B, fetch, full_gang
 
 CYRILLIC_RED_ONES = "Red \u041enes"  # Cyrillic capital O
 
@@ -82,7 +82,7 @@ async def test_names_are_stored_clean(storage: Storage, campaign: Campaign) -> N
     gang = await storage.create_gang(GUILD_A, campaign.id, full_gang("\u2066Grey\u200b Ones\u2069"),
                                      actor=ACTOR)
     assert gang.name == "Grey Ones"
-    rows = list(await storage._conn.execute_fetchall("SELECT name, name_key FROM gangs"))
+    rows = await fetch(storage, "SELECT name, name_key FROM gangs")
     assert [tuple(row) for row in rows] == [("Grey Ones", "grey ones")]
 
 

@@ -3,11 +3,10 @@ transaction, nothing written when refused, and only into the server's own campai
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
 from bot.storage import Campaign, StaleSequence, Storage
+from bot.storage.driver import IntegrityError
 
 from .conftest import GUILD_A, GUILD_B
 from .test_sequences import sequence
@@ -44,7 +43,7 @@ async def test_a_save_at_once_writes_over_its_revision_only(
 async def test_a_save_at_once_never_reaches_another_servers_campaign(
     storage: Storage, campaign: Campaign
 ) -> None:
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(IntegrityError):
         await storage.save_sequence_at_once(GUILD_B, campaign.id, "k", sequence(),
                                             battle_id=None, revision=0)
     assert await storage.list_sequences(GUILD_A, campaign.id) == []

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from bot.storage import Campaign, Storage
 from bot.storage.repository import WRITER_LOCK
 
 from .conftest import GUILD_A
 
 
+@pytest.mark.sqlite_only("the one SQLite writer lock; PostgreSQL has none to wait for")
 async def test_a_write_that_waits_for_another_is_counted_as_waiting(
     storage: Storage, campaign: Campaign
 ) -> None:

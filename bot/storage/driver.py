@@ -1,0 +1,212 @@
+"""The seam between the storage modules and a database: one connection interface, two
+drivers (bot/storage/sqlite_driver.py on aiosqlite, bot/storage/postgres.py on asyncpg).
+
+The modules write ONE SQL text for both wherever the two agree (``?`` placeholders,
+which the PostgreSQL driver numbers; ``RETURNING``; ``ON CONFLICT``), and ask the
+connection's :class:`Dialect` for the few fragments that differ (JSON functions, an
+aggregate into a JSON array, a name key no name can have).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractAsyncContextManager
+from functools import lru_cache
+from typing import Any, Protocol
+
+from bot.storage.errors import StorageError
+
+
+class Row(Protocol):
+    """A result row, read by column name or position (sqlite3.Row, asyncpg.Record)."""
+
+    def __getitem__(self, key: int | str, /) -> Any: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
+
+    def __len__(self) -> int: ...
+
+
+class IntegrityError(StorageError):
+    """A write broke a constraint; ``unique`` when it was a uniqueness one."""
+
+    def __init__(self, message: str, *, unique: bool) -> None:
+        super().__init__(message)
+        self.unique = unique
+
+
+class Connection(Protocol):
+    """What the storage modules use of a connection inside a transaction."""
+
+    @property
+    def dialect(self) -> Dialect: ...
+
+    async def execute_fetchall(self, sql: str, params: Iterable[Any] = ()) -> Sequence[Row]:
+        """Run one statement; its rows (those of RETURNING for a write)."""
+        ...
+
+    async def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
+        """Run one statement; how many rows it changed."""
+        ...
+
+    async def executemany(self, sql: str, rows: Iterable[Iterable[Any]]) -> None: ...
+
+    def savepoint(self) -> AbstractAsyncContextManager[None]:
+        """Around a statement that may break a constraint when the caller goes on reading
+        after the error (PostgreSQL refuses everything after an error until a rollback)."""
+        ...
+
+    async def claim(self, key: int) -> None:
+        """Serialise writers of ``key`` until the transaction ends (see :func:`campaign_key`)."""
+        ...
+
+
+def campaign_key(campaign_pk: int) -> int:
+    return campaign_pk
+
+
+def server_key(guild_id: int) -> int:
+    # Negative, so it never meets a campaign's pk (positive) in the same key space.
+    return -guild_id
+
+
+class Dialect:
+    """SQL fragments that differ between the databases; SQLite's spelling here."""
+
+    name = "sqlite"
+
+    def group_array(self, expression: str) -> str:
+        """An aggregate of ``expression`` into a JSON array text ('[]' for no rows)."""
+        return f"json_group_array({expression})"
+
+    def json_text(self, column: str, key: str) -> str:
+        """The top-level field ``key`` of the JSON text in ``column``, as text."""
+        return f"json_extract({column}, '$.{key}')"
+
+    def json_set(self, column: str, paths: int) -> str:
+        """``column``'s JSON with ``paths`` (path, integer) pairs set: 2 params each."""
+        return f"json_set({column}{', ?, ?' * paths})"
+
+    def json_path_equals(self, column: str) -> str:
+        """The value at a path (1st param) of ``column``'s JSON equals the 2nd param."""
+        return f"json_extract({column}, ?) = ?"
+
+    def set_params(self, values: Iterable[tuple[str, int]]) -> list[Any]:
+        return [part for pair in values for part in pair]
+
+    def check_params(self, checks: Iterable[tuple[str, str | int]]) -> list[Any]:
+        return [part for pair in checks for part in pair]
+
+    def parked_name_key(self) -> str:
+        """A name key no cleaned name can have (rules.names strips control characters)."""
+        return "char(0) || pk"
+
+
+class PostgresDialect(Dialect):
+    """PostgreSQL: JSON documents stay TEXT and are cast to jsonb where read."""
+
+    name = "postgresql"
+
+    def group_array(self, expression: str) -> str:
+        return f"COALESCE(json_agg({expression})::text, '[]')"
+
+    def json_text(self, column: str, key: str) -> str:
+        return f"({column}::jsonb ->> '{key}')"
+
+    def json_set(self, column: str, paths: int) -> str:
+        # As SQLite's json_set: a missing key is made, an array index one past the end
+        # appends, one further is ignored (the length is the stored document's).
+        parent = f"{column}::jsonb #> ?::text[]"
+        room = (f"COALESCE(jsonb_array_length(CASE WHEN jsonb_typeof({parent}) = 'array'"
+                f" THEN {parent} END) >= ?::int, true)")
+        sql = f"{column}::jsonb"
+        for _ in range(paths):
+            sql = f"jsonb_set({sql}, ?::text[], to_jsonb(?::bigint), {room})"
+        return f"({sql})::text"
+
+    def json_path_equals(self, column: str) -> str:
+        return f"jsonb_path_query_first({column}::jsonb, ?::jsonpath) = ?::jsonb"
+
+    def set_params(self, values: Iterable[tuple[str, int]]) -> list[Any]:
+        params: list[Any] = []
+        for path, value in values:
+            parts = path_parts(path)
+            index = int(parts[-1]) if path.endswith("]") else None
+            params += [parts, value, parts[:-1], parts[:-1], index]
+        return params
+
+    def check_params(self, checks: Iterable[tuple[str, str | int]]) -> list[Any]:
+        return [part for path, value in checks for part in (path, json.dumps(value))]
+
+    def parked_name_key(self) -> str:
+        # PostgreSQL text cannot hold NUL; U+0001 is stripped from names all the same.
+        return "chr(1) || pk"
+
+
+SQLITE = Dialect()
+POSTGRESQL = PostgresDialect()
+
+_PATH_PART = re.compile(r'\.(?:"((?:[^"\\]|\\.)*)"|([A-Za-z_][A-Za-z0-9_]*))|\[(\d+)\]')
+
+
+def path_parts(path: str) -> list[str]:
+    """A JSON path as SQLite and PostgreSQL's jsonpath write it (``$.a."b c"[2]``) as
+    jsonb_set's list of keys (``['a', 'b c', '2']``)."""
+    if not path.startswith("$"):
+        raise StorageError(f"Not a JSON path: {path!r}")
+    parts: list[str] = []
+    at = 1
+    while at < len(path):
+        match = _PATH_PART.match(path, at)
+        if match is None:
+            raise StorageError(f"Unsupported JSON path: {path!r}")
+        quoted, plain, index = match.groups()
+        parts.append(quoted if quoted is not None else plain if plain is not None else index)
+        at = match.end()
+    return parts
+
+
+@lru_cache(maxsize=2048)
+def numbered(sql: str) -> str:
+    """``?`` placeholders as PostgreSQL's ``$1, $2...``; those in quoted strings, quoted
+    names and comments are left alone."""
+    out: list[str] = []
+    count = 0
+    at = 0
+    length = len(sql)
+    while at < length:
+        char = sql[at]
+        if char in "'\"":
+            end = sql.find(char, at + 1)
+            # A doubled quote inside is an escaped one: the scan goes on past it.
+            while end != -1 and end + 1 < length and sql[end + 1] == char:
+                end = sql.find(char, end + 2)
+            end = length if end == -1 else end + 1
+            out.append(sql[at:end])
+            at = end
+        elif sql.startswith("--", at):
+            end = sql.find("\n", at)
+            end = length if end == -1 else end
+            out.append(sql[at:end])
+            at = end
+        elif char == "?":
+            count += 1
+            out.append(f"${count}")
+            at += 1
+        else:
+            out.append(char)
+            at += 1
+    return "".join(out)
+
+
+class NoSavepoint:
+    """SQLite goes on after a failed statement; nothing to set up."""
+
+    async def __aenter__(self) -> None:
+        return None
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+

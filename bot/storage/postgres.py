@@ -1,0 +1,345 @@
+"""The PostgreSQL driver (asyncpg): a pool, one connection per transaction, and advisory
+locks so that writers of one campaign wait for each other and nobody else does.
+
+A write transaction runs at READ COMMITTED and takes ``pg_advisory_xact_lock`` of its
+campaign when it first resolves it (Transaction._campaign), or of its server for the
+server-wide writes (campaigns made, renamed, deleted, imported): every statement after
+the lock sees what the previous holder committed, as under SQLite's one writer lock.
+Reads are REPEATABLE READ, READ ONLY: one snapshot, like a SQLite read transaction.
+
+What has no PostgreSQL twin: the online backup (use pg_dump) and ``quick_check``
+(:func:`check_consistency` and amcheck instead); see docs/deploying.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from datetime import timedelta
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+
+from bot.shards import ShardSet
+from bot.storage import outbox
+from bot.storage.at_once import Statement
+from bot.storage.database import Migration, load_migrations
+from bot.storage.driver import POSTGRESQL, Dialect, IntegrityError, Row, numbered
+from bot.storage.errors import DatabaseDamaged, DatabaseTooNew, MigrationFailed, StorageError
+from bot.storage.outbox import OutboxEntry
+from bot.storage.repository import Storage
+from bot.storage.transaction import Transaction
+
+log = logging.getLogger(__name__)
+
+URL_SCHEMES = ("postgresql://", "postgres://")
+# The version a fresh PostgreSQL database starts from: SQLite's schema at version 8
+# (migrations 1-8 and their Python steps are SQLite history).
+BASELINE = 8
+# pg_advisory_lock key held while migrating, so two processes never migrate at once.
+_MIGRATION_LOCK = 0x4D554E4441  # "MUNDA"
+CLOSE_TIMEOUT = 10.0
+_COUNT = re.compile(r"(\d+)$")
+
+
+def is_postgres_url(text: str | Path) -> bool:
+    return str(text).startswith(URL_SCHEMES)
+
+
+def load_postgres_migrations() -> list[Migration]:
+    """The baseline and the migrations after it, each a twin of SQLite's of that number."""
+    folder = resources.files("bot.storage") / "migrations" / "postgresql"
+    return load_migrations(folder, first=BASELINE)
+
+
+def _integrity(error: asyncpg.IntegrityConstraintViolationError) -> IntegrityError:
+    # The constraint's name says which columns clashed (gangs_campaign_pk_name_key_key).
+    name = getattr(error, "constraint_name", None) or ""
+    return IntegrityError(f"{error} ({name})",
+                          unique=isinstance(error, asyncpg.UniqueViolationError))
+
+
+class PostgresConnection:
+    """One pooled asyncpg connection inside a transaction, in the storage modules' terms."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self, raw: asyncpg.Connection) -> None:
+        self.raw = raw
+
+    @property
+    def dialect(self) -> Dialect:
+        return POSTGRESQL
+
+    async def execute_fetchall(self, sql: str, params: Iterable[Any] = ()) -> Sequence[Row]:
+        try:
+            rows: list[Row] = await self.raw.fetch(numbered(sql), *params)
+        except asyncpg.IntegrityConstraintViolationError as error:
+            raise _integrity(error) from error
+        return rows
+
+    async def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
+        try:
+            status: str = await self.raw.execute(numbered(sql), *params)
+        except asyncpg.IntegrityConstraintViolationError as error:
+            raise _integrity(error) from error
+        found = _COUNT.search(status)
+        return int(found.group(1)) if found else 0
+
+    async def executemany(self, sql: str, rows: Iterable[Iterable[Any]]) -> None:
+        batch = [tuple(row) for row in rows]
+        if not batch:
+            return
+        try:
+            await self.raw.executemany(numbered(sql), batch)
+        except asyncpg.IntegrityConstraintViolationError as error:
+            raise _integrity(error) from error
+
+    def savepoint(self) -> AbstractAsyncContextManager[None]:
+        return _savepoint(self.raw)
+
+    async def claim(self, key: int) -> None:
+        await self.raw.execute("SELECT pg_advisory_xact_lock($1)", key)
+
+
+@asynccontextmanager
+async def _savepoint(raw: asyncpg.Connection) -> AsyncIterator[None]:
+    # Inside a transaction, asyncpg's transaction() is a SAVEPOINT.
+    async with raw.transaction():
+        yield
+
+
+async def schema_version(raw: asyncpg.Connection) -> int:
+    await raw.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+    found = await raw.fetchval("SELECT max(version) FROM schema_version")
+    return int(found or 0)
+
+
+async def migrate(raw: asyncpg.Connection, where: str, migrations: list[Migration]) -> int:
+    """Apply the migrations newer than the database, each in its own transaction with
+    the bump of ``schema_version``; return the resulting version."""
+    known = migrations[-1].version if migrations else 0
+    await raw.execute("SELECT pg_advisory_lock($1)", _MIGRATION_LOCK)
+    try:
+        current = await schema_version(raw)
+        if current > known:
+            raise DatabaseTooNew(where, current, known)
+        for migration in migrations:
+            if migration.version <= current:
+                continue
+            try:
+                async with raw.transaction():
+                    await raw.execute(migration.sql)
+                    await raw.execute("DELETE FROM schema_version")
+                    await raw.execute("INSERT INTO schema_version VALUES ($1)",
+                                      migration.version)
+            except asyncpg.PostgresError as error:
+                raise MigrationFailed(
+                    f"Migration {migration.version:04d}_{migration.name} failed on {where}: "
+                    f"{error}. The database was left at version {current}."
+                ) from error
+            current = migration.version
+        return current
+    finally:
+        await raw.execute("SELECT pg_advisory_unlock($1)", _MIGRATION_LOCK)
+
+
+# Rows whose references do not resolve: what the foreign keys forbid, checked anyway at
+# start-up as PostgreSQL's stand-in for SQLite's quick_check (amcheck checks the pages).
+_DANGLING = {
+    "ledger events of a missing action": (
+        "SELECT count(*) FROM ledger_events e WHERE e.action_pk IS NOT NULL"
+        " AND NOT EXISTS (SELECT 1 FROM actions a WHERE a.pk = e.action_pk)"),
+    "ledger events of a missing campaign": (
+        "SELECT count(*) FROM ledger_events e"
+        " WHERE NOT EXISTS (SELECT 1 FROM campaigns c WHERE c.pk = e.campaign_pk)"),
+    "actions of a missing campaign": (
+        "SELECT count(*) FROM actions a"
+        " WHERE NOT EXISTS (SELECT 1 FROM campaigns c WHERE c.pk = a.campaign_pk)"),
+    "undo of a missing action": (
+        "SELECT count(*) FROM actions a WHERE a.undoes_pk IS NOT NULL"
+        " AND NOT EXISTS (SELECT 1 FROM actions b WHERE b.pk = a.undoes_pk)"),
+    "fighters of a missing gang": (
+        "SELECT count(*) FROM fighters f"
+        " WHERE NOT EXISTS (SELECT 1 FROM gangs g WHERE g.pk = f.gang_pk)"),
+    "items of a missing gang": (
+        "SELECT count(*) FROM items i"
+        " WHERE NOT EXISTS (SELECT 1 FROM gangs g WHERE g.pk = i.gang_pk)"),
+}
+
+
+async def check_consistency(raw: asyncpg.Connection, where: str) -> None:
+    """Refuse a database whose ledger or rosters point at rows that are not there."""
+    problems = []
+    for what, sql in _DANGLING.items():
+        count = int(await raw.fetchval(sql))
+        if count:
+            problems.append(f"{count} {what}")
+    if problems:
+        raise DatabaseDamaged(where, "; ".join(problems))
+
+
+def _shown(url: str) -> str:
+    """The URL without its password, for messages and logs."""
+    return re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", url)
+
+
+class _NothingKept(Exception):
+    """A required statement of a write made at once changed nothing: roll it all back."""
+
+
+class PostgresStorage(Storage):
+    """The campaign database on PostgreSQL: open with ``await Storage.open(url)``."""
+
+    driver = "postgresql"
+
+    def __init__(self, pool: asyncpg.Pool, url: str) -> None:
+        # Not Storage.__init__: no SQLite connection, lanes nor writer lock here.
+        self.url = url
+        self.path = Path(_shown(url))
+        self._pool = pool
+        self._closed = False
+        self._writes: dict[int, int] = {}
+        # Tasks inside a transaction: a call of Storage from one would take a second
+        # connection, not see its own writes, and may wait for its own advisory lock.
+        self._owners: set[asyncio.Task[Any]] = set()
+
+    @classmethod
+    async def open_url(
+        cls, url: str, *, migrations: list[Migration] | None = None, pool_size: int = 10
+    ) -> PostgresStorage:
+        where = _shown(url)
+        try:
+            pool = await asyncpg.create_pool(url, min_size=1, max_size=pool_size)
+        except (OSError, asyncpg.PostgresError) as error:
+            raise StorageError(f"Cannot connect to the database {where}: {error}") from error
+        try:
+            async with pool.acquire() as raw:
+                await migrate(raw, where, load_postgres_migrations()
+                              if migrations is None else migrations)
+                await check_consistency(raw, where)
+        except BaseException:
+            await pool.close()
+            raise
+        return cls(pool, url)
+
+    @asynccontextmanager
+    async def read_only(
+        self, guild_id: int, *, background: bool = False
+    ) -> AsyncIterator[Transaction]:
+        """A read transaction (a snapshot) on a pooled connection of its own: reads
+        never wait for writers here, background or not."""
+        async with self._scope(guild_id, write=False) as tx:
+            yield tx
+
+    async def close(self) -> None:
+        self._closed = True
+        try:
+            await asyncio.wait_for(self._pool.close(), CLOSE_TIMEOUT)
+        except TimeoutError:
+            # A transaction still open (a task not yet cancelled) must not hold up the exit.
+            log.warning("closing the PostgreSQL pool took too long; connections terminated")
+            self._pool.terminate()
+
+    @property
+    def writer_busy(self) -> bool:
+        """Never: there is no one writer lock (writers of other campaigns go on)."""
+        return False
+
+    async def schema_version(self) -> int:
+        async with self._pool.acquire() as raw:
+            return await schema_version(raw)
+
+    @asynccontextmanager
+    async def _connection(self, *, write: bool) -> AsyncIterator[asyncpg.Connection]:
+        if self._closed:
+            raise RuntimeError("Storage is closed.")
+        task = asyncio.current_task()
+        if task is not None and task in self._owners:
+            raise RuntimeError(
+                "Storage was called inside its own transaction; use the transaction object."
+            )
+        if task is not None:
+            self._owners.add(task)
+        try:
+            async with self._held(write=write) as raw:
+                yield raw
+        finally:
+            self._owners.discard(task)
+
+    @asynccontextmanager
+    async def _held(self, *, write: bool) -> AsyncIterator[asyncpg.Connection]:
+        async with self._pool.acquire() as raw:
+            transaction = raw.transaction(
+                isolation="read_committed" if write else "repeatable_read", readonly=not write)
+            await transaction.start()
+            try:
+                yield raw
+            except BaseException:
+                await transaction.rollback()
+                raise
+            await transaction.commit()
+
+    @asynccontextmanager
+    async def _read_scope(
+        self, guild_id: int, pool: Any = None
+    ) -> AsyncIterator[Transaction | None]:
+        async with self._scope(guild_id, write=False) as tx:
+            yield tx
+
+    @asynccontextmanager
+    async def _scope(self, guild_id: int, *, write: bool) -> AsyncIterator[Transaction]:
+        tx: Transaction | None = None
+        try:
+            async with self._connection(write=write) as raw:
+                tx = Transaction(PostgresConnection(raw), guild_id, writable=write)
+                yield tx
+        finally:
+            if tx is not None:
+                tx.close()
+        if write:
+            self._writes[guild_id] = self._writes.get(guild_id, 0) + 1
+
+    async def write_at_once(
+        self, guild_id: int, statements: Sequence[Statement]
+    ) -> list[list[Any]] | None:
+        """The statements in one transaction on one connection; None (nothing written)
+        when a required one returned no row. The revision guards in the statements
+        themselves keep concurrent writers apart (no advisory lock is needed)."""
+        found: list[list[Any]] = []
+        try:
+            async with self._connection(write=True) as raw:
+                for statement in statements:
+                    sql, params = statement.for_dialect(POSTGRESQL)
+                    try:
+                        rows = await raw.fetch(numbered(sql), *params)
+                    except asyncpg.IntegrityConstraintViolationError as error:
+                        raise _integrity(error) from error
+                    if statement.required and not rows:
+                        raise _NothingKept
+                    found.append(list(rows))
+        except _NothingKept:
+            return None
+        self._writes[guild_id] = self._writes.get(guild_id, 0) + 1
+        return found
+
+    async def backup(self, target: str | Path) -> Path:
+        raise StorageError(
+            "The bot does not back up a PostgreSQL database itself: use pg_dump "
+            "(docs/deploying.md)."
+        )
+
+    async def undelivered_messages(
+        self, limit: int = 500, *, guild_id: int | None = None, shards: ShardSet | None = None,
+    ) -> list[OutboxEntry]:
+        async with self._scope(guild_id or 0, write=False) as reader:
+            return await reader.undelivered_messages(limit, guild_id=guild_id, shards=shards)
+
+    async def prune_outbox(self, older_than: timedelta) -> int:
+        async with self._connection(write=True) as raw:
+            return await outbox.prune(PostgresConnection(raw), older_than)
