@@ -90,7 +90,7 @@ def _clean_house_for(battle: Battle, gang_id: str) -> Computation:
 INSTRUCTIONS: dict[Stage, str] = {
     (Step.WRAP_UP, None): (
         "Rolled by the bot, openly in this thread: rolls for fighters who may succumb to "
-        "their wounds, Lasting Injuries, escape rolls for Captured fighters, scrap, "
+        "their wounds, Lasting Injuries, captives' attempts to break free, scrap, "
         "abandoned vehicles; fighters In Recovery for this battle recover. Check the "
         "results, then press Confirm."
     ),
