@@ -60,6 +60,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -355,6 +356,24 @@ async def settle(pid: int, ready_at: float) -> None:
     raise AssertionError(f"process {pid} never went idle after start-up")
 
 
+class CountedRequests(deque[tuple[str, str, int]]):
+    """The fake's log of REST requests (bounded), counting every one appended."""
+
+    def __init__(self, maxlen: int | None) -> None:
+        super().__init__(maxlen=maxlen)
+        self.made = 0
+
+    def append(self, item: tuple[str, str, int]) -> None:
+        self.made += 1
+        super().append(item)
+
+
+def count_requests(fake: FakeDiscord) -> CountedRequests:
+    counted = CountedRequests(fake.services.requests.maxlen)
+    fake.services.requests = counted
+    return counted
+
+
 async def writer_times(pid: int, path: Path) -> dict[str, float]:
     """The bot's writer-lock figures so far (bench/writer_times.py writes them on SIGUSR1)."""
     path.unlink(missing_ok=True)
@@ -375,6 +394,10 @@ class WriterLock:
     waited_ms_per_int: float
     held_ms_per_hold: float
     waited_ms_per_hold: float
+    # What the load does not change: SQL statements run and round trips to the database
+    # threads, per interaction.
+    statements_per_int: float = 0.0
+    round_trips_per_int: float = 0.0
 
     @classmethod
     def between(cls, before: dict[str, float], after: dict[str, float],
@@ -387,13 +410,19 @@ class WriterLock:
             waited_ms_per_int=waited / interactions,
             held_ms_per_hold=held / holds if holds else 0.0,
             waited_ms_per_hold=waited / holds if holds else 0.0,
+            statements_per_int=(after.get("statements", 0) - before.get("statements", 0))
+            / interactions,
+            round_trips_per_int=(after.get("round_trips", 0) - before.get("round_trips", 0))
+            / interactions,
         )
 
     def line(self) -> str:
         return (f"  writer lock: {self.holds_per_int:.2f} holds/int, held "
                 f"{self.held_ms_per_int:.2f} ms/int ({self.held_ms_per_hold:.2f} ms each), "
                 f"waited for {self.waited_ms_per_int:.2f} ms/int "
-                f"({self.waited_ms_per_hold:.2f} ms each)")
+                f"({self.waited_ms_per_hold:.2f} ms each); "
+                f"{self.statements_per_int:.1f} SQL statements and "
+                f"{self.round_trips_per_int:.1f} database round trips per interaction")
 
 
 async def start_baseline(fake: FakeDiscord, commands: Path,
@@ -495,6 +524,7 @@ class Case:
     base_startup: float
     load: tuple[float, float]  # 1-minute load average before and after
     writer: WriterLock
+    rest_per_int: float = 0.0  # REST requests our bot made to the fake, per interaction
     ramp: float = 0.0
     profile: str | None = None
 
@@ -547,6 +577,7 @@ async def run_case(
     fake = FakeDiscord(token=TOKEN)
     world = build_world(fake, n)
     await fake.start()
+    requests = count_requests(fake)
     workdir = folder / f"n{n}-m{m}"
     workdir.mkdir()
     times_file = workdir / "writer-lock.json"
@@ -570,12 +601,14 @@ async def run_case(
         pid = arena.process.pid
         await settle(pid, time.perf_counter())
         writer_before = await writer_times(pid, times_file)
+        rest_before = requests.made
         cpu_before, harness_before = cpu_seconds(pid), time.process_time()
         began = time.perf_counter()
         await asyncio.gather(*(Player(fake, plan).play(ramp * plan.index / len(todo))
                                for plan in todo))
         elapsed = time.perf_counter() - began
         cpu = cpu_seconds(pid) - cpu_before
+        rest_calls = requests.made - rest_before
         harness = time.process_time() - harness_before
         peak_mb = proc_status(pid, "VmHWM") / 1024
         records = [r for plan in todo for r in plan.records]
@@ -607,7 +640,8 @@ async def run_case(
         kinds=by_kind(records), rate=len(records) / elapsed, base_capacity=capacity,
         cpu_ms=cpu * 1000 / len(records), harness_cpu_ms=harness * 1000 / len(records),
         peak_mb=peak_mb, base_peak_mb=base_peak, startup=startup, base_startup=base_startup,
-        load=(load_before, load_average()), writer=writer, ramp=ramp,
+        load=(load_before, load_average()), writer=writer,
+        rest_per_int=rest_calls / len(records), ramp=ramp,
         profile=str(prof_file) if prof_file else None,
     )
 
@@ -656,6 +690,8 @@ async def main() -> None:
                           "in one at a time)", flush=True)
                 print(case.row(), flush=True)
                 print(case.writer.line(), flush=True)
+                print(f"  REST requests to Discord: {case.rest_per_int:.2f} per interaction "
+                      "(the first responses included)", flush=True)
                 if args.by_kind:
                     print(kinds_table(case), flush=True)
                 if args.json is not None:

@@ -1,5 +1,7 @@
 """Run the bot (``python bench/writer_times.py OUT -m bot run ...``) and report how long
-its writer lock was waited for and held (bot.storage.repository's WRITER_LOCK).
+its writer lock was waited for and held (bot.storage.repository's WRITER_LOCK), how many
+SQL statements SQLite ran and how many round trips to aiosqlite's threads were made
+(figures that the machine's load does not change).
 
 On SIGUSR1 and at exit the figures so far are written to OUT as JSON (replaced
 whole), so bench/bot_bench.py can take them before and after the drive and
@@ -15,10 +17,45 @@ import json
 import os
 import runpy
 import signal
+import sqlite3
 import sys
+import threading
 from dataclasses import asdict
 from pathlib import Path
 from types import FrameType
+from typing import Any
+
+
+class Counts:
+    """SQL statements run (every connection, any thread) and round trips to aiosqlite's
+    threads (each ``await`` on a connection is one)."""
+
+    def __init__(self) -> None:
+        self.statements = 0
+        self.round_trips = 0
+        self._lock = threading.Lock()
+
+    def statement(self, _sql: str) -> None:
+        with self._lock:
+            self.statements += 1
+
+    def install(self) -> None:
+        import aiosqlite.core
+
+        connect = sqlite3.connect
+        queue = aiosqlite.core.Connection._execute
+
+        def counted_connect(*args: Any, **kwargs: Any) -> Any:
+            conn = connect(*args, **kwargs)
+            conn.set_trace_callback(self.statement)
+            return conn
+
+        async def counted_execute(conn: Any, fn: Any, *args: Any, **kwargs: Any) -> Any:
+            self.round_trips += 1
+            return await queue(conn, fn, *args, **kwargs)
+
+        setattr(sqlite3, "connect", counted_connect)  # noqa: B010 (patching, on purpose)
+        setattr(aiosqlite.core.Connection, "_execute", counted_execute)  # noqa: B010
 
 
 def main() -> None:
@@ -28,9 +65,14 @@ def main() -> None:
     sys.argv = [module, *sys.argv[4:]]
     from bot.storage.repository import WRITER_LOCK
 
+    counts = Counts()
+    counts.install()
+
     def write() -> None:
         partial = out.with_suffix(".partial")
-        partial.write_text(json.dumps(asdict(WRITER_LOCK)), encoding="utf-8")
+        figures = {**asdict(WRITER_LOCK), "statements": counts.statements,
+                   "round_trips": counts.round_trips}
+        partial.write_text(json.dumps(figures), encoding="utf-8")
         os.replace(partial, out)
 
     def on_signal(_signum: int, _frame: FrameType | None) -> None:
