@@ -64,7 +64,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -374,7 +374,7 @@ def count_requests(fake: FakeDiscord) -> CountedRequests:
     return counted
 
 
-async def writer_times(pid: int, path: Path) -> dict[str, float]:
+async def writer_times(pid: int, path: Path) -> dict[str, Any]:
     """The bot's writer-lock figures so far (bench/writer_times.py writes them on SIGUSR1)."""
     path.unlink(missing_ok=True)
     os.kill(pid, signal.SIGUSR1)
@@ -383,6 +383,15 @@ async def writer_times(pid: int, path: Path) -> dict[str, float]:
             return dict(json.loads(path.read_text(encoding="utf-8")))
         await asyncio.sleep(0.01)
     raise AssertionError("the bot never wrote its writer-lock figures")
+
+
+def _top_statements(before: dict[str, Any], after: dict[str, Any], interactions: int,
+                    top: int = 25) -> dict[str, float]:
+    was: dict[str, int] = before.get("by_text", {})
+    now: dict[str, int] = after.get("by_text", {})
+    grown = {text: count - was.get(text, 0) for text, count in now.items()}
+    ranked = sorted(grown.items(), key=lambda pair: -pair[1])[:top]
+    return {text: count / interactions for text, count in ranked if count}
 
 
 @dataclass
@@ -398,9 +407,11 @@ class WriterLock:
     # threads, per interaction.
     statements_per_int: float = 0.0
     round_trips_per_int: float = 0.0
+    # The commonest statements over the drive (their start), per interaction.
+    top_statements: dict[str, float] = field(default_factory=dict)
 
     @classmethod
-    def between(cls, before: dict[str, float], after: dict[str, float],
+    def between(cls, before: dict[str, Any], after: dict[str, Any],
                 interactions: int) -> WriterLock:
         holds = after["holds"] - before["holds"]
         held = (after["held"] - before["held"]) * 1000
@@ -414,6 +425,7 @@ class WriterLock:
             / interactions,
             round_trips_per_int=(after.get("round_trips", 0) - before.get("round_trips", 0))
             / interactions,
+            top_statements=_top_statements(before, after, interactions),
         )
 
     def line(self) -> str:
@@ -665,6 +677,8 @@ async def main() -> None:
     parser.add_argument("--by-kind", action="store_true",
                         help="also print our bot's figures per kind of interaction")
     parser.add_argument("--profile", type=Path, help="run the bot under cProfile, files here")
+    parser.add_argument("--sql", action="store_true",
+                        help="also print the commonest SQL statements per interaction")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
     parser.add_argument("--ramp", type=float, default=0.0,
                         help="start the M sequences evenly over this many seconds "
@@ -694,6 +708,9 @@ async def main() -> None:
                       "(the first responses included)", flush=True)
                 if args.by_kind:
                     print(kinds_table(case), flush=True)
+                if args.sql:
+                    for text, count in case.writer.top_statements.items():
+                        print(f"    {count:6.2f}  {text}", flush=True)
                 if args.json is not None:
                     args.json.write_text(json.dumps([asdict(c) for c in cases], indent=2),
                                          encoding="utf-8")

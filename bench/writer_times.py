@@ -15,11 +15,13 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import re
 import runpy
 import signal
 import sqlite3
 import sys
 import threading
+from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 from types import FrameType
@@ -33,11 +35,13 @@ class Counts:
     def __init__(self) -> None:
         self.statements = 0
         self.round_trips = 0
+        self.by_text: Counter[str] = Counter()  # the statement's start, numbers left out
         self._lock = threading.Lock()
 
-    def statement(self, _sql: str) -> None:
+    def statement(self, sql: str) -> None:
         with self._lock:
             self.statements += 1
+            self.by_text[_NUMBERS.sub("#", " ".join(sql.split())[:90])] += 1
 
     def install(self) -> None:
         import aiosqlite.core
@@ -58,6 +62,9 @@ class Counts:
         setattr(aiosqlite.core.Connection, "_execute", counted_execute)  # noqa: B010
 
 
+_NUMBERS = re.compile(r"\b\d+\b|'[^']*'")
+
+
 def main() -> None:
     if len(sys.argv) < 4 or sys.argv[2] != "-m":
         raise SystemExit("usage: writer_times.py OUT -m MODULE [ARG ...]")
@@ -71,7 +78,7 @@ def main() -> None:
     def write() -> None:
         partial = out.with_suffix(".partial")
         figures = {**asdict(WRITER_LOCK), "statements": counts.statements,
-                   "round_trips": counts.round_trips}
+                   "round_trips": counts.round_trips, "by_text": dict(counts.by_text)}
         partial.write_text(json.dumps(figures), encoding="utf-8")
         os.replace(partial, out)
 
