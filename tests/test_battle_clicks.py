@@ -33,3 +33,24 @@ def test_a_confirm_that_closes_its_step_is_answered_with_its_messages_edit_too()
     assert not answers_with_its_edit(flow.Scene(stages=[2]), closed, STEP_MESSAGE)
     closed.message_ids = []  # never posted
     assert not answers_with_its_edit(closing.scene, closed, STEP_MESSAGE)
+
+
+def test_the_confirm_that_ends_the_run_is_acknowledged_and_drawn_after_the_report() -> None:
+    campaign, world = _campaign(), _world()
+    run = _reported()
+    while True:
+        number = run.stages[-1].number
+        run = flow.confirm(ALICE, campaign, run, world, number).run
+        decision = flow.confirm(ARBITER, campaign, run, world, number, "g2", on_behalf=True)
+        world = flow.open_next(decision, ARBITER, campaign, _battle(), world)
+        run = decision.run
+        if decision.scene.owe_report:
+            break
+        record = run.stage_record(number)
+        assert record is not None
+        record.message_ids = [STEP_MESSAGE]
+        assert answers_with_its_edit(decision.scene, record, STEP_MESSAGE)
+    last = run.stage_record(number)
+    assert last is not None
+    last.message_ids = [STEP_MESSAGE]
+    assert not answers_with_its_edit(decision.scene, last, STEP_MESSAGE)

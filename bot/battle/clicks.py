@@ -219,9 +219,12 @@ def answers_with_its_edit(scene: Scene, record: StageRecord, clicked: int | None
     step's message: the decision redraws that step and it is the message clicked. That
     holds whether the step stays open (one confirmation of several) or closes; a closing
     one then delivers the next step and redraws the rest, and its note follows once they
-    are posted. (A step of several pages is acknowledged, then redrawn.)"""
-    return (record.number in scene.stages and bool(record.message_ids)
-            and clicked == record.message_ids[0])
+    are posted. The last step's closing is the exception: it owes the battle report,
+    whose delivery redraws the last step (publish._redraw_delivered), so it is drawn
+    after the report is out, as a restart after a crash there draws it too. (A step of
+    several pages is acknowledged, then redrawn.)"""
+    return (record.number in scene.stages and not scene.owe_report
+            and bool(record.message_ids) and clicked == record.message_ids[0])
 
 
 async def _confirm(click: Click, campaign: str, battle: str, stage: int, gang: str | None,
