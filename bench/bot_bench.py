@@ -409,9 +409,6 @@ class WriterLock:
     round_trips_per_int: float = 0.0
     # The commonest statements over the drive (their start), per interaction.
     top_statements: dict[str, float] = field(default_factory=dict)
-    # Gangs decoded from their rows, and reused from an earlier decode, per interaction.
-    gangs_decoded_per_int: float = 0.0
-    gangs_reused_per_int: float = 0.0
 
     @classmethod
     def between(cls, before: dict[str, Any], after: dict[str, Any],
@@ -429,10 +426,6 @@ class WriterLock:
             round_trips_per_int=(after.get("round_trips", 0) - before.get("round_trips", 0))
             / interactions,
             top_statements=_top_statements(before, after, interactions),
-            gangs_decoded_per_int=(after.get("gangs_decoded", 0)
-                                   - before.get("gangs_decoded", 0)) / interactions,
-            gangs_reused_per_int=(after.get("gangs_reused", 0)
-                                  - before.get("gangs_reused", 0)) / interactions,
         )
 
     def line(self) -> str:
@@ -441,9 +434,7 @@ class WriterLock:
                 f"waited for {self.waited_ms_per_int:.2f} ms/int "
                 f"({self.waited_ms_per_hold:.2f} ms each); "
                 f"{self.statements_per_int:.1f} SQL statements and "
-                f"{self.round_trips_per_int:.1f} database round trips per interaction; "
-                f"gangs decoded {self.gangs_decoded_per_int:.2f}, reused "
-                f"{self.gangs_reused_per_int:.2f} per interaction")
+                f"{self.round_trips_per_int:.1f} database round trips per interaction")
 
 
 async def start_baseline(fake: FakeDiscord, commands: Path,

@@ -70,7 +70,6 @@ def main() -> None:
         raise SystemExit("usage: writer_times.py OUT -m MODULE [ARG ...]")
     out, module = Path(sys.argv[1]), sys.argv[3]
     sys.argv = [module, *sys.argv[4:]]
-    from bot.storage.decoded_gangs import DECODED
     from bot.storage.repository import WRITER_LOCK
 
     counts = Counts()
@@ -79,8 +78,7 @@ def main() -> None:
     def write() -> None:
         partial = out.with_suffix(".partial")
         figures = {**asdict(WRITER_LOCK), "statements": counts.statements,
-                   "round_trips": counts.round_trips, "by_text": dict(counts.by_text),
-                   "gangs_decoded": DECODED.misses, "gangs_reused": DECODED.hits}
+                   "round_trips": counts.round_trips, "by_text": dict(counts.by_text)}
         partial.write_text(json.dumps(figures), encoding="utf-8")
         os.replace(partial, out)
 
