@@ -39,7 +39,6 @@ from bot.storage.codec import (
     vehicle_data,
     vehicle_row,
 )
-from bot.storage.decoded_gangs import DECODED
 from rules.errors import InvalidRequest
 from rules.models import Gang, Item, Territory
 from rules.names import name_key, name_taken
@@ -122,12 +121,6 @@ async def fetch_gang_rows(
 
 
 def gang_from_rows(rows: RosterRows) -> Gang:
-    """The gang its rows describe (decoded once per distinct rows: decoded_gangs.py)."""
-    parts = ([rows.gang], rows.fighters, rows.vehicles, rows.items)
-    return DECODED.decoded(parts, lambda: _decode_gang(rows))
-
-
-def _decode_gang(rows: RosterRows) -> Gang:
     owned: dict[tuple[str, int | None], list[dict[str, Any]]] = {}
     for row in rows.items:
         owner = row["fighter_pk"] if row["slot"] == FIGHTER else row["vehicle_pk"]
