@@ -60,10 +60,11 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -355,7 +356,25 @@ async def settle(pid: int, ready_at: float) -> None:
     raise AssertionError(f"process {pid} never went idle after start-up")
 
 
-async def writer_times(pid: int, path: Path) -> dict[str, float]:
+class CountedRequests(deque[tuple[str, str, int]]):
+    """The fake's log of REST requests (bounded), counting every one appended."""
+
+    def __init__(self, maxlen: int | None) -> None:
+        super().__init__(maxlen=maxlen)
+        self.made = 0
+
+    def append(self, item: tuple[str, str, int]) -> None:
+        self.made += 1
+        super().append(item)
+
+
+def count_requests(fake: FakeDiscord) -> CountedRequests:
+    counted = CountedRequests(fake.services.requests.maxlen)
+    fake.services.requests = counted
+    return counted
+
+
+async def writer_times(pid: int, path: Path) -> dict[str, Any]:
     """The bot's writer-lock figures so far (bench/writer_times.py writes them on SIGUSR1)."""
     path.unlink(missing_ok=True)
     os.kill(pid, signal.SIGUSR1)
@@ -364,6 +383,15 @@ async def writer_times(pid: int, path: Path) -> dict[str, float]:
             return dict(json.loads(path.read_text(encoding="utf-8")))
         await asyncio.sleep(0.01)
     raise AssertionError("the bot never wrote its writer-lock figures")
+
+
+def _top_statements(before: dict[str, Any], after: dict[str, Any], interactions: int,
+                    top: int = 25) -> dict[str, float]:
+    was: dict[str, int] = before.get("by_text", {})
+    now: dict[str, int] = after.get("by_text", {})
+    grown = {text: count - was.get(text, 0) for text, count in now.items()}
+    ranked = sorted(grown.items(), key=lambda pair: -pair[1])[:top]
+    return {text: count / interactions for text, count in ranked if count}
 
 
 @dataclass
@@ -375,9 +403,15 @@ class WriterLock:
     waited_ms_per_int: float
     held_ms_per_hold: float
     waited_ms_per_hold: float
+    # What the load does not change: SQL statements run and round trips to the database
+    # threads, per interaction.
+    statements_per_int: float = 0.0
+    round_trips_per_int: float = 0.0
+    # The commonest statements over the drive (their start), per interaction.
+    top_statements: dict[str, float] = field(default_factory=dict)
 
     @classmethod
-    def between(cls, before: dict[str, float], after: dict[str, float],
+    def between(cls, before: dict[str, Any], after: dict[str, Any],
                 interactions: int) -> WriterLock:
         holds = after["holds"] - before["holds"]
         held = (after["held"] - before["held"]) * 1000
@@ -387,13 +421,20 @@ class WriterLock:
             waited_ms_per_int=waited / interactions,
             held_ms_per_hold=held / holds if holds else 0.0,
             waited_ms_per_hold=waited / holds if holds else 0.0,
+            statements_per_int=(after.get("statements", 0) - before.get("statements", 0))
+            / interactions,
+            round_trips_per_int=(after.get("round_trips", 0) - before.get("round_trips", 0))
+            / interactions,
+            top_statements=_top_statements(before, after, interactions),
         )
 
     def line(self) -> str:
         return (f"  writer lock: {self.holds_per_int:.2f} holds/int, held "
                 f"{self.held_ms_per_int:.2f} ms/int ({self.held_ms_per_hold:.2f} ms each), "
                 f"waited for {self.waited_ms_per_int:.2f} ms/int "
-                f"({self.waited_ms_per_hold:.2f} ms each)")
+                f"({self.waited_ms_per_hold:.2f} ms each); "
+                f"{self.statements_per_int:.1f} SQL statements and "
+                f"{self.round_trips_per_int:.1f} database round trips per interaction")
 
 
 async def start_baseline(fake: FakeDiscord, commands: Path,
@@ -495,6 +536,7 @@ class Case:
     base_startup: float
     load: tuple[float, float]  # 1-minute load average before and after
     writer: WriterLock
+    rest_per_int: float = 0.0  # REST requests our bot made to the fake, per interaction
     ramp: float = 0.0
     profile: str | None = None
 
@@ -547,6 +589,7 @@ async def run_case(
     fake = FakeDiscord(token=TOKEN)
     world = build_world(fake, n)
     await fake.start()
+    requests = count_requests(fake)
     workdir = folder / f"n{n}-m{m}"
     workdir.mkdir()
     times_file = workdir / "writer-lock.json"
@@ -570,12 +613,14 @@ async def run_case(
         pid = arena.process.pid
         await settle(pid, time.perf_counter())
         writer_before = await writer_times(pid, times_file)
+        rest_before = requests.made
         cpu_before, harness_before = cpu_seconds(pid), time.process_time()
         began = time.perf_counter()
         await asyncio.gather(*(Player(fake, plan).play(ramp * plan.index / len(todo))
                                for plan in todo))
         elapsed = time.perf_counter() - began
         cpu = cpu_seconds(pid) - cpu_before
+        rest_calls = requests.made - rest_before
         harness = time.process_time() - harness_before
         peak_mb = proc_status(pid, "VmHWM") / 1024
         records = [r for plan in todo for r in plan.records]
@@ -607,7 +652,8 @@ async def run_case(
         kinds=by_kind(records), rate=len(records) / elapsed, base_capacity=capacity,
         cpu_ms=cpu * 1000 / len(records), harness_cpu_ms=harness * 1000 / len(records),
         peak_mb=peak_mb, base_peak_mb=base_peak, startup=startup, base_startup=base_startup,
-        load=(load_before, load_average()), writer=writer, ramp=ramp,
+        load=(load_before, load_average()), writer=writer,
+        rest_per_int=rest_calls / len(records), ramp=ramp,
         profile=str(prof_file) if prof_file else None,
     )
 
@@ -631,6 +677,8 @@ async def main() -> None:
     parser.add_argument("--by-kind", action="store_true",
                         help="also print our bot's figures per kind of interaction")
     parser.add_argument("--profile", type=Path, help="run the bot under cProfile, files here")
+    parser.add_argument("--sql", action="store_true",
+                        help="also print the commonest SQL statements per interaction")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
     parser.add_argument("--ramp", type=float, default=0.0,
                         help="start the M sequences evenly over this many seconds "
@@ -656,8 +704,13 @@ async def main() -> None:
                           "in one at a time)", flush=True)
                 print(case.row(), flush=True)
                 print(case.writer.line(), flush=True)
+                print(f"  REST requests to Discord: {case.rest_per_int:.2f} per interaction "
+                      "(the first responses included)", flush=True)
                 if args.by_kind:
                     print(kinds_table(case), flush=True)
+                if args.sql:
+                    for text, count in case.writer.top_statements.items():
+                        print(f"    {count:6.2f}  {text}", flush=True)
                 if args.json is not None:
                     args.json.write_text(json.dumps([asdict(c) for c in cases], indent=2),
                                          encoding="utf-8")

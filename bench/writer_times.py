@@ -1,5 +1,7 @@
 """Run the bot (``python bench/writer_times.py OUT -m bot run ...``) and report how long
-its writer lock was waited for and held (bot.storage.repository's WRITER_LOCK).
+its writer lock was waited for and held (bot.storage.repository's WRITER_LOCK), how many
+SQL statements SQLite ran and how many round trips to aiosqlite's threads were made
+(figures that the machine's load does not change).
 
 On SIGUSR1 and at exit the figures so far are written to OUT as JSON (replaced
 whole), so bench/bot_bench.py can take them before and after the drive and
@@ -13,12 +15,54 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import re
 import runpy
 import signal
+import sqlite3
 import sys
+import threading
+from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 from types import FrameType
+from typing import Any
+
+
+class Counts:
+    """SQL statements run (every connection, any thread) and round trips to aiosqlite's
+    threads (each ``await`` on a connection is one)."""
+
+    def __init__(self) -> None:
+        self.statements = 0
+        self.round_trips = 0
+        self.by_text: Counter[str] = Counter()  # the statement's start, numbers left out
+        self._lock = threading.Lock()
+
+    def statement(self, sql: str) -> None:
+        with self._lock:
+            self.statements += 1
+            self.by_text[_NUMBERS.sub("#", " ".join(sql.split())[:90])] += 1
+
+    def install(self) -> None:
+        import aiosqlite.core
+
+        connect = sqlite3.connect
+        queue = aiosqlite.core.Connection._execute
+
+        def counted_connect(*args: Any, **kwargs: Any) -> Any:
+            conn = connect(*args, **kwargs)
+            conn.set_trace_callback(self.statement)
+            return conn
+
+        async def counted_execute(conn: Any, fn: Any, *args: Any, **kwargs: Any) -> Any:
+            self.round_trips += 1
+            return await queue(conn, fn, *args, **kwargs)
+
+        setattr(sqlite3, "connect", counted_connect)  # noqa: B010 (patching, on purpose)
+        setattr(aiosqlite.core.Connection, "_execute", counted_execute)  # noqa: B010
+
+
+_NUMBERS = re.compile(r"\b\d+\b|'[^']*'")
 
 
 def main() -> None:
@@ -28,9 +72,14 @@ def main() -> None:
     sys.argv = [module, *sys.argv[4:]]
     from bot.storage.repository import WRITER_LOCK
 
+    counts = Counts()
+    counts.install()
+
     def write() -> None:
         partial = out.with_suffix(".partial")
-        partial.write_text(json.dumps(asdict(WRITER_LOCK)), encoding="utf-8")
+        figures = {**asdict(WRITER_LOCK), "statements": counts.statements,
+                   "round_trips": counts.round_trips, "by_text": dict(counts.by_text)}
+        partial.write_text(json.dumps(figures), encoding="utf-8")
         os.replace(partial, out)
 
     def on_signal(_signum: int, _frame: FrameType | None) -> None:

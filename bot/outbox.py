@@ -306,6 +306,14 @@ class Outbox:
         self._paused_until = 0.0  # a global 429 stops every channel until then
         self._redirected = False
         self._attachments: AttachmentMaker | None = None
+        # Rows whose outcome this worker recorded, by the count of outcomes at the time:
+        # a row a pass scanned is read again under its channel's lock only when its
+        # outcome was recorded after the scan began (another pass got to it meanwhile).
+        # Only this worker settles its servers' rows (one process per shard), so every other
+        # row is as scanned, and most deliveries need no second read.
+        self._outcomes = 0
+        self._settled_at: dict[int, int] = {}
+        self._passes = 0
 
     def on_delivered(self, kind: str, in_transaction: DeliveredHook,
                      after: AfterHook | None = None, at_once: AtOnceHook | None = None,
@@ -377,27 +385,43 @@ class Outbox:
     async def deliver_due(self, guild_id: int | None = None) -> float | None:
         """Deliver every due row (of ``guild_id`` only, when given), channel by channel in
         parallel; seconds until the next row is due (None: nothing is owed)."""
-        while True:
-            self._redirected = False
-            entries = await self.storage.undelivered_messages(guild_id=guild_id,
-                                                              shards=self.shards)
-            channels: dict[int, list[OutboxEntry]] = {}
-            for entry in entries:
-                channels.setdefault(entry.channel_id, []).append(entry)
-            waits = await asyncio.gather(
-                *(self._deliver_channel(channel, rows) for channel, rows in channels.items())
-            )
-            if not self._redirected:
-                pending = [w for w in waits if w is not None]
-                return min(pending) if pending else None
-            # A row moved to its fallback channel: that channel's queue has a new row.
+        self._passes += 1
+        try:
+            while True:
+                self._redirected = False
+                scanned_at = self._outcomes
+                entries = await self.storage.undelivered_messages(guild_id=guild_id,
+                                                                  shards=self.shards)
+                channels: dict[int, list[OutboxEntry]] = {}
+                for entry in entries:
+                    channels.setdefault(entry.channel_id, []).append(entry)
+                waits = await asyncio.gather(*(
+                    self._deliver_channel(channel, rows, scanned_at)
+                    for channel, rows in channels.items()
+                ))
+                if not self._redirected:
+                    pending = [w for w in waits if w is not None]
+                    return min(pending) if pending else None
+                # A row moved to its fallback channel: that channel's queue has a new row.
+        finally:
+            self._passes -= 1
+            if not self._passes:
+                self._settled_at.clear()  # no scan is left that could be older
 
-    async def _deliver_channel(self, channel_id: int, rows: Iterable[OutboxEntry]) -> float | None:
+    def _settled(self, entry: OutboxEntry) -> None:
+        """Note that this worker recorded an outcome of ``entry`` (see ``_settled_at``)."""
+        self._outcomes += 1
+        self._settled_at[entry.id] = self._outcomes
+
+    async def _deliver_channel(self, channel_id: int, rows: Iterable[OutboxEntry],
+                               scanned_at: int) -> float | None:
         """Post the channel's rows in order; stop at the first one that must wait."""
         async with self._channel_locks(channel_id):
             for seen in rows:
-                # Read again under the lock: another pass may have delivered it meanwhile.
-                entry = await self.storage.outbox_entry(seen.guild_id, seen.id)
+                entry: OutboxEntry | None = seen
+                if self._settled_at.get(seen.id, 0) > scanned_at:
+                    # Another pass recorded an outcome since the scan: read it again.
+                    entry = await self.storage.outbox_entry(seen.guild_id, seen.id)
                 if entry is None or not entry.pending or entry.channel_id != channel_id:
                     continue
                 wait = max(entry.due_at, self._paused_until) - time.time()
@@ -452,6 +476,7 @@ class Outbox:
             log.warning("outbox: channel %s refused %s (%s); using channel %s instead",
                         entry.channel_id, entry.key, failure.reason, entry.fallback_channel_id)
             await self.storage.outbox_redirect(guild, entry.id, failure.reason)
+            self._settled(entry)
             # Its new channel has its own queue: another pass now (and a kick, should a
             # concurrent pass have cleared the flag).
             self._redirected = True
@@ -461,6 +486,7 @@ class Outbox:
             log.error("outbox: Discord refused %s for good (%s); it will not be sent",
                       entry.key, failure.reason)
             await self.storage.outbox_give_up(guild, entry.id, failure.reason)
+            self._settled(entry)
             return None
         if failure.is_global:
             self._paused_until = max(self._paused_until, time.time() + decision.delay)
@@ -468,12 +494,21 @@ class Outbox:
                     entry.key, failure.reason, entry.attempts + 1, decision.delay)
         await self.storage.outbox_retry(guild, entry.id, failure.reason,
                                         time.time() + decision.delay)
+        self._settled(entry)
         # The loop may be asleep for its whole scan interval (this attempt may have been a
         # flush's): wake it so that it sleeps until this row is due instead.
         self.kick()
         return decision.delay
 
     async def _delivered(self, entry: OutboxEntry, accepted: Accepted) -> None:
+        try:
+            await self._record_delivery(entry, accepted)
+        finally:
+            # Recorded, or failed half-way: either way a pass that scanned the row
+            # before must read it again.
+            self._settled(entry)
+
+    async def _record_delivery(self, entry: OutboxEntry, accepted: Accepted) -> None:
         hooks = self._hooks.get(str((entry.link or {}).get("kind", "")))
         try:
             statements = hooks.at_once(entry, accepted) if hooks and hooks.at_once else None

@@ -250,6 +250,48 @@ async def test_a_channel_keeps_its_order_while_others_go_on(
     assert [m.content for m in posted(fake, "general")] == ["step 4", "step 5"]
 
 
+def count_row_reads(storage: Storage) -> list[int]:
+    """Count the outbox's reads of one row (a spy on the real storage's method)."""
+    reads: list[int] = []
+    read_row = storage.outbox_entry
+
+    async def counted(guild_id: int, pk: int) -> OutboxEntry | None:
+        reads.append(pk)
+        return await read_row(guild_id, pk)
+
+    storage.outbox_entry = counted  # type: ignore[method-assign]
+    return reads
+
+
+async def test_a_pass_posts_what_it_scanned_without_reading_each_row_again(
+    storage: Storage, outbox: Outbox, fake: FakeDiscord
+) -> None:
+    general = channel_id(fake, "general")
+    for step in ("step 1", "step 2", "step 3"):
+        await storage.owe_message(GUILD, step, general, text(step))
+    reads = count_row_reads(storage)
+    assert await outbox.deliver_due() is None
+    assert [m.content for m in posted(fake, "general")] == ["step 1", "step 2", "step 3"]
+    assert reads == []  # nothing settled them since the scan: one read of the table
+
+
+async def test_two_passes_at_once_post_each_row_once_reading_again_only_what_the_other_settled(
+    storage: Storage, outbox: Outbox, fake: FakeDiscord
+) -> None:
+    general, campaign = channel_id(fake, "general"), channel_id(fake, "campaign")
+    for step in ("step 1", "step 2", "step 3"):
+        await storage.owe_message(GUILD, step, general, text(step))
+    await storage.owe_message(GUILD, "report", campaign, text("report"))
+    reads = count_row_reads(storage)
+    # A click's flush and the loop's pass scan the same rows before either posts one.
+    assert await asyncio.gather(outbox.flush(GUILD), outbox.deliver_due()) == [None, None]
+    assert [m.content for m in posted(fake, "general")] == ["step 1", "step 2", "step 3"]
+    assert [m.content for m in posted(fake, "campaign")] == ["report"]
+    # The pass that came second to a channel read again the rows the first one posted
+    # (and so skipped them); no row was read twice more.
+    assert sorted(reads) == sorted(set(reads)) and len(reads) <= 4
+
+
 async def posted_by_a_lost_attempt(fake: FakeDiscord, channel: int, entry: OutboxEntry) -> Accepted:
     """Post ``entry`` as an attempt would whose answer never came back to the outbox."""
     sender = HttpSender(lambda: fake.base_url, lambda: TOKEN)

@@ -17,7 +17,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bot.battle import engine, owed, publish, render, views
+from bot.battle.flow import Scene
 from bot.battle.panel import ReportEdit, gang_names
+from bot.battle.state import StageRecord
 from bot.call import Call, Interaction
 from bot.ui.routes import Click, Handler, route
 
@@ -212,6 +214,19 @@ async def submit(click: Click, campaign: str, battle: str, gang: int) -> None:
 # --------------------------------------------------------------------------- steps
 
 
+def answers_with_its_edit(scene: Scene, record: StageRecord, clicked: int | None) -> bool:
+    """Whether a Confirm clicked on message ``clicked`` is answered with the edit of its
+    step's message: the decision redraws that step and it is the message clicked. That
+    holds whether the step stays open (one confirmation of several) or closes; a closing
+    one then delivers the next step and redraws the rest, and its note follows once they
+    are posted. The last step's closing is the exception: it owes the battle report,
+    whose delivery redraws the last step (publish._redraw_delivered), so it is drawn
+    after the report is out, as a restart after a crash there draws it too. (A step of
+    several pages is acknowledged, then redrawn.)"""
+    return (record.number in scene.stages and not scene.owe_report
+            and bool(record.message_ids) and clicked == record.message_ids[0])
+
+
 async def _confirm(click: Click, campaign: str, battle: str, stage: int, gang: str | None,
                    *, on_behalf: bool) -> None:
     interaction = click.interaction
@@ -241,12 +256,8 @@ async def _confirmed(answer: FirstAnswer, campaign: str, battle: str, stage: int
     run = stored.run
     record = run.stage_record(stage)
     answered = False
-    scene = stored.decision.scene
-    # The edit answers the click when the click's whole scene is its own message (one
-    # confirmation of several); a step that closes acknowledges first, then draws them all.
-    alone = scene.stages == [stage] and not (scene.owe_stages or scene.owe_report)
-    if alone and record is not None and record.message_ids \
-            and _clicked(interaction) == record.message_ids[0]:
+    if record is not None and answers_with_its_edit(stored.decision.scene, record,
+                                                    _clicked(interaction)):
         names = gang_names(stored.world)
         pages = render.stage_pages(run, record, names)
         if len(pages) == 1 and answer.claim():

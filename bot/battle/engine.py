@@ -38,6 +38,7 @@ from bot.battle.store import (
     load_battle_world,
     load_run,
     load_run_at,
+    owes_messages,
     store_decision,
 )
 from bot.call import Actor, Call, actor_from
@@ -187,7 +188,7 @@ async def show(client: MundaBot, guild_id: int, stored: Stored, *,
         drawn.reports = False
         drawn.report_gangs = [i for i in range(len(stored.run.gang_ids)) if i != except_panel]
     await publish.publish(client, guild_id, stored.campaign, stored.run, stored.world, drawn,
-                          revision=stored.revision)
+                          revision=stored.revision, owes=owes_messages(stored.decision))
 
 
 # --------------------------------------------------------------------------- acting in a stage

@@ -71,12 +71,18 @@ def decided(guild_id: int, run: PostBattleRun, revision: int) -> None:
 
 async def publish(
     client: MundaBot, guild_id: int, campaign: Campaign, run: PostBattleRun, world: World,
-    scene: Scene, *, revision: int | None = None,
+    scene: Scene, *, revision: int | None = None, owes: bool = True,
 ) -> None:
-    """Deliver the messages the commit owes, then redraw what ``scene`` names."""
+    """Deliver the messages the commit owes, then redraw what ``scene`` names.
+
+    ``owes``: whether the commit owed any message. A commit that owed none (one
+    confirmation of several, a panel's select) does not look at the outbox: that
+    look is a read of the database per click, and whatever else is owed is the
+    outbox loop's to deliver (docs/benchmarks.md)."""
     if revision is not None:
         decided(guild_id, run, revision)
-    await deliver_owed(client, guild_id)
+    if owes:
+        await deliver_owed(client, guild_id)
     await draw(client, Drawing(guild_id, campaign, run, world, revision, stages=scene.stages,
                                reports=scene.reports, report_gangs=scene.report_gangs))
 

@@ -102,14 +102,20 @@ async def load_battle_world(
     return await tx.load_world(campaign_id, gang_ids)
 
 
+def owes_messages(decision: Decision) -> bool:
+    """Whether storing ``decision`` owes the outbox a message (:func:`commit`): without
+    one, nothing is left to deliver once it is stored."""
+    scene = decision.scene
+    return bool(decision.actions or scene.owe_stages or scene.owe_panels or scene.notices
+                or scene.owe_report)
+
+
 def saves_only(decision: Decision) -> bool:
     """Whether storing ``decision`` is saving its run and nothing else: no rolls, no
     battle, no message owed, no step taken back (a panel's select, one confirmation
     of several)."""
-    scene = decision.scene
-    return (not decision.actions and decision.battle is None and decision.take_back is None
-            and not (scene.owe_stages or scene.owe_panels or scene.notices
-                     or scene.owe_report))
+    return (decision.battle is None and decision.take_back is None
+            and not owes_messages(decision))
 
 
 async def store_decision(

@@ -123,6 +123,7 @@ class Transaction:
 
     async def get_campaign(self, campaign_id: str) -> Campaign:
         row = await campaigns.campaign_row(self._db, self.guild_id, campaign_id)
+        self._campaign_pks.setdefault(campaign_id, int(row["pk"]))  # no second look-up
         return campaigns.campaign_from_row(row)
 
     async def get_campaign_by_name(self, name: str) -> Campaign:
