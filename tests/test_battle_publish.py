@@ -14,6 +14,7 @@ import pytest
 from bot.battle import engine, flow, owed
 from bot.battle.store import owes_messages
 from bot.outbox import HttpSender, Outbox
+from bot.shards import ShardSet
 from bot.storage import OutboxEntry, Storage
 from fakediscord import FakeDiscord
 from tests.test_battle_flow import ALICE, ARBITER, _battle, _campaign, _reported, _world
@@ -54,9 +55,10 @@ def count_scans(storage: Storage) -> list[int | None]:
     scans: list[int | None] = []
     scan = storage.undelivered_messages
 
-    async def counted(limit: int = 500, *, guild_id: int | None = None) -> list[OutboxEntry]:
+    async def counted(limit: int = 500, *, guild_id: int | None = None,
+                      shards: ShardSet | None = None) -> list[OutboxEntry]:
         scans.append(guild_id)
-        return await scan(limit, guild_id=guild_id)
+        return await scan(limit, guild_id=guild_id, shards=shards)
 
     storage.undelivered_messages = counted  # type: ignore[method-assign]
     return scans

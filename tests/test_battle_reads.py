@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from bot.battle.state import PostBattleRun, run_key
 from bot.storage import Storage
 from bot.storage.database import connect
@@ -17,6 +19,7 @@ from rules.models import CampaignSettings
 GUILD = 1001
 
 
+@pytest.mark.sqlite_only("counts statements with SQLite's trace callback on the file")
 async def test_reading_the_campaign_then_its_run_is_two_queries(
     storage: Storage, db_path: Path
 ) -> None:

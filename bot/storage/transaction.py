@@ -87,12 +87,16 @@ class Transaction:
         pk = self._campaign_pks.get(campaign_id)
         if pk is None:
             pk = await campaigns.campaign_pk(self._db, self.guild_id, campaign_id)
-            self._campaign_pks[campaign_id] = pk
-            if self._writable:
-                # PostgreSQL: writers of one campaign wait for each other, never for
-                # other campaigns' (SQLite's one writer lock covers it already).
-                await self._conn.claim(campaign_key(pk))
+            await self._found(campaign_id, pk)
         return pk
+
+    async def _found(self, campaign_id: str, pk: int) -> None:
+        """Remember a campaign's key; a writer claims the campaign as it first meets it."""
+        self._campaign_pks[campaign_id] = pk
+        if self._writable:
+            # PostgreSQL: writers of one campaign wait for each other, never for
+            # other campaigns' (SQLite's one writer lock covers it already).
+            await self._conn.claim(campaign_key(pk))
 
     async def _claim_server(self) -> None:
         """Serialise the server-wide writes (campaigns made, renamed, deleted): the
@@ -123,7 +127,8 @@ class Transaction:
 
     async def get_campaign(self, campaign_id: str) -> Campaign:
         row = await campaigns.campaign_row(self._db, self.guild_id, campaign_id)
-        self._campaign_pks.setdefault(campaign_id, int(row["pk"]))  # no second look-up
+        if campaign_id not in self._campaign_pks:
+            await self._found(campaign_id, int(row["pk"]))  # no second look-up
         return campaigns.campaign_from_row(row)
 
     async def get_campaign_by_name(self, name: str) -> Campaign:
