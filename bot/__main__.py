@@ -15,6 +15,7 @@ from bot.config import Config, ConfigError, load_config
 
 if TYPE_CHECKING:
     from bot.storage import Storage
+    from bot.storage.postgres import ShardClaim
 
 log = logging.getLogger("bot")
 
@@ -139,15 +140,22 @@ async def run_bot(config: Config) -> int:
     from bot.storage.lockfile import database_lock
 
     apply_rest_base(config.discord)
-    # The lock is held until the process ends: a second bot on this database is refused.
-    held = contextlib.ExitStack()
+    # The lock is held until the process ends: a second bot on this database (on
+    # PostgreSQL: for one of its shards) is refused.
+    held = contextlib.AsyncExitStack()
+    claim: ShardClaim | None = None
     try:
-        # PostgreSQL: no lock file (the database is not a file beside the bot).
-        lock = None if config.database.url else held.enter_context(
-            database_lock(config.database.path))
+        if config.database.url:
+            from bot.storage.postgres import claim_shards
+
+            claim = await claim_shards(config.database.url, config.discord.shards)
+            held.push_async_callback(claim.release)
+            lock = None
+        else:
+            lock = held.enter_context(database_lock(config.database.path))
         storage = await Storage.open(config.database.target)
     except BaseException as error:
-        held.close()
+        await held.aclose()
         if not isinstance(error, StorageError):
             raise
         print(f"munda-arbitrator: {error.message}", file=sys.stderr)
@@ -155,12 +163,15 @@ async def run_bot(config: Config) -> int:
     try:
         if lock is not None:
             log.info("holding the database lock %s", lock)
-        return await _serve(config, storage)
+        if claim is not None:
+            log.info("holding %s on the database (no other process may hold them)",
+                     claim.shards)
+        return await _serve(config, storage, claim)
     finally:
-        held.close()
+        await held.aclose()
 
 
-async def _serve(config: Config, storage: Storage) -> int:
+async def _serve(config: Config, storage: Storage, claim: ShardClaim | None = None) -> int:
     from bot.app import make_bot
 
     bot = make_bot(config, storage)
@@ -171,9 +182,17 @@ async def _serve(config: Config, storage: Storage) -> int:
         log.info("shutting down")
         stopping.add(loop.create_task(bot.close()))
 
+    def claim_lost() -> None:
+        # Another process may now take these shards: serving on would answer twice.
+        log.error("lost the database connection holding %s: stopping, so that a restart "
+                  "claims them again", claim.shards if claim else "the shards")
+        stop()
+
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop)
+    if claim is not None:
+        claim.when_lost(claim_lost)
     try:
         async with bot:
             await bot.start(config.require_token())
@@ -181,7 +200,8 @@ async def _serve(config: Config, storage: Storage) -> int:
         if stopping:
             await asyncio.gather(*stopping)
         await storage.close()
-    return 0
+    # Lost shards are a failure (a supervisor restarts the process); a stop asked for is not.
+    return 1 if claim is not None and claim.lost else 0
 
 
 if __name__ == "__main__":

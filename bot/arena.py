@@ -9,7 +9,7 @@ started again on the same database.
 
 An arena may also run a bot holding some of Discord's shards (``shard_count``,
 ``shard_ids``): several arenas on one fake Discord are several bot processes,
-each given the same database through ``env`` (docs/deploying.md, "Shards").
+each given the same PostgreSQL database (``database_url``; docs/deploying.md, "Shards").
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ class Arena:
         shard_count: int = 1,
         shard_ids: Sequence[int] | None = None,
         name: str = "bot",
+        database_url: str | None = None,
     ) -> None:
         self.fake = fake
         # Several bots in one folder (``name``: "shard-1", ...) keep their own config and log.
@@ -60,6 +61,8 @@ class Arena:
         self.workdir = workdir
         self.config_path = workdir / ("config.toml" if name == "bot" else f"config-{name}.toml")
         self.database_path = workdir / "munda-arbitrator.db"
+        # A PostgreSQL database instead of the SQLite file (several arenas may share one).
+        self.database_url = database_url
         self.log_path = workdir / f"{name}.log"
         self.log_level = log_level
         self.process: asyncio.subprocess.Process | None = None
@@ -74,12 +77,14 @@ class Arena:
             shards += f"shard_count = {self.shards.count}\n"
         if self._shard_ids is not None:
             shards += f"shard_ids = {self._shard_ids}\n"
+        url = f'url = "{self.database_url}"\n' if self.database_url else ""
         self.config_path.write_text(
             "[discord]\n"
             f'api_base = "{self.fake.base_url}"\n'
             f"{shards}"
             "[database]\n"
             f'path = "{self.database_path.name}"\n'
+            f"{url}"
             "backup_interval_hours = 0\n"
             "[logging]\n"
             f'level = "{self.log_level}"\n',

@@ -9,14 +9,18 @@ Reads are REPEATABLE READ, READ ONLY: one snapshot, like a SQLite read transacti
 
 What has no PostgreSQL twin: the online backup (use pg_dump) and ``quick_check``
 (:func:`check_consistency` and amcheck instead); see docs/deploying.md.
+
+One process per shard (:func:`claim_shards`): the counterpart of SQLite's lock file.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
-from collections.abc import AsyncIterator, Iterable, Sequence
+import socket
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import timedelta
 from importlib import resources
@@ -44,6 +48,17 @@ BASELINE = 8
 # pg_advisory_lock key held while migrating, so two processes never migrate at once.
 _MIGRATION_LOCK = 0x4D554E4441  # "MUNDA"
 CLOSE_TIMEOUT = 10.0
+# Session-level advisory locks of the two-int form (namespace, number), held by each bot
+# process for its life (:func:`claim_shards`). PostgreSQL keeps two-int keys and one-bigint
+# keys (the per-campaign, per-server and migration locks above and in driver.py) in key
+# spaces that never meet, and the namespaces keep these apart from each other.
+SHARD_LOCKS = 0x4D554E44  # "MUND": (SHARD_LOCKS, shard id), the process of that shard's
+SHARD_COUNTS = 0x4D554E43  # "MUNC": (SHARD_COUNTS, shard count), shared by every process
+_CLAIMING = 0x4D554E42  # "MUNB": while one starting process checks and claims (a xact lock)
+# The lock connection tells the server to probe it, so a lock held by a machine that
+# died (no FIN ever sent) goes after about a minute, not the system's two hours.
+_KEEPALIVES = {"tcp_keepalives_idle": "30", "tcp_keepalives_interval": "10",
+               "tcp_keepalives_count": "3"}
 _COUNT = re.compile(r"(\d+)$")
 
 
@@ -343,3 +358,133 @@ class PostgresStorage(Storage):
     async def prune_outbox(self, older_than: timedelta) -> int:
         async with self._connection(write=True) as raw:
             return await outbox.prune(PostgresConnection(raw), older_than)
+
+
+# --------------------------------------------------------------------------- one process per shard
+
+
+class ShardInUse(StorageError):
+    """Another bot process on this database holds one of this process's shards."""
+
+    def __init__(self, where: str, shard: int, count: int, holder: str) -> None:
+        super().__init__(
+            f"Shard {shard} of {count} is held by another Munda Arbitrator process on the "
+            f"database {where} ({holder}). Stop that process first: two processes for one "
+            "shard would both answer its servers' commands."
+        )
+        self.shard = shard
+
+
+class ShardCountInUse(StorageError):
+    """Another bot process on this database was given another shard count."""
+
+    def __init__(self, where: str, count: int, other: int, holder: str) -> None:
+        super().__init__(
+            f"Another Munda Arbitrator process on the database {where} holds shards of "
+            f"{other}, not of {count} ({holder}): every server is on a shard of each count, "
+            "so both processes could answer it. To change shard_count, stop every process "
+            "and start them all with the new one (docs/deploying.md)."
+        )
+        self.other = other
+
+
+# The advisory locks of one namespace held by other sessions on this database, with who
+# holds them: pg_locks shows the two-int form as classid (namespace) and objid (number).
+_HOLDERS = """
+SELECT l.objid::bigint AS number, l.pid, a.application_name, host(a.client_addr) AS client,
+       a.backend_start
+FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
+  AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+  AND l.classid::bigint = $1 AND l.pid <> pg_backend_pid()
+ORDER BY a.backend_start
+"""
+
+
+def _process_name() -> str:
+    """The lock connection's application_name, so a refusal can say who holds a shard
+    (PostgreSQL keeps 63 bytes of it)."""
+    return f"munda-arbitrator pid {os.getpid()} on {socket.gethostname()}"[:63]
+
+
+def _holder(row: Row | None) -> str:
+    if row is None:
+        return "a session that has just ended"
+    said = [row["application_name"] or "a session not named",
+            f"PostgreSQL backend pid {row['pid']}"]
+    if row["client"]:
+        said.append(f"from {row['client']}")
+    if row["backend_start"] is not None:
+        said.append(f"connected {row['backend_start']:%Y-%m-%d %H:%M:%S %Z}")
+    return ", ".join(said)
+
+
+class ShardClaim:
+    """This process's shards, held as advisory locks on a connection kept for its life.
+
+    The locks belong to the connection's session: they go when it closes, and so when
+    the process ends however it ends (SIGKILL included; a dead machine's connection
+    is noticed by the server's keepalive probes within about a minute).
+    """
+
+    def __init__(self, raw: asyncpg.Connection, shards: ShardSet, where: str) -> None:
+        self._raw = raw
+        self.shards = shards
+        self.where = where
+        self._released = False
+
+    def when_lost(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` if the connection ends before :meth:`release` (the server
+        restarted, the network dropped): the locks are gone, another process may start."""
+
+        def ended(_connection: object) -> None:
+            if not self._released:
+                callback()
+
+        self._raw.add_termination_listener(ended)
+
+    @property
+    def lost(self) -> bool:
+        return not self._released and self._raw.is_closed()
+
+    async def release(self) -> None:
+        self._released = True
+        if not self._raw.is_closed():
+            await self._raw.close(timeout=CLOSE_TIMEOUT)
+
+
+async def claim_shards(url: str, shards: ShardSet) -> ShardClaim:
+    """Hold ``shards`` on the database at ``url`` for as long as the returned claim lives.
+
+    Refused (nothing held) with :class:`ShardInUse` when another process holds one of
+    them, and with :class:`ShardCountInUse` when another process runs with another
+    shard count: shard 1 of 2 and shard 3 of 4 share servers although their numbers
+    differ, so the shard lock alone could not see them clash (docs/deploying.md).
+    """
+    where = _shown(url)
+    try:
+        raw = await asyncpg.connect(
+            url, server_settings={"application_name": _process_name(), **_KEEPALIVES})
+    except (OSError, asyncpg.PostgresError) as error:
+        raise StorageError(f"Cannot connect to the database {where}: {error}") from error
+    try:
+        async with raw.transaction():
+            # One starting process at a time between the count check and the claims.
+            await raw.execute("SELECT pg_advisory_xact_lock($1, 0)", _CLAIMING)
+            for row in await raw.fetch(_HOLDERS, SHARD_COUNTS):
+                if row["number"] != shards.count:
+                    raise ShardCountInUse(where, shards.count, row["number"], _holder(row))
+            for shard in shards.sorted_ids():
+                if not await raw.fetchval("SELECT pg_try_advisory_lock($1, $2)",
+                                          SHARD_LOCKS, shard):
+                    holders = [r for r in await raw.fetch(_HOLDERS, SHARD_LOCKS)
+                               if r["number"] == shard]
+                    raise ShardInUse(where, shard, shards.count,
+                                     _holder(holders[0] if holders else None))
+            await raw.execute("SELECT pg_advisory_lock_shared($1, $2)",
+                              SHARD_COUNTS, shards.count)
+    except BaseException:
+        # Session locks outlive a rolled-back transaction: closing drops those taken.
+        await raw.close()
+        raise
+    return ShardClaim(raw, shards, where)

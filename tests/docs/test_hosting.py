@@ -1,6 +1,7 @@
 """The hosting files checked against what can be checked without systemd or Docker running:
-the systemd unit parses and names real settings, and the Dockerfile's commands are the
-README's own install and run commands (docs/hosting.md)."""
+the systemd units (one bot; one process per shard, docs/deploying.md) parse and name real
+settings, and the Dockerfile's commands are the README's own install and run commands
+(docs/hosting.md)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ from pathlib import Path
 import pytest
 
 from bot.config import load_config
+from bot.shards import ShardSet
 
 ROOT = Path(__file__).parents[2]
 UNIT = ROOT / "deploy" / "munda-arbitrator.service"
+SHARD_UNIT = ROOT / "deploy" / "munda-arbitrator@.service"
 DOCKERFILE = ROOT / "Dockerfile"
 SECTIONS = {"Unit", "Service", "Install"}
 
@@ -81,20 +84,47 @@ def test_the_unit_parses_and_says_how_the_bot_runs() -> None:
     assert unit["Install"]["WantedBy"] == ["multi-user.target"]
 
 
-def test_systemd_accepts_the_unit(tmp_path: Path) -> None:
+# The shard template is checked as an instance of it (systemd fills in %i).
+@pytest.mark.parametrize(("unit", "name"), [(UNIT, UNIT.name),
+                                            (SHARD_UNIT, "munda-arbitrator@1.service")])
+def test_systemd_accepts_the_unit(tmp_path: Path, unit: Path, name: str) -> None:
     analyze = shutil.which("systemd-analyze")
     if analyze is None:
         pytest.skip("systemd-analyze is not installed here")
     # verify also wants the program to exist: point it at one that does.
-    text = UNIT.read_text("utf-8")
+    text = unit.read_text("utf-8")
     text = re.sub(r"^ExecStart=\S+", f"ExecStart={shutil.which('true')}", text, flags=re.M)
-    copy = tmp_path / UNIT.name
+    copy = tmp_path / name
     copy.write_text(text, "utf-8")
     done = subprocess.run([analyze, "verify", str(copy)], capture_output=True, text=True,
                           check=False, timeout=60)
     complaints = [line for line in (done.stdout + done.stderr).splitlines()
                   if str(copy) in line]
     assert done.returncode == 0 and not complaints, done.stdout + done.stderr
+
+
+def test_the_shard_unit_runs_the_same_bot_with_its_instance_as_its_shards() -> None:
+    plain = unit_entries(UNIT.read_text("utf-8"))["Service"]
+    text = SHARD_UNIT.read_text("utf-8")
+    unit = unit_entries(text)
+    assert set(unit) == SECTIONS
+    service = unit["Service"]
+    for key in ("User", "WorkingDirectory", "ExecStart", "KillSignal", "Restart",
+                "RestartPreventExitStatus"):
+        assert service[key] == plain[key], key
+    assert service["Environment"] == ["MUNDA_DISCORD_SHARD_IDS=%i"]
+    # No file of its own: the campaigns are in PostgreSQL, shared by every instance.
+    assert "StateDirectory" not in service
+    assert service["EnvironmentFile"] == ["/etc/munda-arbitrator/token.env",
+                                          "/etc/munda-arbitrator/shards.env"]
+    # The shared file its comment shows, with an instance's ids, makes real settings.
+    shared = dict(line.lstrip("# ").split("=", 1) for line in text.splitlines()
+                  if re.match(r"#\s+MUNDA_\w+=", line))
+    assert set(shared) == {"MUNDA_DISCORD_SHARD_COUNT", "MUNDA_DATABASE_URL"}
+    config = load_config(None, {**shared, "MUNDA_DISCORD_SHARD_IDS": "1"})
+    assert config.discord.shards == ShardSet.of(int(shared["MUNDA_DISCORD_SHARD_COUNT"]), [1])
+    assert config.database.url == shared["MUNDA_DATABASE_URL"]
+    assert unit["Install"]["WantedBy"] == ["multi-user.target"]
 
 
 def test_the_dockerfile_runs_the_readme_commands_on_an_official_image() -> None:
