@@ -13,7 +13,6 @@ import pytest_asyncio
 
 from bot.arena import Arena
 from fakediscord import Upload
-from fakediscord.common import InteractionType
 from fakediscord.result import InteractionResult
 from rules.models import EquipmentKind, FighterCategory
 from tests.e2e.helpers import U, database
@@ -171,17 +170,7 @@ async def select_as(arena: Arena, result: InteractionResult, placeholder: str,
                     value: str, user: str) -> InteractionResult:
     """Choose in a select of someone else's ephemeral message (a forged or replayed
     custom_id: the fake's driver, like Discord, shows the message to its user only)."""
-    message = result.message
-    assert message is not None
-    component = message.component(placeholder)
-    invoker = arena.fake.world.user(user)
-    record = arena.fake.interactions.create(
-        InteractionType.MESSAGE_COMPONENT, invoker, message.channel,
-        {"custom_id": component["custom_id"], "component_type": 3, "values": [value]},
-        label=f"{invoker.display_name} chose {value} in another user's message",
-        source_message=message,
-    )
-    return await arena.driver._run(record, None, True)
+    return await arena.driver.forge(result, placeholder, user, [value])
 
 
 async def test_the_preview_asks_what_the_file_leaves_open_and_confirm_waits(
