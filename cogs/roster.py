@@ -41,7 +41,7 @@ from bot.battle.state import PostBattleRun
 from bot.call import Call, Interaction, Scope
 from bot.cog import BotCog, adds
 from bot.errors import Refused
-from bot.lookup import choice_named, pick_item
+from bot.lookup import pick_choice, pick_item
 from bot.options import (
     AdvancementOption,
     AdvancementStat,
@@ -114,11 +114,8 @@ CREW_CHOICES = [
 
 
 def substep_named(value: str) -> SubStep:
-    substep = choice_named(DEFERRABLE, value)
-    if substep is not None:
-        return substep
-    options = ", ".join(s.value for s in DEFERRABLE)
-    raise InvalidRequest(f"Only these sub-steps can be finished later: {options}.")
+    return pick_choice(DEFERRABLE, value,
+                       lambda known: f"Only these sub-steps can be finished later: {known}.")
 
 
 def stat_key(text: str) -> str:
