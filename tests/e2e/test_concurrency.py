@@ -14,8 +14,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import pytest
-
 from bot.arena import Arena
 from fakediscord import InteractionResult
 from tests.e2e.battle_helpers import (
@@ -45,9 +43,6 @@ from tests.e2e.test_postbattle import (
     start,
     titled,
 )
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
 
 
 async def answers(results: list[InteractionResult]) -> list[str]:

@@ -35,7 +35,7 @@ from tests.e2e.battle_helpers import (
     wrap_up_text,
 )
 
-pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("players")]
+pytestmark = pytest.mark.usefixtures("players")
 
 # The steps after the post-battle actions, to the end of the sequence.
 STEPS_AFTER_ACTIONS = ["▶️ Post-battle Actions", "A. Clean House", "B. Visit the Trading Post",

@@ -21,8 +21,6 @@ import signal
 from dataclasses import dataclass
 from typing import Any
 
-import pytest
-
 from bot import failpoints
 from bot.arena import Arena, BotExited
 from bot.battle.state import PostBattleRun
@@ -45,8 +43,6 @@ from tests.e2e.test_postbattle import (
     submit,
     titled,
 )
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 READY_LINE = "post-battle sequences checked at start-up"
 

@@ -17,8 +17,6 @@ from rules.models import EquipmentKind, Fighter, FighterCategory, Item
 from rules.profiles import parse_profile
 from tests.e2e.helpers import G, U, database, slash
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
 CAMPAIGN = "Dust Falls"
 
 

@@ -38,8 +38,6 @@ from tests.e2e.battle_helpers import (
     until,
 )
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
 U, S, G = "Underhive", "Spire", "general"
 CAMPAIGN = "Perm Hive"
 FIXTURES = Path(__file__).parent.parent / "importing" / "fixtures"

@@ -11,13 +11,9 @@ import asyncio
 import re
 from typing import Any
 
-import pytest
-
 from bot.arena import Arena
 from fakediscord import InteractionResult
 from fakediscord.messages import Message
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 G, CH = "Underhive", "general"
 
@@ -216,7 +212,6 @@ async def test_two_gang_campaign_battle_all_seven_steps_and_report(arena: Arena)
         assert figure(value, "Wealth") == figure(shown, "Wealth")
         assert figure(shown, "Battles fought") == 1
     assert "discord.com/channels/" in text or "thread" in text.lower()
-
 
 
 async def run_through(arena: Arena, thread: Any, players: list[str]) -> list[str]:

@@ -20,7 +20,7 @@ from tests.e2e.battle_helpers import (
     slash,
 )
 
-pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("players")]
+pytestmark = pytest.mark.usefixtures("players")
 
 SCENARIOS = ["Battle Royale", "Blind Box Looting", "Race to Acquire Archeotech",
              "Take and Hold", "Eliminate High Value Targets", "Small Crews Bump Into Each Other"]

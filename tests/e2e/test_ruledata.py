@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
 import pytest_asyncio
 
 from bot.arena import Arena
@@ -18,8 +17,6 @@ from rules.models import EquipmentKind, FighterCategory
 from tests.e2e.helpers import U, database
 from tests.e2e.test_fighter import ok, refused, said, slash
 from tests.importing.test_yaktribe import cult_gang
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 EXAMPLE = Path(__file__).parents[2] / "docs" / "examples" / "rule-data-example.toml"
 MATRIARCH = 'M5" WS3+ BS3+ S3 T3 W2 I3+ A2 Ld6+ Cl6+ Wil7+ Int6+'
