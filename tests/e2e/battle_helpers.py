@@ -324,6 +324,18 @@ def _option(component: dict[str, object], label: str) -> dict[str, object] | Non
     return next((o for o in options if o.get("label") == label), None)
 
 
+async def _choose(driver: Driver, panel: Message, prefix: str, label: str, user: str) -> str:
+    """Choose the option ``label`` in the panel's select ``prefix`` unless it is the chosen
+    one already; its value."""
+    select = panel.component(custom_id(panel, prefix))
+    option = _option(select, label)
+    assert option is not None, f"no {label!r} in {select['options']}"
+    value = str(option["value"])
+    if not option.get("default"):
+        await driver.select(panel, select["custom_id"], [value], user)
+    return value
+
+
 async def pick_injury(
     driver: Driver, thread: Channel, user: str, gang: str, fighter: str, result: str
 ) -> InteractionResult:
@@ -341,12 +353,7 @@ async def pick_injury(
         await driver.select(panel, chooser["custom_id"], [option["value"]], user)
         panel = await until(lambda: _newest_with(driver, thread, gang, "munda:pb:injf:"),
                             f"the injuries section of {gang}")
-    fighters = panel.component(custom_id(panel, "munda:pb:injf:"))
-    choice = _option(fighters, fighter)
-    assert choice is not None, f"{fighter} is not offered: {fighters['options']}"
-    fighter_id = str(choice["value"])
-    if not choice.get("default"):
-        await driver.select(panel, fighters["custom_id"], [fighter_id], user)
+    fighter_id = await _choose(driver, panel, "munda:pb:injf:", fighter, user)
     panel = await until(
         lambda: _newest_with(driver, thread, gang, "munda:pb:inj:", suffix=f":{fighter_id}"),
         f"the injury select of {fighter}")
@@ -388,12 +395,7 @@ async def open_section(
 ) -> Message:
     """``gang``'s panel showing the section labelled ``section`` (chosen if it was not)."""
     panel = await panel_of(driver, thread, gang)
-    chooser = panel.component(custom_id(panel, "munda:pb:sec:"))
-    option = _option(chooser, section)
-    assert option is not None, f"no {section!r} in {chooser['options']}"
-    value = str(option["value"])
-    if not option.get("default"):
-        await driver.select(panel, chooser["custom_id"], [value], user)
+    value = await _choose(driver, panel, "munda:pb:sec:", section, user)
     return await until(
         lambda: _newest_with(driver, thread, gang, "munda:pb:pick:", suffix=f":{value}:0"),
         f"the {section} section of {gang}")
