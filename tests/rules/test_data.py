@@ -18,6 +18,7 @@ from rules.ruleset import (
     InjuryTable,
     RuleSet,
 )
+from tests.rules.campaign_tables import CRAWL_CREW
 
 D66_RESULTS = [tens * 10 + units for tens in range(1, 7) for units in range(1, 7)]
 SHIPPED = ["core-2023", "core-2018-injuries"]
@@ -261,25 +262,6 @@ def test_pb_6b_1_house_lists_can_found_a_gang(house):
 
 
 # --------------------------------------------------------------------------- campaign data
-
-CRAWL_CREW = """
-[crew_injuries]
-name = "Campaign crew table"
-dice = "D66"
-
-[[crew_injuries.entries]]
-low = 11
-high = 56
-name = "Out Cold"
-effects = [{ kind = "none" }]
-
-[[crew_injuries.entries]]
-low = 61
-high = 66
-name = "Memorable Death"
-effects = [{ kind = "dead" }]
-"""
-
 
 def test_a_campaign_directory_can_replace_one_table(tmp_path):
     directory = _on_core(tmp_path / "our-campaign", {"crew.toml": CRAWL_CREW})
