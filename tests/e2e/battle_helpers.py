@@ -82,6 +82,23 @@ async def new_fighter(
     assert "joins" in text, text
 
 
+async def capture(driver: Driver, campaign: str, captive: str, captor: str) -> None:
+    """alice, the Arbitrator, records ``captive`` as held Captive by the gang ``captor``."""
+    await slash(driver, "alice", "fighter status", fighter=captive, status="Captured",
+                captor=captor, campaign=campaign)
+
+
+async def held_captive(driver: Driver, campaign: str, captor: str, owner: str, captive: str,
+                       *, owner_alignment: str = "Law Abiding") -> None:
+    """A new campaign in which bob's ``captor`` holds dan's Forge-born ``captive`` of
+    ``owner`` Captive."""
+    await new_campaign(driver, campaign)
+    await new_gang(driver, "bob", campaign, captor)
+    await new_gang(driver, "dan", campaign, owner, alignment=owner_alignment)
+    await new_fighter(driver, "dan", campaign, owner, captive, "Forge-born")
+    await capture(driver, campaign, captive, captor)
+
+
 async def new_gang_with(
     driver: Driver, user: str, campaign: str, name: str, fighters: Mapping[str, str], *,
     house: str = "Goliath", alignment: str = "Law Abiding", credits: int = 1000,
