@@ -148,20 +148,24 @@ async def gang_names(interaction: Interaction, current: str) -> Choices:
     return await suggest(interaction, current, lambda _c, gangs: (g.name for g in gangs))
 
 
-async def fighter_names(interaction: Interaction, current: str) -> Choices:
-    return await suggest(interaction, current, lambda _c, gangs: (
-        f.name for g in chosen_gangs(interaction, gangs) for f in g.fighters))
+def on_chosen_gangs(
+    names: Callable[[Gang], Iterable[str]],
+) -> Callable[[Interaction, str], Awaitable[Choices]]:
+    """Suggest ``names(gang)`` of the gang the command names, else of every gang."""
+
+    async def complete(interaction: Interaction, current: str) -> Choices:
+        return await suggest(interaction, current, lambda _c, gangs: (
+            name for g in chosen_gangs(interaction, gangs) for name in names(g)))
+
+    return complete
 
 
-async def vehicle_names(interaction: Interaction, current: str) -> Choices:
-    return await suggest(interaction, current, lambda _c, gangs: (
-        v.name for g in chosen_gangs(interaction, gangs)
-        for v in [*g.vehicles, *g.stash_vehicles]))
-
-
-async def stash_item_names(interaction: Interaction, current: str) -> Choices:
-    return await suggest(interaction, current, lambda _c, gangs: (
-        i.name for g in chosen_gangs(interaction, gangs) for i in g.stash))
+fighter_names = on_chosen_gangs(lambda g: (f.name for f in g.fighters))
+vehicle_names = on_chosen_gangs(lambda g: (v.name for v in [*g.vehicles, *g.stash_vehicles]))
+stash_item_names = on_chosen_gangs(lambda g: (i.name for i in g.stash))
+stash_vehicles = on_chosen_gangs(lambda g: (v.name for v in g.stash_vehicles))
+damaged_vehicles = on_chosen_gangs(lambda g: (
+    v.name for v in [*g.vehicles, *g.stash_vehicles] if v.lasting_damage))
 
 
 async def carried_items(interaction: Interaction, current: str) -> Choices:
@@ -262,17 +266,6 @@ async def current_damage(interaction: Interaction, current: str) -> Choices:
         damage for g in chosen_gangs(interaction, gangs)
         for v in [*g.vehicles, *g.stash_vehicles] if wanted and same_name(v.name, wanted)
         for damage in v.lasting_damage))
-
-
-async def stash_vehicles(interaction: Interaction, current: str) -> Choices:
-    return await suggest(interaction, current, lambda _c, gangs: (
-        v.name for g in chosen_gangs(interaction, gangs) for v in g.stash_vehicles))
-
-
-async def damaged_vehicles(interaction: Interaction, current: str) -> Choices:
-    return await suggest(interaction, current, lambda _c, gangs: (
-        v.name for g in chosen_gangs(interaction, gangs)
-        for v in [*g.vehicles, *g.stash_vehicles] if v.lasting_damage))
 
 
 async def captive_names(interaction: Interaction, current: str) -> Choices:

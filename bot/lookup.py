@@ -8,13 +8,13 @@ for and where.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from enum import StrEnum
 from typing import Protocol, TypeVar
 
 from bot.render import safe
 from bot.storage import Campaign
-from rules.errors import NotEligible, NotFound
+from rules.errors import InvalidRequest, NotEligible, NotFound
 from rules.models import Fighter, FighterStatus, Gang, Item, Vehicle
 from rules.names import same_name
 
@@ -53,6 +53,15 @@ def first_named(things: Iterable[N], name: str) -> N | None:
 def choice_named(choices: Iterable[E], text: str) -> E | None:
     """The choice (an enum's value) named by what was typed, if any."""
     return next((choice for choice in choices if same_name(choice.value, text)), None)
+
+
+def pick_choice(choices: Iterable[E], text: str, refusal: Callable[[str], str]) -> E:
+    """The choice named by ``text``; else InvalidRequest(``refusal`` of the choices' list)."""
+    offered = list(choices)
+    found = choice_named(offered, text)
+    if found is None:
+        raise InvalidRequest(refusal(", ".join(choice.value for choice in offered)))
+    return found
 
 
 def pick(things: Iterable[N], name: str, missing: str) -> N:

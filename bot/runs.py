@@ -23,7 +23,7 @@ from bot.battle.engine import active_run_in, load_battle_world
 from bot.battle.state import PostBattleRun
 from bot.call import Scope, actor_from
 from bot.errors import Refused
-from bot.lookup import choice_named
+from bot.lookup import choice_named, pick_choice
 from bot.render import safe
 from bot.storage import Campaign, Transaction
 from rules.actions import ActionKind, available_actions, eligible_actors
@@ -117,11 +117,8 @@ async def situation(s: Scope, gang: Gang) -> Situation:
 
 
 def action_kind(text: str) -> ActionKind:
-    kind = choice_named(ActionKind, text)
-    if kind is not None:
-        return kind
-    known = ", ".join(kind.value for kind in ActionKind)
-    raise InvalidRequest(f"'{safe(text, 40)}' is not a post-battle action: choose {known}.")
+    return pick_choice(ActionKind, text, lambda known: (
+        f"'{safe(text, 40)}' is not a post-battle action: choose {known}."))
 
 
 # --------------------------------------------------------------------------- suggestions

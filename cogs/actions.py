@@ -148,27 +148,21 @@ async def _act(call: Call, campaign: Campaign, here: Situation, compute: Compute
 async def _escort(
     call: Call, campaign: Campaign, here: Situation, actor: Fighter, target: str | None
 ) -> None:
-    interaction = call.interaction
     name = _pick_target(here.targets(ActionKind.MEDICAL_ESCORT), target, "patient")
     patient = next(f for f in here.patients() if same_name(f.name, name))
-    quote_title, decision_title = (f"Medical Escort cost for {patient.name}",
-                                   f"Medical Escort for {patient.name}")
-    cost = await stored_quote(call.storage, call.guild_id, campaign.id, here.battle.id,
-                              quote_title, decision_title)
-    credits = here.gang.credits
-    if cost is None:
-        rolled = await _roll_quote(
-            call, campaign, here, (quote_title, decision_title),
-            lambda world, run, roller: medical_escort_cost(
-                world, actor_for(run, here.battle, here.gang.id, actor.id), patient.id, roller),
-            f"The Doc's price for {safe(patient.name)} has just been rolled; use the "
-            "command again to see it and answer.")
-        assert isinstance(rolled, MedicalEscortCost)
-        cost, credits = rolled.cost, rolled.world.gang(here.gang.id).credits
-    else:
-        await send_private(interaction, "Medical Escort", [
+    quoted = await _quote(
+        call, campaign, here, f"Medical Escort cost for {patient.name}",
+        f"Medical Escort for {patient.name}", f"The Doc's price for {safe(patient.name)}",
+        lambda world, run, roller: medical_escort_cost(
+            world, actor_for(run, here.battle, here.gang.id, actor.id), patient.id, roller))
+    if isinstance(quoted, int):
+        cost, credits = quoted, here.gang.credits
+        await send_private(call.interaction, "Medical Escort", [
             f"The Doc's price for {safe(patient.name)} was already rolled: {cost} credits. "
             "Answer the question below."])
+    else:
+        assert isinstance(quoted, MedicalEscortCost)
+        cost, credits = quoted.cost, quoted.world.gang(here.gang.id).credits
     question = (
         f"🩺 **Medical Escort** for {safe(patient.name)} by {safe(actor.name)} "
         f"({safe(here.gang.name)}): the Doc asks **{cost}** credits; the Stash holds "
@@ -179,49 +173,45 @@ async def _escort(
     await call.say(question, view=view)
 
 
-async def _roll_quote(
-    call: Call, campaign: Campaign, here: Situation, titles: tuple[str, str], compute: Compute,
-    rolled_meanwhile: str,
-) -> RuleResult:
-    """Roll a price in the Post-battle Actions step, refused when it was rolled meanwhile."""
-    quote_title, decision_title = titles
-    done = await act(
-        call.interaction, campaign=campaign, gang=here.gang, stages=POST_BATTLE_ACTIONS,
-        compute=compute,
-        check=no_quote_yet(campaign.id, here.battle.id, quote_title, decision_title,
-                           rolled_meanwhile),
-    )
+async def _quote(call: Call, campaign: Campaign, here: Situation, quote_title: str,
+                 decision_title: str, price: str, compute: Compute) -> int | RuleResult:
+    """The number stored for a price rolled before and not yet decided on; else the result
+    of rolling it now in the Post-battle Actions step (``price``, "the price for X", names
+    it in the refusal when it was rolled meanwhile)."""
+    stored = await stored_quote(call.storage, call.guild_id, campaign.id, here.battle.id,
+                                quote_title, decision_title)
+    if stored is not None:
+        return stored
+    refusal = f"{price} has just been rolled; use the command again to see it and answer."
+    done = await act(call.interaction, campaign=campaign, gang=here.gang,
+                     stages=POST_BATTLE_ACTIONS, compute=compute,
+                     check=no_quote_yet(campaign.id, here.battle.id, quote_title,
+                                        decision_title, refusal))
     return done.result
 
 
 async def _repairs(
     call: Call, campaign: Campaign, here: Situation, actor: Fighter, target: str | None
 ) -> None:
-    interaction = call.interaction
     name = _pick_target(here.targets(ActionKind.NEGOTIATE_REPAIRS), target, "vehicle")
     vehicle = next(v for v in here.damaged_vehicles() if same_name(v.name, name))
-    quote_title, decision_title = (f"Repair price for {vehicle.name}",
-                                   f"Negotiate Repairs for {vehicle.name}")
-    die = await stored_quote(call.storage, call.guild_id, campaign.id, here.battle.id,
-                             quote_title, decision_title)
-    if die is None:
-        rolled = await _roll_quote(
-            call, campaign, here, (quote_title, decision_title),
-            lambda world, run, roller: negotiate_repairs_cost(
-                world, actor_for(run, here.battle, here.gang.id, actor.id), vehicle.id, roller),
-            f"The price for {safe(vehicle.name)} has just been rolled; use the command "
-            "again to see it and answer.")
-        assert isinstance(rolled, RepairQuote)
-        quote = rolled
-    else:
+    quoted = await _quote(
+        call, campaign, here, f"Repair price for {vehicle.name}",
+        f"Negotiate Repairs for {vehicle.name}", f"The price for {safe(vehicle.name)}",
+        lambda world, run, roller: negotiate_repairs_cost(
+            world, actor_for(run, here.battle, here.gang.id, actor.id), vehicle.id, roller))
+    if isinstance(quoted, int):
         # The stored die sets the price again, without a new roll.
         quote = negotiate_repairs_cost(
             here.world, actor_for(here.run, here.battle, here.gang.id, actor.id), vehicle.id,
-            ScriptedRoller([die]),
+            ScriptedRoller([quoted]),
         )
-        await send_private(interaction, "Negotiate Repairs", [
-            f"The price for {safe(vehicle.name)} was already rolled (D6: {die}). Answer the "
-            "question below."])
+        await send_private(call.interaction, "Negotiate Repairs", [
+            f"The price for {safe(vehicle.name)} was already rolled (D6: {quoted}). Answer "
+            "the question below."])
+    else:
+        assert isinstance(quoted, RepairQuote)
+        quote = quoted
     rattle = (" and its Lasting Damage becomes one Persistent Rattle" if quote.becomes_rattle
               else "")
     question = (

@@ -82,6 +82,7 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
     )
 
     async def cog_load(self) -> None:
+        await super().cog_load()
         confirmation(DELETE_CAMPAIGN, self._delete_confirmed)
         confirmation(IMPORT_RULE_DATA, self._rule_data_confirmed)
 

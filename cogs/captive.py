@@ -23,13 +23,10 @@ from bot.battle.interactive import (
     Agreement,
     AgreementOutcome,
     agree_as,
-    agreement_view,
     new_agreement,
-    register_agreement,
-    unregister_agreement,
 )
 from bot.call import Call, Interaction, Scope
-from bot.cog import BotCog, adds
+from bot.cog import BotCog, adds, agreement
 from bot.errors import Refused
 from bot.options import CampaignName, CaptiveName, GangName
 from bot.render import result_lines, safe
@@ -58,12 +55,6 @@ MAX_TRADE_CREDITS = 1_000_000
 
 class CaptiveCog(BotCog, commands.GroupCog, group_name="captive",
                  group_description="Captives held between battles"):
-    async def cog_load(self) -> None:
-        register_agreement(CAPTIVE_TRADE, self._trade_agreed)
-
-    async def cog_unload(self) -> None:
-        unregister_agreement(CAPTIVE_TRADE)
-
     # ------------------------------------------------------------------ list
 
     @slash("list", "Captives, their captors, what captors may do",
@@ -154,10 +145,9 @@ class CaptiveCog(BotCog, commands.GroupCog, group_name="captive",
             await call.answer("Captive trade", [question, *await _carry_out_trade(call,
                                                                                   agreement)])
             return
-        async with call.write_in(s.campaign.id) as stored:
-            await stored.tx.save_sequence(stored.campaign.id, agreement.key, agreement)
-        await call.say(agreement.text(), view=agreement_view(agreement))
+        await self.ask(call, agreement)
 
+    @agreement(CAPTIVE_TRADE)
     async def _trade_agreed(
         self, interaction: Interaction, agreement: Agreement
     ) -> AgreementOutcome:

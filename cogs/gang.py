@@ -80,6 +80,7 @@ def edit_lines(before: Gang, after: Gang) -> list[str]:
 class GangCog(BotCog, commands.GroupCog, group_name="gang",
               group_description="Gangs and their rosters"):
     async def cog_load(self) -> None:
+        await super().cog_load()
         confirmation(DELETE_GANG, self._delete_confirmed)
         confirmation(IMPORT_GANG, self._import_confirmed)
         register(ANSWER, *ANSWER_PARAMS, handler=answer_clicked, only="user")

@@ -53,6 +53,7 @@ class PostBattleCog(BotCog, commands.GroupCog, group_name="postbattle",
         self._resumed = False
 
     async def cog_load(self) -> None:
+        await super().cog_load()
         publish.use_outbox(self.bot)
 
     @commands.Cog.listener()

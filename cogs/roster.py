@@ -31,17 +31,14 @@ from bot.battle.interactive import (
     Stages,
     act,
     agree_as,
-    agreement_view,
     new_agreement,
     note_result,
-    register_agreement,
-    unregister_agreement,
 )
 from bot.battle.state import PostBattleRun
 from bot.call import Call, Interaction, Scope
-from bot.cog import BotCog, adds
+from bot.cog import BotCog, adds, agreement
 from bot.errors import Refused
-from bot.lookup import choice_named, pick_item
+from bot.lookup import pick_choice, pick_item
 from bot.options import (
     AdvancementOption,
     AdvancementStat,
@@ -114,11 +111,8 @@ CREW_CHOICES = [
 
 
 def substep_named(value: str) -> SubStep:
-    substep = choice_named(DEFERRABLE, value)
-    if substep is not None:
-        return substep
-    options = ", ".join(s.value for s in DEFERRABLE)
-    raise InvalidRequest(f"Only these sub-steps can be finished later: {options}.")
+    return pick_choice(DEFERRABLE, value,
+                       lambda known: f"Only these sub-steps can be finished later: {known}.")
 
 
 def stat_key(text: str) -> str:
@@ -131,12 +125,6 @@ def stat_key(text: str) -> str:
 
 class RosterCog(BotCog, commands.GroupCog, group_name="roster",
                 group_description="Update Roster after a battle (step 6)"):
-    async def cog_load(self) -> None:
-        register_agreement(DEFER, self._deferral_agreed)
-
-    async def cog_unload(self) -> None:
-        unregister_agreement(DEFER)
-
     # ------------------------------------------------------------------ A. Clean House
 
     @slash("retire", "A. Retire a fighter: gear to the Stash",
@@ -429,10 +417,9 @@ class RosterCog(BotCog, commands.GroupCog, group_name="roster",
             await act(interaction, campaign=s.campaign, gang=owner, stages=[run.sequence.stage],
                       compute=compute, bookkeeping=bookkeeping)
             return
-        async with call.write_in(s.campaign.id) as stored:
-            await stored.tx.save_sequence(stored.campaign.id, agreement.key, agreement)
-        await call.say(agreement.text(), view=agreement_view(agreement))
+        await self.ask(call, agreement)
 
+    @agreement(DEFER)
     async def _deferral_agreed(
         self, interaction: Interaction, agreement: Agreement
     ) -> AgreementOutcome:

@@ -268,13 +268,28 @@ class Driver:
                 f"message {msg.id} is ephemeral to {msg.ephemeral_to.username}; "
                 f"{invoker.username} cannot see it"
             )
+        return await self._send_component(msg, invoker, data, label, timeout, wait_deferred)
+
+    async def forge(
+        self, message: MessageRef, custom_id: str, user: UserRef, values: list[str] | None = None
+    ) -> InteractionResult:
+        """Send what a press of ``custom_id`` (a choice of option ``values`` for a select)
+        would send, as ``user``, whoever may see the message: a replayed or forged
+        custom_id, which Discord lets through and the bot must refuse by itself."""
+        msg = self._message(message)
+        comp = msg.component(custom_id)
+        data: JsonObj = {"custom_id": comp["custom_id"], "component_type": comp.get("type", 2)}
+        if values is not None:
+            data["values"] = values
+        invoker = self.world.user(user)
+        return await self._send_component(msg, invoker, data, f"forged {comp['custom_id']}",
+                                          None, True)
+
+    async def _send_component(self, msg: Message, invoker: User, data: JsonObj, label: str,
+                              timeout: float | None, wait_deferred: bool) -> InteractionResult:
         record = self.fake.interactions.create(
-            InteractionType.MESSAGE_COMPONENT,
-            invoker,
-            msg.channel,
-            data,
-            label=f"{invoker.display_name} {label}",
-            source_message=msg,
+            InteractionType.MESSAGE_COMPONENT, invoker, msg.channel, data,
+            label=f"{invoker.display_name} {label}", source_message=msg,
         )
         return await self._run(record, timeout, wait_deferred)
 

@@ -6,7 +6,7 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 
 from fakediscord import limits, store
-from fakediscord.common import ChannelType, Perm
+from fakediscord.common import ChannelType, JsonObj, Perm
 from fakediscord.errors import ApiError, not_found
 from fakediscord.http_util import no_content, ok, read_body, snowflake
 from fakediscord.messages import Message
@@ -199,16 +199,7 @@ class ChannelRoutes:
         message = self.message(request, channel)
         self.require(channel, Perm.CREATE_PUBLIC_THREADS)
         body, _ = await read_body(request)
-        limits.check_thread_archive(body)
-        thread = store.create_thread(
-            self.world,
-            channel,
-            self.world.bot,
-            str(body.get("name") or ""),
-            from_message=message,
-            auto_archive_duration=int(body.get("auto_archive_duration") or 1440),
-        )
-        return ok(thread.to_payload(), status=201)
+        return self._new_thread(channel, body, from_message=message)
 
     async def thread_without_message(self, request: web.Request) -> web.Response:
         channel = self.channel(request)
@@ -222,15 +213,17 @@ class ChannelRoutes:
         self.require(channel, needed)
         if kind not in (ChannelType.PUBLIC_THREAD, ChannelType.PRIVATE_THREAD):
             raise ApiError(400, 50035, "Invalid Form Body: unsupported thread type (no forums)")
+        return self._new_thread(channel, body, kind=kind,
+                                invitable=bool(body.get("invitable", True)))
+
+    def _new_thread(self, channel: Channel, body: JsonObj, *, from_message: Message | None = None,
+                    kind: int = ChannelType.PUBLIC_THREAD, invitable: bool = True) -> web.Response:
+        """The bot's new thread in ``channel``, named and archived as the request's body says."""
         limits.check_thread_archive(body)
         thread = store.create_thread(
-            self.world,
-            channel,
-            self.world.bot,
-            str(body.get("name") or ""),
-            kind=kind,
+            self.world, channel, self.world.bot, str(body.get("name") or ""),
+            from_message=from_message, kind=kind, invitable=invitable,
             auto_archive_duration=int(body.get("auto_archive_duration") or 1440),
-            invitable=bool(body.get("invitable", True)),
         )
         return ok(thread.to_payload(), status=201)
 

@@ -44,7 +44,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from rules.dice import parse
-from rules.errors import InvalidRequest, NotFound
+from rules.errors import InvalidRequest, NotFound, problems_found
 from rules.models import PROFILE_STATS, BoonKind, FighterCategory, Territory
 from rules.ruledata import RuleData, apply_rule_data
 from rules.ruledata_reader import parse_document, rule_data_from
@@ -56,8 +56,6 @@ MANIFEST = "manifest.toml"
 _BASE_KEY = "base"
 # Keys that describe a file rather than give a table.
 _ABOUT_THE_FILE = frozenset({"format", "version"})
-# How many validation problems one message lists before "and N more".
-_MAX_PROBLEMS = 6
 
 
 @dataclass(frozen=True)
@@ -246,13 +244,8 @@ def _validate(source: _Source, content: RuleData, tables: dict[str, _Table]) -> 
     try:
         return RuleSet.model_validate(values)
     except ValidationError as exc:
-        problems = [_describe(error, tables) for error in exc.errors()]
-        shown = problems[:_MAX_PROBLEMS]
-        if len(problems) > _MAX_PROBLEMS:
-            shown.append(f"and {len(problems) - _MAX_PROBLEMS} more")
-        raise InvalidRequest(
-            f"The rule data set {source.label} is not valid:\n- " + "\n- ".join(shown)
-        ) from None
+        raise problems_found(f"The rule data set {source.label} is not valid",
+                             [_describe(error, tables) for error in exc.errors()]) from None
 
 
 def _describe(error: Any, tables: dict[str, _Table]) -> str:

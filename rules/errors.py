@@ -20,6 +20,18 @@ class InvalidRequest(RulesError):
     """The request does not make sense (unknown name, bad number, bad expression)."""
 
 
+# A refusal lists this many problems of a file at most, then how many more there are.
+MAX_PROBLEMS = 6
+
+
+def problems_found(heading: str, problems: list[str]) -> InvalidRequest:
+    """One refusal for a file's problems: the heading, then the first few as a list."""
+    shown = problems[:MAX_PROBLEMS]
+    if len(problems) > MAX_PROBLEMS:
+        shown.append(f"and {len(problems) - MAX_PROBLEMS} more")
+    return InvalidRequest(f"{heading}:\n- " + "\n- ".join(shown))
+
+
 class NotFound(InvalidRequest):
     """A named gang, fighter, item, vehicle or territory does not exist."""
 

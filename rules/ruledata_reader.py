@@ -15,11 +15,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from rules.errors import InvalidRequest
+from rules.errors import InvalidRequest, problems_found
 from rules.ruledata import RuleData
 
-# How many schema problems one refusal lists before "and N more".
-MAX_PROBLEMS = 6
 _TOML_LINE = re.compile(r"\(at line (\d+), column (\d+)\)")
 # Keys whose value names a list entry, in the order they are tried.
 _NAME_KEYS = ("house", "fighter_type", "vehicle_type", "name", "id")
@@ -62,11 +60,8 @@ def rule_data_from(raw: Any, label: str) -> RuleData:
     try:
         return RuleData.model_validate(raw)
     except ValidationError as error:
-        problems = [_problem(e, raw) for e in error.errors()]
-        shown = problems[:MAX_PROBLEMS]
-        if len(problems) > MAX_PROBLEMS:
-            shown.append(f"and {len(problems) - MAX_PROBLEMS} more")
-        raise InvalidRequest(f"{label} is not valid rule data:\n- " + "\n- ".join(shown)) from None
+        raise problems_found(f"{label} is not valid rule data",
+                             [_problem(e, raw) for e in error.errors()]) from None
 
 
 def _problem(error: Any, raw: Any) -> str:

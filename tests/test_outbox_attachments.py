@@ -16,6 +16,7 @@ import pytest
 from bot.outbox import Outbox, OutgoingFile
 from bot.storage import OutboxEntry, Storage
 from fakediscord import FakeDiscord
+from fakediscord.messages import Message
 from tests.test_outbox import GUILD, channel_id, drain, fake, outbox, posted, text
 
 __all__ = ["fake", "outbox"]  # fixtures
@@ -77,6 +78,19 @@ async def test_an_answer_lost_after_the_files_went_posts_nothing_new(
     assert message.id == earlier.message_id and len(message.attachments) == 2
 
 
+async def _sent_without_files(
+    storage: Storage, outbox: Outbox, fake: FakeDiscord, caplog: pytest.LogCaptureFixture
+) -> Message:
+    """Owe a report with pictures, deliver it, and check it went out as text alone."""
+    general = channel_id(fake, "general")
+    await storage.owe_message(GUILD, "report", general, text("Battle report"), link=PICTURES)
+    with caplog.at_level(logging.ERROR, logger="bot.outbox"):
+        await drain(outbox)
+    [message] = posted(fake, "general")
+    assert message.content == "Battle report" and message.attachments == []
+    return message
+
+
 async def test_files_that_cannot_be_made_never_cost_the_message(
     storage: Storage, outbox: Outbox, fake: FakeDiscord, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -84,12 +98,7 @@ async def test_files_that_cannot_be_made_never_cost_the_message(
         raise RuntimeError("the drawing failed")
 
     outbox.on_attachments(broken)
-    general = channel_id(fake, "general")
-    await storage.owe_message(GUILD, "report", general, text("Battle report"), link=PICTURES)
-    with caplog.at_level(logging.ERROR, logger="bot.outbox"):
-        await drain(outbox)
-    [message] = posted(fake, "general")
-    assert message.content == "Battle report" and message.attachments == []
+    await _sent_without_files(storage, outbox, fake, caplog)
     assert "the files of report could not be made" in caplog.text
     assert "the drawing failed" in caplog.text
 
@@ -98,12 +107,7 @@ async def test_files_discord_refuses_are_dropped_and_the_message_sent_once(
     storage: Storage, outbox: Outbox, fake: FakeDiscord, caplog: pytest.LogCaptureFixture
 ) -> None:
     outbox.on_attachments(Pages(count=11))  # one more than Discord takes
-    general = channel_id(fake, "general")
-    await storage.owe_message(GUILD, "report", general, text("Battle report"), link=PICTURES)
-    with caplog.at_level(logging.ERROR, logger="bot.outbox"):
-        await drain(outbox)
-    [message] = posted(fake, "general")
-    assert message.content == "Battle report" and message.attachments == []
+    message = await _sent_without_files(storage, outbox, fake, caplog)
     assert "refused the files of report" in caplog.text
     delivered = await storage.owed_message(GUILD, "report")
     assert delivered is not None and delivered.message_id == message.id

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from bot.importing.common import load_json, require_worker_thread
 from bot.importing.gangdoc import is_gang_document, parse_gang_document
@@ -25,32 +24,17 @@ def read_gang_file(
     campaign_id: str,
     categories: Mapping[str, FighterCategory] | None = None,
 ) -> ParsedGang:
-    """The gang in the file's bytes, decoded and checked; for a worker thread (a file may
-    be megabytes of JSON)."""
+    """The gang in the file's bytes, decoded and checked, whichever of the two shapes its
+    JSON has; for a worker thread (a file may be megabytes of JSON)."""
     require_worker_thread("Reading a gang file")
-    return parse_gang_file(
-        load_json(data, "a gang export", max_values=MAX_JSON_VALUES),
-        ruleset=ruleset, owner=owner, make_id=make_id, campaign_id=campaign_id,
-        categories=categories,
-    )
-
-
-def parse_gang_file(
-    data: Any,
-    *,
-    ruleset: RuleSet,
-    owner: str,
-    make_id: Callable[[], str],
-    campaign_id: str,
-    categories: Mapping[str, FighterCategory] | None = None,
-) -> ParsedGang:
-    """The gang in decoded JSON ``data``, whichever of the two shapes it has."""
-    if isinstance(data, dict) and data.get("format") == EXPORT_FORMAT:
+    decoded = load_json(data, "a gang export", max_values=MAX_JSON_VALUES)
+    if isinstance(decoded, dict) and decoded.get("format") == EXPORT_FORMAT:
         raise InvalidRequest(
             "That is a whole campaign, not a gang: an Arbitrator brings it in with "
             "/campaign import."
         )
-    if is_gang_document(data):
-        return parse_gang_document(data, owner=owner, make_id=make_id, campaign_id=campaign_id)
-    return parse_yaktribe(data, ruleset=ruleset, owner=owner, make_id=make_id,
+    if is_gang_document(decoded):
+        return parse_gang_document(decoded, owner=owner, make_id=make_id,
+                                   campaign_id=campaign_id)
+    return parse_yaktribe(decoded, ruleset=ruleset, owner=owner, make_id=make_id,
                           categories=categories)

@@ -159,6 +159,19 @@ class _Asked:
     items: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
+@dataclasses.dataclass
+class _Reading:
+    """One file being read: the rule set and House List it is read against, where new ids
+    come from, the categories the player gave, and what the reading found."""
+
+    ruleset: RuleSet
+    house: HouseList | None
+    make_id: Callable[[], str]
+    categories: Mapping[str, FighterCategory]
+    report: ImportReport
+    asked: _Asked = dataclasses.field(default_factory=_Asked)
+
+
 class _Skip(Exception):
     """A fighter that cannot be imported; the message says why."""
 
@@ -196,12 +209,9 @@ def parse_yaktribe(
             "fighter categories come from the file (a category, or a keyword in the type)."
         )
     _territories(data.get("territories"), report)
-    asked = _Asked()
-    gang.stash = _items(
-        data.get("stash"), None, ruleset, make_id, report, "the Stash", MAX_STASH_ITEMS, asked
-    )
-    keys = _read_fighters(data["gangers"], gang, house, ruleset, make_id, report,
-                          categories or {}, asked)
+    reading = _Reading(ruleset, house, make_id, categories or {}, report)
+    gang.stash = _items(data.get("stash"), None, reading, "the Stash", MAX_STASH_ITEMS)
+    keys = _read_fighters(data["gangers"], gang, reading)
     check_count(
         len(gang.stash) + sum(len(f.equipment) for f in gang.fighters), MAX_GANG_ITEMS,
         "items in the gang (fighters' equipment and the Stash, counting quantities)",
@@ -219,7 +229,8 @@ def parse_yaktribe(
     return ParsedGang(
         gang=gang, report=report, source=SOURCE, source_label=LABEL, external_id=external,
         fighter_keys=keys, has_vehicles=False, declared_rating=declared,
-        questions=ask_categories(gang, asked.types) + ask_kinds(gang, asked.items),
+        questions=(ask_categories(gang, reading.asked.types)
+                   + ask_kinds(gang, reading.asked.items)),
     )
 
 
@@ -376,23 +387,14 @@ def _territories(value: Any, report: ImportReport) -> None:
 # --------------------------------------------------------------------------- fighters
 
 
-def _read_fighters(
-    gangers: list[Any],
-    gang: Gang,
-    house: HouseList | None,
-    ruleset: RuleSet,
-    make_id: Callable[[], str],
-    report: ImportReport,
-    categories: Mapping[str, FighterCategory],
-    asked: _Asked,
-) -> dict[str, str]:
+def _read_fighters(gangers: list[Any], gang: Gang, reading: _Reading) -> dict[str, str]:
+    report = reading.report
     keys: dict[str, str] = {}
     taken: set[str] = set()
     for index, raw in enumerate(gangers, start=1):
         label = _label(raw, index)
         try:
-            fighter, key = _fighter(raw, index, house, ruleset, make_id, report, categories,
-                                    asked)
+            fighter, key = _fighter(raw, index, reading)
         except _Skip as skip:
             report.problem(f"{label}: {skip}; not imported.")
             continue
@@ -423,16 +425,8 @@ def _unique(name: str, taken: set[str], report: ImportReport) -> str:
     return candidate
 
 
-def _fighter(
-    raw: Any,
-    index: int,
-    house: HouseList | None,
-    ruleset: RuleSet,
-    make_id: Callable[[], str],
-    report: ImportReport,
-    categories: Mapping[str, FighterCategory],
-    asked: _Asked,
-) -> tuple[Fighter | None, str | None]:
+def _fighter(raw: Any, index: int, reading: _Reading) -> tuple[Fighter | None, str | None]:
+    report = reading.report
     if not isinstance(raw, dict):
         raise _Skip("it is not an object")
     for key in raw:
@@ -453,12 +447,8 @@ def _fighter(
     if name is None or fighter_type is None or profile is None or cost is None:
         raise _Skip("; ".join(problems))
     label = f"'{clip(name, 40)}'"
-    template, category = _category(fighter_type, raw.get("category"), house, ruleset,
-                                   categories)
-    equipment = _items(
-        raw.get("equipment"), template, ruleset, make_id, report, label, MAX_FIGHTER_ITEMS,
-        asked,
-    )
+    template, category = _category(fighter_type, raw.get("category"), reading)
+    equipment = _items(raw.get("equipment"), template, reading, label, MAX_FIGHTER_ITEMS)
     priced = sum(item.cost for item in equipment)
     base = cost - priced
     if base < 0:
@@ -468,7 +458,7 @@ def _fighter(
         )
         base = 0
     fighter = Fighter(
-        id=make_id(),
+        id=reading.make_id(),
         name=name,
         category=category or FighterCategory.GANGER,
         fighter_type=template.fighter_type if template else fighter_type,
@@ -486,7 +476,7 @@ def _fighter(
     )
     if category is None:
         # Stored as a Ganger until the player answers; the Confirm waits for the answer.
-        asked.types[fighter.id] = fighter_type
+        reading.asked.types[fighter.id] = fighter_type
     if raw.get("advance_count") not in (None, 0, "0"):
         report.note(
             "advance_count is not kept: a fighter's cost already includes its advancements, "
@@ -575,19 +565,18 @@ def _profile(raw: dict[str, Any]) -> Profile:
 
 
 def _category(
-    fighter_type: str, stated: Any, house: HouseList | None, ruleset: RuleSet,
-    categories: Mapping[str, FighterCategory],
+    fighter_type: str, stated: Any, reading: _Reading
 ) -> tuple[FighterTemplate | None, FighterCategory | None]:
     """The House List's category, else the file's (its category, or a keyword in the type),
     else the one the importing player gave; else None: the preview asks for it."""
-    template = _template(fighter_type, house, ruleset)
+    template = _template(fighter_type, reading.house, reading.ruleset)
     if template is not None:
         return template, template.category
     for text in (stated, fighter_type):
         found = _keyword_category(text) if isinstance(text, str) else None
         if found is not None:
             return None, found
-    given = categories.get(name_key(fighter_type))
+    given = reading.categories.get(name_key(fighter_type))
     if given is not None:
         return None, given
     return None, None
@@ -655,15 +644,9 @@ def _fighter_names(
 
 
 def _items(
-    value: Any,
-    template: FighterTemplate | None,
-    ruleset: RuleSet,
-    make_id: Callable[[], str],
-    report: ImportReport,
-    owner_label: str,
-    limit: int,
-    asked: _Asked,
+    value: Any, template: FighterTemplate | None, reading: _Reading, owner_label: str, limit: int
 ) -> list[Item]:
+    report = reading.report
     if value is None:
         return []
     if not isinstance(value, list):
@@ -691,7 +674,7 @@ def _items(
                 qty = read_int(entry["qty"], low=0, high=MAX_QTY)
             except ValueError as error:
                 report.problem(f"{owner_label}: {clip(name, 40)} qty {error}; counted as 1.")
-        catalogue = _catalogue_entry(name, template, ruleset)
+        catalogue = _catalogue_entry(name, template, reading.ruleset)
         try:
             stated = _stated_item(entry, name, owner_label, report)
         except ValidationError:
@@ -705,10 +688,10 @@ def _items(
         elif stated.profiles and not catalogue.profiles:
             catalogue = catalogue.model_copy(update={"profiles": stated.profiles})
         check_count(len(items) + qty, limit, f"{what} (counting quantities)", so_far=True)
-        made = [_item(catalogue, make_id()) for _ in range(qty)]
+        made = [_item(catalogue, reading.make_id()) for _ in range(qty)]
         if catalogue is stated and _item_kind(entry) is None and not stated.profiles:
             # Wargear until the player answers: the preview asks the kind of each such item.
-            asked.items.update((item.id, name) for item in made)
+            reading.asked.items.update((item.id, name) for item in made)
         items += made
     return items
 

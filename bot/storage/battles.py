@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.storage.codec import BATTLE_COLUMNS, Row, battle_from_row, battle_row, now, placeholders
-from bot.storage.driver import Connection, IntegrityError
+from bot.storage.driver import Connection, IntegrityError, the_row
 from rules.errors import InvalidRequest, NotFound
 from rules.models import Battle
 
@@ -28,15 +28,14 @@ async def _to_battles(db: Connection, rows: list[Row]) -> list[Battle]:
     return [battle_from_row(row, gangs[int(row["pk"])]) for row in rows]
 
 
+def _no_battle(battle_id: str) -> str:
+    return f"There is no battle with id {battle_id} in this campaign."
+
+
 async def _battle_pk(db: Connection, campaign_pk: int, battle_id: str) -> int:
-    rows = list(
-        await db.execute_fetchall(
-            "SELECT pk FROM battles WHERE campaign_pk = ? AND id = ?", (campaign_pk, battle_id)
-        )
-    )
-    if not rows:
-        raise NotFound(f"There is no battle with id {battle_id} in this campaign.")
-    return int(rows[0][0])
+    row = await the_row(db, "SELECT pk FROM battles WHERE campaign_pk = ? AND id = ?",
+                        (campaign_pk, battle_id), _no_battle(battle_id))
+    return int(row[0])
 
 
 async def _check_gangs(db: Connection, campaign_pk: int, battle: Battle) -> None:
@@ -95,14 +94,9 @@ async def update(db: Connection, campaign_pk: int, battle: Battle) -> Battle:
 
 
 async def get(db: Connection, campaign_pk: int, battle_id: str) -> Battle:
-    rows = list(
-        await db.execute_fetchall(
-            f"{_SELECT} WHERE b.campaign_pk = ? AND b.id = ?", (campaign_pk, battle_id)
-        )
-    )
-    if not rows:
-        raise NotFound(f"There is no battle with id {battle_id} in this campaign.")
-    return (await _to_battles(db, rows))[0]
+    row = await the_row(db, f"{_SELECT} WHERE b.campaign_pk = ? AND b.id = ?",
+                        (campaign_pk, battle_id), _no_battle(battle_id))
+    return (await _to_battles(db, [row]))[0]
 
 
 async def list_recent(

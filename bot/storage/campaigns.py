@@ -6,9 +6,9 @@ import json
 from collections.abc import Sequence
 
 from bot.storage.codec import Row, dumps, new_id, now
-from bot.storage.driver import Connection
+from bot.storage.driver import Connection, the_row
 from bot.storage.records import Campaign, TradingPostEntry
-from rules.errors import InvalidRequest, NotFound
+from rules.errors import InvalidRequest
 from rules.models import CampaignSettings
 from rules.names import name_key, name_taken
 
@@ -60,48 +60,31 @@ def _column(value: bool | None) -> int | None:
     return None if value is None else int(value)
 
 
+def _no_campaign(campaign_id: str) -> str:
+    return f"There is no campaign with id {campaign_id} on this server."
+
+
 async def campaign_row(db: Connection, guild_id: int, campaign_id: str) -> Row:
-    rows = list(
-        await db.execute_fetchall(
-            f"{_SELECT} WHERE guild_id = ? AND id = ?", (guild_id, campaign_id)
-        )
-    )
-    if not rows:
-        raise NotFound(f"There is no campaign with id {campaign_id} on this server.")
-    return rows[0]
+    return await the_row(db, f"{_SELECT} WHERE guild_id = ? AND id = ?",
+                         (guild_id, campaign_id), _no_campaign(campaign_id))
 
 
 async def campaign_pk(db: Connection, guild_id: int, campaign_id: str) -> int:
-    rows = list(
-        await db.execute_fetchall(
-            "SELECT pk FROM campaigns WHERE guild_id = ? AND id = ?", (guild_id, campaign_id)
-        )
-    )
-    if not rows:
-        raise NotFound(f"There is no campaign with id {campaign_id} on this server.")
-    return int(rows[0][0])
+    row = await the_row(db, "SELECT pk FROM campaigns WHERE guild_id = ? AND id = ?",
+                        (guild_id, campaign_id), _no_campaign(campaign_id))
+    return int(row[0])
 
 
 async def get_by_name(db: Connection, guild_id: int, name: str) -> Campaign:
-    rows = list(
-        await db.execute_fetchall(
-            f"{_SELECT} WHERE guild_id = ? AND name_key = ?", (guild_id, name_key(name))
-        )
-    )
-    if not rows:
-        raise NotFound(f"There is no campaign called '{name}' on this server.")
-    return campaign_from_row(rows[0])
+    return campaign_from_row(await the_row(
+        db, f"{_SELECT} WHERE guild_id = ? AND name_key = ?", (guild_id, name_key(name)),
+        f"There is no campaign called '{name}' on this server."))
 
 
 async def get_default(db: Connection, guild_id: int) -> Campaign:
-    rows = list(
-        await db.execute_fetchall(
-            f"{_SELECT} WHERE guild_id = ? AND is_default = 1", (guild_id,)
-        )
-    )
-    if not rows:
-        raise NotFound("This server has no campaign yet; an Arbitrator can start one.")
-    return campaign_from_row(rows[0])
+    return campaign_from_row(await the_row(
+        db, f"{_SELECT} WHERE guild_id = ? AND is_default = 1", (guild_id,),
+        "This server has no campaign yet; an Arbitrator can start one."))
 
 
 async def list_all(db: Connection, guild_id: int) -> list[Campaign]:

@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import Any, Protocol
 
 from bot.storage.errors import StorageError
+from rules.errors import NotFound
 
 
 class Row(Protocol):
@@ -61,6 +62,20 @@ class Connection(Protocol):
     async def claim(self, key: int) -> None:
         """Serialise writers of ``key`` until the transaction ends (see :func:`campaign_key`)."""
         ...
+
+
+async def first_row(db: Connection, sql: str, params: Iterable[Any] = ()) -> Row | None:
+    """The first row of a query, None when it has none."""
+    rows = await db.execute_fetchall(sql, params)
+    return rows[0] if rows else None
+
+
+async def the_row(db: Connection, sql: str, params: Iterable[Any], missing: str) -> Row:
+    """The row a lookup must find; NotFound(``missing``) when there is none."""
+    row = await first_row(db, sql, params)
+    if row is None:
+        raise NotFound(missing)
+    return row
 
 
 def campaign_key(campaign_pk: int) -> int:

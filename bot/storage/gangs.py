@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Collection
 
-from bot.storage.driver import Connection
+from bot.storage.driver import Connection, the_row
 from bot.storage.ledger import Action, apply_world
 from bot.storage.roster import (
     fetch_rosters,
@@ -113,15 +113,10 @@ def _created(gang: Gang) -> list[Change]:
 
 
 async def gang_id_by_name(db: Connection, campaign_pk: int, name: str) -> str:
-    rows = list(
-        await db.execute_fetchall(
-            "SELECT id FROM gangs WHERE campaign_pk = ? AND name_key = ?",
-            (campaign_pk, name_key(name)),
-        )
-    )
-    if not rows:
-        raise NotFound(f"There is no gang called '{name}' in this campaign.")
-    return str(rows[0][0])
+    row = await the_row(db, "SELECT id FROM gangs WHERE campaign_pk = ? AND name_key = ?",
+                        (campaign_pk, name_key(name)),
+                        f"There is no gang called '{name}' in this campaign.")
+    return str(row[0])
 
 
 async def gang_ids_of_owner(db: Connection, campaign_pk: int, owner: str) -> list[str]:
@@ -135,17 +130,12 @@ async def gang_ids_of_owner(db: Connection, campaign_pk: int, owner: str) -> lis
 async def fighter_by_name(
     db: Connection, campaign_pk: int, name: str
 ) -> tuple[Gang, Fighter]:
-    rows = list(
-        await db.execute_fetchall(
-            "SELECT g.id, f.id FROM fighters f JOIN gangs g ON g.pk = f.gang_pk"
-            " WHERE f.campaign_pk = ? AND f.name_key = ?",
-            (campaign_pk, name_key(name)),
-        )
-    )
-    if not rows:
-        raise NotFound(f"There is no fighter called '{name}' in this campaign.")
-    gang = (await load_world(db, campaign_pk, [str(rows[0][0])], ())).gang(str(rows[0][0]))
-    return gang, gang.fighter(str(rows[0][1]))
+    row = await the_row(db, "SELECT g.id, f.id FROM fighters f JOIN gangs g ON g.pk = f.gang_pk"
+                        " WHERE f.campaign_pk = ? AND f.name_key = ?",
+                        (campaign_pk, name_key(name)),
+                        f"There is no fighter called '{name}' in this campaign.")
+    gang = (await load_world(db, campaign_pk, [str(row[0])], ())).gang(str(row[0]))
+    return gang, gang.fighter(str(row[1]))
 
 
 async def captives_held_by(

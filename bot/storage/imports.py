@@ -10,7 +10,7 @@ import json
 from datetime import datetime, timedelta
 
 from bot.storage.codec import Row, dumps, now
-from bot.storage.driver import Connection
+from bot.storage.driver import Connection, first_row
 from bot.storage.records import GangImportLink
 
 _LINK_SELECT = (
@@ -31,13 +31,11 @@ def _link_from_row(row: Row) -> GangImportLink:
 async def find_link(
     db: Connection, campaign_pk: int, source: str, external_id: str
 ) -> GangImportLink | None:
-    rows = list(
-        await db.execute_fetchall(
-            f"{_LINK_SELECT} WHERE campaign_pk = ? AND source = ? AND external_id = ?",
-            (campaign_pk, source, external_id),
-        )
+    row = await first_row(
+        db, f"{_LINK_SELECT} WHERE campaign_pk = ? AND source = ? AND external_id = ?",
+        (campaign_pk, source, external_id),
     )
-    return _link_from_row(rows[0]) if rows else None
+    return None if row is None else _link_from_row(row)
 
 
 async def all_links(db: Connection, campaign_pk: int) -> list[GangImportLink]:
@@ -89,38 +87,23 @@ async def take(
     db: Connection, campaign_pk: int, token: str, max_age: timedelta
 ) -> tuple[str, str] | None:
     """(user id, state) of a staged import, deleted as it is taken; None if gone or too old."""
-    rows = list(
-        await db.execute_fetchall(
-            "SELECT user_id, state, created_at FROM staged_imports"
-            " WHERE campaign_pk = ? AND token = ?",
-            (campaign_pk, token),
-        )
-    )
-    if not rows:
-        return None
+    found = await peek(db, campaign_pk, token, max_age)
     await db.execute(
         "DELETE FROM staged_imports WHERE campaign_pk = ? AND token = ?", (campaign_pk, token)
     )
-    row = rows[0]
-    if datetime.fromisoformat(row["created_at"]) < datetime.fromisoformat(now()) - max_age:
-        return None
-    return str(row["user_id"]), str(row["state"])
+    return found
 
 
 async def peek(
     db: Connection, campaign_pk: int, token: str, max_age: timedelta
 ) -> tuple[str, str] | None:
     """(user id, state) of a staged import, left in place; None if gone or too old."""
-    rows = list(
-        await db.execute_fetchall(
-            "SELECT user_id, state, created_at FROM staged_imports"
-            " WHERE campaign_pk = ? AND token = ?",
-            (campaign_pk, token),
-        )
+    row = await first_row(
+        db, "SELECT user_id, state, created_at FROM staged_imports"
+        " WHERE campaign_pk = ? AND token = ?", (campaign_pk, token),
     )
-    if not rows:
+    if row is None:
         return None
-    row = rows[0]
     if datetime.fromisoformat(row["created_at"]) < datetime.fromisoformat(now()) - max_age:
         return None
     return str(row["user_id"]), str(row["state"])

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from bot.storage.codec import Row, dumps, now, placeholders
-from bot.storage.driver import Connection
+from bot.storage.driver import Connection, the_row
 from bot.storage.errors import StaleWorld
 from bot.storage.records import ActionRecord, LedgerEvent, Snapshot
 from bot.storage.roster import (
@@ -393,14 +393,9 @@ def _action_from_row(row: Row) -> ActionRecord:
 
 
 async def get_action(db: Connection, campaign_pk: int, action_pk: int) -> ActionRecord:
-    rows = list(
-        await db.execute_fetchall(
-            f"{_action_select(db)} WHERE a.campaign_pk = ? AND a.pk = ?", (campaign_pk, action_pk)
-        )
-    )
-    if not rows:
-        raise NotFound(f"There is no action #{action_pk} in this campaign.")
-    return _action_from_row(rows[0])
+    return _action_from_row(await the_row(
+        db, f"{_action_select(db)} WHERE a.campaign_pk = ? AND a.pk = ?", (campaign_pk, action_pk),
+        f"There is no action #{action_pk} in this campaign."))
 
 
 async def list_actions(

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict
 from bot.shards import SHARD_KEY_SHIFT, ShardSet
 from bot.storage.at_once import Statement
 from bot.storage.codec import Row, dumps, now
-from bot.storage.driver import Connection
+from bot.storage.driver import Connection, first_row
 
 # Discord takes a nonce of at most 25 characters.
 NONCE_BYTES = 12
@@ -96,17 +96,15 @@ async def owe(
 
 
 async def get(db: Connection, guild_id: int, key: str) -> OutboxEntry | None:
-    rows = list(await db.execute_fetchall(
-        f"SELECT {_COLUMNS} FROM outbox WHERE guild_id = ? AND key = ?", (guild_id, key)
-    ))
-    return _entry(rows[0]) if rows else None
+    row = await first_row(
+        db, f"SELECT {_COLUMNS} FROM outbox WHERE guild_id = ? AND key = ?", (guild_id, key))
+    return None if row is None else _entry(row)
 
 
 async def get_by_id(db: Connection, guild_id: int, pk: int) -> OutboxEntry | None:
-    rows = list(await db.execute_fetchall(
-        f"SELECT {_COLUMNS} FROM outbox WHERE guild_id = ? AND pk = ?", (guild_id, pk)
-    ))
-    return _entry(rows[0]) if rows else None
+    row = await first_row(
+        db, f"SELECT {_COLUMNS} FROM outbox WHERE guild_id = ? AND pk = ?", (guild_id, pk))
+    return None if row is None else _entry(row)
 
 
 async def of_guild(

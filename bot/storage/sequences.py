@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from bot.storage.at_once import CAMPAIGN_PK, Statement
 from bot.storage.codec import Row, now
-from bot.storage.driver import SQLITE, Connection, Dialect
+from bot.storage.driver import SQLITE, Connection, Dialect, first_row
 from bot.storage.errors import StorageError
 from bot.storage.records import SequenceRecord
 
@@ -27,14 +27,10 @@ def model_name(model_type: type[BaseModel]) -> str:
 
 
 async def stored(db: Connection, campaign_pk: int, key: str) -> Row | None:
-    rows = list(
-        await db.execute_fetchall(
-            "SELECT key, model, battle_id, state, revision, updated_at FROM sequences"
-            " WHERE campaign_pk = ? AND key = ?",
-            (campaign_pk, key),
-        )
+    return await first_row(
+        db, "SELECT key, model, battle_id, state, revision, updated_at FROM sequences"
+        " WHERE campaign_pk = ? AND key = ?", (campaign_pk, key),
     )
-    return rows[0] if rows else None
 
 
 _UPSERT = (

@@ -82,6 +82,23 @@ async def new_fighter(
     assert "joins" in text, text
 
 
+async def capture(driver: Driver, campaign: str, captive: str, captor: str) -> None:
+    """alice, the Arbitrator, records ``captive`` as held Captive by the gang ``captor``."""
+    await slash(driver, "alice", "fighter status", fighter=captive, status="Captured",
+                captor=captor, campaign=campaign)
+
+
+async def held_captive(driver: Driver, campaign: str, captor: str, owner: str, captive: str,
+                       *, owner_alignment: str = "Law Abiding") -> None:
+    """A new campaign in which bob's ``captor`` holds dan's Forge-born ``captive`` of
+    ``owner`` Captive."""
+    await new_campaign(driver, campaign)
+    await new_gang(driver, "bob", campaign, captor)
+    await new_gang(driver, "dan", campaign, owner, alignment=owner_alignment)
+    await new_fighter(driver, "dan", campaign, owner, captive, "Forge-born")
+    await capture(driver, campaign, captive, captor)
+
+
 async def new_gang_with(
     driver: Driver, user: str, campaign: str, name: str, fighters: Mapping[str, str], *,
     house: str = "Goliath", alignment: str = "Law Abiding", credits: int = 1000,
@@ -324,6 +341,18 @@ def _option(component: dict[str, object], label: str) -> dict[str, object] | Non
     return next((o for o in options if o.get("label") == label), None)
 
 
+async def _choose(driver: Driver, panel: Message, prefix: str, label: str, user: str) -> str:
+    """Choose the option ``label`` in the panel's select ``prefix`` unless it is the chosen
+    one already; its value."""
+    select = panel.component(custom_id(panel, prefix))
+    option = _option(select, label)
+    assert option is not None, f"no {label!r} in {select['options']}"
+    value = str(option["value"])
+    if not option.get("default"):
+        await driver.select(panel, select["custom_id"], [value], user)
+    return value
+
+
 async def pick_injury(
     driver: Driver, thread: Channel, user: str, gang: str, fighter: str, result: str
 ) -> InteractionResult:
@@ -341,12 +370,7 @@ async def pick_injury(
         await driver.select(panel, chooser["custom_id"], [option["value"]], user)
         panel = await until(lambda: _newest_with(driver, thread, gang, "munda:pb:injf:"),
                             f"the injuries section of {gang}")
-    fighters = panel.component(custom_id(panel, "munda:pb:injf:"))
-    choice = _option(fighters, fighter)
-    assert choice is not None, f"{fighter} is not offered: {fighters['options']}"
-    fighter_id = str(choice["value"])
-    if not choice.get("default"):
-        await driver.select(panel, fighters["custom_id"], [fighter_id], user)
+    fighter_id = await _choose(driver, panel, "munda:pb:injf:", fighter, user)
     panel = await until(
         lambda: _newest_with(driver, thread, gang, "munda:pb:inj:", suffix=f":{fighter_id}"),
         f"the injury select of {fighter}")
@@ -388,12 +412,7 @@ async def open_section(
 ) -> Message:
     """``gang``'s panel showing the section labelled ``section`` (chosen if it was not)."""
     panel = await panel_of(driver, thread, gang)
-    chooser = panel.component(custom_id(panel, "munda:pb:sec:"))
-    option = _option(chooser, section)
-    assert option is not None, f"no {section!r} in {chooser['options']}"
-    value = str(option["value"])
-    if not option.get("default"):
-        await driver.select(panel, chooser["custom_id"], [value], user)
+    value = await _choose(driver, panel, "munda:pb:sec:", section, user)
     return await until(
         lambda: _newest_with(driver, thread, gang, "munda:pb:pick:", suffix=f":{value}:0"),
         f"the {section} section of {gang}")

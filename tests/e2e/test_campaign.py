@@ -15,8 +15,6 @@ from fakediscord.result import InteractionResult
 from rules.models import Fighter, FighterCategory
 from tests.e2e.helpers import G, U, slash
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
 MAIN = "Dust Falls"
 
 

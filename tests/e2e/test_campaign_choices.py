@@ -28,7 +28,7 @@ from tests.e2e.battle_helpers import (
     thread_named,
 )
 
-pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("players")]
+pytestmark = pytest.mark.usefixtures("players")
 
 
 @pytest.mark.rule("PB-4")

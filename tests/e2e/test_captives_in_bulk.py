@@ -25,7 +25,7 @@ from tests.e2e.battle_helpers import (
 )
 from tests.e2e.helpers import database
 
-pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("players")]
+pytestmark = pytest.mark.usefixtures("players")
 
 CAMPAIGN = "Bulk Captives"
 

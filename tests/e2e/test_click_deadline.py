@@ -12,13 +12,9 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 
-import pytest
-
 from bot.arena import Arena
 from fakediscord.common import CallbackType
 from tests.e2e.test_postbattle import campaign, eventually, gang, report_panel, start
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 # Long enough to tell "after the write" from "at the deadline", well inside the bot's
 # 5-second busy timeout.

@@ -14,8 +14,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import pytest
-
 from bot.arena import Arena
 from fakediscord import InteractionResult
 from tests.e2e.battle_helpers import (
@@ -43,11 +41,9 @@ from tests.e2e.test_postbattle import (
     open_stage,
     report_panel,
     start,
+    territory_battle,
     titled,
 )
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
 
 
 async def answers(results: list[InteractionResult]) -> list[str]:
@@ -101,12 +97,8 @@ async def test_ten_clicks_of_one_player_and_bursts_of_submits_change_the_run_onc
 async def test_both_players_clicking_together_roll_the_next_step_once(arena: Arena) -> None:
     camp = "Crowded Click"
     await campaign_of_two(arena, camp, "Pit Kings", "Dust Saints")
-    await ok(arena, "alice", "campaign territory add", name="Glow Wells", income="D6x10",
-             campaign=camp)
-    _, thread = await start(arena, "bob", camp, "Pit Kings", "Pit Kings", "Dust Saints",
-                            territory="Glow Wells")
-    for g, user in (("Pit Kings", "bob"), ("Dust Saints", "carol")):
-        await arena.driver.click(report_panel(arena, thread, g), "Submit", user)
+    thread = await territory_battle(arena, camp, "Pit Kings", "Pit Kings", "Dust Saints",
+                                    "Glow Wells", "D6x10")
     await eventually(lambda: open_stage(arena, thread), "the Wrap-up")
     rewards = await to_step(arena, thread, "Receive Rewards", ["bob", "carol"])
     before = await stored(arena, camp)

@@ -35,7 +35,7 @@ from tests.e2e.battle_helpers import (
     wrap_up_text,
 )
 
-pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("players")]
+pytestmark = pytest.mark.usefixtures("players")
 
 # The steps after the post-battle actions, to the end of the sequence.
 STEPS_AFTER_ACTIONS = ["▶️ Post-battle Actions", "A. Clean House", "B. Visit the Trading Post",
@@ -56,6 +56,33 @@ async def two_gangs(arena: Arena, campaign: str, ours: str, theirs: str, patient
     await new_fighter(d, "bob", campaign, ours, patient, "Forge Tyrant")
     await new_fighter(d, "bob", campaign, ours, f"{patient} Junior", "Forge-born")
     await new_fighter(d, "dan", campaign, theirs, f"{theirs} Boss", "Forge Tyrant")
+
+
+async def injured(arena: Arena, campaign: str, ours: str, theirs: str, patient: str,
+                  injury: str) -> tuple[Channel, str]:
+    """A battle ``theirs`` starts against ``ours`` in which ``patient`` goes Out of Action
+    with ``injury`` rolled at the table; its thread and the Wrap-up's text, which names it."""
+    d = arena.driver
+    thread = await start_battle(arena, campaign, theirs, ours)
+    await report(d, thread, "dan", theirs)
+    await report(d, thread, "bob", ours, [("Out of Action", [patient])],
+                 injuries={patient: [injury]})
+    text = await wrap_up_text(arena, thread)
+    assert f"{patient}'s Lasting Injuries were rolled during the battle: {injury}." in text
+    return thread, text
+
+
+async def back_in_action(arena: Arena, campaign: str, thread: Channel,
+                         fighter: str) -> InteractionResult:
+    """The battle's Wrap-up ends ``fighter``'s Convalescence: at the post-battle actions it
+    is Active and its Trade is taken (the answer returned)."""
+    text = await wrap_up_text(arena, thread)
+    assert f"{fighter}'s Convalescence from an earlier battle ends." in text
+    await to_the_actions(arena, thread)
+    assert await status_of(arena.driver, fighter, campaign) == "Active"
+    acted = await trade(arena.driver, fighter, campaign)
+    assert "cannot act" not in acted.text(), acted.text()
+    return acted
 
 
 async def to_the_actions(arena: Arena, thread: Channel) -> None:
@@ -98,12 +125,7 @@ async def test_convalescence_bars_its_own_sequence_and_ends_at_the_next_wrap_up(
     await two_gangs(arena, campaign, "Menders", "Rivets", "Gorm")
 
     # Battle 1: Gorm goes Out of Action, Humiliated rolled at the table.
-    thread = await start_battle(arena, campaign, "Rivets", "Menders")
-    await report(d, thread, "dan", "Rivets")
-    await report(d, thread, "bob", "Menders", [("Out of Action", ["Gorm"])],
-                 injuries={"Gorm": ["Humiliated"]})
-    text = await wrap_up_text(arena, thread)
-    assert "Gorm's Lasting Injuries were rolled during the battle: Humiliated." in text
+    thread, text = await injured(arena, campaign, "Menders", "Rivets", "Gorm", "Humiliated")
     assert "Convalescence from an earlier battle ends" not in text
     await to_the_actions(arena, thread)
     assert await status_of(d, "Gorm", campaign) == "Convalescent"
@@ -124,12 +146,7 @@ async def test_convalescence_bars_its_own_sequence_and_ends_at_the_next_wrap_up(
     await report(d, thread, "bob", "Menders", [("Out of Action", ["Gorm"])],
                  injuries={"Gorm": ["Out Cold"]})
     await report(d, thread, "dan", "Rivets")
-    text = await wrap_up_text(arena, thread)
-    assert "Gorm's Convalescence from an earlier battle ends." in text
-    await to_the_actions(arena, thread)
-    assert await status_of(d, "Gorm", campaign) == "Active"
-    acted = await trade(d, "Gorm", campaign)
-    assert "cannot act" not in acted.text(), acted.text()
+    acted = await back_in_action(arena, campaign, thread, "Gorm")
     assert "Something went wrong" not in acted.text()
     await until(lambda: "Trade" in all_text(d, thread) or None, "Gorm's Trade in the thread")
 
@@ -147,12 +164,7 @@ async def test_a_fighter_set_convalescent_before_a_battle_may_act_after_its_wrap
     thread = await start_battle(arena, campaign, "Bedwarmers", "Sheet Rats")
     await report(d, thread, "bob", "Bedwarmers")
     await report(d, thread, "dan", "Sheet Rats")
-    text = await wrap_up_text(arena, thread)
-    assert "Tull's Convalescence from an earlier battle ends." in text
-    await to_the_actions(arena, thread)
-    assert await status_of(d, "Tull", campaign) == "Active"
-    acted = await trade(d, "Tull", campaign)
-    assert "cannot act" not in acted.text(), acted.text()
+    await back_in_action(arena, campaign, thread, "Tull")
 
 
 @pytest.mark.rule("PB-1.5")
@@ -161,12 +173,8 @@ async def test_old_battle_wound_rolls_in_the_next_wrap_up(arena: Arena) -> None:
     await two_gangs(arena, campaign, "Scarred", "Sawbones", "Krag")
 
     # Battle 1: the wound is received; it rolls only after later battles.
-    thread = await start_battle(arena, campaign, "Sawbones", "Scarred")
-    await report(d, thread, "dan", "Sawbones")
-    await report(d, thread, "bob", "Scarred", [("Out of Action", ["Krag"])],
-                 injuries={"Krag": ["Old Battle Wound"]})
-    text = await wrap_up_text(arena, thread)
-    assert "Krag's Lasting Injuries were rolled during the battle: Old Battle Wound." in text
+    thread, text = await injured(arena, campaign, "Scarred", "Sawbones", "Krag",
+                                 "Old Battle Wound")
     assert "Old Battle Wound roll for Krag" not in text
     await to_the_actions(arena, thread)
     assert await status_of(d, "Krag", campaign) == "Active"

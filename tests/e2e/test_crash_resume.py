@@ -21,8 +21,6 @@ import signal
 from dataclasses import dataclass
 from typing import Any
 
-import pytest
-
 from bot import failpoints
 from bot.arena import Arena, BotExited
 from bot.battle.state import PostBattleRun
@@ -37,16 +35,14 @@ from tests.e2e.test_postbattle import (
     confirm,
     eventually,
     in_thread,
-    ok,
     open_stage,
     pick,
     report_panel,
     start,
     submit,
+    territory_battle,
     titled,
 )
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 READY_LINE = "post-battle sequences checked at start-up"
 
@@ -209,12 +205,8 @@ async def test_killed_after_a_confirmation_is_stored_posts_the_next_step_as_roll
 ) -> None:
     camp = "Crash Income"
     await campaign_of_two(arena, camp, "Ember Dogs", "Grey Fangs")
-    await ok(arena, "alice", "campaign territory add", name="Sump Vents", income="D6x10",
-             campaign=camp)
-    _, thread = await start(arena, "bob", camp, "Ember Dogs", "Ember Dogs", "Grey Fangs",
-                            territory="Sump Vents")
-    await submit(arena, thread, "Ember Dogs", "bob")
-    await submit(arena, thread, "Grey Fangs", "carol")
+    thread = await territory_battle(arena, camp, "Ember Dogs", "Ember Dogs", "Grey Fangs",
+                                    "Sump Vents", "D6x10")
     rewards = await to_step(arena, thread, "Receive Rewards", ["bob", "carol"])
     assert "Confirmed" in await confirm(arena, thread, "bob")
     before = await stored(arena, camp)

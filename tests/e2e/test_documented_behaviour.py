@@ -5,13 +5,9 @@ category (so a gang of a House outside the shipped House Lists makes post-battle
 
 from __future__ import annotations
 
-import pytest
-
 from bot.arena import Arena
 from tests.e2e import hostile
 from tests.e2e.helpers import ok, slash
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 async def test_help_lists_every_command_of_the_tree_privately(arena: Arena) -> None:

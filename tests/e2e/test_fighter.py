@@ -9,13 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 import pytest_asyncio
 
 from bot.arena import Arena
 from tests.e2e.helpers import G, U, new_gang, ok, refused, said, slash, stash
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 async def card(arena: Arena, fighter: str) -> str:

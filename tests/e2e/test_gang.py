@@ -11,14 +11,11 @@ from typing import Any
 import pytest
 
 from bot.arena import Arena
-from fakediscord.common import InteractionType
 from fakediscord.errors import CommandInputError
 from fakediscord.result import InteractionResult
 from rules.models import EquipmentKind, Fighter, FighterCategory, Item
 from rules.profiles import parse_profile
 from tests.e2e.helpers import G, U, database, slash
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 CAMPAIGN = "Dust Falls"
 
@@ -45,17 +42,7 @@ async def click_as(arena: Arena, result: InteractionResult, label: str,
     refuses this; a replayed or forged custom_id is the same request, and the
     bot must refuse it by itself.
     """
-    message = result.message
-    assert message is not None
-    component = message.component(label)
-    invoker = arena.fake.world.user(user)
-    record = arena.fake.interactions.create(
-        InteractionType.MESSAGE_COMPONENT, invoker, message.channel,
-        {"custom_id": component["custom_id"], "component_type": 2},
-        label=f"{invoker.display_name} clicked [{label}] of another user's message",
-        source_message=message,
-    )
-    return await arena.driver._run(record, None, True)
+    return await arena.driver.forge(result, label, user)
 
 
 async def test_campaign_then_gangs_of_alice_and_bob(arena: Arena) -> None:

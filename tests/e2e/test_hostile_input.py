@@ -36,8 +36,6 @@ from tests.e2e.battle_helpers import (
     until,
 )
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
 U, S, G = "Underhive", "Spire", "general"
 CAMPAIGN, SECOND, SPIRE_CAMPAIGN = "Hostile Hive", "Second Hive", "Spire Campaign"
 # Examples per family of commands; every example sends each command of the family once.

@@ -18,8 +18,6 @@ from bot.importing.limits import MAX_JSON_VALUES, MAX_SKILLS
 from fakediscord import Upload
 from fakediscord.result import InteractionResult
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
 FIXTURES = Path(__file__).parent.parent / "importing" / "fixtures"
 U, G = "Underhive", "general"
 

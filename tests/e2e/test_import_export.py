@@ -39,8 +39,6 @@ from tests.e2e.battle_helpers import (
 )
 from tests.e2e.helpers import G, U, database, slash
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
 S = "Spire"
 
 FIXTURES = Path(__file__).parent.parent / "importing" / "fixtures"

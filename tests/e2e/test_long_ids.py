@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from bot.arena import Arena
 from bot.storage import Storage
 from bot.ui.custom_ids import CUSTOM_ID_MAX, id_key
@@ -31,8 +29,6 @@ from tests.e2e.test_postbattle import (
     submit,
     titled,
 )
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 HOME, AWAY = "Long Ids Home", "Long Ids Away"
 FIRST, SECOND = "Longhaul Kin", "Farreach Crew"

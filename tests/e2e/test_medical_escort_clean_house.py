@@ -35,7 +35,7 @@ from tests.e2e.battle_helpers import (
     until,
 )
 
-pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("players")]
+pytestmark = pytest.mark.usefixtures("players")
 
 CAMPAIGN = "Doc Runs"
 CLEAN_HOUSE = "▶️ Update Roster (A. Clean House)"

@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
-
 from bot.arena import Arena
 from fakediscord.result import InteractionResult
 from tests.e2e.helpers import slash
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
 
 
 async def create_gang(arena: Arena, who: str, name: str) -> InteractionResult:

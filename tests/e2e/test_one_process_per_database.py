@@ -24,8 +24,6 @@ import pytest_asyncio
 
 from bot.arena import TOKEN, Arena, open_arena
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
 REFUSED_WITHIN = 30.0
 
 

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from bot.arena import Arena
 from fakediscord.messages import Message
 from tests.e2e.test_crash_resume import restart, stored, to_step
@@ -29,8 +27,6 @@ from tests.e2e.test_postbattle import (
     submit,
     titled,
 )
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 def reports(arena: Arena, first: str, second: str) -> list[Message]:

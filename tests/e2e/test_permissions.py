@@ -28,7 +28,6 @@ import pytest_asyncio
 
 from bot.arena import TOKEN, Arena, open_arena
 from fakediscord import FakeDiscord, InteractionResult, Message, Perm, Upload
-from fakediscord.common import InteractionType
 from tests.e2e import hostile
 from tests.e2e.battle_helpers import (
     TEST_PROFILE,
@@ -38,8 +37,6 @@ from tests.e2e.battle_helpers import (
     thread_named,
     until,
 )
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 U, S, G = "Underhive", "Spire", "general"
 CAMPAIGN = "Perm Hive"
@@ -261,17 +258,7 @@ class Table:
             if values is None:
                 return await self.d.click(message, custom_id, user)
             return await self.d.select(message, custom_id, values, user)
-        data: dict[str, Any] = {"custom_id": component["custom_id"],
-                                "component_type": component.get("type", 2)}
-        if values is not None:
-            data["values"] = values
-        invoker = self.arena.fake.world.user(user)
-        record = self.arena.fake.interactions.create(
-            InteractionType.MESSAGE_COMPONENT, invoker, message.channel, data,
-            label=f"{invoker.display_name} forged a click on {component['custom_id']}",
-            source_message=message,
-        )
-        return await self.d._run(record, None, True)
+        return await self.d.forge(message, component["custom_id"], user, values)
 
     # -- the checks of one cell ---------------------------------------------------
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 
-import pytest
 from PIL import Image
 
 from bot.arena import Arena
@@ -22,8 +21,6 @@ from rules.battle_record import record_battle_fought
 from rules.models import Battle, Gang
 from tests.e2e.helpers import U, database, new_gang, ok, refused, slash
 from tests.pictures.helpers import big_gang, reward
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 CAMPAIGN = "Picture Hive"
 

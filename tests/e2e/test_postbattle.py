@@ -11,13 +11,9 @@ import asyncio
 import re
 from typing import Any
 
-import pytest
-
 from bot.arena import Arena
 from fakediscord import InteractionResult
 from fakediscord.messages import Message
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 G, CH = "Underhive", "general"
 
@@ -116,6 +112,21 @@ async def start(arena: Arena, user: str, camp: str, winner: str, *gangs: str,
         await eventually(lambda g=g: titled(in_thread(arena, thread), f"End of battle: {g}"),
                          f"the report panel of {g}")
     return result, thread
+
+
+async def territory_battle(arena: Arena, camp: str, winner: str, bobs: str, carols: str,
+                           territory: str, income: str, held_by: str | None = None) -> Any:
+    """A battle of bob's and carol's gangs over a new territory (``held_by`` controls it),
+    both reports submitted; its thread."""
+    await ok(arena, "alice", "campaign territory add", name=territory, income=income,
+             campaign=camp)
+    if held_by is not None:
+        await ok(arena, "alice", "campaign territory assign", territory=territory,
+                 gang=held_by, campaign=camp)
+    _, thread = await start(arena, "bob", camp, winner, bobs, carols, territory=territory)
+    await submit(arena, thread, bobs, "bob")
+    await submit(arena, thread, carols, "carol")
+    return thread
 
 
 async def pick(arena: Arena, thread: Any, gang_name: str, user: str, section: str,
@@ -218,7 +229,6 @@ async def test_two_gang_campaign_battle_all_seven_steps_and_report(arena: Arena)
     assert "discord.com/channels/" in text or "thread" in text.lower()
 
 
-
 async def run_through(arena: Arena, thread: Any, players: list[str]) -> list[str]:
     """Every player confirms every step until none is open; returns the step titles seen."""
     seen: list[str] = []
@@ -271,14 +281,8 @@ async def test_draw_over_a_controlled_territory_leaves_it_with_its_controller(
     arena: Arena,
 ) -> None:
     camp = await campaign_of_two(arena, "Dust Flats", "Cinder Kin", "Pale Host")
-    await ok(arena, "alice", "campaign territory add", name="Slag Pit", income="10",
-             campaign=camp)
-    await ok(arena, "alice", "campaign territory assign", territory="Slag Pit", gang="Pale Host",
-             campaign=camp)
-    _, thread = await start(arena, "bob", camp, "draw", "Cinder Kin", "Pale Host",
-                            territory="Slag Pit")
-    await submit(arena, thread, "Cinder Kin", "bob")
-    await submit(arena, thread, "Pale Host", "carol")
+    thread = await territory_battle(arena, camp, "draw", "Cinder Kin", "Pale Host", "Slag Pit",
+                                    "10", held_by="Pale Host")
     await run_through(arena, thread, ["bob", "carol"])
     assert "draw: Slag Pit stays with Pale Host" in stage_text(arena, thread, "Assign/Reassign")
     assert "Pale Host collects 10 credits" in stage_text(arena, thread, "Collect Income")

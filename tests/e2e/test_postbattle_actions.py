@@ -15,10 +15,11 @@ from tests.e2e.battle_helpers import (
     GUILD,
     all_text,
     at_post_battle_actions,
+    capture,
     credits_of,
+    held_captive,
     new_campaign,
     new_fighter,
-    new_gang,
     new_gang_with,
     number_after,
     report,
@@ -29,7 +30,7 @@ from tests.e2e.battle_helpers import (
     until,
 )
 
-pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("players")]
+pytestmark = pytest.mark.usefixtures("players")
 
 
 @pytest.mark.rule("PB-5.5")
@@ -209,13 +210,8 @@ async def test_captive_sold_to_the_guilders_in_a_later_battle(arena: Arena) -> N
 @pytest.mark.rule("PB-1.7")
 async def test_a_failed_rescue_mission_frees_the_captor(arena: Arena) -> None:
     d = arena.driver
-    await new_campaign(d, "Rescues")
-    await new_gang(d, "bob", "Rescues", "Jailers")
-    await new_gang(d, "dan", "Rescues", "Kin", alignment="Outlaw")
-    await new_fighter(d, "dan", "Rescues", "Kin", "Lost Boy", "Forge-born")
+    await held_captive(d, "Rescues", "Jailers", "Kin", "Lost Boy", owner_alignment="Outlaw")
     await new_fighter(d, "dan", "Rescues", "Kin", "Kin Boss", "Forge Tyrant")
-    await slash(d, "alice", "fighter status", fighter="Lost Boy", status="Captured",
-                captor="Jailers", campaign="Rescues")
     await slash(d, "dan", "prebattle", gang1="Kin", gang2="Jailers",
                 rescue_captive="Lost Boy", campaign="Rescues")
 
@@ -250,12 +246,7 @@ async def test_a_failed_rescue_mission_frees_the_captor(arena: Arena) -> None:
 @pytest.mark.rule("PB-1.8")
 async def test_captive_trade_needs_both_gangs_and_survives_a_restart(arena: Arena) -> None:
     d = arena.driver
-    await new_campaign(d, "Swaps")
-    await new_gang(d, "bob", "Swaps", "Hunters")
-    await new_gang(d, "dan", "Swaps", "Prey")
-    await new_fighter(d, "dan", "Swaps", "Prey", "Bait", "Forge-born")
-    await slash(d, "alice", "fighter status", fighter="Bait", status="Captured",
-                captor="Hunters", campaign="Swaps")
+    await held_captive(d, "Swaps", "Hunters", "Prey", "Bait")
     stranger = await d.slash(GUILD, CHANNEL, "eve", "captive trade", captive="Bait",
                              to_gang="Prey", campaign="Swaps")
     assert stranger.ephemeral and "Only the players of Hunters and Prey" in stranger.content
@@ -288,8 +279,7 @@ async def test_captive_trade_needs_both_gangs_and_survives_a_restart(arena: Aren
     assert "Nobody is held captive." in await slash(d, "dan", "captive list", campaign="Swaps")
 
     # Either side may decline instead.
-    await slash(d, "alice", "fighter status", fighter="Bait", status="Captured",
-                captor="Hunters", campaign="Swaps")
+    await capture(d, "Swaps", "Bait", "Hunters")
     second = await d.slash(GUILD, CHANNEL, "bob", "captive trade", captive="Bait",
                            to_gang="Prey", credits_from_receiver=500, campaign="Swaps")
     await d.click(second.message, "Decline", "dan")

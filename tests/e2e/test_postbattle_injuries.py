@@ -41,7 +41,7 @@ from tests.e2e.battle_helpers import (
     wrap_up_text,
 )
 
-pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("players")]
+pytestmark = pytest.mark.usefixtures("players")
 
 
 async def two_gangs(arena: Arena, campaign: str, winner: str, loser: str,

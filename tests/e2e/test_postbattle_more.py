@@ -12,8 +12,6 @@ import re
 import sqlite3
 from typing import Any
 
-import pytest
-
 from bot.arena import Arena
 from bot.battle.state import PostBattleRun
 from bot.storage import Storage
@@ -40,8 +38,6 @@ from tests.e2e.test_postbattle import (
     submit,
     titled,
 )
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 async def won_with_two_down(arena: Arena, name: str, bobs: str, carols: str) -> tuple[str, Any]:

@@ -37,8 +37,6 @@ from tests.e2e.test_postbattle import (
     titled,
 )
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
 WRAP_UP = STAGES.index((Step.WRAP_UP, None))
 # A 64-bit seed like the bot's own, whose first two D66 differ from those of the next
 # actions' rollers: the faces a redo would show if it replayed the undone Wrap-up are

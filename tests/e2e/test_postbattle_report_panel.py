@@ -34,7 +34,7 @@ from tests.e2e.battle_helpers import (
     wrap_up_text,
 )
 
-pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("players")]
+pytestmark = pytest.mark.usefixtures("players")
 
 
 def xp_of(card: str) -> tuple[int, int]:

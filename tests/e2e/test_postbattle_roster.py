@@ -33,7 +33,7 @@ from tests.e2e.battle_helpers import (
     until,
 )
 
-pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("players")]
+pytestmark = pytest.mark.usefixtures("players")
 
 
 @pytest.mark.rule("PB-6B.4")

@@ -11,15 +11,11 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 
-import pytest
-
 from bot.arena import Arena
 from fakediscord import InteractionResult
 from fakediscord.common import CallbackType
 from rules.names import name_key
 from tests.e2e.test_postbattle import CH, G, campaign, eventually, gang, thread_of
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 def _rename_behind_the_bots_back(arena: Arena, old: str, new: str) -> None:

@@ -13,14 +13,14 @@ from bot.arena import Arena
 from tests.e2e.battle_helpers import (
     CHANNEL,
     GUILD,
+    held_captive,
     new_campaign,
-    new_fighter,
     new_gang,
     new_gang_with,
     slash,
 )
 
-pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("players")]
+pytestmark = pytest.mark.usefixtures("players")
 
 SCENARIOS = ["Battle Royale", "Blind Box Looting", "Race to Acquire Archeotech",
              "Take and Hold", "Eliminate High Value Targets", "Small Crews Bump Into Each Other"]
@@ -109,13 +109,8 @@ async def test_strangers_and_nonsense_are_refused(arena: Arena) -> None:
 @pytest.mark.rule("PB-1.7")
 async def test_rescue_mission_replaces_the_scenario_roll(arena: Arena) -> None:
     d = arena.driver
-    await new_campaign(d, "Rescue")
-    await new_gang(d, "bob", "Rescue", "Jailers")
-    await new_gang(d, "dan", "Rescue", "Kin")
+    await held_captive(d, "Rescue", "Jailers", "Kin", "Lost Boy")
     await new_gang(d, "dan", "Rescue", "Bystanders")
-    await new_fighter(d, "dan", "Rescue", "Kin", "Lost Boy", "Forge-born")
-    await slash(d, "alice", "fighter status", fighter="Lost Boy", status="Captured",
-                captor="Jailers", campaign="Rescue")
     captives = await d.autocomplete(GUILD, CHANNEL, "dan", "prebattle", focused="rescue_captive",
                                     campaign="Rescue")
     assert [c.value for c in captives] == ["Lost Boy"]

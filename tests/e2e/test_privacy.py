@@ -10,13 +10,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
-import pytest
-
 from bot.arena import Arena
 from tests.e2e.battle_helpers import bot_ready, new_fighter, new_gang, until
 from tests.e2e.helpers import G, U, said, slash
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 KEPT, DOOMED = "Kept Hive", "Doomed Hive"
 

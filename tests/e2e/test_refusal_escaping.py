@@ -7,12 +7,8 @@ both reach the player through bot.errors. Its own module: one bot process.
 
 from __future__ import annotations
 
-import pytest
-
 from bot.arena import Arena
 from tests.e2e.battle_helpers import ensure_member
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 G, CH, CAMP, STAR = "Underhive", "general", "Escapes", "*Star*"
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import io
 
-import pytest
 from PIL import Image
 
 from bot.arena import Arena
@@ -27,8 +26,6 @@ from tests.e2e.test_postbattle import (
     submit,
     titled,
 )
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 def decoded(attachment: Attachment) -> Image.Image:

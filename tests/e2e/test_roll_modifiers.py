@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import re
 
-import pytest
-
 from bot.arena import Arena
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 async def test_roll_with_a_modifier_is_rolled_openly(arena: Arena) -> None:

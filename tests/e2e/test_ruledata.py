@@ -8,19 +8,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
 import pytest_asyncio
 
 from bot.arena import Arena
 from fakediscord import Upload
-from fakediscord.common import InteractionType
 from fakediscord.result import InteractionResult
 from rules.models import EquipmentKind, FighterCategory
 from tests.e2e.helpers import U, database
 from tests.e2e.test_fighter import ok, refused, said, slash
 from tests.importing.test_yaktribe import cult_gang
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 EXAMPLE = Path(__file__).parents[2] / "docs" / "examples" / "rule-data-example.toml"
 MATRIARCH = 'M5" WS3+ BS3+ S3 T3 W2 I3+ A2 Ld6+ Cl6+ Wil7+ Int6+'
@@ -171,17 +167,7 @@ async def select_as(arena: Arena, result: InteractionResult, placeholder: str,
                     value: str, user: str) -> InteractionResult:
     """Choose in a select of someone else's ephemeral message (a forged or replayed
     custom_id: the fake's driver, like Discord, shows the message to its user only)."""
-    message = result.message
-    assert message is not None
-    component = message.component(placeholder)
-    invoker = arena.fake.world.user(user)
-    record = arena.fake.interactions.create(
-        InteractionType.MESSAGE_COMPONENT, invoker, message.channel,
-        {"custom_id": component["custom_id"], "component_type": 3, "values": [value]},
-        label=f"{invoker.display_name} chose {value} in another user's message",
-        source_message=message,
-    )
-    return await arena.driver._run(record, None, True)
+    return await arena.driver.forge(result, placeholder, user, [value])
 
 
 async def test_the_preview_asks_what_the_file_leaves_open_and_confirm_waits(

@@ -24,8 +24,6 @@ from bot.storage import Storage
 from fakediscord import FakeDiscord, NotConnected, guild_id_on_shard
 from tests.e2e.battle_helpers import bot_ready
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
 ZERO, ONE = "Hive on shard 0", "Hive on shard 1"
 
 

@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import re
 
-import pytest
-
 from bot.arena import Arena
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 async def test_roll_is_public_and_shows_faces(arena: Arena) -> None:

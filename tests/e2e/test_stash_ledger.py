@@ -11,8 +11,6 @@ from bot.arena import Arena
 from fakediscord import CommandInputError
 from tests.e2e.helpers import new_gang, ok, refused, said, slash, stash
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
 
 @pytest_asyncio.fixture(loop_scope="module", scope="module", autouse=True)
 async def campaign(arena: Arena) -> str:

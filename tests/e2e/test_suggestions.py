@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import pytest
-
 from bot.arena import Arena
 from tests.e2e.battle_helpers import (
     CHANNEL,
@@ -22,8 +20,6 @@ from tests.e2e.battle_helpers import (
     new_campaign,
     new_gang_with,
 )
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 STRING, SUB_COMMAND, SUB_COMMAND_GROUP = 3, 1, 2
 

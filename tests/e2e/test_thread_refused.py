@@ -6,8 +6,6 @@ Discord's answer and which permissions would give later battles a thread.
 
 from __future__ import annotations
 
-import pytest
-
 from bot.arena import Arena
 from fakediscord.common import Perm
 from tests.e2e.test_postbattle import (
@@ -18,8 +16,6 @@ from tests.e2e.test_postbattle import (
     eventually,
     titled,
 )
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 async def test_a_refused_thread_is_explained_in_the_channel(arena: Arena) -> None:

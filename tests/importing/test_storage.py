@@ -10,19 +10,11 @@ from bot.importing.plan import StagedGangImport
 from bot.importing.tradingpost import parse_trading_post, require_clean
 from bot.storage import LATEST_VERSION, Campaign, GangImportLink, Storage, TradingPostEntry
 from rules.errors import InvalidRequest
-from rules.models import CampaignSettings
 from tests import factories as f
 from tests.importing.conftest import fixture_bytes
-from tests.storage.conftest import scalar
+from tests.storage.conftest import ACTOR, GUILD_A, GUILD_B, campaign, scalar
 
-GUILD_A = 111
-GUILD_B = 222
-ACTOR = "333"
-
-
-@pytest.fixture
-async def campaign(storage: Storage) -> Campaign:
-    return await storage.create_campaign(GUILD_A, CampaignSettings(name="Dust Falls"))
+__all__ = ["campaign"]  # a fixture; db_path and storage come from tests/conftest.py
 
 
 def entries() -> list[TradingPostEntry]:
@@ -47,7 +39,7 @@ async def test_a_campaigns_trading_post_is_stored_and_noted(
         GUILD_A, campaign.id, entries(), actor=ACTOR, note="Trading Post imported: 13 items"
     )
     assert saved.trading_post == entries()
-    again = await storage.get_campaign_by_name(GUILD_A, "dust falls")
+    again = await storage.get_campaign_by_name(GUILD_A, "ash wastes")
     assert again.trading_post is not None and again.trading_post[0].category == "Basic Weapons"
     events = await storage.recent_events(GUILD_A, campaign.id)
     assert events[0].text == "Trading Post imported: 13 items" and events[0].actor == ACTOR

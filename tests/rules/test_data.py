@@ -18,6 +18,7 @@ from rules.ruleset import (
     InjuryTable,
     RuleSet,
 )
+from tests.rules.campaign_tables import CRAWL_CREW
 
 D66_RESULTS = [tens * 10 + units for tens in range(1, 7) for units in range(1, 7)]
 SHIPPED = ["core-2023", "core-2018-injuries"]
@@ -84,17 +85,25 @@ def test_each_d66_maps_to_exactly_one_entry_in_each_injury_table(name):
             assert len(hits) == 1, f"{table.name}: {result} -> {hits}"
 
 
-def test_fighter_table_2023_boundaries():
-    table = default_ruleset().fighter_injuries
-    expected = {
+@pytest.mark.parametrize(("table", "expected"), [
+    pytest.param("fighter_injuries", {
         11: "Lesson Learned", 12: "Impressive Scars", 13: "Horrid Scars", 14: "Bitter Enmity",
         15: "Out Cold", 26: "Out Cold", 31: "Convalescence", 36: "Convalescence",
         41: "Old Battle Wound", 42: "Partially Deafened", 43: "Humiliated", 44: "Eye Injury",
         45: "Hand Injury", 46: "Hobbled", 51: "Spinal Injury", 52: "Enfeebled",
         53: "Head Injury", 54: "Multiple Injuries", 55: "Captured", 56: "Captured",
         61: "Critical Injury", 65: "Critical Injury", 66: "Memorable Death",
-    }
-    assert {result: table.lookup(result).name for result in expected} == expected
+    }, id="fighter table 2023"),
+    pytest.param("crew_injuries", {
+        11: "Lesson Learned", 12: "Out Cold", 26: "Out Cold", 31: "Convalescence",
+        46: "Convalescence", 51: "Humiliated", 52: "Humiliated", 53: "Head Injury",
+        54: "Head Injury", 55: "Eye Injury", 56: "Eye Injury", 61: "Critical Injury",
+        65: "Critical Injury", 66: "Memorable Death",
+    }, id="crew table"),
+])
+def test_injury_table_boundaries(table: str, expected: dict[int, str]) -> None:
+    entries = getattr(default_ruleset(), table)
+    assert {result: entries.lookup(result).name for result in expected} == expected
 
 
 def test_injury_effects_are_generic_kinds():
@@ -123,17 +132,6 @@ def test_injury_effects_are_generic_kinds():
     assert _entry(table, "Captured").effects[0].kind is InjuryEffectKind.CAPTURED
     assert _entry(table, "Critical Injury").effects[0].kind is InjuryEffectKind.CRITICAL
     assert _entry(table, "Memorable Death").effects[0].kind is InjuryEffectKind.DEAD
-
-
-def test_crew_table_boundaries():
-    table = default_ruleset().crew_injuries
-    expected = {
-        11: "Lesson Learned", 12: "Out Cold", 26: "Out Cold", 31: "Convalescence",
-        46: "Convalescence", 51: "Humiliated", 52: "Humiliated", 53: "Head Injury",
-        54: "Head Injury", 55: "Eye Injury", 56: "Eye Injury", 61: "Critical Injury",
-        65: "Critical Injury", 66: "Memorable Death",
-    }
-    assert {result: table.lookup(result).name for result in expected} == expected
 
 
 def test_2018_set_differs_only_in_its_fighter_table():
@@ -264,25 +262,6 @@ def test_pb_6b_1_house_lists_can_found_a_gang(house):
 
 
 # --------------------------------------------------------------------------- campaign data
-
-CRAWL_CREW = """
-[crew_injuries]
-name = "Campaign crew table"
-dice = "D66"
-
-[[crew_injuries.entries]]
-low = 11
-high = 56
-name = "Out Cold"
-effects = [{ kind = "none" }]
-
-[[crew_injuries.entries]]
-low = 61
-high = 66
-name = "Memorable Death"
-effects = [{ kind = "dead" }]
-"""
-
 
 def test_a_campaign_directory_can_replace_one_table(tmp_path):
     directory = _on_core(tmp_path / "our-campaign", {"crew.toml": CRAWL_CREW})

@@ -64,6 +64,16 @@ def go_to(seq: PostBattleSequence, step: Step, substep: SubStep | None = None) -
         everyone_confirms(seq)
 
 
+def at_the_trading_post(w: World, trader: str) -> PostBattleSequence:
+    """A sequence of battle() in which Gang 1's ``trader`` made the Trade action, now at
+    the Trading Post sub-step."""
+    seq = PostBattleSequence.start("s1", battle(), w)
+    go_to(seq, Step.POST_BATTLE_ACTIONS)
+    seq.record_action("g1", trader, "Trade")
+    go_to(seq, Step.UPDATE_ROSTER, SubStep.TRADING_POST)
+    return seq
+
+
 # --------------------------------------------------------------------------- PB-0
 
 
@@ -127,10 +137,7 @@ def test_pb_0_require_names_the_step_asked_for_and_the_current_one() -> None:
 @pytest.mark.rule("PB-0")
 def test_pb_0_state_round_trips_through_json(ruleset: RuleSet) -> None:
     w = setup()
-    seq = PostBattleSequence.start("s1", battle(), w)
-    go_to(seq, Step.POST_BATTLE_ACTIONS)
-    seq.record_action("g1", "champ1", "Trade")
-    go_to(seq, Step.UPDATE_ROSTER, SubStep.TRADING_POST)
+    seq = at_the_trading_post(w, "champ1")
     seq.seek_rare_and_illegal(w, "g1", ScriptedRoller([4, 4]), ruleset)
     seq.defer("g2", SubStep.ADVANCEMENTS, agreed_by=["g1", "g2"], arbitrator_agreed=True)
     seq.confirm("g1")
@@ -241,10 +248,7 @@ def test_pb_6b_6_a_second_roll_is_refused_with_what_the_first_unlocked(
     ruleset: RuleSet,
 ) -> None:
     w = setup()
-    seq = PostBattleSequence.start("s1", battle(), w)
-    go_to(seq, Step.POST_BATTLE_ACTIONS)
-    seq.record_action("g1", "boss1", "Trade")
-    go_to(seq, Step.UPDATE_ROSTER, SubStep.TRADING_POST)
+    seq = at_the_trading_post(w, "boss1")
     seq.require_unsought("g1", "Gang 1")  # nothing rolled yet: no refusal
     with pytest.raises(NotEligible, match="Gang 1 has not sought Rare & Illegal"):
         seq.sought_offer("g1", "Gang 1")
@@ -301,10 +305,7 @@ def test_pb_6b_8_only_three_sub_steps_and_not_once_passed() -> None:
 @pytest.mark.rule("PB-6B.8")
 def test_pb_6b_8_roll_now_spend_later_until_the_next_pre_battle(ruleset: RuleSet) -> None:
     w = setup()
-    seq = PostBattleSequence.start("s1", battle(), w)
-    go_to(seq, Step.POST_BATTLE_ACTIONS)
-    seq.record_action("g1", "champ1", "Trade")
-    go_to(seq, Step.UPDATE_ROSTER, SubStep.TRADING_POST)
+    seq = at_the_trading_post(w, "champ1")
     offer = seq.seek_rare_and_illegal(w, "g1", ScriptedRoller([3, 4]), ruleset).offer  # 8
     seq.defer("g1", SubStep.TRADING_POST, agreed_by=["g1", "g2"], arbitrator_agreed=True)
     go_to(seq, Step.FINISHED)
@@ -352,10 +353,7 @@ def test_pb_6b_8_next_pre_battle_sequence_closes_deferrals() -> None:
 @pytest.mark.rule("PB-6B.6")
 def test_pb_6b_6_a_trader_retired_in_clean_house_adds_nothing(ruleset: RuleSet) -> None:
     w = setup()
-    seq = PostBattleSequence.start("s1", battle(), w)
-    go_to(seq, Step.POST_BATTLE_ACTIONS)
-    seq.record_action("g1", "boss1", "Trade")
-    go_to(seq, Step.UPDATE_ROSTER, SubStep.TRADING_POST)
+    seq = at_the_trading_post(w, "boss1")
     retired = w.model_copy(deep=True)
     retired.gang("g1").fighters.pop(0)  # Clean House deleted the Leader
     with pytest.raises(NotEligible, match="Trade"):

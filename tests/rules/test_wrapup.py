@@ -23,11 +23,7 @@ from rules.ruleset import RuleSet
 from rules.world import World
 from rules.wrapup import escape_modifiers, escapes, wrap_up
 from tests import factories as make
-
-OUT_COLD = [2, 1]
-EYE_INJURY = [4, 4]
-CAPTURED = [5, 5]
-CRITICAL = [6, 1]
+from tests.rules.injury_dice import CAPTURED, CRITICAL, EYE_INJURY, OUT_COLD
 
 
 def _world(third_gang: bool = False) -> World:

@@ -27,12 +27,13 @@ from rules.ruleset import RuleSet
 from rules.world import World
 from rules.wrapup import WrapUpResult, wrap_up
 from tests import factories as make
-
-LESSON_LEARNED = [1, 1]
-OUT_COLD = [2, 1]
-CONVALESCENCE = [3, 1]
-OLD_BATTLE_WOUND = [4, 1]
-CAPTURED = [5, 5]
+from tests.rules.injury_dice import (
+    CAPTURED,
+    CONVALESCENCE,
+    LESSON_LEARNED,
+    OLD_BATTLE_WOUND,
+    OUT_COLD,
+)
 
 
 def _world(**boss: Any) -> World:

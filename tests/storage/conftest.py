@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import aiosqlite
 import pytest
 
 from bot.storage import Campaign, Storage
@@ -29,6 +30,21 @@ ACTOR = "333333333333333333"
 @pytest.fixture
 async def campaign(storage: Storage) -> Campaign:
     return await storage.create_campaign(GUILD_A, CampaignSettings(name="Ash Wastes"))
+
+
+async def write_old_territories(
+    conn: aiosqlite.Connection, names: list[str], *, income: str
+) -> None:
+    """Territories of campaign pk 1 written straight into a file of an older schema, as
+    its code wrote them (pks and positions from 1), then the file is committed and closed."""
+    for pk, name in enumerate(names, start=1):
+        await conn.execute(
+            "INSERT INTO territories (pk, campaign_pk, position, id, name, name_key, income,"
+            " boons, can_be_staked) VALUES (?, 1, ?, ?, ?, ?, ?, '[]', 1)",
+            (pk, pk, f"t{pk}", name, name.casefold(), income),
+        )
+    await conn.commit()
+    await conn.close()
 
 
 def full_gang(name: str = "Ash Wolves", prefix: str = "a", **fields: Any) -> Gang:

@@ -15,7 +15,7 @@ from rules.errors import InvalidRequest
 from rules.models import CampaignSettings, Territory
 from tests import factories as f
 
-from .conftest import ACTOR, GUILD_A, GUILD_B, fetch, full_gang
+from .conftest import ACTOR, GUILD_A, GUILD_B, fetch, full_gang, write_old_territories
 
 CYRILLIC_RED_ONES = "Red \u041enes"  # Cyrillic capital O
 
@@ -191,14 +191,7 @@ async def test_a_failing_python_step_leaves_the_previous_version(db_path: Path) 
 async def test_territory_names_clash_in_the_migration_too(db_path: Path) -> None:
     await _version_4_file(db_path)
     conn = await aiosqlite.connect(db_path)
-    for pk, name in ((1, "Old Ruins"), (2, "\u041eld Ruins")):
-        await conn.execute(
-            "INSERT INTO territories (pk, campaign_pk, position, id, name, name_key, income,"
-            " boons, can_be_staked) VALUES (?, 1, ?, ?, ?, ?, '0', '[]', 1)",
-            (pk, pk, f"t{pk}", name, name.casefold()),
-        )
-    await conn.commit()
-    await conn.close()
+    await write_old_territories(conn, ["Old Ruins", "\u041eld Ruins"], income="0")
     async with await Storage.open(db_path) as storage:
         territories = await storage.list_territories(GUILD_A, "c1")
         # Only the number is added: the letters stay as they were typed.

@@ -16,21 +16,11 @@ from rules.data import available_rulesets, default_ruleset, load_ruleset
 from rules.errors import InvalidRequest
 from rules.ruledata import apply_rule_data, preview_lines, rule_data_of
 from rules.ruledata_reader import rule_data_from
+from tests.rules.campaign_tables import CRAWL_CREW
 
 from .conftest import ACTOR, GUILD_A
 
 EXAMPLE = Path(__file__).parents[2] / "docs" / "examples" / "rule-data-example.toml"
-CREW = """
-[crew_injuries]
-name = "Campaign crew table"
-dice = "D66"
-
-[[crew_injuries.entries]]
-low = 11
-high = 66
-name = "Out Cold"
-effects = [{ kind = "none" }]
-"""
 
 
 @pytest.mark.parametrize("name", ["core-2023", "core-2018-injuries"])
@@ -63,10 +53,10 @@ def test_a_set_directory_extends_the_house_lists_of_its_base(tmp_path: Path) -> 
 
 
 def test_a_campaign_file_may_replace_a_whole_table() -> None:
-    content = read_rule_data(CREW.encode(), "crew.toml")
+    content = read_rule_data(CRAWL_CREW.encode(), "crew.toml")
     merged = apply_rule_data(default_ruleset(), content)
     assert merged.crew_injuries.lookup(44).name == "Out Cold"
-    assert [e.name for e in merged.crew_injuries.entries] == ["Out Cold"]
+    assert [e.name for e in merged.crew_injuries.entries] == ["Out Cold", "Memorable Death"]
     assert merged.fighter_injuries == default_ruleset().fighter_injuries
     assert "Replaces the whole table crew_injuries." in preview_lines(default_ruleset(), content)
 

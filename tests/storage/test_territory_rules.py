@@ -11,7 +11,7 @@ from bot.storage.database import connect, load_migrations
 from rules.data import default_ruleset
 from rules.models import Alignment
 
-from .conftest import ACTOR, GUILD_A
+from .conftest import ACTOR, GUILD_A, write_old_territories
 
 
 async def test_a_territory_keeps_the_alignment_its_income_is_for(
@@ -34,14 +34,8 @@ async def test_migration_7_gives_territories_what_their_template_does(db_path: P
         " ruleset, skirmish, created_at) VALUES (1, 'c1', ?, 'Dust Falls', 'dust falls', 1,"
         " 'D6', 'core-2023', 0, '2024-01-01T00:00:00+00:00')", (GUILD_A,),
     )
-    for pk, name in ((1, "Rogue Doc Shop"), (2, "Tunnels"), (3, "Doc's Own Shop")):
-        await conn.execute(
-            "INSERT INTO territories (pk, campaign_pk, position, id, name, name_key, income,"
-            " boons, can_be_staked) VALUES (?, 1, ?, ?, ?, ?, 'D6x10', '[]', 1)",
-            (pk, pk, f"t{pk}", name, name.casefold()),
-        )
-    await conn.commit()
-    await conn.close()
+    await write_old_territories(conn, ["Rogue Doc Shop", "Tunnels", "Doc's Own Shop"],
+                                income="D6x10")
     async with await Storage.open(db_path) as storage:
         found = {t.name: t for t in await storage.list_territories(GUILD_A, "c1")}
     assert found["Rogue Doc Shop"].income_only_for is Alignment.OUTLAW
