@@ -31,6 +31,7 @@ from typing import Any
 
 import asyncpg
 import pytest
+import pytest_asyncio
 
 from bot import failpoints
 from bot.arena import TOKEN, Arena
@@ -262,7 +263,7 @@ async def launch(config: Path, workdir: Path, env: dict[str, str]) -> Finished:
     return Finished(process.returncode, err.decode(errors="replace"))
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="module")  # the loop the e2e tests run in (conftest)
 async def shards(
     tmp_path: Path, postgres_url: str,
 ) -> AsyncIterator[tuple[Arena, Arena]]:
