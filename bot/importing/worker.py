@@ -29,16 +29,15 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import multiprocessing
 import os
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from typing import TypeVar
 
+from bot.child import one_child
 from rules.errors import InvalidRequest
 
 T = TypeVar("T")
@@ -49,8 +48,6 @@ GRACE_SECONDS = 30.0
 # The third threshold counts young collections between full ones (CPython's default is
 # 10); this many is about ten million allocations, never reached by one import.
 DEFERRED_THRESHOLD = 1_000_000
-# How often the child checks that the bot is still there.
-PARENT_CHECK_SECONDS = 0.5
 
 WORKER_DIED = (
     "The file reader stopped before it finished (the bot's host may be short of memory); "
@@ -71,10 +68,7 @@ class ImportWorker:
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                initializer=_leave_with_parent, initargs=(os.getpid(),),
-            )
+            self._pool = one_child()
         return self._pool
 
     async def run(self, function: Callable[..., T], *args: object, **kwargs: object) -> T:
@@ -153,19 +147,6 @@ class _FullCollections:
 full_collections = _FullCollections()
 
 
-def _leave_with_parent(parent: int) -> None:
-    """In the child: exit as soon as the bot is gone (killed, it cannot say so).
-
-    The child holds both ends of its task queue, so it would wait forever for
-    a task from a bot that no longer exists.
-    """
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(PARENT_CHECK_SECONDS)
-        os._exit(0)
-
-    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def _ready() -> int:

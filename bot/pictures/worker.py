@@ -1,11 +1,15 @@
 """Drawing off the event loop, with finished pictures cached by what they show.
 
 A 40-fighter roster card takes around a tenth of a second of CPU: long
-enough to stall every other interaction if drawn on the event loop. The
-:class:`PictureWorker` draws on one thread of its own: one, because the
-machine has two cores and the bot's database thread needs the other, and
+enough to stall every other interaction if drawn on the event loop, and a
+thread would not help much, since drawing holds the GIL. The
+:class:`PictureWorker` draws in one child process of its own (bot/child.py):
+one, because the machine has two cores and the bot needs the other, and
 because matplotlib's font settings and the shared font caches are not meant
-for several threads at once.
+for several drawings at once. Pillow, matplotlib and the fonts (about 60 MB)
+live in the child, not in the bot. Arguments and pictures cross as pickles
+(a page is about 100 KB). If the child dies (killed, out of memory), that
+drawing fails and the next one starts a fresh child.
 
 The storage keeps no revision number for a roster, so a roster's revision is
 the hash of its whole model dump (with whatever else the card shows, such as
@@ -20,14 +24,17 @@ import hashlib
 import json
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from typing import Any, TypeVar, cast
 
+from bot.child import one_child
 from bot.pictures.battle import battle_card
 from bot.pictures.chart import campaign_chart
 from bot.pictures.roster import roster_card
 from bot.pictures.series import GangSeries, Measure
+from rules.errors import InvalidRequest
 from rules.models import Fighter, FighterCategory, Gang, WeaponProfile
 from rules.report import BattleReport
 from rules.world import World
@@ -70,24 +77,41 @@ def roster_revision(
     )
 
 
+class PictureDrawerStopped(InvalidRequest):
+    """The drawing child died before it answered (a player is told so, privately)."""
+
+
 class PictureWorker:
-    """Draws pictures on its own thread and keeps the last ones drawn.
+    """Draws pictures in its own child process and keeps the last ones drawn.
 
     The same picture asked for again while it is being drawn waits for that
     drawing instead of starting another.
     """
 
     def __init__(self, cache_entries: int = DEFAULT_CACHE_ENTRIES) -> None:
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pictures")
+        self._pool: ProcessPoolExecutor | None = None
         self._cache: OrderedDict[str, Any] = OrderedDict()
         self._entries = cache_entries
         self._drawing: dict[str, asyncio.Future[Any]] = {}
         self.drawn = 0
 
     async def run(self, draw: Callable[..., T], *args: object, **kwargs: object) -> T:
-        """``draw(*args, **kwargs)`` on the worker thread, uncached."""
+        """``draw(*args, **kwargs)`` in the child, uncached; ``draw`` and its arguments
+        must pickle (a module-level function, models, plain data)."""
+        if self._pool is None:
+            self._pool = one_child()
+        pool = self._pool
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, partial(draw, *args, **kwargs))
+        try:
+            return await loop.run_in_executor(pool, partial(draw, *args, **kwargs))
+        except BrokenProcessPool:
+            if self._pool is pool:
+                self._pool = None
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise PictureDrawerStopped(
+                "The picture drawer stopped before it finished (the bot's host may be "
+                "short of memory); try again in a moment."
+            ) from None
 
     async def cached(self, key: str, draw: Callable[..., T], *args: object,
                      **kwargs: object) -> T:
@@ -125,7 +149,8 @@ class PictureWorker:
         weapon_profiles: Mapping[str, WeaponProfile] | None = None,
     ) -> list[bytes]:
         key = roster_revision(gang, owner_name, gang_names, weapon_profiles)
-        # A copy of the gang: the caller may change its model while the thread draws.
+        # A copy of the gang: the pool pickles it on a thread of its own, later, and the
+        # caller may change its model meanwhile.
         pages: tuple[bytes, ...] = await self.cached(
             key, _roster_pages, gang.model_copy(deep=True), owner_name,
             dict(gang_names or {}), dict(weapon_profiles or {}),
@@ -146,7 +171,7 @@ class PictureWorker:
         return await self.cached(key, battle_card, report, lines)
 
     async def warm_up(self) -> None:
-        """Open the fonts and read their character maps now, on the worker thread, and
+        """Start the child, open the fonts and read their character maps there, and
         import matplotlib there.
 
         The first card of a process pays for that (about 0.2 s more), the first chart
@@ -156,8 +181,10 @@ class PictureWorker:
         await self.run(_warm_up)
 
     def close(self) -> None:
-        """Stop the thread once the drawing under way is done; queued drawings are dropped."""
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        """Stop the child once the drawing under way is done; queued drawings are dropped."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _roster_pages(

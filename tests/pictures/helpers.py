@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import io
+import os
+import time
 
 from PIL import Image
 
+from bot.pictures import roster_card
 from rules.models import EquipmentKind, Fighter, FighterCategory, FighterStatus, Gang
 from rules.world import RuleResult, Workspace, World
 from tests import factories as f
@@ -56,3 +59,20 @@ def reward(world: World, gang_id: str, credits: int, reputation: int) -> RuleRes
     gang.credits += credits
     gang.reputation += reputation
     return ws.finish(RuleResult, clause="PB-3", title="Rewards")
+
+
+def draw_slowly_elsewhere(fighters: int) -> tuple[int, list[bytes]]:
+    """In the picture worker's child: this process's id and a card, drawn in at least 0.1 s
+    (held on a fast machine, so the bot's loop has time to tick meanwhile)."""
+    start = time.perf_counter()
+    pages = roster_card(big_gang(fighters))
+    while time.perf_counter() - start < 0.1:
+        time.sleep(0.01)
+    return os.getpid(), pages
+
+
+def font_maps_read() -> int:
+    """In the picture worker's child: how many font faces have had their maps read."""
+    from bot.pictures import fonts
+
+    return fonts._coverage.cache_info().currsize

@@ -1,18 +1,20 @@
-"""Drawing happens on the worker's own thread, and a roster revision is drawn once."""
+"""Drawing happens in the worker's own child process, and a roster revision is drawn once."""
 
 from __future__ import annotations
 
 import asyncio
-import threading
-import time
+import os
+import signal
 
-from bot.pictures import PictureWorker, roster_card, roster_revision
-from tests.pictures.helpers import big_gang, decode
+import pytest
+
+from bot.pictures import PictureWorker, roster_revision
+from bot.pictures.worker import PictureDrawerStopped
+from tests.pictures.helpers import big_gang, decode, draw_slowly_elsewhere, font_maps_read
 
 
-async def test_drawing_runs_off_the_event_loop_and_the_loop_keeps_ticking() -> None:
+async def test_drawing_runs_in_a_child_process_and_the_loop_keeps_ticking() -> None:
     worker = PictureWorker()
-    gang = big_gang(40)
     ticks = 0
     stop = asyncio.Event()
 
@@ -22,28 +24,31 @@ async def test_drawing_runs_off_the_event_loop_and_the_loop_keeps_ticking() -> N
             await asyncio.sleep(0.005)
             ticks += 1
 
-    threads: list[str] = []
-
-    def draw() -> list[bytes]:
-        threads.append(threading.current_thread().name)
-        start = time.perf_counter()
-        pages = roster_card(gang)
-        # Hold the thread a little longer on a fast machine, so the ticks can be counted.
-        while time.perf_counter() - start < 0.1:
-            time.sleep(0.01)
-        return pages
-
     task = asyncio.create_task(ticker())
     try:
-        pages = await worker.run(draw)
+        drawer, pages = await worker.run(draw_slowly_elsewhere, 40)
     finally:
         stop.set()
         await task
         worker.close()
-    assert threads and threads[0].startswith("pictures")
-    assert threads[0] != threading.current_thread().name
+    assert drawer != os.getpid()
     assert ticks >= 5
     assert len(pages) >= 2
+    decode(pages[0])
+
+
+async def test_a_drawer_that_dies_fails_its_drawing_and_the_next_starts_afresh() -> None:
+    worker = PictureWorker()
+    try:
+        first, _ = await worker.run(draw_slowly_elsewhere, 1)
+        os.kill(first, signal.SIGKILL)
+        with pytest.raises(PictureDrawerStopped):
+            await worker.run(draw_slowly_elsewhere, 1)
+        again, pages = await worker.run(draw_slowly_elsewhere, 1)
+        assert again not in (first, os.getpid())
+        decode(pages[0])
+    finally:
+        worker.close()
 
 
 async def test_a_roster_is_drawn_once_per_revision() -> None:
@@ -89,13 +94,11 @@ async def test_an_old_revision_leaves_the_cache_when_it_is_full() -> None:
 
 
 async def test_warming_up_reads_every_font_map_before_a_card_is_asked_for() -> None:
-    from bot.pictures import fonts
-
-    fonts._coverage.cache_clear()
     worker = PictureWorker()
     try:
+        assert await worker.run(font_maps_read) == 0  # a fresh child has read none
         await worker.warm_up()
+        # DejaVu Sans, DejaVu Sans Bold and the CJK face; Last Resort needs no map.
+        assert await worker.run(font_maps_read) == 3
     finally:
         worker.close()
-    # DejaVu Sans, DejaVu Sans Bold and the CJK face; Last Resort needs no map.
-    assert fonts._coverage.cache_info().currsize == 3
