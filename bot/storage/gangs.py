@@ -8,11 +8,11 @@ like any other action.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Collection
 
 from bot.storage.driver import Connection, the_row
 from bot.storage.ledger import Action, apply_world
+from bot.storage.offloop import is_large, off_loop_if
 from bot.storage.roster import (
     fetch_rosters,
     fetch_territories,
@@ -63,12 +63,10 @@ async def edit(
     for territory_id in territory_ids:
         if territory_id not in before.territories:
             raise NotFound(f"There is no territory with id {territory_id} in this campaign.")
-    if _large(before):
-        # Copying and diffing a gang at the import bounds takes a few hundred ms of pure
-        # Python: in a worker thread the interpreter hands the loop its turn every 5 ms.
-        after, changes = await asyncio.to_thread(_changed, before, change)
-    else:
-        after, changes = _changed(before, change)
+    # Copying and diffing a gang at the import bounds takes a few hundred ms of Python.
+    after, changes = await off_loop_if(
+        is_large(len(g.fighters) for g in before.gangs.values()), _changed, before, change
+    )
     if changes:
         await apply_world(
             db, campaign_pk, after, Action(ROSTER_CLAUSE, title, actor, changes=changes)
@@ -82,24 +80,12 @@ def _changed(before: World, change: Edit) -> tuple[World, list[Change]]:
     return after, diff_worlds(before, after)
 
 
-# Fighters (with their lists) above which an edit is copied and diffed off the loop;
-# below it a thread's start costs more than the work.
-LARGE_ROSTER = 60
-
-
-def _large(world: World) -> bool:
-    return sum(len(g.fighters) for g in world.gangs.values()) > LARGE_ROSTER
-
-
 async def create(
     db: Connection, campaign_pk: int, gang: Gang, *, actor: str, title: str
 ) -> Gang:
     """Store a new gang: a new gang has nothing to copy or compare, so its one change
     (nothing → the gang) is written as it is; ``gang`` itself is stored, not a copy."""
-    if len(gang.fighters) > LARGE_ROSTER:
-        changes = await asyncio.to_thread(_created, gang)
-    else:
-        changes = _created(gang)
+    changes = await off_loop_if(is_large([len(gang.fighters)]), _created, gang)
     await apply_world(
         db, campaign_pk, World(gangs={gang.id: gang}, territories={}),
         Action(ROSTER_CLAUSE, title, actor, changes=changes),

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -17,9 +16,11 @@ from datetime import datetime
 from bot.storage.codec import Row, dumps, now, placeholders
 from bot.storage.driver import Connection, the_row
 from bot.storage.errors import StaleWorld
+from bot.storage.offloop import is_large, off_loop_if
 from bot.storage.records import ActionRecord, LedgerEvent, Snapshot
 from bot.storage.roster import (
     GangWrite,
+    RosterRows,
     TerritoryWrite,
     fetch_rosters,
     fetch_territories,
@@ -30,6 +31,7 @@ from bot.storage.roster import (
 )
 from rules.dice import DiceRoll
 from rules.errors import InvalidRequest, NotFound
+from rules.models import Gang, Territory
 from rules.world import Change, World, diff_worlds
 
 _EVENT_COLUMNS = (
@@ -114,18 +116,12 @@ async def apply_world(
     gang_ids, territory_ids = affected(action.changes)
     old_gangs = await fetch_rosters(db, campaign_pk, gang_ids)
     old_territories = await fetch_territories(db, campaign_pk, territory_ids)
-    before = World(
-        gangs={gang_id: gang_from_rows(rows) for gang_id, rows in old_gangs.items()},
-        territories=territories_from_rows(old_territories),
-    )
-    target = World(
-        gangs={g: after.gangs[g] for g in gang_ids if g in after.gangs},
-        territories={t: after.territories[t] for t in territory_ids if t in after.territories},
-    )
-    _check_current(before, target, action.changes)
-    snapshot = Snapshot(
-        gangs={g: before.gangs.get(g) for g in gang_ids},
-        territories={t: before.territories.get(t) for t in territory_ids},
+    large = is_large([
+        *(len(rows.fighters) for rows in old_gangs.values()),
+        *(len(after.gangs[g].fighters) for g in gang_ids if g in after.gangs),
+    ])
+    target, snapshot = await off_loop_if(
+        large, _checked, old_gangs, old_territories, after, action.changes
     )
     action_pk = await _insert_action(db, campaign_pk, action, snapshot, gang_ids)
     await save_rosters(
@@ -139,8 +135,34 @@ async def apply_world(
         [TerritoryWrite(t, target.territories.get(t), old_territories.get(t))
          for t in territory_ids],
     )
-    await _insert_events(db, campaign_pk, action_pk, action)
+    rows = await off_loop_if(large, _event_rows, campaign_pk, action_pk, action)
+    await db.executemany(_EVENT_INSERT, rows)
     return action_pk
+
+
+def _checked(
+    old_gangs: dict[str, RosterRows],
+    old_territories: dict[str, Row],
+    after: World,
+    changes: Sequence[Change],
+) -> tuple[World, bytes]:
+    """The part of ``after`` that ``changes`` touch, once the stored state is found to be
+    the one they were computed from, and the packed snapshot of what it replaces."""
+    gang_ids, territory_ids = affected(changes)
+    before = World(
+        gangs={gang_id: gang_from_rows(rows) for gang_id, rows in old_gangs.items()},
+        territories=territories_from_rows(old_territories),
+    )
+    target = World(
+        gangs={g: after.gangs[g] for g in gang_ids if g in after.gangs},
+        territories={t: after.territories[t] for t in territory_ids if t in after.territories},
+    )
+    _check_current(before, target, changes)
+    snapshot = Snapshot(
+        gangs={g: before.gangs.get(g) for g in gang_ids},
+        territories={t: before.territories.get(t) for t in territory_ids},
+    )
+    return target, pack_snapshot(snapshot)
 
 
 def _check_current(before: World, target: World, changes: Sequence[Change]) -> None:
@@ -158,15 +180,68 @@ def _check_current(before: World, target: World, changes: Sequence[Change]) -> N
             raise NotFound(f"There is no territory with id {territory_id} in this campaign.")
     # The result's own changes and the difference between what is stored and
     # what it wants to store agree exactly when nobody wrote in between.
-    stored = Counter(c.model_dump_json() for c in diff_worlds(before, target))
-    claimed = Counter(c.model_dump_json() for c in changes)
-    if stored != claimed:
+    if not _same_changes(_stored_difference(before, target, created), changes):
         names = sorted({c.subject_name for c in changes if c.subject in ("gang", "territory")}
                        | {g.name for g in before.gangs.values()})
         raise StaleWorld(
             f"{', '.join(names) or 'The campaign'} changed while this was being worked out "
             "(someone else acted first). Nothing was saved; please try again."
         )
+
+
+def _stored_difference(
+    before: World, target: World, created: set[tuple[str, str]]
+) -> list[Change]:
+    """``diff_worlds(before, target)``, with the one change of a subject new to the store
+    (nothing → the whole of it) built without validating its values again: they are a
+    model's JSON dump already, and validating a new gang at the bounds is ~150 ms."""
+    new_gangs = {g: gang for g, gang in target.gangs.items()
+                 if ("gang", g) in created and g not in before.gangs}
+    new_territories = {t: territory for t, territory in target.territories.items()
+                       if ("territory", t) in created and t not in before.territories}
+    rest = World(
+        gangs={g: gang for g, gang in target.gangs.items() if g not in new_gangs},
+        territories={t: territory for t, territory in target.territories.items()
+                     if t not in new_territories},
+    )
+    return [
+        *diff_worlds(before, rest),
+        *(_creation("gang", gang, gang.id) for gang in new_gangs.values()),
+        *(_creation("territory", territory, None) for territory in new_territories.values()),
+    ]
+
+
+def _creation(subject: str, model: Gang | Territory, gang_id: str | None) -> Change:
+    return Change.model_construct(
+        subject=subject, subject_id=model.id, subject_name=model.name, gang_id=gang_id,
+        path="", before=None, after=model.model_dump(mode="json", by_alias=True),
+    )
+
+
+def _same_changes(stored: Sequence[Change], claimed: Sequence[Change]) -> bool:
+    """Whether two lists hold the same changes in any order.
+
+    Compared as values, not as JSON text: dumping a new gang at the bounds to JSON
+    is one C call of 15-40 ms that holds the interpreter, even in a worker thread.
+    """
+    if len(stored) != len(claimed):
+        return False
+    unmatched: dict[tuple[str, str, str], list[Change]] = {}
+    for change in stored:
+        unmatched.setdefault(_change_key(change), []).append(change)
+    for change in claimed:
+        candidates = unmatched.get(_change_key(change), [])
+        # Values at one path come from one typed field on both sides, so == (which takes
+        # 1 for True) meets no value that JSON text would have told apart.
+        match = next((i for i, c in enumerate(candidates) if c == change), None)
+        if match is None:
+            return False
+        del candidates[match]
+    return True
+
+
+def _change_key(change: Change) -> tuple[str, str, str]:
+    return change.subject, change.subject_id, change.path
 
 
 def pack_snapshot(snapshot: Snapshot) -> bytes:
@@ -181,7 +256,7 @@ async def _insert_action(
     db: Connection,
     campaign_pk: int,
     action: Action,
-    snapshot: Snapshot,
+    snapshot: bytes,
     gang_ids: list[str],
 ) -> int:
     inserted = await db.execute_fetchall(
@@ -189,7 +264,7 @@ async def _insert_action(
         " snapshot, undoes_pk) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING pk",
         (
             campaign_pk, now(), action.actor, action.clause, action.title, action.battle_id,
-            action.step, dumps(list(action.notes)), pack_snapshot(snapshot),
+            action.step, dumps(list(action.notes)), snapshot,
             action.undoes,
         ),
     )
@@ -208,9 +283,7 @@ async def _insert_action(
     return action_pk
 
 
-async def _insert_events(
-    db: Connection, campaign_pk: int, action_pk: int, action: Action
-) -> None:
+def _event_rows(campaign_pk: int, action_pk: int, action: Action) -> list[tuple[object, ...]]:
     at = now()
     head = (campaign_pk, action_pk, at, action.actor)
     where = (action.clause, action.battle_id, action.step)
@@ -232,7 +305,7 @@ async def _insert_events(
              change.subject_id, change.subject_name, change.gang_id, change.path,
              dumps(change.before), dumps(change.after), None, *here)
         )
-    await db.executemany(_EVENT_INSERT, rows)
+    return rows
 
 
 async def insert_plain_events(db: Connection, rows: list[tuple[object, ...]]) -> None:
@@ -316,7 +389,9 @@ async def undo_last(
         gangs={g: current.gangs.get(g) for g in snapshot.gangs},
         territories={t: current.territories.get(t) for t in snapshot.territories},
     )
-    undo_pk = await _insert_action(db, campaign_pk, action, undo_snapshot, list(snapshot.gangs))
+    undo_pk = await _insert_action(
+        db, campaign_pk, action, pack_snapshot(undo_snapshot), list(snapshot.gangs)
+    )
     await save_rosters(
         db,
         campaign_pk,
@@ -328,7 +403,7 @@ async def undo_last(
         [TerritoryWrite(t, new, old_territories.get(t)) for t, new in snapshot.territories.items()],
     )
     await _restore_sequences(db, campaign_pk, int(last["pk"]))
-    await _insert_events(db, campaign_pk, undo_pk, action)
+    await db.executemany(_EVENT_INSERT, _event_rows(campaign_pk, undo_pk, action))
     return await get_action(db, campaign_pk, int(last["pk"]))
 
 

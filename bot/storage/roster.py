@@ -37,6 +37,7 @@ from bot.storage.codec import (
     vehicle_row,
 )
 from bot.storage.driver import Connection, IntegrityError
+from bot.storage.offloop import is_large, off_loop_if
 from rules.errors import InvalidRequest
 from rules.models import Gang, Item, Territory
 from rules.names import name_key, name_taken
@@ -199,9 +200,39 @@ async def save_rosters(
     for write in writes:
         if write.new is not None and write.old is not None:
             await _release_names(db, write.new, write.old, survivors[write.gang_id])
+    new_gangs = [write.new for write in writes if write.new is not None]
+    built = await off_loop_if(
+        is_large(len(gang.fighters) for gang in new_gangs), _child_rows, new_gangs
+    )
     for write in writes:
         if write.new is not None:
-            await _upsert_gang(db, campaign_pk, write.new, write.old, survivors.get(write.gang_id))
+            await _upsert_gang(db, campaign_pk, write.new, write.old,
+                               survivors.get(write.gang_id), built[write.new.id])
+
+
+ChildRows = list[tuple[str, str, Values]]
+
+
+@dataclass
+class _ChildRows:
+    """A gang's fighter and vehicle rows as (id, name, values), built before any write."""
+
+    fighters: ChildRows
+    vehicles: ChildRows
+
+
+def _child_rows(gangs: list[Gang]) -> dict[str, _ChildRows]:
+    return {
+        gang.id: _ChildRows(
+            fighters=[(f.id, f.name, fighter_row(f, pos)) for pos, f in enumerate(gang.fighters)],
+            vehicles=[
+                (v.id, v.name, vehicle_row(v, pos, in_stash))
+                for in_stash, vehicles in ((False, gang.vehicles), (True, gang.stash_vehicles))
+                for pos, v in enumerate(vehicles)
+            ],
+        )
+        for gang in gangs
+    }
 
 
 @dataclass
@@ -266,6 +297,7 @@ async def _upsert_gang(
     gang: Gang,
     old: RosterRows | None,
     survivors: _Survivors | None,
+    children: _ChildRows,
 ) -> None:
     values = gang_row(gang)
     if old is None:
@@ -279,19 +311,13 @@ async def _upsert_gang(
                           campaign_pk)
     assert survivors is not None
 
-    fighter_rows = [(f.id, f.name, fighter_row(f, pos)) for pos, f in enumerate(gang.fighters)]
-    vehicle_rows = [
-        (v.id, v.name, vehicle_row(v, pos, in_stash))
-        for in_stash, vehicles in ((False, gang.vehicles), (True, gang.stash_vehicles))
-        for pos, v in enumerate(vehicles)
-    ]
     fighter_pks = await _upsert_children(
         db, "fighters", "fighter", FIGHTER_COLUMNS, campaign_pk, gang_pk,
-        survivors.fighters, fighter_rows,
+        survivors.fighters, children.fighters,
     )
     vehicle_pks = await _upsert_children(
         db, "vehicles", "vehicle", VEHICLE_COLUMNS, campaign_pk, gang_pk,
-        survivors.vehicles, vehicle_rows,
+        survivors.vehicles, children.vehicles,
     )
     await _upsert_items(db, campaign_pk, gang_pk, gang, fighter_pks, vehicle_pks,
                         survivors.items)
@@ -335,7 +361,7 @@ async def _upsert_children(
     campaign_pk: int,
     gang_pk: int,
     stored: dict[str, Row],
-    rows: list[tuple[str, str, Values]],
+    rows: ChildRows,
 ) -> dict[str, int]:
     pks: dict[str, int] = {}
     for record_id, name, values in rows:

@@ -1,0 +1,33 @@
+"""Pure work of a large write (decoding, comparing, building rows) in a worker thread.
+
+At the import bounds (200 fighters with every list full) each of these steps is
+tens of milliseconds of Python; on the event loop's thread they add up and every
+server waits. In a worker thread the interpreter hands the loop its turn every
+5 ms (between two bytecodes; one C call still runs to its end).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable
+from typing import ParamSpec, TypeVar
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+# Fighters (with their lists) above which a write's pure work runs off the loop;
+# below it a thread's start costs more than the work.
+LARGE_ROSTER = 60
+
+
+def is_large(fighter_counts: Iterable[int]) -> bool:
+    return sum(fighter_counts) > LARGE_ROSTER
+
+
+async def off_loop_if(
+    large: bool, function: Callable[P, T], *args: P.args, **kwargs: P.kwargs
+) -> T:
+    """``function(*args, **kwargs)``, in a worker thread when ``large``."""
+    if large:
+        return await asyncio.to_thread(function, *args, **kwargs)
+    return function(*args, **kwargs)
