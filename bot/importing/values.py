@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from bot.render import clip
+from rules.names import visible
 
 # A whole number with the marks gang sheets print after it: 4+ (target
 # numbers), 5" (Movement), credits.
@@ -54,6 +55,9 @@ def read_name(value: Any, what: str = "name") -> str:
     name = " ".join(value.split())
     if not name:
         raise ValueError(f"the {what} is empty")
+    if not visible(name):
+        # The models refuse such a name too, but with an error no player should see.
+        raise ValueError(f"the {what} has nothing visible in it (only invisible characters)")
     if len(name) > NAME_MAX:
         raise ValueError(f"the {what} is longer than {NAME_MAX} characters")
     return name
