@@ -585,7 +585,7 @@ class Case:
 
     def row(self) -> str:
         return (
-            f"{self.setup:<6} {self.n:>5} {self.m:>4} {self.bot.count:>5} | {self.bot.p50:>6.1f} "
+            f"{self.setup:<8} {self.n:>5} {self.m:>4} {self.bot.count:>5} | {self.bot.p50:>6.1f} "
             f"{self.bot.p99:>6.1f} {self.bot.max:>6.0f} | {self.base.p50:>5.1f} "
             f"{self.base.p99:>5.1f} {self.base.max:>5.0f} | {self.ratio_p50:>5.2f} "
             f"{self.ratio_p99:>5.2f} | {self.rate:>5.0f} {self.base_capacity:>5.0f} | "
@@ -596,9 +596,9 @@ class Case:
 
 
 HEADER = (
-    "                        | our bot: first    | bare discord.py   | ratio      | int/s       |"
+    "                          | our bot: first    | bare discord.py   | ratio      | int/s       |"
     " CPU   | MB VmHWM  | start (s)   |     |\n"
-    "database    N    M  ints |  p50ms  p99ms max | p50ms p99ms   max |  p50   p99 | ours  base  |"
+    "database     N    M  ints |  p50ms  p99ms max | p50ms p99ms   max |  p50   p99 | ours  base  |"
     " ms/int|  ours base|  ours  base | >2s | load"
 )
 
