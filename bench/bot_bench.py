@@ -26,6 +26,15 @@ shape) and M (post-battle sequences played at once), one case:
    bots face the same arrivals; then once more as fast as it answers (M
    streams, each sending its next when answered), for its capacity.
 
+On PostgreSQL (``--database postgresql://...``, or ``--database postgresql`` to
+start a throwaway server from the Debian binaries, as the tests do) step 1
+copies a template database of N campaigns instead of the file (bench/build_db.py
+builds it once per server through the same Storage calls). With
+``--processes 2`` step 2 starts two bot processes, shards 0 and 1 of 2 on the
+one database; even servers are shard 0's and odd ones shard 1's, and the M
+sequences alternate between them. Start-up then runs until both have answered
+a click in their last server.
+
 For every interaction the fake records the time from writing the gateway
 dispatch to the socket to receiving the bot's first response (its
 ``latency``). Each case prints one line: p50, p99 and max of those for our
@@ -35,7 +44,10 @@ capacity), our bot's CPU time per interaction, peak memory (VmHWM) of both,
 start-up times, how many answers came near Discord's 3-second limit, and the
 machine's load average (other processes share the two cores); then a line on
 the bot's writer lock over the drive: holds, time held and time waited for, per
-interaction (bench/writer_times.py).
+interaction (bench/writer_times.py). With two processes the line's CPU per
+interaction is both processes' CPU over all interactions and its memory is
+the two peaks added; a line per process follows (its interactions, their
+p50/p99/max, its CPU per interaction of its own, its peak).
 
 Run::
 
@@ -44,6 +56,7 @@ Run::
     .venv/bin/python bench/bot_bench.py --n 1000 --m 100 --by-kind
     .venv/bin/python bench/bot_bench.py --n 1000 --m 100 --ramp 10   # starts spread over 10 s
     .venv/bin/python bench/bot_bench.py --n 100 --m 10 --profile bench/.cache/prof
+    .venv/bin/python bench/bot_bench.py --database postgresql --n 100 --m 10 --processes 2
 
 ``--profile DIR`` runs the bot under cProfile and prints its top functions.
 """
@@ -52,6 +65,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import pstats
@@ -61,10 +75,12 @@ import sys
 import tempfile
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
+
+import asyncpg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -74,8 +90,12 @@ from bench.build_db import (
     BenchWorld,
     build_world,
     copy_db,
+    copy_postgres,
+    drop_postgres,
     ensure_db,
+    ensure_postgres,
     gang_name,
+    shard_of,
     stake_name,
 )
 from bot.arena import TOKEN, Arena
@@ -91,6 +111,7 @@ from fakediscord import (
     store,
 )
 from fakediscord.common import JsonObj
+from tests import postgres_server
 
 T = TypeVar("T")
 
@@ -264,9 +285,12 @@ async def dispatch(fake: FakeDiscord, record: InteractionRecord) -> InteractionR
     return record
 
 
-async def probe(fake: FakeDiscord, world: BenchWorld) -> InteractionRecord:
-    """Click a persistent post-battle button in the last server the gateway announced."""
-    channel = world.channels[-1]
+async def probe(fake: FakeDiscord, world: BenchWorld, shard: int = 0,
+                processes: int = 1) -> InteractionRecord:
+    """Click a persistent post-battle button in the last server the gateway announced
+    to the process of ``shard``."""
+    channel = next(c for index, c in reversed(list(enumerate(world.channels)))
+                   if shard_of(index, processes) == shard)
     button = {"type": 2, "style": 3, "label": "Confirm", "custom_id": PROBE_ID}
     message = store.post_message(fake.world, channel, fake.world.bot, {
         "content": "probe", "components": [{"type": 1, "components": [button]}],
@@ -428,7 +452,11 @@ class WriterLock:
             top_statements=_top_statements(before, after, interactions),
         )
 
-    def line(self) -> str:
+    def line(self, database: str = "sqlite") -> str:
+        if database != "sqlite":
+            return (f"  no writer lock (PostgreSQL: an advisory lock per campaign); "
+                    f"{self.statements_per_int:.1f} SQL statements and "
+                    f"{self.round_trips_per_int:.1f} round trips to the server per interaction")
         return (f"  writer lock: {self.holds_per_int:.2f} holds/int, held "
                 f"{self.held_ms_per_int:.2f} ms/int ({self.held_ms_per_hold:.2f} ms each), "
                 f"waited for {self.waited_ms_per_int:.2f} ms/int "
@@ -539,6 +567,9 @@ class Case:
     rest_per_int: float = 0.0  # REST requests our bot made to the fake, per interaction
     ramp: float = 0.0
     profile: str | None = None
+    database: str = "sqlite"  # or "postgresql"
+    processes: int = 1  # with 2, cpu_ms is over both and peak_mb their sum
+    parts: list[ProcessPart] = field(default_factory=list)  # per process, with 2
 
     @property
     def ratio_p50(self) -> float:
@@ -548,9 +579,13 @@ class Case:
     def ratio_p99(self) -> float:
         return self.bot.p99 / self.base.p99
 
+    @property
+    def setup(self) -> str:
+        return "sqlite" if self.database == "sqlite" else f"pg x{self.processes}"
+
     def row(self) -> str:
         return (
-            f"{self.n:>5} {self.m:>4} {self.bot.count:>5} | {self.bot.p50:>6.1f} "
+            f"{self.setup:<8} {self.n:>5} {self.m:>4} {self.bot.count:>5} | {self.bot.p50:>6.1f} "
             f"{self.bot.p99:>6.1f} {self.bot.max:>6.0f} | {self.base.p50:>5.1f} "
             f"{self.base.p99:>5.1f} {self.base.max:>5.0f} | {self.ratio_p50:>5.2f} "
             f"{self.ratio_p99:>5.2f} | {self.rate:>5.0f} {self.base_capacity:>5.0f} | "
@@ -561,11 +596,41 @@ class Case:
 
 
 HEADER = (
-    "                 | our bot: first    | bare discord.py   | ratio      | int/s       |"
+    "                          | our bot: first    | bare discord.py   | ratio      | int/s       |"
     " CPU   | MB VmHWM  | start (s)   |     |\n"
-    "    N    M  ints |  p50ms  p99ms max | p50ms p99ms   max |  p50   p99 | ours  base  |"
+    "database     N    M  ints |  p50ms  p99ms max | p50ms p99ms   max |  p50   p99 | ours  base  |"
     " ms/int|  ours base|  ours  base | >2s | load"
 )
+
+
+@dataclass
+class ProcessPart:
+    """One bot process of several: the interactions of its servers, its CPU and peak."""
+
+    shard: int
+    bot: Figures
+    cpu_ms: float  # its CPU per interaction of its own servers
+    peak_mb: float
+    writer: WriterLock
+
+    def line(self) -> str:
+        return (f"  shard {self.shard}: {self.bot.count} ints, p50 {self.bot.p50:.1f} ms, "
+                f"p99 {self.bot.p99:.1f} ms, max {self.bot.max:.0f} ms; "
+                f"{self.cpu_ms:.1f} ms CPU/int; {self.peak_mb:.0f} MB VmHWM; "
+                f"{self.writer.statements_per_int:.1f} SQL statements and "
+                f"{self.writer.round_trips_per_int:.1f} round trips per interaction")
+
+
+def added(figures: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Several processes' writer_times figures as one (counts and times add up)."""
+    total: dict[str, Any] = {"holds": 0, "held": 0.0, "waited": 0.0, "statements": 0,
+                             "round_trips": 0, "by_text": {}}
+    for one in figures:
+        for key in ("holds", "held", "waited", "statements", "round_trips"):
+            total[key] += one.get(key, 0)
+        for text, count in one.get("by_text", {}).items():
+            total["by_text"][text] = total["by_text"].get(text, 0) + count
+    return total
 
 
 def kinds_table(case: Case) -> str:
@@ -581,9 +646,15 @@ def kinds_table(case: Case) -> str:
 
 async def run_case(
     n: int, m: int, folder: Path, *, profile: Path | None = None, cache: Path = CACHE,
-    ramp: float = 0.0, uvloop: bool = False,
+    ramp: float = 0.0, uvloop: bool = False, admin_url: str | None = None,
+    processes: int = 1,
 ) -> Case:
-    await ensure_db(n, cache=cache)
+    """One case; on PostgreSQL when ``admin_url`` is given (a fresh copy of the template
+    database, dropped at the end), with ``processes`` bot processes (one per shard)."""
+    if admin_url is not None:
+        await ensure_postgres(n, admin_url)
+    else:
+        await ensure_db(n, cache=cache)
     load_before = load_average()
     harness_before = time.process_time()
     fake = FakeDiscord(token=TOKEN)
@@ -592,47 +663,66 @@ async def run_case(
     requests = count_requests(fake)
     workdir = folder / f"n{n}-m{m}"
     workdir.mkdir()
-    times_file = workdir / "writer-lock.json"
-    python_args: list[str] = [str(WRITER_TIMES), str(times_file)]
-    prof_file = None
-    if profile is not None:
-        profile.mkdir(parents=True, exist_ok=True)
-        prof_file = profile / f"bot-n{n}-m{m}.prof"
-        python_args = ["-m", "cProfile", "-o", str(prof_file), *python_args]
-    arena = Arena(fake, workdir, log_level="WARNING", python_args=python_args,
-                  env={"BENCH_UVLOOP": "1"} if uvloop else None)
-    arena.write_config()
-    copy_db(n, arena.database_path, cache)
+    url = await copy_postgres(n, admin_url) if admin_url is not None else None
+    arenas: list[Arena] = []
+    times_files: list[Path] = []
+    prof_files: list[Path] = []
+    for shard in range(processes):
+        suffix = "" if processes == 1 else f"-shard{shard}"
+        times_files.append(workdir / f"writer-lock{suffix}.json")
+        python_args: list[str] = [str(WRITER_TIMES), str(times_files[-1])]
+        if profile is not None:
+            profile.mkdir(parents=True, exist_ok=True)
+            prof_files.append(profile / f"bot-n{n}-m{m}{suffix}.prof")
+            python_args = ["-m", "cProfile", "-o", str(prof_files[-1]), *python_args]
+        arena = Arena(fake, workdir, log_level="WARNING", python_args=python_args,
+                      env={"BENCH_UVLOOP": "1"} if uvloop else None,
+                      shard_count=processes, shard_ids=None if processes == 1 else [shard],
+                      name="bot" if processes == 1 else f"shard-{shard}", database_url=url)
+        arena.write_config()
+        arenas.append(arena)
+    if url is None:
+        copy_db(n, arenas[0].database_path, cache)
     todo = plans(world, m)
     try:
         began = time.perf_counter()
-        await arena.start_bot()
-        await probe(fake, world)
+        await asyncio.gather(*(arena.start_bot() for arena in arenas))
+        await asyncio.gather(*(probe(fake, world, shard, processes)
+                               for shard in range(processes)))
         startup = time.perf_counter() - began
-        assert arena.process is not None
-        pid = arena.process.pid
-        await settle(pid, time.perf_counter())
-        writer_before = await writer_times(pid, times_file)
+        pids = [arena.process.pid for arena in arenas if arena.process is not None]
+        assert len(pids) == processes
+        await asyncio.gather(*(settle(pid, time.perf_counter()) for pid in pids))
+        writer_before = [await writer_times(*both) for both in zip(pids, times_files, strict=True)]
         rest_before = requests.made
-        cpu_before, harness_before = cpu_seconds(pid), time.process_time()
+        cpu_before, harness_before = [cpu_seconds(pid) for pid in pids], time.process_time()
         began = time.perf_counter()
         await asyncio.gather(*(Player(fake, plan).play(ramp * plan.index / len(todo))
                                for plan in todo))
         elapsed = time.perf_counter() - began
-        cpu = cpu_seconds(pid) - cpu_before
+        cpus = [cpu_seconds(pid) - before for pid, before in zip(pids, cpu_before, strict=True)]
         rest_calls = requests.made - rest_before
         harness = time.process_time() - harness_before
-        peak_mb = proc_status(pid, "VmHWM") / 1024
+        peaks = [proc_status(pid, "VmHWM") / 1024 for pid in pids]
         records = [r for plan in todo for r in plan.records]
-        writer = WriterLock.between(writer_before, await writer_times(pid, times_file),
-                                    len(records))
+        writer_after = [await writer_times(*both) for both in zip(pids, times_files, strict=True)]
+        writer = WriterLock.between(added(writer_before), added(writer_after), len(records))
+        parts = [] if processes == 1 else [
+            process_part(shard, mine, cpus[shard], peaks[shard], writer_before[shard],
+                         writer_after[shard])
+            for shard in range(processes)
+            if (mine := [r for plan in todo for r in plan.records
+                         if shard_of(world.channels.index(plan.channel), processes) == shard])]
         commands = workdir / "commands.json"
         commands.write_text(json.dumps(fake.commands.list_scope(None)), encoding="utf-8")
     except BaseException:
-        print(arena.log_tail(60), file=sys.stderr)
+        for arena in arenas:
+            print(arena.log_tail(60), file=sys.stderr)
         raise
     finally:
-        await arena.stop_bot()
+        await asyncio.gather(*(arena.stop_bot() for arena in arenas))
+        if url is not None and admin_url is not None:
+            await drop_postgres(admin_url, url)
     try:
         began = time.perf_counter()
         process = await start_baseline(fake, commands, workdir / "baseline.log")
@@ -650,12 +740,21 @@ async def run_case(
     return Case(
         n=n, m=m, sequences=len(todo), bot=Figures.of(records), base=base,
         kinds=by_kind(records), rate=len(records) / elapsed, base_capacity=capacity,
-        cpu_ms=cpu * 1000 / len(records), harness_cpu_ms=harness * 1000 / len(records),
-        peak_mb=peak_mb, base_peak_mb=base_peak, startup=startup, base_startup=base_startup,
-        load=(load_before, load_average()), writer=writer,
+        cpu_ms=sum(cpus) * 1000 / len(records), harness_cpu_ms=harness * 1000 / len(records),
+        peak_mb=sum(peaks), base_peak_mb=base_peak, startup=startup,
+        base_startup=base_startup, load=(load_before, load_average()), writer=writer,
         rest_per_int=rest_calls / len(records), ramp=ramp,
-        profile=str(prof_file) if prof_file else None,
+        profile=",".join(str(f) for f in prof_files) or None,
+        database="sqlite" if admin_url is None else "postgresql", processes=processes,
+        parts=parts,
     )
+
+
+def process_part(shard: int, records: Sequence[InteractionRecord], cpu: float, peak_mb: float,
+                 before: dict[str, Any], after: dict[str, Any]) -> ProcessPart:
+    return ProcessPart(shard=shard, bot=Figures.of(records),
+                       cpu_ms=cpu * 1000 / len(records), peak_mb=peak_mb,
+                       writer=WriterLock.between(before, after, len(records)))
 
 
 def print_profile(path: str, top: int = 30) -> None:
@@ -664,7 +763,78 @@ def print_profile(path: str, top: int = 30) -> None:
     stats.sort_stats("tottime").print_stats(top)
 
 
+# --------------------------------------------------------------------------- PostgreSQL
+
+
+@contextlib.asynccontextmanager
+async def postgres(database: str) -> AsyncIterator[str | None]:
+    """The admin URL of the server to run on: None for SQLite, the URL given, or a
+    throwaway server (tests/postgres_server.py) started for the run and removed after."""
+    if database == "sqlite":
+        yield None
+        return
+    if database != "postgresql":
+        yield database
+        return
+    found = postgres_server.binaries()
+    if found is None:
+        raise SystemExit(f"--database postgresql: {postgres_server.SKIP_REASON}")
+    server = postgres_server.LocalServer(found)
+    try:
+        url = server.start()
+        await accepting(url)
+        yield url
+    finally:
+        server.stop()
+
+
+async def accepting(url: str) -> None:
+    """Wait until the server takes connections (its port opens a little before)."""
+    deadline = time.monotonic() + WAIT
+    while True:
+        try:
+            conn = await asyncpg.connect(url)
+        except (OSError, asyncpg.CannotConnectNowError):
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.1)
+        else:
+            await conn.close()
+            return
+
+
 # --------------------------------------------------------------------------- main
+
+
+async def run_cases(args: argparse.Namespace, folder: Path,
+                    admin_url: str | None) -> list[Case]:
+    """Every N x M case, each printed as it ends (and the JSON rewritten)."""
+    cases: list[Case] = []
+    print(HEADER, flush=True)
+    for n in args.n:
+        for m in args.m:
+            case = await run_case(n, m, folder, profile=args.profile, cache=args.cache,
+                                  ramp=args.ramp, uvloop=args.uvloop, admin_url=admin_url,
+                                  processes=args.processes)
+            cases.append(case)
+            if case.sequences < m:
+                print(f"  (N={n} holds {case.sequences} sequences at once: each gang is "
+                      "in one at a time)", flush=True)
+            print(case.row(), flush=True)
+            print(case.writer.line(case.database), flush=True)
+            for part in case.parts:
+                print(part.line(), flush=True)
+            print(f"  REST requests to Discord: {case.rest_per_int:.2f} per interaction "
+                  "(the first responses included)", flush=True)
+            if args.by_kind:
+                print(kinds_table(case), flush=True)
+            if args.sql:
+                for text, count in case.writer.top_statements.items():
+                    print(f"    {count:6.2f}  {text}", flush=True)
+            if args.json is not None:
+                args.json.write_text(json.dumps([asdict(c) for c in cases], indent=2),
+                                     encoding="utf-8")
+    return cases
 
 
 async def main() -> None:
@@ -688,36 +858,26 @@ async def main() -> None:
                              "with the bot)")
     parser.add_argument("--cache", type=Path, default=CACHE,
                         help="where the built databases are kept (default bench/.cache)")
+    parser.add_argument("--database", default="sqlite",
+                        help="sqlite (default); postgresql://... (a server whose user may "
+                             "create databases: the template databases are kept there); or "
+                             "postgresql: a throwaway server started for the run")
+    parser.add_argument("--processes", type=int, choices=(1, 2), default=1,
+                        help="bot processes, one per shard (2 needs PostgreSQL)")
     args = parser.parse_args()
     if args.quick:
         args.n, args.m = [10], [1, 2]
-    cases: list[Case] = []
+    if args.processes > 1 and args.database == "sqlite":
+        parser.error("--processes 2 needs --database postgresql: one SQLite file serves "
+                     "one process")
     with tempfile.TemporaryDirectory(prefix="munda-bench-") as tmp:
-        print(HEADER, flush=True)
-        for n in args.n:
-            for m in args.m:
-                case = await run_case(n, m, Path(tmp), profile=args.profile, cache=args.cache,
-                                      ramp=args.ramp, uvloop=args.uvloop)
-                cases.append(case)
-                if case.sequences < m:
-                    print(f"  (N={n} holds {case.sequences} sequences at once: each gang is "
-                          "in one at a time)", flush=True)
-                print(case.row(), flush=True)
-                print(case.writer.line(), flush=True)
-                print(f"  REST requests to Discord: {case.rest_per_int:.2f} per interaction "
-                      "(the first responses included)", flush=True)
-                if args.by_kind:
-                    print(kinds_table(case), flush=True)
-                if args.sql:
-                    for text, count in case.writer.top_statements.items():
-                        print(f"    {count:6.2f}  {text}", flush=True)
-                if args.json is not None:
-                    args.json.write_text(json.dumps([asdict(c) for c in cases], indent=2),
-                                         encoding="utf-8")
+        async with postgres(args.database) as admin_url:
+            cases = await run_cases(args, Path(tmp), admin_url)
     for case in cases:
-        if case.profile is not None and Path(case.profile).exists():
-            print(f"\n== profile of the bot at N={case.n}, M={case.m}: {case.profile}")
-            print_profile(case.profile)
+        for found in (case.profile or "").split(","):
+            if found and Path(found).exists():
+                print(f"\n== profile of the bot at N={case.n}, M={case.m}: {found}")
+                print_profile(found)
 
 
 if __name__ == "__main__":

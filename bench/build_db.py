@@ -13,16 +13,24 @@ server; battle ``k`` of a campaign is gang ``2k`` against gang ``2k + 1``.
 Guild and user ids are fixed (snowflakes of 2024-01-01) so a database built
 once is cached in ``bench/.cache/`` and reused by every run; a run works on a
 copy. The file name carries the schema version and :data:`SHAPE_VERSION`, so
-a change to either builds a new one.
+a change to either builds a new one. Even servers are on shard 0 and odd ones
+on shard 1 of two (Discord routes by ``(guild_id >> 22) % shard_count``), so
+two shard processes share the servers (and the sequences) evenly.
+
+On PostgreSQL (:func:`ensure_postgres`) the same campaigns are written through
+the same Storage calls into a database named like the file, kept on the server
+as the template each case copies (``CREATE DATABASE ... TEMPLATE``).
 
 Run ``.venv/bin/python bench/build_db.py --n 1000`` to build (or reuse) one
-and print its size.
+and print its size (``--database postgresql://...`` for the PostgreSQL one).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
+import os
 import shutil
 import sys
 import time
@@ -30,6 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import asyncpg
 
 from bot.storage import LATEST_VERSION, Storage, new_id
 from fakediscord import FakeDiscord
@@ -40,7 +50,7 @@ from rules.ruleset import FighterTemplate, HouseList
 
 CACHE = Path(__file__).resolve().parent / ".cache"
 # Bump when the shape below changes, so cached files are rebuilt.
-SHAPE_VERSION = 1
+SHAPE_VERSION = 2  # 2: servers alternate between shards 0 and 1 of two
 GANGS = 8
 FIGHTERS = 15
 BATTLES_PER_CAMPAIGN = GANGS // 2
@@ -58,8 +68,20 @@ OWNER_ID = _EPOCH_2024 + 100  # owns every server: an Arbitrator, not a player
 GUILD_BASE = _EPOCH_2024 + (1 << 20)
 
 
+SHARDS = 2  # the most shard processes the benchmark runs
+_BASE_SHARD = (GUILD_BASE >> 22) % SHARDS
+_copies = itertools.count(1)
+
+
 def guild_id(index: int) -> int:
-    return GUILD_BASE + index
+    """Server ``index``'s id: on shard ``index % 2`` of two (bit 22 up picks the shard,
+    the low bits keep the ids apart)."""
+    shard = index % SHARDS
+    return GUILD_BASE + (((shard - _BASE_SHARD) % SHARDS) << 22) + index // SHARDS
+
+
+def shard_of(index: int, count: int) -> int:
+    return (guild_id(index) >> 22) % count
 
 
 def player_name(gang_index: int) -> str:
@@ -158,6 +180,71 @@ def copy_db(n: int, target: Path, cache: Path = CACHE) -> None:
     shutil.copyfile(db_path(n, cache), target)
 
 
+# --------------------------------------------------------------------------- on PostgreSQL
+
+
+def with_database(url: str, database: str) -> str:
+    base, _, _ = url.rpartition("/")
+    return f"{base}/{database}"
+
+
+def template_name(n: int) -> str:
+    return f"munda_bench_n{n}_schema{LATEST_VERSION}_shape{SHAPE_VERSION}"
+
+
+async def _databases(admin: asyncpg.Connection) -> set[str]:
+    return {row["datname"] for row in await admin.fetch("SELECT datname FROM pg_database")}
+
+
+async def ensure_postgres(n: int, admin_url: str, *, quiet: bool = False) -> str:
+    """The template database of ``n`` campaigns on the server of ``admin_url`` (a URL
+    whose user may create databases), built on first use; returns its name.
+
+    Built under another name and renamed when complete, so an interrupted build is
+    never taken for a template."""
+    name = template_name(n)
+    admin = await asyncpg.connect(admin_url)
+    try:
+        if name in await _databases(admin):
+            return name
+        partial = f"{name}_building"
+        await admin.execute(f'DROP DATABASE IF EXISTS "{partial}" WITH (FORCE)')
+        await admin.execute(f'CREATE DATABASE "{partial}" TEMPLATE template0')
+        started = time.perf_counter()
+        storage = await Storage.open(with_database(admin_url, partial))
+        try:
+            await populate(storage, n)
+        finally:
+            await storage.close()
+        await admin.execute(f'ALTER DATABASE "{partial}" RENAME TO "{name}"')
+        size = await admin.fetchval("SELECT pg_database_size($1)", name)
+    finally:
+        await admin.close()
+    if not quiet:
+        print(f"built {n} campaigns in {time.perf_counter() - started:.1f} s: PostgreSQL "
+              f"database {name} ({size / 1e6:.1f} MB)", flush=True)
+    return name
+
+
+async def copy_postgres(n: int, admin_url: str) -> str:
+    """A fresh database copied from the template of ``n`` campaigns; returns its URL."""
+    name = f"munda_bench_n{n}_{os.getpid()}_{next(_copies)}"
+    admin = await asyncpg.connect(admin_url)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template_name(n)}"')
+    finally:
+        await admin.close()
+    return with_database(admin_url, name)
+
+
+async def drop_postgres(admin_url: str, url: str) -> None:
+    admin = await asyncpg.connect(admin_url)
+    try:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{url.rpartition("/")[2]}" WITH (FORCE)')
+    finally:
+        await admin.close()
+
+
 # --------------------------------------------------------------------------- the world
 
 
@@ -189,10 +276,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="Build (or reuse) the benchmark database.")
     parser.add_argument("--n", type=int, nargs="+", default=[10, 100, 1000])
     parser.add_argument("--cache", type=Path, default=CACHE, help="where built files are kept")
+    parser.add_argument("--database", default="sqlite",
+                        help="sqlite (default), or a postgresql://... URL of a server whose "
+                             "user may create databases: build the template databases there")
     args = parser.parse_args()
     for n in args.n:
-        path = asyncio.run(ensure_db(n, cache=args.cache))
-        print(f"N={n}: {path} ({path.stat().st_size / 1e6:.1f} MB)")
+        if args.database == "sqlite":
+            path = asyncio.run(ensure_db(n, cache=args.cache))
+            print(f"N={n}: {path} ({path.stat().st_size / 1e6:.1f} MB)")
+        else:
+            print(f"N={n}: {asyncio.run(ensure_postgres(n, args.database))}")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 """Run the bot (``python bench/writer_times.py OUT -m bot run ...``) and report how long
 its writer lock was waited for and held (bot.storage.repository's WRITER_LOCK), how many
 SQL statements SQLite ran and how many round trips to aiosqlite's threads were made
-(figures that the machine's load does not change).
+(figures that the machine's load does not change). On PostgreSQL there is no writer lock
+(its figures stay 0); the statements are those asyncpg sent and each is one round trip
+to the server (a batch of ``executemany`` is one round trip, each row a statement).
 
 On SIGUSR1 and at exit the figures so far are written to OUT as JSON (replaced
 whole), so bench/bot_bench.py can take them before and after the drive and
@@ -60,6 +62,35 @@ class Counts:
 
         setattr(sqlite3, "connect", counted_connect)  # noqa: B010 (patching, on purpose)
         setattr(aiosqlite.core.Connection, "_execute", counted_execute)  # noqa: B010
+        self.install_postgres()
+
+    def install_postgres(self) -> None:
+        """Count what asyncpg sends: its public calls each make one round trip (BEGIN
+        and COMMIT, and the reset when a connection goes back to the pool, included)."""
+        import asyncpg
+
+        def counted(name: str) -> None:
+            original = getattr(asyncpg.Connection, name)
+
+            async def call(conn: Any, query: str, *args: Any, **kwargs: Any) -> Any:
+                self.round_trips += 1
+                self.statement(query)
+                return await original(conn, query, *args, **kwargs)
+
+            setattr(asyncpg.Connection, name, call)
+
+        for name in ("execute", "fetch", "fetchrow", "fetchval"):
+            counted(name)
+        many = asyncpg.Connection.executemany
+
+        async def counted_many(conn: Any, query: str, args: Any, **kwargs: Any) -> Any:
+            rows = list(args)
+            self.round_trips += 1
+            for _ in rows:
+                self.statement(query)
+            return await many(conn, query, rows, **kwargs)
+
+        setattr(asyncpg.Connection, "executemany", counted_many)  # noqa: B010
 
 
 _NUMBERS = re.compile(r"\b\d+\b|'[^']*'")

@@ -6,6 +6,10 @@ built into a temporary cache. What is checked is that it ran: the real bot
 and the baseline each answered every interaction of every sequence, and the
 figures it reports are there. How fast they were is the benchmark's business,
 not a test's (the machine is shared).
+
+The same smoke run on PostgreSQL (``--database`` the tests' server, one bot
+process, and two as shards 0 and 1 of 2) is skipped without a server and fails
+under CI, like every PostgreSQL test (tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -14,12 +18,22 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import asyncpg
 import pytest
 
 from bench.bot_bench import percentile, plans
-from bench.build_db import BATTLES_PER_CAMPAIGN, GANGS, PLAYER_IDS, build_world, guild_id
+from bench.build_db import (
+    BATTLES_PER_CAMPAIGN,
+    GANGS,
+    PLAYER_IDS,
+    build_world,
+    guild_id,
+    template_name,
+)
 from fakediscord import FakeDiscord
+from fakediscord.gateway import Session
 
 ROOT = Path(__file__).resolve().parent.parent
 PER_SEQUENCE = 29  # /postbattle start, 2 selects, 2 Submits, 2 Confirms x 12 steps
@@ -48,6 +62,73 @@ def test_quick_run_drives_both_bots_through_every_interaction(tmp_path: Path) ->
         assert case["rate"] > 0 and case["base_capacity"] > 0
     assert "by kind (N=10, M=2)" in done.stdout
     assert (tmp_path / "cache").is_dir()
+
+
+async def _bench_databases(admin_url: str) -> set[str]:
+    conn = await asyncpg.connect(admin_url)
+    try:
+        rows = await conn.fetch("SELECT datname FROM pg_database WHERE datname LIKE 'munda_bench%'")
+    finally:
+        await conn.close()
+    return {row["datname"] for row in rows}
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+async def test_quick_run_on_postgresql(tmp_path: Path, postgres_admin_url: str,
+                                       processes: int) -> None:
+    had = await _bench_databases(postgres_admin_url)
+    out = tmp_path / "figures.json"
+    try:
+        done = subprocess.run(
+            [sys.executable, str(ROOT / "bench" / "bot_bench.py"), "--quick",
+             "--database", postgres_admin_url, "--processes", str(processes),
+             "--json", str(out), "--cache", str(tmp_path / "cache")],
+            cwd=ROOT, capture_output=True, text=True, timeout=600, check=False,
+        )
+        left = await _bench_databases(postgres_admin_url)
+    finally:
+        for name in await _bench_databases(postgres_admin_url) - had:
+            conn = await asyncpg.connect(postgres_admin_url)
+            try:
+                await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            finally:
+                await conn.close()
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    # The template stays for the next run; each case's copy was dropped.
+    assert left - had <= {template_name(10)}
+    assert template_name(10) in left
+    cases: list[dict[str, Any]] = json.loads(out.read_text(encoding="utf-8"))
+    assert [(c["n"], c["m"], c["sequences"]) for c in cases] == [(10, 1, 1), (10, 2, 2)]
+    for case in cases:
+        expected = PER_SEQUENCE * case["m"]
+        assert (case["database"], case["processes"]) == ("postgresql", processes)
+        assert case["bot"]["count"] == expected
+        assert case["base"]["count"] == expected
+        assert 0 < case["bot"]["p50"] <= case["bot"]["p99"] <= case["bot"]["max"]
+        assert case["peak_mb"] > 0 and case["cpu_ms"] > 0
+        # asyncpg's statements were counted (SQLite's trace callback sees none here).
+        assert case["writer"]["statements_per_int"] > 0
+        assert case["writer"]["round_trips_per_int"] > 0
+    assert f"pg x{processes}" in done.stdout
+    if processes == 2:
+        # M = 2: one sequence in a server of each shard, each played by its own process.
+        parts = cases[1]["parts"]
+        assert [(p["shard"], p["bot"]["count"]) for p in parts] == [
+            (0, PER_SEQUENCE), (1, PER_SEQUENCE)]
+        assert sum(p["peak_mb"] for p in parts) == cases[1]["peak_mb"]
+        assert all(p["peak_mb"] > 0 and p["cpu_ms"] > 0 for p in parts)
+    else:
+        assert all(case["parts"] == [] for case in cases)
+
+
+def test_the_servers_alternate_between_two_shards() -> None:
+    """Discord's routing (the fake's): even servers to shard 0, odd ones to shard 1."""
+    shard0, shard1 = Session("0", 0, (0, 2)), Session("1", 0, (1, 2))
+    ids = [guild_id(i) for i in range(1000)]
+    assert len(set(ids)) == len(ids)
+    assert [shard0.handles(g) for g in ids[:4]] == [True, False, True, False]
+    assert [shard1.handles(g) for g in ids[:4]] == [False, True, False, True]
+    assert sum(shard0.handles(g) for g in ids) == sum(shard1.handles(g) for g in ids) == 500
 
 
 def test_sequences_fill_every_campaign_before_a_second_battle_in_one() -> None:
