@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from bot.storage import Storage
+from fakediscord import FakeDiscord
 from tests import postgres_server
 
 DRIVERS = ["sqlite", "postgresql"]
@@ -151,3 +152,19 @@ async def storage(request: pytest.FixtureRequest, db_path: Path) -> AsyncIterato
     finally:
         await store.close()
         await postgres_server.drop_database(admin, url)
+
+
+# The token the fake Discord of the outbox tests accepts.
+FAKE_TOKEN = "tests-token"
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeDiscord]:
+    """The fake Discord with its demo server, running on loopback for one test (its own
+    tests, in tests/fakediscord, set theirs up apart)."""
+    discord = FakeDiscord.demo(token=FAKE_TOKEN)
+    await discord.start()
+    try:
+        yield discord
+    finally:
+        await discord.stop()

@@ -17,9 +17,9 @@ from bot.outbox import HttpSender, Outbox
 from bot.shards import ShardSet
 from bot.storage import OutboxEntry, Storage
 from fakediscord import FakeDiscord
+from tests.conftest import FAKE_TOKEN
 from tests.test_battle_flow import ALICE, ARBITER, _battle, _campaign, _reported, _world
 
-TOKEN = "publish-token"
 GUILD = 1001
 
 
@@ -32,18 +32,8 @@ class Bot:
 
 
 @pytest.fixture
-async def fake() -> AsyncIterator[FakeDiscord]:
-    discord = FakeDiscord.demo(token=TOKEN)
-    await discord.start()
-    try:
-        yield discord
-    finally:
-        await discord.stop()
-
-
-@pytest.fixture
 async def bot(storage: Storage, fake: FakeDiscord) -> AsyncIterator[Bot]:
-    worker = Outbox(storage, HttpSender(lambda: fake.base_url, lambda: TOKEN, timeout=5.0))
+    worker = Outbox(storage, HttpSender(lambda: fake.base_url, lambda: FAKE_TOKEN, timeout=5.0))
     try:
         yield Bot(storage, worker)
     finally:

@@ -39,8 +39,8 @@ from bot.shards import ShardSet
 from bot.storage import OutboxEntry, Storage, Transaction
 from fakediscord import FakeDiscord, guild_id_on_shard
 from fakediscord.messages import Message
+from tests.conftest import FAKE_TOKEN
 
-TOKEN = "outbox-token"
 GUILD = 1001
 OTHER_GUILD = 2002
 # Short waits so the tests do not sleep long; the arithmetic is the production one.
@@ -98,18 +98,8 @@ def test_decisions_follow_retry_after_backoff_and_the_fallback_channel() -> None
 
 
 @pytest.fixture
-async def fake() -> AsyncIterator[FakeDiscord]:
-    discord = FakeDiscord.demo(token=TOKEN)
-    await discord.start()
-    try:
-        yield discord
-    finally:
-        await discord.stop()
-
-
-@pytest.fixture
 async def outbox(storage: Storage, fake: FakeDiscord) -> AsyncIterator[Outbox]:
-    worker = Outbox(storage, HttpSender(lambda: fake.base_url, lambda: TOKEN, timeout=5.0),
+    worker = Outbox(storage, HttpSender(lambda: fake.base_url, lambda: FAKE_TOKEN, timeout=5.0),
                     policy=FAST)
     try:
         yield worker
@@ -294,7 +284,7 @@ async def test_two_passes_at_once_post_each_row_once_reading_again_only_what_the
 
 async def posted_by_a_lost_attempt(fake: FakeDiscord, channel: int, entry: OutboxEntry) -> Accepted:
     """Post ``entry`` as an attempt would whose answer never came back to the outbox."""
-    sender = HttpSender(lambda: fake.base_url, lambda: TOKEN)
+    sender = HttpSender(lambda: fake.base_url, lambda: FAKE_TOKEN)
     try:
         return await sender.send(channel, {**entry.payload, "nonce": entry.nonce,
                                            "enforce_nonce": True})
@@ -376,7 +366,7 @@ async def test_what_is_owed_survives_a_restart_and_the_loop_delivers_it(
     await first.close()  # the bot stops before sending it
 
     storage = await Storage.open(path)
-    worker = Outbox(storage, HttpSender(lambda: fake.base_url, lambda: TOKEN), policy=FAST)
+    worker = Outbox(storage, HttpSender(lambda: fake.base_url, lambda: FAKE_TOKEN), policy=FAST)
     try:
         worker.start()
         await fake.world.notifier.wait_for(lambda: bool(posted(fake, "general")),
@@ -425,7 +415,7 @@ async def test_a_failed_flush_wakes_the_loop_to_retry_when_due(
 ) -> None:
     general = channel_id(fake, "general")
     # The default scan interval: without being woken the loop would sleep a minute.
-    worker = Outbox(storage, HttpSender(lambda: fake.base_url, lambda: TOKEN), policy=FAST)
+    worker = Outbox(storage, HttpSender(lambda: fake.base_url, lambda: FAKE_TOKEN), policy=FAST)
     try:
         await storage.owe_message(GUILD, "first", general, text("first"))
         worker.start()
@@ -535,7 +525,7 @@ async def test_a_process_holding_some_shards_delivers_only_its_own_servers_rows(
         for n in range(501):
             await tx.owe_message(f"theirs {n}", campaign, text(f"theirs {n}"))
     await storage.owe_message(mine, "mine", general, text("mine"))
-    worker = Outbox(storage, HttpSender(lambda: fake.base_url, lambda: TOKEN, timeout=5.0),
+    worker = Outbox(storage, HttpSender(lambda: fake.base_url, lambda: FAKE_TOKEN, timeout=5.0),
                     policy=FAST, shards=ShardSet.of(2, [1]))
     try:
         assert await worker.deliver_due() is None
