@@ -17,9 +17,9 @@ from bot.outbox import Outbox, OutgoingFile
 from bot.storage import OutboxEntry, Storage
 from fakediscord import FakeDiscord
 from fakediscord.messages import Message
-from tests.test_outbox import GUILD, channel_id, drain, fake, outbox, posted, text
+from tests.test_outbox import GUILD, channel_id, drain, outbox, posted, text
 
-__all__ = ["fake", "outbox"]  # fixtures
+__all__ = ["outbox"]  # a fixture (the fake Discord is tests/conftest.py's)
 
 PICTURES = {"pictures": {"what": "two pages"}}
 
