@@ -26,18 +26,13 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 
 from bot.errors import Refused, answer_error
 from bot.render import clip
 from bot.ui import custom_ids
-
-if TYPE_CHECKING:
-    from bot.app import MundaBot
-
-Interaction = discord.Interaction["MundaBot"]
 
 PREFIX = "munda"
 # Discord's limits for components (docs: Message Components).
@@ -83,9 +78,13 @@ def Text(name: str, pattern: str) -> Param:
 
 @dataclass(frozen=True)
 class Click:
-    """One click on a routed component: the interaction and, for a select, what was chosen."""
+    """One click on a routed component: the interaction and, for a select, what was chosen.
 
-    interaction: Interaction
+    The interaction's client is any bot (this module sits below bot/app.py); a handler
+    reaches the bot's storage through :meth:`bot.call.Call.of`.
+    """
+
+    interaction: discord.Interaction[Any]
     values: list[str] = field(default_factory=list)
 
     @property
@@ -290,6 +289,6 @@ async def _resolved(
     return resolved
 
 
-def routed_items(bot: MundaBot) -> None:
-    """Route every ``munda:`` click of this bot (called once at start-up)."""
-    bot.add_dynamic_items(Routed)
+def routed_items(client: discord.Client) -> None:
+    """Route every ``munda:`` click of this client (called once at start-up)."""
+    client.add_dynamic_items(Routed)
