@@ -135,9 +135,9 @@ async def restore_now(config: Config, backup: Path) -> int:
 async def run_bot(config: Config) -> int:
     """Run until Discord closes us or SIGTERM/SIGINT asks for a clean shutdown."""
     from bot.endpoints import apply_rest_base
-    from bot.storage import Storage
     from bot.storage.errors import StorageError
     from bot.storage.lockfile import database_lock
+    from bot.storage.opening import open_storage
 
     apply_rest_base(config.discord)
     # The lock is held until the process ends: a second bot on this database (on
@@ -153,7 +153,7 @@ async def run_bot(config: Config) -> int:
             lock = None
         else:
             lock = held.enter_context(database_lock(config.database.path))
-        storage = await Storage.open(config.database.target)
+        storage = await open_storage(config.database.target)
     except BaseException as error:
         await held.aclose()
         if not isinstance(error, StorageError):

@@ -122,7 +122,7 @@ class DatabaseSettings(_Section):
 
     @property
     def target(self) -> str | Path:
-        """What Storage.open takes: the PostgreSQL URL when set, else the SQLite file."""
+        """What open_storage takes (bot/storage/opening.py): a PostgreSQL URL or a SQLite file."""
         return self.url or self.path
 
 

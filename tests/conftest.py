@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from bot.storage import Storage
+from bot.storage.opening import open_storage
 from fakediscord import FakeDiscord
 from tests import postgres_server
 
@@ -146,7 +147,7 @@ async def storage(request: pytest.FixtureRequest, db_path: Path) -> AsyncIterato
         return
     admin: str = request.getfixturevalue("postgres_admin_url")
     url = await postgres_server.create_database(admin, migrated=True)
-    store = await Storage.open(url)
+    store = await open_storage(url)
     try:
         yield store
     finally:

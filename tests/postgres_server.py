@@ -119,7 +119,7 @@ async def drop_database(admin_url: str, url: str) -> None:
 
 async def prepare_template(admin_url: str) -> None:
     """The template every test database is copied from: migrated once per session."""
-    from bot.storage import Storage
+    from bot.storage.opening import open_storage
 
     deadline = time.monotonic() + 30
     while True:  # the port opens before the server takes connections
@@ -135,7 +135,7 @@ async def prepare_template(admin_url: str) -> None:
         await conn.execute(f'CREATE DATABASE "{TEMPLATE}" TEMPLATE template0')
     finally:
         await conn.close()
-    store = await Storage.open(with_database(admin_url, TEMPLATE))
+    store = await open_storage(with_database(admin_url, TEMPLATE))
     await store.close()
 
 

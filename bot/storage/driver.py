@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Protocol
 
 from bot.storage.errors import StorageError
@@ -162,6 +163,13 @@ class PostgresDialect(Dialect):
 
 SQLITE = Dialect()
 POSTGRESQL = PostgresDialect()
+
+URL_SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_postgres_url(target: str | Path) -> bool:
+    """Whether a database target (``database.target``) is a PostgreSQL URL, not a SQLite file."""
+    return str(target).startswith(URL_SCHEMES)
 
 _PATH_PART = re.compile(r'\.(?:"((?:[^"\\]|\\.)*)"|([A-Za-z_][A-Za-z0-9_]*))|\[(\d+)\]')
 

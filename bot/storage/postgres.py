@@ -41,7 +41,6 @@ from bot.storage.transaction import Transaction
 
 log = logging.getLogger(__name__)
 
-URL_SCHEMES = ("postgresql://", "postgres://")
 # The version a fresh PostgreSQL database starts from: SQLite's schema at version 8
 # (migrations 1-8 and their Python steps are SQLite history).
 BASELINE = 8
@@ -60,10 +59,6 @@ _CLAIMING = 0x4D554E42  # "MUNB": while one starting process checks and claims (
 _KEEPALIVES = {"tcp_keepalives_idle": "30", "tcp_keepalives_interval": "10",
                "tcp_keepalives_count": "3"}
 _COUNT = re.compile(r"(\d+)$")
-
-
-def is_postgres_url(text: str | Path) -> bool:
-    return str(text).startswith(URL_SCHEMES)
 
 
 def load_postgres_migrations() -> list[Migration]:
@@ -209,7 +204,8 @@ class _NothingKept(Exception):
 
 
 class PostgresStorage(Storage):
-    """The campaign database on PostgreSQL: open with ``await Storage.open(url)``."""
+    """The campaign database on PostgreSQL: open with ``await open_storage(url)``
+    (bot/storage/opening.py)."""
 
     driver = "postgresql"
 

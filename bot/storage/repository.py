@@ -40,7 +40,7 @@ from bot.storage import outbox, sequences
 from bot.storage.at_once import Statement, run_all
 from bot.storage.backup import backup_database
 from bot.storage.database import DEFAULT_BUSY_TIMEOUT_MS, connect, on_disk, schema_version
-from bot.storage.driver import IntegrityError
+from bot.storage.driver import IntegrityError, is_postgres_url
 from bot.storage.errors import StaleSequence
 from bot.storage.outbox import OutboxEntry
 from bot.storage.sqlite_driver import SqliteConnection
@@ -161,7 +161,8 @@ ANSWERING_LANES = 3
 
 
 class Storage:
-    """The campaign database: open with ``await Storage.open(path)``."""
+    """The campaign database: open with ``await open_storage(target)``
+    (bot/storage/opening.py), or a SQLite file with ``await Storage.open(path)``."""
 
     # Which driver: "sqlite" (this class) or "postgresql" (bot/storage/postgres.py).
     driver = "sqlite"
@@ -190,15 +191,15 @@ class Storage:
     async def open(
         cls, path: str | Path, *, busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS
     ) -> Storage:
-        """Open (creating if needed) and migrate the database at ``path``: a SQLite file,
-        or a ``postgresql://`` URL (bot/storage/postgres.py).
+        """Open (creating if needed) and migrate the SQLite file at ``path``. A target that
+        may be a ``postgresql://`` URL too opens with :func:`bot.storage.opening.open_storage`.
 
         Raises DatabaseTooNew for a database written by a newer release.
         """
-        if str(path).startswith(("postgresql://", "postgres://")):
-            from bot.storage.postgres import PostgresStorage  # imports this module
-
-            return await PostgresStorage.open_url(str(path))
+        if is_postgres_url(path):
+            # Not a file name: SQLite would only fail to open it, with a puzzling message.
+            raise ValueError("Storage.open opens a SQLite file; open a PostgreSQL URL with "
+                             "bot.storage.opening.open_storage")
         conn = await connect(path, busy_timeout_ms=busy_timeout_ms)
         return cls(conn, Path(path), busy_timeout_ms)
 

@@ -43,3 +43,13 @@ async def test_a_healthy_file_opens(tmp_path: Path) -> None:
     reopened = await Storage.open(tmp_path / "munda.db")
     assert await reopened.schema_version() >= 1
     await reopened.close()
+
+
+async def test_storage_open_refuses_a_postgres_url_rather_than_make_a_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Storage.open is SQLite's; a URL goes to bot.storage.opening.open_storage."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match="open_storage"):
+        await Storage.open("postgresql://nobody@localhost:1/campaigns")
+    assert list(tmp_path.iterdir()) == []

@@ -7,7 +7,7 @@ import asyncio
 import asyncpg
 import pytest
 
-from bot.storage import Storage
+from bot.storage.opening import open_storage
 from rules.models import CampaignSettings
 from tests.postgres_server import create_database, drop_database
 
@@ -29,7 +29,7 @@ async def test_a_write_waits_only_for_writers_of_its_own_campaign(
     postgres_admin_url: str,
 ) -> None:
     url = await create_database(postgres_admin_url, migrated=True)
-    storage = await Storage.open(url)
+    storage = await open_storage(url)
     try:
         ash = await storage.create_campaign(GUILD_A, CampaignSettings(name="Ash"))
         dust = await storage.create_campaign(GUILD_B, CampaignSettings(name="Dust"))
@@ -67,7 +67,7 @@ async def test_a_write_waits_only_for_writers_of_its_own_campaign(
 async def test_a_damaged_ledger_is_refused_at_start_up(postgres_url: str) -> None:
     from bot.storage import DatabaseDamaged
 
-    store = await Storage.open(postgres_url)
+    store = await open_storage(postgres_url)
     await store.close()
     conn = await asyncpg.connect(postgres_url)
     try:
@@ -79,4 +79,4 @@ async def test_a_damaged_ledger_is_refused_at_start_up(postgres_url: str) -> Non
     finally:
         await conn.close()
     with pytest.raises(DatabaseDamaged, match="ledger events of a missing campaign"):
-        await Storage.open(postgres_url)
+        await open_storage(postgres_url)

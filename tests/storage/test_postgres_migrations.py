@@ -9,8 +9,9 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from bot.storage import LATEST_VERSION, DatabaseTooNew, Storage
+from bot.storage import LATEST_VERSION, DatabaseTooNew
 from bot.storage.database import load_migrations
+from bot.storage.opening import open_storage
 from bot.storage.postgres import BASELINE, load_postgres_migrations
 from rules.models import CampaignSettings
 
@@ -55,7 +56,7 @@ async def test_both_schemas_have_the_same_tables_and_columns(
     db_path: Path, postgres_url: str
 ) -> None:
     for target in (db_path, postgres_url):
-        store = await Storage.open(target)
+        store = await open_storage(target)
         assert await store.schema_version() == LATEST_VERSION
         await store.close()
     assert await _postgres_columns(postgres_url) == _sqlite_columns(db_path)
@@ -64,13 +65,13 @@ async def test_both_schemas_have_the_same_tables_and_columns(
 async def test_a_fresh_postgresql_database_starts_at_the_baseline_and_is_used(
     postgres_url: str,
 ) -> None:
-    store = await Storage.open(postgres_url)
+    store = await open_storage(postgres_url)
     try:
         campaign = await store.create_campaign(GUILD_A, CampaignSettings(name="Ash"))
         await store.create_gang(GUILD_A, campaign.id, full_gang(), actor=ACTOR)
     finally:
         await store.close()
-    reopened = await Storage.open(postgres_url)  # migrating again changes nothing
+    reopened = await open_storage(postgres_url)  # migrating again changes nothing
     try:
         assert [g.name for g in await reopened.list_gangs(GUILD_A, campaign.id)] == [
             "Ash Wolves"]
@@ -79,7 +80,7 @@ async def test_a_fresh_postgresql_database_starts_at_the_baseline_and_is_used(
 
 
 async def test_a_postgresql_database_of_a_newer_release_is_refused(postgres_url: str) -> None:
-    store = await Storage.open(postgres_url)
+    store = await open_storage(postgres_url)
     await store.close()
     conn = await asyncpg.connect(postgres_url)
     try:
@@ -87,4 +88,4 @@ async def test_a_postgresql_database_of_a_newer_release_is_refused(postgres_url:
     finally:
         await conn.close()
     with pytest.raises(DatabaseTooNew):
-        await Storage.open(postgres_url)
+        await open_storage(postgres_url)

@@ -15,7 +15,7 @@ import asyncpg
 import pytest
 
 from bot.shards import ShardSet
-from bot.storage import Storage
+from bot.storage.opening import open_storage
 from bot.storage.postgres import (
     ShardClaim,
     ShardCountInUse,
@@ -117,7 +117,7 @@ async def test_claims_on_another_database_are_its_own(
 async def test_the_shard_locks_never_meet_the_campaign_locks(
     postgres_url: str, claims: list[ShardClaim],
 ) -> None:
-    storage = await Storage.open(postgres_url)
+    storage = await open_storage(postgres_url)
     try:
         # Campaign pk 1 and 2 take the one-bigint keys 1 and 2 while writing; shards 1
         # and 2 are held in the two-int key space by another session meanwhile.
