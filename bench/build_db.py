@@ -42,8 +42,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import asyncpg
 
 from bot.storage import LATEST_VERSION, Storage, new_id
+from bot.storage.opening import open_storage
 from fakediscord import FakeDiscord
-from fakediscord.world import Channel, Guild, User
+from fakediscord.entities import Channel, User
+from fakediscord.world import Guild
 from rules.data import default_ruleset
 from rules.models import CampaignSettings, Fighter, Gang, Item, Territory
 from rules.ruleset import FighterTemplate, HouseList
@@ -211,7 +213,7 @@ async def ensure_postgres(n: int, admin_url: str, *, quiet: bool = False) -> str
         await admin.execute(f'DROP DATABASE IF EXISTS "{partial}" WITH (FORCE)')
         await admin.execute(f'CREATE DATABASE "{partial}" TEMPLATE template0')
         started = time.perf_counter()
-        storage = await Storage.open(with_database(admin_url, partial))
+        storage = await open_storage(with_database(admin_url, partial))
         try:
             await populate(storage, n)
         finally:

@@ -29,8 +29,7 @@ from bot.pictures import PictureWorker
 from bot.storage import Storage
 from bot.ui.pictures import battle_report_pictures
 from fakediscord import InteractionResult
-from fakediscord.messages import Message
-from fakediscord.world import Channel
+from fakediscord.entities import Channel, Message
 from rules.report import battle_report
 
 T = TypeVar("T")

@@ -13,6 +13,7 @@ See docs/fake-discord.md. Typical use::
 from fakediscord.client import gateway_url_for, point_discord_py_at, point_discord_py_from_env
 from fakediscord.common import CallbackType, ChannelType, InteractionType, MessageFlag, Perm
 from fakediscord.driver import BotResponseError, Driver
+from fakediscord.entities import Attachment, Channel, Message, User
 from fakediscord.errors import (
     ApiError,
     CommandInputError,
@@ -22,10 +23,10 @@ from fakediscord.errors import (
 )
 from fakediscord.gateway import guild_id_on_shard
 from fakediscord.interactions import InteractionRecord
-from fakediscord.messages import Attachment, Message, Upload
+from fakediscord.messages import Upload
 from fakediscord.result import Choice, InteractionResult
 from fakediscord.server import FakeDiscord
-from fakediscord.world import Channel, Guild, Member, Role, User, World
+from fakediscord.world import Guild, Member, Role, World
 
 __all__ = [
     "ApiError",

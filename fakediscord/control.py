@@ -6,17 +6,17 @@ is useful against a bot started in another terminal.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
+from fakediscord.driver import Driver
 from fakediscord.errors import FakeDiscordError
 from fakediscord.http_util import ok, read_body
+from fakediscord.rest import API_PREFIX
 from fakediscord.result import InteractionResult
-
-if TYPE_CHECKING:
-    from fakediscord.server import FakeDiscord
+from fakediscord.services import Services
 
 
 def _describe(result: InteractionResult) -> dict[str, Any]:
@@ -35,27 +35,28 @@ def _describe(result: InteractionResult) -> dict[str, Any]:
     }
 
 
-def control_routes(fake: FakeDiscord) -> list[tuple[str, str, Handler]]:
-    driver = fake.driver()
+def control_routes(services: Services) -> list[tuple[str, str, Handler]]:
+    driver = Driver(services)
 
     async def summary(request: web.Request) -> web.Response:
-        world = fake.world
+        world = services.world
         return ok(
             {
-                "base_url": fake.base_url,
-                "gateway_url": fake.gateway_url,
+                # Read per request: the port is known only once the server listens.
+                "base_url": world.http_root + API_PREFIX,
+                "gateway_url": services.gateway.url,
                 "bot": world.bot.to_payload(),
-                "connected": fake.gateway.is_connected(),
+                "connected": services.gateway.is_connected(),
                 "guilds": {
                     g.name: {
                         "id": str(g.id),
                         "channels": [c.name for c in g.channels.values()],
                         "members": [m.user.username for m in g.members.values()],
-                        "commands": fake.commands.visible_names(g.id),
+                        "commands": services.commands.visible_names(g.id),
                     }
                     for g in world.guilds.values()
                 },
-                "unknown_routes": fake.unknown_routes,
+                "unknown_routes": services.unknown_routes,
             }
         )
 
@@ -63,7 +64,7 @@ def control_routes(fake: FakeDiscord) -> list[tuple[str, str, Handler]]:
         guild = request.query.get("guild")
         channel = request.query.get("channel", "general")
         try:
-            text = fake.transcript(channel, guild)
+            text = services.transcript(channel, guild)
         except FakeDiscordError as exc:
             return web.Response(status=404, text=str(exc))
         return web.Response(text=text + "\n")

@@ -7,20 +7,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fakediscord import store
 from fakediscord.common import CallbackType, InteractionType, JsonObj, Perm
+from fakediscord.entities import Channel, Message, User
 from fakediscord.errors import CommandInputError, FakeDiscordError, WaitTimeout
 from fakediscord.interactions import InteractionRecord
-from fakediscord.messages import Message, Upload
+from fakediscord.messages import Upload
 from fakediscord.modals import fill_modal
 from fakediscord.options import build_command_data
 from fakediscord.result import Choice, InteractionResult
-from fakediscord.world import Channel, Guild, GuildRef, Member, Role, User, UserRef
-
-if TYPE_CHECKING:
-    from fakediscord.server import FakeDiscord
+from fakediscord.services import Services
+from fakediscord.world import Guild, GuildRef, Member, Role, UserRef
 
 ChannelRef = Channel | str | int
 MessageRef = Message | InteractionResult | int
@@ -34,9 +33,9 @@ class BotResponseError(FakeDiscordError):
 
 
 class Driver:
-    def __init__(self, fake: FakeDiscord, *, timeout: float = 5.0) -> None:
-        self.fake = fake
-        self.world = fake.world
+    def __init__(self, services: Services, *, timeout: float = 5.0) -> None:
+        self.services = services
+        self.world = services.world
         self.timeout = timeout
 
     # -- resolving references ---------------------------------------------
@@ -93,7 +92,7 @@ class Driver:
         """
         g, ch = self._where(guild, channel)
         invoker = self._invoker(g, user)
-        resolved = self.fake.commands.resolve(g.id if g else None, command)
+        resolved = self.services.commands.resolve(g.id if g else None, command)
         self._check_permission(resolved.command, g, invoker)
         merged = {**(options or {}), **values}
         data = build_command_data(self.world, g, invoker, resolved, merged)
@@ -103,7 +102,7 @@ class Driver:
             if merged.get(spec["name"]) is not None
         )
         label = f"/{resolved.qualified_name} {shown}".rstrip()
-        record = self.fake.interactions.create(
+        record = self.services.interactions.create(
             InteractionType.APPLICATION_COMMAND,
             invoker,
             ch,
@@ -143,10 +142,10 @@ class Driver:
         """Type into option ``focused`` of ``/command``; returns the bot's suggestions."""
         g, ch = self._where(guild, channel)
         invoker = self._invoker(g, user)
-        resolved = self.fake.commands.resolve(g.id if g else None, command)
+        resolved = self.services.commands.resolve(g.id if g else None, command)
         merged = {**(options or {}), **values}
         data = build_command_data(self.world, g, invoker, resolved, merged, focused=focused)
-        record = self.fake.interactions.create(
+        record = self.services.interactions.create(
             InteractionType.AUTOCOMPLETE,
             invoker,
             ch,
@@ -287,7 +286,7 @@ class Driver:
 
     async def _send_component(self, msg: Message, invoker: User, data: JsonObj, label: str,
                               timeout: float | None, wait_deferred: bool) -> InteractionResult:
-        record = self.fake.interactions.create(
+        record = self.services.interactions.create(
             InteractionType.MESSAGE_COMPONENT, invoker, msg.channel, data,
             label=f"{invoker.display_name} {label}", source_message=msg,
         )
@@ -315,7 +314,7 @@ class Driver:
             raise CommandInputError("only the user the modal was shown to can submit it")
         components = fill_modal(modal, fields)
         data: JsonObj = {"custom_id": modal["custom_id"], "components": components}
-        record = self.fake.interactions.create(
+        record = self.services.interactions.create(
             InteractionType.MODAL_SUBMIT,
             invoker,
             opened.record.channel,
@@ -337,7 +336,7 @@ class Driver:
                 record.dispatched_at = time.perf_counter()
 
         guild_id = record.guild.id if record.guild else None
-        self.fake.gateway.dispatch_interaction(guild_id, record.payload, on_sent)
+        self.services.gateway.dispatch_interaction(guild_id, record.payload, on_sent)
 
         def answered() -> bool:
             return record.callback_type is not None or bool(record.errors)
@@ -356,7 +355,7 @@ class Driver:
             raise BotResponseError(
                 f"Discord rejected the bot's response to {record.label!r}: {record.errors}"
             )
-        result = InteractionResult(self, record)
+        result = InteractionResult(self.services, record, timeout=self.timeout)
         if wait_deferred and record.callback_type == CallbackType.DEFERRED_CHANNEL_MESSAGE:
             await result.wait_until_filled(limit)
         return result
@@ -417,11 +416,11 @@ class Driver:
 
     def transcript(self, channel: ChannelRef, *, guild: GuildRef | None = None) -> str:
         _, ch = self._where(guild, channel)
-        return self.fake.transcript(ch)
+        return self.services.transcript(ch)
 
     def latencies(self) -> list[float]:
         """Dispatch-to-first-callback seconds for every answered interaction, in order."""
-        return [r.latency for r in self.fake.interactions.all() if r.latency is not None]
+        return [r.latency for r in self.services.interactions.all() if r.latency is not None]
 
 
 def _is_role(guild: Guild, value: Any) -> bool:

@@ -20,9 +20,10 @@ from typing import Any
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from fakediscord.common import Intent, JsonObj
+from fakediscord.entities import Channel, Message
 from fakediscord.errors import NotConnected
-from fakediscord.messages import Message
-from fakediscord.world import Channel, World
+from fakediscord.messages import message_payload
+from fakediscord.world import World
 
 log = logging.getLogger(__name__)
 
@@ -360,7 +361,7 @@ class Gateway:
             if message.guild_id is not None:
                 payload["guild_id"] = str(message.guild_id)
         else:
-            payload = message.to_payload(self.world)
+            payload = message_payload(self.world, message)
         in_guild = message.guild_id is not None
         needed = Intent.GUILD_MESSAGES if in_guild else Intent.DIRECT_MESSAGES
         bot_id = self.world.bot.id

@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 
 from fakediscord import limits, store
 from fakediscord.common import CallbackType, InteractionType, JsonObj, MessageFlag
+from fakediscord.entities import Channel, InteractionMeta, Message, User
 from fakediscord.errors import ApiError, invalid_form
-from fakediscord.messages import InteractionMeta, Message, Upload
-from fakediscord.world import Channel, Guild, User, World
+from fakediscord.messages import Upload, message_payload
+from fakediscord.world import Guild, World
 
 # Which initial responses Discord accepts for each interaction type.
 _ALLOWED_CALLBACKS: dict[int, frozenset[int]] = {
@@ -143,7 +144,7 @@ class Interactions:
                 context=1,
             )
         if rec.source_message is not None:
-            payload["message"] = rec.source_message.to_payload(world)
+            payload["message"] = message_payload(world, rec.source_message)
         return payload
 
     def lookup(self, interaction_id: str, token: str) -> InteractionRecord:
@@ -229,7 +230,7 @@ class Interactions:
                 response_message_ephemeral=rec.original.ephemeral,
             )
             if rec.callback_type in (CallbackType.CHANNEL_MESSAGE, CallbackType.UPDATE_MESSAGE):
-                resource["message"] = rec.original.to_payload(self.world)
+                resource["message"] = message_payload(self.world, rec.original)
         return {"interaction": interaction, "resource": resource}
 
     # -- webhook follow-ups -----------------------------------------------

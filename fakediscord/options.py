@@ -12,9 +12,10 @@ from typing import Any
 
 from fakediscord.commands import ResolvedCommand
 from fakediscord.common import JsonObj
+from fakediscord.entities import Attachment, Channel, User
 from fakediscord.errors import CommandInputError, FakeDiscordError
-from fakediscord.messages import Attachment, Upload
-from fakediscord.world import Channel, Guild, Member, Role, User, World
+from fakediscord.messages import Upload
+from fakediscord.world import Guild, Member, Role, World
 
 # INTEGER and NUMBER options carry values between -2**53 and 2**53 (Discord's docs).
 DISCORD_NUMBER_LIMIT = 2**53

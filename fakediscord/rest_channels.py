@@ -7,11 +7,11 @@ from aiohttp.typedefs import Handler
 
 from fakediscord import limits, store
 from fakediscord.common import ChannelType, JsonObj, Perm
+from fakediscord.entities import Channel, Message, User
 from fakediscord.errors import ApiError, not_found
 from fakediscord.http_util import no_content, ok, read_body, snowflake
-from fakediscord.messages import Message
+from fakediscord.messages import message_payload
 from fakediscord.services import Services
-from fakediscord.world import Channel, User
 
 
 class ChannelRoutes:
@@ -107,7 +107,7 @@ class ChannelRoutes:
             visible = older + newer
         # Discord returns newest first.
         picked = list(reversed(visible[-limit:]))
-        return ok([m.to_payload(self.world) for m in picked])
+        return ok([message_payload(self.world, m) for m in picked])
 
     async def create_message(self, request: web.Request) -> web.Response:
         channel = self.channel(request)
@@ -117,7 +117,7 @@ class ChannelRoutes:
         repeated = _same_nonce(channel, self.world.bot, body)
         if repeated is not None:
             # enforce_nonce: Discord answers with the message it already made for this nonce.
-            return ok(repeated.to_payload(self.world))
+            return ok(message_payload(self.world, repeated))
         ref = body.get("message_reference")
         message_type = 0
         if ref and ref.get("message_id") and ref.get("type", 0) == 0:
@@ -130,12 +130,12 @@ class ChannelRoutes:
         message = store.post_message(
             self.world, channel, self.world.bot, body, files, message_type=message_type
         )
-        return ok(message.to_payload(self.world))
+        return ok(message_payload(self.world, message))
 
     async def get_message(self, request: web.Request) -> web.Response:
         channel = self.channel(request)
         self.require(channel, Perm.VIEW_CHANNEL | Perm.READ_MESSAGE_HISTORY)
-        return ok(self.message(request, channel).to_payload(self.world))
+        return ok(message_payload(self.world, self.message(request, channel)))
 
     async def edit_message(self, request: web.Request) -> web.Response:
         channel = self.channel(request)
@@ -147,7 +147,7 @@ class ChannelRoutes:
                 raise ApiError(403, 50005, "Cannot edit a message authored by another user")
             self.require(channel, Perm.MANAGE_MESSAGES)
         store.edit_message(self.world, message, body, files)
-        return ok(message.to_payload(self.world))
+        return ok(message_payload(self.world, message))
 
     async def delete_message(self, request: web.Request) -> web.Response:
         channel = self.channel(request)

@@ -6,11 +6,12 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 
 from fakediscord import store
+from fakediscord.entities import Channel
 from fakediscord.errors import not_found
 from fakediscord.http_util import no_content, ok, read_body
 from fakediscord.interactions import InteractionRecord
+from fakediscord.messages import message_payload
 from fakediscord.services import Services
-from fakediscord.world import Channel
 
 
 class InteractionRoutes:
@@ -74,19 +75,19 @@ class InteractionRoutes:
         body, files = await read_body(request)
         message = self.interactions.followup(rec, body, files, self._thread(request, rec))
         if request.query.get("wait") in ("1", "true", "True"):
-            return ok(message.to_payload(self.world))
+            return ok(message_payload(self.world, message))
         return no_content()
 
     async def get_message(self, request: web.Request) -> web.Response:
         rec = self.record(request)
         message = self.interactions.followup_target(rec, request.match_info["message_id"])
-        return ok(message.to_payload(self.world))
+        return ok(message_payload(self.world, message))
 
     async def edit_message(self, request: web.Request) -> web.Response:
         rec = self.record(request)
         body, files = await read_body(request)
         message = self.interactions.edit(rec, request.match_info["message_id"], body, files)
-        return ok(message.to_payload(self.world))
+        return ok(message_payload(self.world, message))
 
     async def delete_message(self, request: web.Request) -> web.Response:
         rec = self.record(request)

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fakediscord.common import CallbackType, JsonObj
+from fakediscord.entities import Message
 from fakediscord.interactions import InteractionRecord
-from fakediscord.messages import Message
+from fakediscord.services import Services
 from fakediscord.transcript import render_message
-
-if TYPE_CHECKING:
-    from fakediscord.driver import Driver
 
 
 @dataclass(frozen=True)
@@ -27,8 +25,11 @@ class InteractionResult:
     :meth:`wait_for_update` / :meth:`wait_followups` to wait for those edits.
     """
 
-    def __init__(self, driver: Driver, record: InteractionRecord) -> None:
-        self._driver = driver
+    def __init__(self, services: Services, record: InteractionRecord, *, timeout: float) -> None:
+        self._world = services.world
+        self._interactions = services.interactions
+        # The driver's: how long a wait for the bot's next step may take.
+        self._timeout_default = timeout
         self.record = record
         self._edits_at_response = record.original.edits if record.original else 0
         if record.callback_type == CallbackType.UPDATE_MESSAGE:
@@ -110,12 +111,11 @@ class InteractionResult:
         return list(self.record.errors)
 
     def text(self) -> str:
-        world = self._driver.world
-        interactions = self._driver.fake.interactions
         lines: list[str] = []
         announced: set[int] = set()
         for message in self.messages:
-            lines += render_message(world, message, interactions, announced=announced)
+            lines += render_message(self._world, message, self._interactions,
+                                    announced=announced)
         return "\n".join(lines)
 
     async def wait_until_filled(self, timeout: float | None = None) -> Message:
@@ -123,7 +123,7 @@ class InteractionResult:
         original = self.record.original
         if original is None:
             raise AssertionError(f"{self.record.label!r} has no deferred message")
-        return await self._driver.world.notifier.wait_for(
+        return await self._world.notifier.wait_for(
             lambda: original if not original.loading else None,
             timeout=self._timeout(timeout),
             what=f"the bot to fill in its deferred ('thinking') reply to {self.record.label!r}",
@@ -135,14 +135,14 @@ class InteractionResult:
         if original is None:
             raise AssertionError(f"{self.record.label!r} has no message to be updated")
         baseline = self._edits_at_response
-        return await self._driver.world.notifier.wait_for(
+        return await self._world.notifier.wait_for(
             lambda: original if original.edits > baseline else None,
             timeout=self._timeout(timeout),
             what=f"an edit of the message answering {self.record.label!r}",
         )
 
     async def wait_followups(self, count: int = 1, timeout: float | None = None) -> list[Message]:
-        await self._driver.world.notifier.wait_for(
+        await self._world.notifier.wait_for(
             lambda: len(self.record.followups) >= count,
             timeout=self._timeout(timeout),
             what=f"{count} follow-up message(s) to {self.record.label!r}",
@@ -150,4 +150,4 @@ class InteractionResult:
         return self.followups
 
     def _timeout(self, timeout: float | None) -> float:
-        return self._driver.timeout if timeout is None else timeout
+        return self._timeout_default if timeout is None else timeout

@@ -5,22 +5,20 @@ from __future__ import annotations
 import logging
 import re
 from types import TracebackType
-from typing import TYPE_CHECKING
 
 from aiohttp import web
 
 from fakediscord.commands import CommandRegistry
 from fakediscord.common import DEFAULT_BOT, Perm
+from fakediscord.control import control_routes
+from fakediscord.driver import Driver
+from fakediscord.entities import Channel, User
 from fakediscord.faults import Fault, check_status
 from fakediscord.gateway import Gateway
 from fakediscord.interactions import Interactions
 from fakediscord.rest import API_PREFIX, GATEWAY_PATH, build_app
 from fakediscord.services import Services
-from fakediscord.transcript import render_channel
-from fakediscord.world import Channel, Guild, GuildRef, User, UserRef, World
-
-if TYPE_CHECKING:
-    from fakediscord.driver import Driver
+from fakediscord.world import Guild, GuildRef, UserRef, World
 
 log = logging.getLogger(__name__)
 
@@ -119,9 +117,7 @@ class FakeDiscord:
 
     async def start(self, port: int = 0) -> str:
         """Serve on 127.0.0.1 (``port=0`` picks a free port); returns the REST base URL."""
-        from fakediscord.control import control_routes
-
-        app = build_app(self.services, control_routes(self))
+        app = build_app(self.services, control_routes(self.services))
         runner = web.AppRunner(app, handle_signals=False, access_log=None)
         await runner.setup()
         site = web.TCPSite(runner, HOST, port)
@@ -157,9 +153,7 @@ class FakeDiscord:
     # -- test controls ----------------------------------------------------
 
     def driver(self, *, timeout: float = 5.0) -> Driver:
-        from fakediscord.driver import Driver
-
-        return Driver(self, timeout=timeout)
+        return Driver(self.services, timeout=timeout)
 
     async def wait_until_ready(self, timeout: float = 10.0, *, commands: bool = True) -> None:
         """Wait until a bot session is identified and (by default) has synced commands."""
@@ -211,7 +205,7 @@ class FakeDiscord:
         self.services.faults.clear()
 
     def transcript(self, channel: Channel | str | int, guild: GuildRef | None = None) -> str:
-        return render_channel(self.world, self.world.channel(channel, guild), self.interactions)
+        return self.services.transcript(channel, guild)
 
     @property
     def unknown_routes(self) -> list[str]:

@@ -7,10 +7,12 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from fakediscord.commands import CommandRegistry
+from fakediscord.entities import Channel
 from fakediscord.faults import Fault
 from fakediscord.gateway import Gateway
 from fakediscord.interactions import Interactions
-from fakediscord.world import World
+from fakediscord.transcript import render_channel
+from fakediscord.world import GuildRef, World
 
 log = logging.getLogger("fakediscord")
 
@@ -28,3 +30,7 @@ class Services:
     internal_errors: list[str] = field(default_factory=list)
     # Injected failures (FakeDiscord.fail_requests), checked before any handler.
     faults: list[Fault] = field(default_factory=list)
+
+    def transcript(self, channel: Channel | str | int, guild: GuildRef | None = None) -> str:
+        """The channel as a person reads it (fakediscord/transcript.py)."""
+        return render_channel(self.world, self.world.channel(channel, guild), self.interactions)

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from fakediscord.common import ChannelType, JsonObj, MessageFlag
+from fakediscord.entities import Channel, InteractionMeta, Message, User
 from fakediscord.errors import ApiError
-from fakediscord.messages import InteractionMeta, Message, Upload, apply_payload
-from fakediscord.world import Channel, User, World
+from fakediscord.messages import Upload, apply_payload
+from fakediscord.world import World
 
 
 def post_message(

@@ -10,8 +10,8 @@ import re
 from typing import TYPE_CHECKING
 
 from fakediscord.common import JsonObj
-from fakediscord.messages import Message
-from fakediscord.world import Channel, World
+from fakediscord.entities import Channel, Message
+from fakediscord.world import World
 
 if TYPE_CHECKING:
     from fakediscord.interactions import Interactions

@@ -1,54 +1,28 @@
-"""The in-memory world: users, guilds, roles, members and channels.
+"""The in-memory world: the registry of users, guilds, roles, members and channels.
 
 Entities are plain mutable dataclasses so tests can inspect them directly; the
-``to_payload`` methods render them the way Discord's API does.
+``to_payload`` methods render them the way Discord's API does. Users, channels and
+messages are in fakediscord/entities.py.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from fakediscord.common import (
     ALL_PERMISSIONS,
     DEFAULT_BOT,
     DEFAULT_EVERYONE,
-    THREAD_TYPES,
     ChannelType,
     JsonObj,
     Perm,
     Snowflakes,
     iso_now,
 )
+from fakediscord.entities import Attachment, Channel, Message, User
 from fakediscord.errors import FakeDiscordError
 from fakediscord.waiting import Notifier
-
-if TYPE_CHECKING:
-    from fakediscord.messages import Attachment, Message
-
-
-@dataclass(eq=False)
-class User:
-    id: int
-    username: str
-    global_name: str | None = None
-    bot: bool = False
-
-    @property
-    def display_name(self) -> str:
-        return self.global_name or self.username
-
-    def to_payload(self) -> JsonObj:
-        return {
-            "id": str(self.id),
-            "username": self.username,
-            "global_name": self.global_name,
-            "discriminator": "0",
-            "avatar": None,
-            "bot": self.bot,
-            "public_flags": 0,
-        }
 
 
 @dataclass(eq=False)
@@ -121,72 +95,6 @@ class Member:
             payload["user"] = self.user.to_payload()
         if with_permissions:
             payload["permissions"] = str(self.permissions)
-        return payload
-
-
-@dataclass(eq=False)
-class Channel:
-    id: int
-    type: int
-    name: str
-    guild_id: int | None
-    parent_id: int | None = None
-    position: int = 0
-    topic: str | None = None
-    owner_id: int | None = None
-    archived: bool = False
-    locked: bool = False
-    invitable: bool = True
-    auto_archive_duration: int = 1440
-    created_at: str = field(default_factory=iso_now)
-    recipients: list[User] = field(default_factory=list)
-    messages: list[Message] = field(default_factory=list, repr=False)
-    member_ids: set[int] = field(default_factory=set, repr=False)
-
-    @property
-    def is_thread(self) -> bool:
-        return self.type in THREAD_TYPES
-
-    @property
-    def last_message_id(self) -> str | None:
-        return str(self.messages[-1].id) if self.messages else None
-
-    def to_payload(self) -> JsonObj:
-        payload: JsonObj = {
-            "id": str(self.id),
-            "type": self.type,
-            "name": self.name,
-            "last_message_id": self.last_message_id,
-            "flags": 0,
-        }
-        if self.type == ChannelType.DM:
-            payload["recipients"] = [u.to_payload() for u in self.recipients]
-            return payload
-        payload.update(
-            guild_id=str(self.guild_id),
-            parent_id=str(self.parent_id) if self.parent_id else None,
-            position=self.position,
-            permission_overwrites=[],
-            nsfw=False,
-            rate_limit_per_user=0,
-        )
-        if self.is_thread:
-            payload.update(
-                owner_id=str(self.owner_id),
-                message_count=len(self.messages),
-                total_message_sent=len(self.messages),
-                member_count=len(self.member_ids),
-                thread_metadata={
-                    "archived": self.archived,
-                    "locked": self.locked,
-                    "invitable": self.invitable,
-                    "auto_archive_duration": self.auto_archive_duration,
-                    "archive_timestamp": self.created_at,
-                    "create_timestamp": self.created_at,
-                },
-            )
-        else:
-            payload["topic"] = self.topic
         return payload
 
 

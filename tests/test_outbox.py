@@ -38,7 +38,7 @@ from bot.outbox import (
 from bot.shards import ShardSet
 from bot.storage import OutboxEntry, Storage, Transaction
 from fakediscord import FakeDiscord, guild_id_on_shard
-from fakediscord.messages import Message
+from fakediscord.entities import Message
 from tests.conftest import FAKE_TOKEN
 
 GUILD = 1001

@@ -16,7 +16,7 @@ import pytest
 from bot.outbox import Outbox, OutgoingFile
 from bot.storage import OutboxEntry, Storage
 from fakediscord import FakeDiscord
-from fakediscord.messages import Message
+from fakediscord.entities import Message
 from tests.test_outbox import GUILD, channel_id, drain, outbox, posted, text
 
 __all__ = ["outbox"]  # a fixture (the fake Discord is tests/conftest.py's)

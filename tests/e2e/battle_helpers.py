@@ -14,8 +14,7 @@ from typing import TypeVar
 
 from bot.arena import Arena
 from fakediscord import Driver, InteractionResult
-from fakediscord.messages import Message
-from fakediscord.world import Channel
+from fakediscord.entities import Channel, Message
 
 T = TypeVar("T")
 

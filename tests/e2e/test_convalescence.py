@@ -16,7 +16,7 @@ import pytest
 
 from bot.arena import Arena
 from fakediscord import Driver, InteractionResult
-from fakediscord.world import Channel
+from fakediscord.entities import Channel
 from tests.e2e.battle_helpers import (
     CHANNEL,
     GUILD,

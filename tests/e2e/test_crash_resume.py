@@ -25,7 +25,7 @@ from bot import failpoints
 from bot.arena import Arena, BotExited
 from bot.battle.state import PostBattleRun
 from bot.storage import ActionRecord, LedgerEvent, OutboxEntry, Storage
-from fakediscord.messages import Message
+from fakediscord.entities import Message
 from rules.models import Gang
 from tests.e2e.test_postbattle import (
     CH,

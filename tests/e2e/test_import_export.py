@@ -23,7 +23,7 @@ from aiohttp import web
 from bot.arena import Arena, open_arena
 from bot.rulesets import ruleset_for
 from fakediscord import Upload
-from fakediscord.messages import Message
+from fakediscord.entities import Message
 from fakediscord.result import InteractionResult
 from rules.dice import ScriptedRoller
 from rules.models import FighterCategory, FighterStatus

@@ -13,7 +13,7 @@ from typing import Any
 from bot.arena import Arena
 from bot.storage import Storage
 from bot.ui.custom_ids import CUSTOM_ID_MAX, id_key
-from fakediscord.messages import Message
+from fakediscord.entities import Message
 from rules.models import Gang
 from tests.e2e.test_postbattle import (
     CH,

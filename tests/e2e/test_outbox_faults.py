@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.arena import Arena
-from fakediscord.messages import Message
+from fakediscord.entities import Message
 from tests.e2e.test_crash_resume import restart, stored, to_step
 from tests.e2e.test_postbattle import (
     G,

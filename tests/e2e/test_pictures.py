@@ -15,7 +15,7 @@ from bot.pictures.canvas import A4_HEIGHT, A4_WIDTH
 from bot.pictures.chart import CHART_HEIGHT, CHART_WIDTH
 from bot.pictures.roster import roster_card
 from bot.storage import Campaign, Storage
-from fakediscord.messages import Attachment
+from fakediscord.entities import Attachment
 from fakediscord.result import InteractionResult
 from rules.battle_record import record_battle_fought
 from rules.models import Battle, Gang

@@ -13,7 +13,7 @@ from typing import Any
 
 from bot.arena import Arena
 from fakediscord import InteractionResult
-from fakediscord.messages import Message
+from fakediscord.entities import Message
 
 G, CH = "Underhive", "general"
 

@@ -16,7 +16,7 @@ import pytest
 from bot.arena import Arena
 from bot.battle import panel, views
 from bot.battle.state import GangReport, PostBattleRun
-from fakediscord.world import Channel
+from fakediscord.entities import Channel
 from rules.data import default_ruleset
 from rules.errors import InvalidRequest
 from rules.models import Battle, FighterCategory, Gang

@@ -15,7 +15,7 @@ from typing import Any
 from bot.arena import Arena
 from bot.battle.state import PostBattleRun
 from bot.storage import Storage
-from fakediscord.messages import Message
+from fakediscord.entities import Message
 from tests.e2e.test_postbattle import (
     CH,
     G,

@@ -18,7 +18,7 @@ import pytest_asyncio
 from bot.arena import Arena, open_arena
 from bot.battle.state import PostBattleRun
 from bot.storage import Storage
-from fakediscord.messages import Message
+from fakediscord.entities import Message
 from rules.dice import SeededRoller
 from rules.sequence import STAGES, Step
 from tests.e2e.test_crash_resume import stored

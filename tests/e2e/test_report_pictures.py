@@ -15,7 +15,7 @@ from PIL import Image
 from bot.arena import Arena
 from bot.pictures.battle import CARD_WIDTH, FOOT_HEIGHT, ROW_HEIGHT, TITLE_HEIGHT
 from bot.pictures.chart import CHART_HEIGHT, CHART_WIDTH
-from fakediscord.messages import Attachment
+from fakediscord.entities import Attachment
 from tests.e2e.test_postbattle import (
     G,
     campaign_of_two,

@@ -36,10 +36,11 @@ import pytest_asyncio
 from bot import failpoints
 from bot.arena import TOKEN, Arena
 from bot.battle.state import PostBattleRun
-from bot.storage import ActionRecord, LedgerEvent, Storage
+from bot.storage import ActionRecord, LedgerEvent
+from bot.storage.opening import open_storage
 from bot.storage.postgres import SHARD_LOCKS
 from fakediscord import Channel, FakeDiscord, Perm, guild_id_on_shard
-from fakediscord.messages import Message
+from fakediscord.entities import Message
 
 ZERO, ONE = "Hive Zero", "Hive One"
 CH = "general"
@@ -201,7 +202,7 @@ class Stored:
 
 async def stored(url: str, hive: Hive) -> Stored:
     """The hive's battle as the shared database holds it (read beside the running bots)."""
-    storage = await Storage.open(url)
+    storage = await open_storage(url)
     try:
         guild = hive.arena.fake.guild(hive.guild).id
         camp = await storage.get_campaign_by_name(guild, hive.camp)
