@@ -1,0 +1,151 @@
+"""No import circles among the project's own modules.
+
+A circle makes import order matter, hides which module is the lower one, and
+tempts the next change into a function-local import. The graph is read from the
+source, not from ``sys.modules``, so imports under ``if TYPE_CHECKING:`` and
+inside functions count as edges too: a reader meets them the same way.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("bot", "cogs", "rules", "fakediscord")
+
+
+def project_modules(root: Path) -> dict[str, Path]:
+    """Dotted module name -> file, for every module of the packages under root."""
+    modules = {}
+    for package in PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            parts = list(path.relative_to(root).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            modules[".".join(parts)] = path
+    return modules
+
+
+def imported_names(name: str, path: Path, modules: dict[str, Path]) -> Iterator[str]:
+    """The dotted names the module imports; `from a import b` means a.b when that is a module."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(part for part in [*parent, base] if part)
+            for alias in node.names:
+                submodule = f"{base}.{alias.name}"
+                yield submodule if submodule in modules else base
+
+
+def import_graph(root: Path) -> dict[str, set[str]]:
+    """Module -> the project modules it imports (a name counts as its longest module prefix)."""
+    modules = project_modules(root)
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets = set()
+        for imported in imported_names(name, path, modules):
+            parts = imported.split(".")
+            prefixes = (".".join(parts[:end]) for end in range(len(parts), 0, -1))
+            target = next((prefix for prefix in prefixes if prefix in modules), None)
+            if target is not None and target != name:
+                targets.add(target)
+        graph[name] = targets
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One circle through each strongly connected component of two or more modules."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    components: list[list[str]] = []
+
+    def visit(node: str) -> None:  # Tarjan's algorithm
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = stack[stack.index(node):]
+            del stack[stack.index(node):]
+            if len(component) > 1:
+                components.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return [shortest_circle(component, graph) for component in components]
+
+
+def shortest_circle(component: list[str], graph: dict[str, set[str]]) -> list[str]:
+    """A shortest path from the component's first module back to itself."""
+    start = component[0]
+    paths = {start: [start]}
+    frontier = [start]
+    while frontier:
+        following = []
+        for node in frontier:
+            for target in sorted(graph[node] & set(component)):
+                if target == start:
+                    return [*paths[node], start]
+                if target not in paths:
+                    paths[target] = [*paths[node], target]
+                    following.append(target)
+        frontier = following
+    raise AssertionError(f"no circle through {start} in {component}")
+
+
+def described(circle: list[str], root: Path) -> str:
+    modules = project_modules(root)
+    return " -> ".join(str(modules[name].relative_to(root)) for name in circle)
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def test_circles_through_type_checking_local_and_relative_imports_are_found(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path, {
+        "bot/__init__.py": "",
+        "bot/ui/__init__.py": "",
+        "bot/ui/routes.py": "from typing import TYPE_CHECKING\n"
+                            "if TYPE_CHECKING:\n    from ..app import MundaBot\n",
+        "bot/app.py": "def run() -> None:\n    from bot.ui import routes\n",
+        "rules/__init__.py": "from rules.dice import roll\n",
+        "rules/dice.py": "import rules.tables\n",
+        "rules/tables.py": "from . import dice\n",
+        "cogs/__init__.py": "from rules import dice\n",
+        "fakediscord/__init__.py": "import bot.app\n",
+    })
+    graph = import_graph(tmp_path)
+    assert graph["cogs"] == {"rules.dice"}
+    assert graph["rules"] == {"rules.dice"}
+    assert graph["fakediscord"] == {"bot.app"}
+    found = circles(graph)
+    assert [described(circle, tmp_path) for circle in found] == [
+        "bot/app.py -> bot/ui/routes.py -> bot/app.py",
+        "rules/dice.py -> rules/tables.py -> rules/dice.py",
+    ]
+
+
+def test_the_project_has_no_import_circles() -> None:
+    graph = import_graph(ROOT)
+    assert "bot.storage.outbox" in graph["bot.storage.repository"]  # from bot.storage import outbox
+    found = circles(graph)
+    assert not found, "import circles:\n" + "\n".join(described(c, ROOT) for c in found)
