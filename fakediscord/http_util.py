@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, TypeVar
 
 from aiohttp import BodyPartReader, web
 
 from fakediscord.common import JsonObj
-from fakediscord.errors import ApiError, invalid_form
+from fakediscord.errors import ApiError, invalid_form, not_found
 from fakediscord.messages import Upload
+
+T = TypeVar("T")
 
 
 def ok(data: Any, status: int = 200) -> web.Response:
@@ -71,3 +74,11 @@ def snowflake(request: web.Request, key: str) -> int:
     if not raw.isdigit():
         raise ApiError(404, 0, "404: Not Found")
     return int(raw)
+
+
+def known(table: Mapping[int, T], request: web.Request, key: str, what: str, code: int) -> T:
+    """What the URL's ``key`` names in ``table``, or Discord's 404 for an unknown ``what``."""
+    found = table.get(snowflake(request, key))
+    if found is None:
+        raise not_found(what, code)
+    return found

@@ -9,10 +9,10 @@ from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 
 from fakediscord.errors import ApiError, not_found
-from fakediscord.http_util import error_response, ok, read_body, snowflake
+from fakediscord.http_util import error_response, known, ok, read_body, snowflake
 from fakediscord.rest_channels import ChannelRoutes, serve_attachment
 from fakediscord.rest_interactions import InteractionRoutes
-from fakediscord.services import Services
+from fakediscord.services import RouteGroup, Services
 from fakediscord.world import Guild
 
 log = logging.getLogger(__name__)
@@ -23,11 +23,7 @@ GATEWAY_PATH = "/gateway-ws"
 _TOKENLESS = (f"{API_PREFIX}/interactions/", f"{API_PREFIX}/webhooks/")
 
 
-class CoreRoutes:
-    def __init__(self, services: Services) -> None:
-        self.s = services
-        self.world = services.world
-
+class CoreRoutes(RouteGroup):
     def routes(self) -> list[tuple[str, str, Handler]]:
         app = "/applications/{application_id}"
         gcmd = app + "/guilds/{guild_id}/commands"
@@ -66,10 +62,7 @@ class CoreRoutes:
         return ok({**self.world.bot.to_payload(), "verified": True, "mfa_enabled": False})
 
     async def user(self, request: web.Request) -> web.Response:
-        user = self.world.users.get(snowflake(request, "user_id"))
-        if user is None:
-            raise not_found("User", 10013)
-        return ok(user.to_payload())
+        return ok(known(self.world.users, request, "user_id", "User", 10013).to_payload())
 
     async def open_dm(self, request: web.Request) -> web.Response:
         body, _ = await read_body(request)
@@ -180,10 +173,7 @@ class CoreRoutes:
         return ok([m.to_payload() for m in members[:limit]])
 
     async def guild_member(self, request: web.Request) -> web.Response:
-        guild = self._guild(request)
-        member = guild.members.get(snowflake(request, "user_id"))
-        if member is None:
-            raise not_found("Member", 10007)
+        member = known(self._guild(request).members, request, "user_id", "Member", 10007)
         return ok(member.to_payload())
 
     async def active_threads(self, request: web.Request) -> web.Response:

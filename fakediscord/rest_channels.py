@@ -9,16 +9,12 @@ from fakediscord import limits, store
 from fakediscord.common import ChannelType, JsonObj, Perm
 from fakediscord.entities import Channel, Message, User
 from fakediscord.errors import ApiError, not_found
-from fakediscord.http_util import no_content, ok, read_body, snowflake
+from fakediscord.http_util import known, no_content, ok, read_body, snowflake
 from fakediscord.messages import message_payload
-from fakediscord.services import Services
+from fakediscord.services import RouteGroup, Services
 
 
-class ChannelRoutes:
-    def __init__(self, services: Services) -> None:
-        self.s = services
-        self.world = services.world
-
+class ChannelRoutes(RouteGroup):
     def routes(self) -> list[tuple[str, str, Handler]]:
         c = "/channels/{channel_id}"
         m = c + "/messages/{message_id}"
@@ -44,10 +40,7 @@ class ChannelRoutes:
     # -- lookups and permission checks ------------------------------------
 
     def channel(self, request: web.Request) -> Channel:
-        channel = self.world.channels.get(snowflake(request, "channel_id"))
-        if channel is None:
-            raise not_found("Channel", 10003)
-        return channel
+        return known(self.world.channels, request, "channel_id", "Channel", 10003)
 
     def message(self, request: web.Request, channel: Channel) -> Message:
         message = self.world.messages.get(snowflake(request, "message_id"))

@@ -11,13 +11,12 @@ from fakediscord.errors import not_found
 from fakediscord.http_util import no_content, ok, read_body
 from fakediscord.interactions import InteractionRecord
 from fakediscord.messages import message_payload
-from fakediscord.services import Services
+from fakediscord.services import RouteGroup, Services
 
 
-class InteractionRoutes:
+class InteractionRoutes(RouteGroup):
     def __init__(self, services: Services) -> None:
-        self.s = services
-        self.world = services.world
+        super().__init__(services)
         self.interactions = services.interactions
 
     def routes(self) -> list[tuple[str, str, Handler]]:

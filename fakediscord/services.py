@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import abc
 import logging
 from collections import deque
 from dataclasses import dataclass, field
+
+from aiohttp.typedefs import Handler
 
 from fakediscord.commands import CommandRegistry
 from fakediscord.entities import Channel
@@ -34,3 +37,15 @@ class Services:
     def transcript(self, channel: Channel | str | int, guild: GuildRef | None = None) -> str:
         """The channel as a person reads it (fakediscord/transcript.py)."""
         return render_channel(self.world, self.world.channel(channel, guild), self.interactions)
+
+
+class RouteGroup(abc.ABC):
+    """One area's REST routes (fakediscord/rest*.py), each handler working on the services."""
+
+    def __init__(self, services: Services) -> None:
+        self.s = services
+        self.world = services.world
+
+    @abc.abstractmethod
+    def routes(self) -> list[tuple[str, str, Handler]]:
+        """(method, path after /api/v10, handler) of every route of the group."""
