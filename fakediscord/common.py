@@ -102,6 +102,8 @@ class ChannelType(enum.IntEnum):
 
 
 THREAD_TYPES = frozenset({10, 11, 12})
+# Component types of the select menus: string, user, role, mentionable, channel.
+SELECT_TYPES = frozenset({3, 5, 6, 7, 8})
 
 
 class MessageFlag(enum.IntFlag):

@@ -6,11 +6,11 @@ Every wait has a timeout and raises :class:`WaitTimeout` naming what it waited f
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from typing import Any
 
 from fakediscord import store
-from fakediscord.common import CallbackType, InteractionType, JsonObj, Perm
+from fakediscord.common import SELECT_TYPES, CallbackType, InteractionType, JsonObj, Perm
 from fakediscord.entities import Channel, Message, User
 from fakediscord.errors import CommandInputError, FakeDiscordError, WaitTimeout
 from fakediscord.interactions import InteractionRecord
@@ -168,10 +168,7 @@ class Driver:
         wait_deferred: bool = True,
     ) -> InteractionResult:
         """Press a button, found by custom_id or by its label."""
-        msg = self._message(message)
-        comp = msg.component(custom_id)
-        if comp.get("type") != 2:
-            raise CommandInputError(f"{custom_id!r} is not a button (type {comp.get('type')})")
+        msg, comp = self._component_of(message, custom_id, {2}, "a button")
         if comp.get("style") in (5, 6):
             raise CommandInputError(
                 f"{custom_id!r} is a link/premium button; it sends no interaction"
@@ -193,11 +190,8 @@ class Driver:
         wait_deferred: bool = True,
     ) -> InteractionResult:
         """Choose ``values`` in a select menu (option values, or labels for string selects)."""
-        msg = self._message(message)
-        comp = msg.component(custom_id)
-        kind = comp.get("type")
-        if kind not in (3, 5, 6, 7, 8):
-            raise CommandInputError(f"{custom_id!r} is not a select menu (type {kind})")
+        msg, comp = self._component_of(message, custom_id, SELECT_TYPES, "a select menu")
+        kind = comp["type"]
         if comp.get("disabled"):
             raise CommandInputError(f"select {custom_id!r} is disabled")
         lo, hi = comp.get("min_values", 1), comp.get("max_values", 1)
@@ -210,6 +204,16 @@ class Driver:
         data.update(self._select_values(comp, list(values), guild))
         label = f"selected {data['values']} in {comp.get('placeholder') or comp['custom_id']!r}"
         return await self._component(msg, user, data, label, timeout, wait_deferred)
+
+    def _component_of(
+        self, message: MessageRef, custom_id: str, kinds: Container[int], what: str
+    ) -> tuple[Message, JsonObj]:
+        """The message and its component ``custom_id`` (or label), which must be ``what``."""
+        msg = self._message(message)
+        comp = msg.component(custom_id)
+        if comp.get("type") not in kinds:
+            raise CommandInputError(f"{custom_id!r} is not {what} (type {comp.get('type')})")
+        return msg, comp
 
     def _select_values(self, comp: JsonObj, values: list[Any], guild: Guild | None) -> JsonObj:
         kind = comp["type"]

@@ -13,7 +13,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from fakediscord import limits
-from fakediscord.common import THREAD_TYPES, ChannelType, JsonObj, MessageFlag, iso_now
+from fakediscord.common import (
+    SELECT_TYPES,
+    THREAD_TYPES,
+    ChannelType,
+    JsonObj,
+    MessageFlag,
+    iso_now,
+)
 from fakediscord.errors import FakeDiscordError
 
 _USER_MENTION = re.compile(r"<@!?(\d+)>")
@@ -192,7 +199,7 @@ class Message:
 
     @property
     def selects(self) -> list[JsonObj]:
-        return [c for c in self.iter_components() if c.get("type") in (3, 5, 6, 7, 8)]
+        return [c for c in self.iter_components() if c.get("type") in SELECT_TYPES]
 
     def component(self, ref: str) -> JsonObj:
         """Find a component by custom_id, or failing that by its (unique) label."""

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from fakediscord.common import JsonObj
+from fakediscord.common import SELECT_TYPES, JsonObj
 from fakediscord.errors import ApiError, invalid_form
 
 CONTENT_MAX = 2000
@@ -188,12 +188,12 @@ def check_components(components: list[JsonObj], *, v2: bool) -> None:
         kind = comp.get("type")
         if kind == 1:
             children = comp.get("components") or []
-            selects = [c for c in children if c.get("type") in (3, 5, 6, 7, 8)]
+            selects = [c for c in children if c.get("type") in SELECT_TYPES]
             if not children or len(children) > ROW_ITEMS_MAX or (selects and len(children) > 1):
                 raise _fail("an action row holds 1..5 buttons or exactly one select", where)
         elif kind == 2:
             _check_button(comp, where)
-        elif kind in (3, 5, 6, 7, 8):
+        elif kind in SELECT_TYPES:
             _check_select(comp, where)
 
 
