@@ -90,6 +90,25 @@ def load_migrations(folder: Traversable | None = None, *, first: int = 1) -> lis
 LATEST_VERSION = load_migrations()[-1].version
 
 
+def pending(migrations: list[Migration], current: int, where: str) -> list[Migration]:
+    """The migrations newer than a database at version ``current`` (either driver);
+    DatabaseTooNew for a database a newer release has migrated past them all."""
+    known = migrations[-1].version if migrations else 0
+    if current > known:
+        raise DatabaseTooNew(where, current, known)
+    return [migration for migration in migrations if migration.version > current]
+
+
+def migration_failed(
+    migration: Migration, where: str, error: Exception, left_at: int
+) -> MigrationFailed:
+    """The refusal of a migration that failed and was rolled back (either driver)."""
+    return MigrationFailed(
+        f"Migration {migration.version:04d}_{migration.name} failed on {where}: "
+        f"{error}. The database was left at version {left_at}."
+    )
+
+
 def split_statements(script: str) -> list[str]:
     """Cut a script into statements, keeping trigger bodies whole.
 
@@ -227,13 +246,7 @@ async def schema_version(conn: aiosqlite.Connection) -> int:
 
 async def migrate(conn: aiosqlite.Connection, path: str, migrations: list[Migration]) -> int:
     """Apply the migrations newer than the file; return the resulting version."""
-    known = migrations[-1].version if migrations else 0
-    current = await schema_version(conn)
-    if current > known:
-        raise DatabaseTooNew(path, current, known)
-    for migration in migrations:
-        if migration.version <= current:
-            continue
+    for migration in pending(migrations, await schema_version(conn), path):
         # Re-read inside the write lock: another process may have migrated
         # the file while this one waited for it.
         await conn.execute("BEGIN IMMEDIATE")
@@ -249,10 +262,7 @@ async def migrate(conn: aiosqlite.Connection, path: str, migrations: list[Migrat
             await conn.execute("COMMIT")
         except sqlite3.Error as error:
             await conn.execute("ROLLBACK")
-            raise MigrationFailed(
-                f"Migration {migration.version:04d}_{migration.name} failed on {path}: "
-                f"{error}. The database was left at version {migration.version - 1}."
-            ) from error
+            raise migration_failed(migration, path, error, migration.version - 1) from error
         except BaseException:
             if conn.in_transaction:
                 await conn.execute("ROLLBACK")

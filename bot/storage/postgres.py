@@ -32,9 +32,9 @@ import asyncpg
 from bot.shards import ShardSet
 from bot.storage import outbox
 from bot.storage.at_once import Statement
-from bot.storage.database import Migration, load_migrations
+from bot.storage.database import Migration, load_migrations, migration_failed, pending
 from bot.storage.driver import POSTGRESQL, Dialect, IntegrityError, Row, numbered
-from bot.storage.errors import DatabaseDamaged, DatabaseTooNew, MigrationFailed, StorageError
+from bot.storage.errors import DatabaseDamaged, StorageError
 from bot.storage.outbox import OutboxEntry
 from bot.storage.repository import Storage
 from bot.storage.transaction import Transaction
@@ -133,15 +133,10 @@ async def schema_version(raw: asyncpg.Connection) -> int:
 async def migrate(raw: asyncpg.Connection, where: str, migrations: list[Migration]) -> int:
     """Apply the migrations newer than the database, each in its own transaction with
     the bump of ``schema_version``; return the resulting version."""
-    known = migrations[-1].version if migrations else 0
     await raw.execute("SELECT pg_advisory_lock($1)", _MIGRATION_LOCK)
     try:
         current = await schema_version(raw)
-        if current > known:
-            raise DatabaseTooNew(where, current, known)
-        for migration in migrations:
-            if migration.version <= current:
-                continue
+        for migration in pending(migrations, current, where):
             try:
                 async with raw.transaction():
                     await raw.execute(migration.sql)
@@ -149,10 +144,7 @@ async def migrate(raw: asyncpg.Connection, where: str, migrations: list[Migratio
                     await raw.execute("INSERT INTO schema_version VALUES ($1)",
                                       migration.version)
             except asyncpg.PostgresError as error:
-                raise MigrationFailed(
-                    f"Migration {migration.version:04d}_{migration.name} failed on {where}: "
-                    f"{error}. The database was left at version {current}."
-                ) from error
+                raise migration_failed(migration, where, error, current) from error
             current = migration.version
         return current
     finally:
