@@ -148,6 +148,10 @@ async def test_standalone_entry_point_prints_base_url() -> None:
         async with aiohttp.ClientSession() as http, http.get(summary_url) as resp:
             summary = await resp.json()
         assert set(summary["guilds"]) == {"Underhive", "Spire"}
+        # Read from the services once the server listens, as the process printed it.
+        assert summary["base_url"] == base_url
+        assert summary["gateway_url"] == base_url.replace("http://", "ws://").replace(
+            "/api/v10", "/gateway-ws")
     finally:
         proc.terminate()
         await asyncio.wait_for(proc.wait(), 10)
