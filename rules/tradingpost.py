@@ -591,7 +591,7 @@ def sell_item(
     """Sell an item from the Stash for its value minus D6x10, at least 5 (PB-6B.4)."""
     ws = Workspace(world)
     gang = ws.gang(gang_id)
-    item = _stash_item(gang, item_id)
+    item = stash_item(gang, item_id)
     if item.boon_of_sequence is not None and item.boon_of_sequence == sequence_id:
         raise NotEligible(
             f"{item.name} came from a Territory Boon in this post-battle sequence and "
@@ -618,7 +618,7 @@ def sell_item(
     )
 
 
-def _stash_item(gang: Gang, item_id: str) -> Item:
+def stash_item(gang: Gang, item_id: str) -> Item:
     for item in gang.stash:
         if item.id == item_id:
             return item
