@@ -619,6 +619,7 @@ def sell_item(
 
 
 def stash_item(gang: Gang, item_id: str) -> Item:
+    """The item ``item_id`` in the gang's Stash, to sell (PB-6B.4) or hand out (PB-6D)."""
     for item in gang.stash:
         if item.id == item_id:
             return item
