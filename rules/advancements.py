@@ -229,18 +229,9 @@ def choose_advancement_stat(
         raise InvalidRequest(f"{entry.name}: choose one of {_stat_names(entry.stats)}.")
     fields = _improve(fighter, key)
     advancement.stat = key
-    return ws.finish(
-        AdvancementResult,
-        clause="PB-6E",
-        title="Choose a characteristic",
-        gang_id=gang_id,
-        fighter_id=fighter_id,
-        advancement=entry.name,
-        xp_spent=0,
-        xp_left=fighter.xp,
-        credits_added=0,
-        **fields,
-    )
+    # The XP and credits were counted when the table was rolled.
+    chosen = Advancement(name=entry.name, xp_cost=0, credits=0, stat=key)
+    return _bought_result(ws, "Choose a characteristic", gang_id, fighter, chosen, fields)
 
 
 def available_options(ruleset: RuleSet, fighter: Fighter) -> list[AdvancementOption]:

@@ -117,8 +117,15 @@ def _remove_dead(
         )
     if lost:
         ws.note(f"Lost with {fighter.name}: {_names(lost)}.")
+    return _removal(ws, gang, fighter, kept, lost, "is deleted")
+
+
+def _removal(
+    ws: Workspace, gang: Gang, fighter: Fighter, kept: list[Item], lost: list[Item], how: str
+) -> FighterRemoval:
+    """Stash the vehicle a deleted fighter crewed, and record where its gear went."""
     vehicle = _stash_crew_vehicle(ws, gang, fighter)
-    ws.note(f"{fighter.name} is deleted from the roster of {gang.name}.")
+    ws.note(f"{fighter.name} {how} from the roster of {gang.name}.")
     return FighterRemoval(
         fighter_id=fighter.id,
         fighter_name=fighter.name,
@@ -164,15 +171,7 @@ def _retire_fighter(ws: Workspace, gang: Gang, fighter: Fighter) -> FighterRemov
     _delete(gang, fighter)
     if fighter.equipment:
         ws.note(f"{possessive(fighter.name)} gear goes to the Stash: {_names(fighter.equipment)}.")
-    vehicle = _stash_crew_vehicle(ws, gang, fighter)
-    ws.note(f"{fighter.name} retires and is deleted from the roster of {gang.name}.")
-    return FighterRemoval(
-        fighter_id=fighter.id,
-        fighter_name=fighter.name,
-        items_to_stash=[i.name for i in fighter.equipment],
-        items_lost=[],
-        vehicle_to_stash=vehicle,
-    )
+    return _removal(ws, gang, fighter, fighter.equipment, [], "retires and is deleted")
 
 
 # --------------------------------------------------------------------------- scrapping

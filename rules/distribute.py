@@ -29,9 +29,9 @@ from rules.tradingpost import (
     check_can_be_equipped,
     check_weapon_slots,
     own_list_entry,
+    stash_item,
     trading_post_entry,
 )
-from rules.wording import possessive
 from rules.world import RuleResult, Workspace, World
 
 TOOLS_OF_THE_TRADE = "tools of the trade"
@@ -55,7 +55,7 @@ def give_item(
     """Move an item from the Stash to a fighter, within three weapon slots (PB-6D)."""
     ws = Workspace(world)
     gang = ws.gang(gang_id)
-    item = _stash_item(gang, item_id)
+    item = stash_item(gang, item_id)
     fighter = gang.fighter(fighter_id)
     check_can_be_equipped(gang, fighter)
     if item.kind is EquipmentKind.VEHICLE_UPGRADE:
@@ -129,13 +129,6 @@ def _price_on_fighter(
 
 def _has_tools_of_the_trade(fighter: Fighter) -> bool:
     return any(rule.casefold() == TOOLS_OF_THE_TRADE for rule in fighter.special_rules)
-
-
-def _stash_item(gang: Gang, item_id: str) -> Item:
-    for item in gang.stash:
-        if item.id == item_id:
-            return item
-    raise NotFound(f"{possessive(gang.name)} Stash holds no item with id {item_id}.")
 
 
 def _carried_item(fighter: Fighter, item_id: str) -> Item:

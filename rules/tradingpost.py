@@ -47,7 +47,8 @@ below 0 credits. Decisions where the texts are silent:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -90,6 +91,8 @@ _GANG_FIGHTER_CATEGORIES = frozenset(
     }
 )
 HANGER_ON_CATEGORIES = frozenset({FighterCategory.HANGER_ON, FighterCategory.BRUTE})
+
+E = TypeVar("E")
 
 
 # --------------------------------------------------------------------------- results
@@ -219,24 +222,24 @@ def fighter_template(ruleset: RuleSet, gang: Gang, fighter: Fighter) -> FighterT
 
 def type_template(ruleset: RuleSet, gang: Gang, fighter_type: str) -> FighterTemplate | None:
     """The gang's House List entry for ``fighter_type``; None if the list or type is unknown."""
-    if not fighter_type.strip():
-        return None
-    try:
-        house = house_list(ruleset, gang)
-    except NotFound:
-        return None
-    return _template_named(house.fighters, fighter_type)
+    house = _house_to_search(ruleset, gang, fighter_type)
+    return None if house is None else _template_named(house.fighters, fighter_type)
 
 
 def vehicle_template(ruleset: RuleSet, gang: Gang, vehicle_type: str) -> VehicleTemplate | None:
     """The gang's House List entry for ``vehicle_type``; None if the list or type is unknown."""
-    if not vehicle_type.strip():
+    house = _house_to_search(ruleset, gang, vehicle_type)
+    return None if house is None else _vehicle_named(house.vehicles, vehicle_type)
+
+
+def _house_to_search(ruleset: RuleSet, gang: Gang, wanted: str) -> HouseList | None:
+    """The gang's House List, or None when ``wanted`` is blank or the rule set lacks the list."""
+    if not wanted.strip():
         return None
     try:
-        house = house_list(ruleset, gang)
+        return house_list(ruleset, gang)
     except NotFound:
         return None
-    return _vehicle_named(house.vehicles, vehicle_type)
 
 
 def check_crew(gang: Gang, crew: Fighter, vehicle_id: str | None = None) -> None:
@@ -348,11 +351,17 @@ def _template_named(templates: Iterable[FighterTemplate], name: str) -> FighterT
 
 
 def _equipment_named(catalogue: Iterable[Equipment], name: str) -> Equipment | None:
+    return _casefold_match(catalogue, name, lambda entry: entry.name)
+
+
+def _vehicle_named(templates: Iterable[VehicleTemplate], name: str) -> VehicleTemplate | None:
+    return _casefold_match(templates, name, lambda template: template.vehicle_type)
+
+
+def _casefold_match(entries: Iterable[E], name: str, key: Callable[[E], str]) -> E | None:
+    """The first entry whose ``key`` is ``name`` but for case and outer spaces."""
     wanted = name.strip().casefold()
-    for entry in catalogue:
-        if entry.name.casefold() == wanted:
-            return entry
-    return None
+    return next((entry for entry in entries if key(entry).casefold() == wanted), None)
 
 
 def _new_item(entry: Equipment, item_id: str, cost: int) -> Item:
@@ -499,14 +508,6 @@ def purchase_vehicle(
     )
 
 
-def _vehicle_named(templates: Iterable[VehicleTemplate], name: str) -> VehicleTemplate | None:
-    wanted = name.strip().casefold()
-    for template in templates:
-        if template.vehicle_type.casefold() == wanted:
-            return template
-    return None
-
-
 def _check_free_crew(gang: Gang, crew_id: str) -> None:
     crew = gang.fighter(crew_id)
     if crew.category is not FighterCategory.CREW or not crew.on_roster:
@@ -590,7 +591,7 @@ def sell_item(
     """Sell an item from the Stash for its value minus D6x10, at least 5 (PB-6B.4)."""
     ws = Workspace(world)
     gang = ws.gang(gang_id)
-    item = _stash_item(gang, item_id)
+    item = stash_item(gang, item_id)
     if item.boon_of_sequence is not None and item.boon_of_sequence == sequence_id:
         raise NotEligible(
             f"{item.name} came from a Territory Boon in this post-battle sequence and "
@@ -617,7 +618,8 @@ def sell_item(
     )
 
 
-def _stash_item(gang: Gang, item_id: str) -> Item:
+def stash_item(gang: Gang, item_id: str) -> Item:
+    """The item ``item_id`` in the gang's Stash, to sell (PB-6B.4) or hand out (PB-6D)."""
     for item in gang.stash:
         if item.id == item_id:
             return item
@@ -673,10 +675,24 @@ def buy_equipment(
         fighter.equipment.append(_new_item(entry, new_id, entry.cost))
         ws.note(f"{fighter.name} buys {entry.name} from their Equipment List for {entry.cost}.")
         source = "Equipment List"
+    return _purchase_result(ws, "PB-6B.5", "Purchase equipment", gang_id, new_id, entry,
+                            fighter_id, source)
+
+
+def _purchase_result(
+    ws: Workspace,
+    clause: str,
+    title: str,
+    gang_id: str,
+    new_id: str,
+    entry: Equipment,
+    fighter_id: str | None,
+    source: str,
+) -> PurchaseResult:
     return ws.finish(
         PurchaseResult,
-        clause="PB-6B.5",
-        title="Purchase equipment",
+        clause=clause,
+        title=title,
         gang_id=gang_id,
         item_id=new_id,
         item_name=entry.name,
@@ -784,14 +800,5 @@ def buy_rare_item(
     charge(gang, entry.cost, entry.name)
     gang.stash.append(_new_item(entry, new_id, entry.cost))
     ws.note(f"{gang.name} buys {entry.name} ({entry.availability}) for {entry.cost} credits.")
-    return ws.finish(
-        PurchaseResult,
-        clause="PB-6B.6",
-        title="Buy a Rare or Illegal item",
-        gang_id=gang_id,
-        item_id=new_id,
-        item_name=entry.name,
-        price=entry.cost,
-        fighter_id=None,
-        source="Trading Post",
-    )
+    return _purchase_result(ws, "PB-6B.6", "Buy a Rare or Illegal item", gang_id, new_id, entry,
+                            None, "Trading Post")

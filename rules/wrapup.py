@@ -75,6 +75,9 @@ Decisions where the text is silent:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
+
 from pydantic import BaseModel, ConfigDict
 
 from rules.dice import DiceRoll, Roller, parse
@@ -88,7 +91,15 @@ from rules.injuries import (
     injury_table_for,
     lasting_damage_entry,
 )
-from rules.models import Battle, Fighter, FighterEndState, FighterStatus, Gang, VehicleEndState
+from rules.models import (
+    Battle,
+    Fighter,
+    FighterEndState,
+    FighterStatus,
+    Gang,
+    Vehicle,
+    VehicleEndState,
+)
 from rules.multiple_injuries import entry_named, extra_results, more_rolls
 from rules.ruleset import InjuryEffect, InjuryEffectKind, InjuryEntry, InjuryTable, RuleSet
 from rules.wording import possessive
@@ -100,6 +111,9 @@ ALWAYS_ESCAPES = 6
 DRAW_MODIFIER = -1
 LOST_MODIFIER = -2
 WEBBED_MODIFIER = -2
+
+S = TypeVar("S")
+T = TypeVar("T", Fighter, Vehicle)
 
 
 class SuccumbOutcome(BaseModel):
@@ -254,20 +268,14 @@ def _validate(
 ) -> None:
     for gang_id in battle.gang_ids:
         ws.gang(gang_id)
-    reported: set[str] = set()
-    for state in battle.fighters:
-        fighter = ws.gang(state.gang_id).fighter(state.fighter_id)
-        if state.fighter_id in reported:
-            raise InvalidRequest(f"{fighter.name} is reported twice in the battle.")
-        reported.add(state.fighter_id)
+    fighters = _reported_once(
+        battle.fighters, lambda state: ws.gang(state.gang_id).fighter(state.fighter_id))
+    for state, fighter in fighters:
         _validate_end_state(ws.gang(state.gang_id), fighter, state, battle)
         _reported_entries(injury_table_for(fighter, ruleset), state.injuries_rolled, fighter)
-    vehicles_reported: set[str] = set()
-    for vstate in battle.vehicles:
-        vehicle = ws.gang(vstate.gang_id).vehicle(vstate.vehicle_id)
-        if vstate.vehicle_id in vehicles_reported:
-            raise InvalidRequest(f"{vehicle.name} is reported twice in the battle.")
-        vehicles_reported.add(vstate.vehicle_id)
+    vehicles = _reported_once(
+        battle.vehicles, lambda vstate: ws.gang(vstate.gang_id).vehicle(vstate.vehicle_id))
+    for vstate, _ in vehicles:
         _validate_vehicle_state(ws, vstate, ruleset)
     for fighter_id in in_recovery_before:
         gang, fighter = ws.world.find_fighter(fighter_id)
@@ -287,6 +295,19 @@ def _validate(
             )
         if captor_id == gang.id:
             raise InvalidRequest(f"{fighter.name} cannot be captured by its own gang.")
+
+
+def _reported_once(
+    states: Iterable[S], subject: Callable[[S], T]
+) -> Iterator[tuple[S, T]]:
+    """Each end state with the fighter or vehicle it reports on; refuse one reported twice."""
+    seen: set[str] = set()
+    for state in states:
+        reported = subject(state)
+        if reported.id in seen:
+            raise InvalidRequest(f"{reported.name} is reported twice in the battle.")
+        seen.add(reported.id)
+        yield state, reported
 
 
 def _validate_end_state(

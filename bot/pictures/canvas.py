@@ -29,6 +29,11 @@ GONE = (90, 90, 90)
 Colour = tuple[int, int, int]
 
 
+def hex_colour(colour: Colour) -> str:
+    """``#rrggbb``: a palette colour as matplotlib takes it (the chart shares the palette)."""
+    return "#{:02x}{:02x}{:02x}".format(*colour)
+
+
 class Canvas:
     """An image with its drawing context: shapes through ``draw``, text through a Typeface."""
 

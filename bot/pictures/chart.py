@@ -15,6 +15,8 @@ from functools import cache
 from itertools import cycle
 from typing import Any
 
+from bot.pictures import canvas
+from bot.pictures.canvas import hex_colour
 from bot.pictures.fonts import CJK_FONT
 from bot.pictures.series import GangSeries, Measure
 
@@ -29,9 +31,9 @@ COLOURS = (
     "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
     "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
 )
-PAPER = "#f6f1e6"
-INK = "#1e1a16"
-MUTED = "#69605a"
+PAPER = hex_colour(canvas.PAPER)
+INK = hex_colour(canvas.INK)
+MUTED = hex_colour(canvas.MUTED)
 
 
 @cache

@@ -133,10 +133,7 @@ def group_header(group: ActionGroup, titles: Mapping[int, str] | None = None) ->
     if any(event.undone for event in group.events):
         # Undone rolls stay in the ledger, so a re-roll after an undo is never silent.
         parts.insert(1, "↩️ undone")
-    if group.battle_id:
-        step = f", {safe(group.step, 30)}" if group.step else ""
-        parts.append(f"battle {safe(group.battle_id, 64)}{step}")
-    return " · ".join(parts)
+    return " · ".join(parts + _battle_part(group))
 
 
 def imported_header(group: ActionGroup) -> str:
@@ -147,10 +144,15 @@ def imported_header(group: ActionGroup) -> str:
         safe(group.clause, 20),
         f"dated {when_text(group.at)} in the file",
     ]
-    if group.battle_id:
-        step = f", {safe(group.step, 30)}" if group.step else ""
-        parts.append(f"battle {safe(group.battle_id, 64)}{step}")
-    return " · ".join(parts)
+    return " · ".join(parts + _battle_part(group))
+
+
+def _battle_part(group: ActionGroup) -> list[str]:
+    """``battle b1, 4`` for an action of a battle's sequence; nothing otherwise."""
+    if not group.battle_id:
+        return []
+    step = f", {safe(group.step, 30)}" if group.step else ""
+    return [f"battle {safe(group.battle_id, 64)}{step}"]
 
 
 def ledger_lines(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PIL import ImageChops
 
-from bot.pictures import ChartPoint, GangSeries, Measure, campaign_chart, chart_series
+from bot.pictures import ChartPoint, GangSeries, Measure, campaign_chart, canvas, chart_series
 from bot.pictures.chart import CHART_HEIGHT, CHART_WIDTH
 from bot.storage import Campaign, Storage
 from rules.battle_record import record_battle_fought
@@ -123,6 +123,13 @@ async def test_a_campaign_without_battles_has_no_lines(storage: Storage, campaig
     events = await storage.recent_events(GUILD_A, campaign.id, limit=100_000)
     assert chart_series(events) == []
     assert decode(campaign_chart([], Measure.RATING)).size == (CHART_WIDTH, CHART_HEIGHT)
+
+
+def test_the_chart_is_drawn_in_the_cards_own_paper_ink_and_muted_colours() -> None:
+    # The empty chart shows each at full strength: its paper, its labels, "No battles fought yet".
+    drawn = {colour for _, colour in
+             decode(campaign_chart([], Measure.RATING)).convert("RGB").getcolors(1 << 20)}
+    assert {canvas.PAPER, canvas.INK, canvas.MUTED} <= drawn
 
 
 def test_the_chart_changes_with_the_values_and_draws_any_name() -> None:
