@@ -12,7 +12,8 @@ shows every eligible fighter with its open actions.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import discord
@@ -42,6 +43,7 @@ from bot.storage import Campaign
 from bot.ui.ledger import lines_embeds
 from rules.actions import (
     ActionKind,
+    Actor,
     MedicalEscortCost,
     RepairQuote,
     actor_refusal,
@@ -53,11 +55,11 @@ from rules.actions import (
     sell_to_guilders,
     trade,
 )
-from rules.dice import ScriptedRoller
+from rules.dice import Roller, ScriptedRoller
 from rules.errors import InvalidRequest, NotEligible
-from rules.models import Fighter
+from rules.models import Fighter, Vehicle
 from rules.names import same_name
-from rules.world import RuleResult
+from rules.world import RuleResult, World
 
 if TYPE_CHECKING:
     pass
@@ -145,21 +147,58 @@ async def _act(call: Call, campaign: Campaign, here: Situation, compute: Compute
               compute=compute, bookkeeping=record_action)
 
 
+@dataclass(frozen=True)
+class _Priced:
+    """An action whose price is rolled openly before the gang decides: what it is for,
+    how the ledger and the players name the price, and the roll."""
+
+    what: str
+    things: Callable[[Situation], Sequence[Fighter | Vehicle]]
+    quote_title: str
+    price: str
+    stored: str
+    roll: Callable[[World, Actor, str, Roller], RuleResult]
+
+
+PRICED = {
+    ActionKind.MEDICAL_ESCORT: _Priced(
+        "patient", Situation.patients, "Medical Escort cost for {}", "The Doc's price for {}",
+        ": {} credits", medical_escort_cost),
+    ActionKind.NEGOTIATE_REPAIRS: _Priced(
+        "vehicle", Situation.damaged_vehicles, "Repair price for {}", "The price for {}",
+        " (D6: {})", negotiate_repairs_cost),
+}
+
+
+async def _priced(
+    call: Call, campaign: Campaign, here: Situation, actor: Fighter, target: str | None,
+    kind: ActionKind,
+) -> tuple[Fighter | Vehicle, int | RuleResult]:
+    """The target of a priced action and its price: the number stored for a price rolled
+    before and not yet decided on (told privately), else the result of rolling it now."""
+    priced = PRICED[kind]
+    name = _pick_target(here.targets(kind), target, priced.what)
+    thing = next(t for t in priced.things(here) if same_name(t.name, name))
+    price = priced.price.format(safe(thing.name))
+    quoted = await _quote(
+        call, campaign, here, priced.quote_title.format(thing.name),
+        f"{kind.value} for {thing.name}", price,
+        lambda world, run, roller: priced.roll(
+            world, actor_for(run, here.battle, here.gang.id, actor.id), thing.id, roller))
+    if isinstance(quoted, int):
+        await send_private(call.interaction, kind.value, [
+            f"{price} was already rolled{priced.stored.format(quoted)}. Answer the question "
+            "below."])
+    return thing, quoted
+
+
 async def _escort(
     call: Call, campaign: Campaign, here: Situation, actor: Fighter, target: str | None
 ) -> None:
-    name = _pick_target(here.targets(ActionKind.MEDICAL_ESCORT), target, "patient")
-    patient = next(f for f in here.patients() if same_name(f.name, name))
-    quoted = await _quote(
-        call, campaign, here, f"Medical Escort cost for {patient.name}",
-        f"Medical Escort for {patient.name}", f"The Doc's price for {safe(patient.name)}",
-        lambda world, run, roller: medical_escort_cost(
-            world, actor_for(run, here.battle, here.gang.id, actor.id), patient.id, roller))
+    patient, quoted = await _priced(call, campaign, here, actor, target,
+                                    ActionKind.MEDICAL_ESCORT)
     if isinstance(quoted, int):
         cost, credits = quoted, here.gang.credits
-        await send_private(call.interaction, "Medical Escort", [
-            f"The Doc's price for {safe(patient.name)} was already rolled: {cost} credits. "
-            "Answer the question below."])
     else:
         assert isinstance(quoted, MedicalEscortCost)
         cost, credits = quoted.cost, quoted.world.gang(here.gang.id).credits
@@ -193,22 +232,14 @@ async def _quote(call: Call, campaign: Campaign, here: Situation, quote_title: s
 async def _repairs(
     call: Call, campaign: Campaign, here: Situation, actor: Fighter, target: str | None
 ) -> None:
-    name = _pick_target(here.targets(ActionKind.NEGOTIATE_REPAIRS), target, "vehicle")
-    vehicle = next(v for v in here.damaged_vehicles() if same_name(v.name, name))
-    quoted = await _quote(
-        call, campaign, here, f"Repair price for {vehicle.name}",
-        f"Negotiate Repairs for {vehicle.name}", f"The price for {safe(vehicle.name)}",
-        lambda world, run, roller: negotiate_repairs_cost(
-            world, actor_for(run, here.battle, here.gang.id, actor.id), vehicle.id, roller))
+    vehicle, quoted = await _priced(call, campaign, here, actor, target,
+                                    ActionKind.NEGOTIATE_REPAIRS)
     if isinstance(quoted, int):
         # The stored die sets the price again, without a new roll.
         quote = negotiate_repairs_cost(
             here.world, actor_for(here.run, here.battle, here.gang.id, actor.id), vehicle.id,
             ScriptedRoller([quoted]),
         )
-        await send_private(call.interaction, "Negotiate Repairs", [
-            f"The price for {safe(vehicle.name)} was already rolled (D6: {quoted}). Answer "
-            "the question below."])
     else:
         assert isinstance(quoted, RepairQuote)
         quote = quoted
