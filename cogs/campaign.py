@@ -35,7 +35,7 @@ from bot.pictures import Measure, chart_series
 from bot.render import clip, safe
 from bot.rulesets import check_ruleset_name, ruleset_for
 from bot.slash import slash
-from bot.storage import TradingPostEntry
+from bot.storage import Campaign, TradingPostEntry
 from bot.ui import checked, clean_name, paged_embeds
 from bot.ui.campaign import (
     SettingsChange,
@@ -283,9 +283,7 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
     @slash("export", "The whole campaign as a JSON file")
     async def export(self, interaction: Interaction, campaign: CampaignName | None = None) -> None:
         call = Call.of(interaction)
-        found = await call.campaign(campaign)
-        call.actor.require_arbitrator(found)
-        await call.defer()
+        found = await _arbitrated(call, campaign)
         document = await call.storage.export_campaign(call.guild_id, found.id)
         file = json_file(document.model_dump_json(by_alias=True).encode(),
                          file_stem(found.name, "campaign"), interaction.filesize_limit)
@@ -370,8 +368,7 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
         campaign: CampaignName | None = None,
     ) -> None:
         call = Call.of(interaction)
-        call.actor.require_arbitrator(found := await call.campaign(campaign))
-        await call.defer()
+        found = await _arbitrated(call, campaign)
         data = await read_attachment(file, self.bot.config.importing)
         parsed = await read_trading_post_file(data, file.filename)
         entries = parsed.entries
@@ -432,7 +429,6 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
         await call.say(f"**{safe(s.campaign.name)}** plays with the Trading Post of its rule set "
                        f"{safe(s.campaign.settings.ruleset)} again.")
 
-
     # ------------------------------------------------------------------ rule data
 
     @slash("import", "Load the campaign's own rule data (TOML/JSON)", under=ruledata,
@@ -442,26 +438,22 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
         campaign: CampaignName | None = None,
     ) -> None:
         call = Call.of(interaction)
-        call.actor.require_arbitrator(await call.campaign(campaign))
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        found = await _arbitrated(call, campaign)
         data = await read_attachment(file, self.bot.config.importing)
-        async with call.write(campaign) as s:
+        async with call.write_in(found.id) as s:
             s.require_arbitrator()
             token, lines = await ruledata_flow.stage(s.tx, s.campaign, data, file.filename,
                                                      s.by)
         question = (f"Import {safe(file.filename)} into **{safe(s.campaign.name)}**?\n"
                     + "\n".join(f"• {safe(line)}" for line in lines))
-        await interaction.followup.send(
-            clip(question, MESSAGE_MAX),
-            view=confirm_view(IMPORT_RULE_DATA, s.campaign.id, token, interaction.user.id),
-            ephemeral=True,
-        )
+        await call.tell(clip(question, MESSAGE_MAX),
+                        view=confirm_view(IMPORT_RULE_DATA, s.campaign.id, token,
+                                          call.actor.user_id))
 
     async def _rule_data_confirmed(
         self, interaction: discord.Interaction[MundaBot], campaign_id: str, token: str
     ) -> Confirmed:
-        call = Call.of(interaction)
-        async with call.storage.transaction(call.guild_id) as tx:
+        async with Call.of(interaction).write_server() as tx:
             return await ruledata_flow.confirm(tx, campaign_id, token, interaction)
 
     @slash("export", "The campaign's rule data as a file", under=ruledata,
@@ -477,11 +469,20 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
             found, own_only=own_only, file_format=file_format,
             stem=file_stem(found.name, "campaign") + "-rule-data",
             limit=self.bot.config.importing.max_import_bytes)
-        await interaction.response.send_message(
+        await Call.of(interaction).tell(
             f"The rule data of **{safe(found.name)}**"
             + (" (its own only)." if own_only else " (everything it plays with)."),
-            file=attachment, ephemeral=True,
+            file=attachment,
         )
+
+
+async def _arbitrated(call: Call, campaign: str | None) -> Campaign:
+    """The named campaign, for one of its Arbitrators, acknowledged privately: what follows
+    (a file to read or write) can take longer than Discord's three seconds."""
+    found = await call.campaign(campaign)
+    call.actor.require_arbitrator(found)
+    await call.defer()
+    return found
 
 
 setup = adds(CampaignCog)

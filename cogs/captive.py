@@ -13,7 +13,7 @@ post-battle actions (``/action take``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from discord import app_commands
@@ -43,8 +43,8 @@ from rules.captives import (
     trade_captive,
 )
 from rules.errors import InvalidRequest
-from rules.models import FighterStatus, Gang
-from rules.world import World
+from rules.models import Fighter, FighterStatus, Gang
+from rules.world import RuleResult, World
 
 if TYPE_CHECKING:
     pass
@@ -75,32 +75,16 @@ class CaptiveCog(BotCog, commands.GroupCog, group_name="captive",
     @slash("rescue-declined", "The captive's gang passes on its Rescue Mission")
     async def rescue_declined(self, interaction: Interaction, captive: CaptiveName,
                               campaign: CampaignName | None = None) -> None:
-        call = Call.of(interaction)
-        async with call.write(campaign) as s:
-            owner, held, captor = await s.captive(captive)
-            s.require_control(owner)
-            if held.rescue_chance_given:
-                raise InvalidRequest(
-                    f"{safe(owner.name)} has already had its chance to rescue "
-                    f"{safe(held.name)}; {safe(captor.name)} may already deal with it."
-                )
-            result = record_rescue_declined(await s.world(owner, captor), held.id)
-            await s.apply(result)
-        await call.answer_result(result)
+        await _record_rescue(Call.of(interaction), captive, campaign, _may_decline,
+                             record_rescue_declined)
 
     # ------------------------------------------------------------------ rescue failed
 
     @slash("rescue-failed", "The captive's gang tried a Rescue Mission and failed")
     async def rescue_failed(self, interaction: Interaction, captive: CaptiveName,
                             campaign: CampaignName | None = None) -> None:
-        call = Call.of(interaction)
-        async with call.write(campaign) as s:
-            owner, held, captor = await s.captive(captive)
-            # Both gangs played the Rescue Mission, so either player may record how it went.
-            _require_either(s, owner, captor, "record how the Rescue Mission went")
-            result = record_rescue_failed(await s.world(owner, captor), held.id)
-            await s.apply(result)
-        await call.answer_result(result)
+        await _record_rescue(Call.of(interaction), captive, campaign, _may_report_failure,
+                             record_rescue_failed)
 
     # ------------------------------------------------------------------ trade
 
@@ -153,6 +137,34 @@ class CaptiveCog(BotCog, commands.GroupCog, group_name="captive",
     ) -> AgreementOutcome:
         lines = await _carry_out_trade(Call.of(interaction), agreement)
         return AgreementOutcome(summary="\n".join(lines), lines=lines)
+
+
+RescueCheck = Callable[[Scope, Gang, Fighter, Gang], None]
+
+
+async def _record_rescue(call: Call, captive: str, campaign: str | None, check: RescueCheck,
+                         record: Callable[[World, str], RuleResult]) -> None:
+    """Record how the captive's gang used its rescue chance (PB-1.7), in one transaction."""
+    async with call.write(campaign) as s:
+        owner, held, captor = await s.captive(captive)
+        check(s, owner, held, captor)
+        result = record(await s.world(owner, captor), held.id)
+        await s.apply(result)
+    await call.answer_result(result)
+
+
+def _may_decline(s: Scope, owner: Gang, held: Fighter, captor: Gang) -> None:
+    s.require_control(owner)
+    if held.rescue_chance_given:
+        raise InvalidRequest(
+            f"{safe(owner.name)} has already had its chance to rescue "
+            f"{safe(held.name)}; {safe(captor.name)} may already deal with it."
+        )
+
+
+def _may_report_failure(s: Scope, owner: Gang, _held: Fighter, captor: Gang) -> None:
+    # Both gangs played the Rescue Mission, so either player may record how it went.
+    _require_either(s, owner, captor, "record how the Rescue Mission went")
 
 
 def _require_either(s: Scope, one: Gang, other: Gang, what: str) -> None:

@@ -23,7 +23,7 @@ from bot.battle import clicks, engine, owed, publish, render  # noqa: F401
 from bot.battle.engine import StartRequest, Stored
 from bot.battle.start_index import StartAsked, index_of
 from bot.battle.state import PostBattleRun
-from bot.call import Call, Interaction, Scope
+from bot.call import Actor, Call, Interaction, Scope
 from bot.cog import BotCog, adds
 from bot.errors import Refused
 from bot.options import CampaignName, GangName, ScenarioName, TerritoryName, UnstartedBattle, Winner
@@ -40,7 +40,9 @@ if TYPE_CHECKING:
 # Every command here names a post-battle run by one of its gangs.
 slash = slash_with(gang="a gang in the sequence")
 log = logging.getLogger(__name__)
-
+# Where an Arbitrator's decision acts, as the engine's functions take it: the bot, the
+# server, the Arbitrator, and the run's campaign and battle.
+RunAt = tuple["MundaBot", int, Actor, str, str]
 
 
 # --------------------------------------------------------------------------- the cog
@@ -171,36 +173,34 @@ class PostBattleCog(BotCog, commands.GroupCog, group_name="postbattle",
     async def confirm_on_behalf(
         self, interaction: Interaction, gang: GangName, campaign: CampaignName | None = None
     ) -> None:
-        await self._arbitrate(Call.of(interaction), gang, campaign, lambda call, run, target: (
-            engine.confirm_stage(self.bot, call.guild_id, call.actor, run.campaign_id,
-                                 run.battle_id, None, target.id, on_behalf=True,
-                                 by=engine.who(call.interaction))))
+        await self._arbitrate(Call.of(interaction), gang, campaign, lambda at, target: (
+            engine.confirm_stage(*at, None, target.id, on_behalf=True,
+                                 by=engine.who(interaction))))
 
     @slash("undo", "Arbitrator: undo the last confirmed step of a sequence")
     async def undo(
         self, interaction: Interaction, gang: GangName, campaign: CampaignName | None = None
     ) -> None:
-        await self._arbitrate(Call.of(interaction), gang, campaign, lambda call, run, _gang: (
-            engine.undo_stage(self.bot, call.guild_id, call.actor, run.campaign_id,
-                              run.battle_id, None)))
+        await self._arbitrate(Call.of(interaction), gang, campaign,
+                              lambda at, _gang: engine.undo_stage(*at, None))
 
     @slash("cancel", "Arbitrator: cancel a post-battle sequence")
     async def cancel(
         self, interaction: Interaction, gang: GangName, campaign: CampaignName | None = None
     ) -> None:
-        await self._arbitrate(Call.of(interaction), gang, campaign, lambda call, run, _gang: (
-            engine.cancel_run(self.bot, call.guild_id, call.actor, run.campaign_id,
-                              run.battle_id)))
+        await self._arbitrate(Call.of(interaction), gang, campaign,
+                              lambda at, _gang: engine.cancel_run(*at))
 
     async def _arbitrate(self, call: Call, gang: str, campaign: str | None,
-                         decide: Callable[[Call, PostBattleRun, Gang], Awaitable[Stored]]) -> None:
+                         decide: Callable[[RunAt, Gang], Awaitable[Stored]]) -> None:
         """An Arbitrator's step in the named gang's run: decided, shown, and noted privately."""
         async with call.read(campaign) as s:
             s.require_arbitrator()
             run = await _run_for(s, gang)
             target = await s.gang(gang)
         await call.defer()
-        stored = await decide(call, run, target)
+        at = (self.bot, call.guild_id, call.actor, run.campaign_id, run.battle_id)
+        stored = await decide(at, target)
         await engine.show(self.bot, call.guild_id, stored)
         await call.interaction.followup.send(stored.note, ephemeral=True)
 

@@ -35,7 +35,7 @@ from bot.battle.interactive import (
     note_result,
 )
 from bot.battle.state import PostBattleRun
-from bot.call import Call, Interaction, Scope
+from bot.call import Call, Interaction
 from bot.cog import BotCog, adds, agreement
 from bot.errors import Refused
 from bot.lookup import pick_choice, pick_item
@@ -73,7 +73,7 @@ from rules.errors import InvalidRequest, NotFound
 from rules.models import PROFILE_STATS, Gang
 from rules.names import same_name
 from rules.ruleset import RuleSet
-from rules.sequence import DEFERRABLE, Step, SubStep
+from rules.sequence import DEFERRABLE, PostBattleSequence, Step, SubStep
 from rules.tradingpost import (
     MAX_CREDITS,
     MAX_SPECIAL_MODIFIER,
@@ -440,10 +440,8 @@ class RosterCog(BotCog, commands.GroupCog, group_name="roster",
     async def reopen(self, interaction: Interaction, substep: str, gang: GangName | None = None,
                      campaign: CampaignName | None = None) -> None:
         call = Call.of(interaction)
-        chosen = substep_named(substep)
-        async with call.write(campaign) as s:
-            owner = await own_gang_in_run(s, gang)
-            await _change_run(s, owner, lambda run: run.sequence.reopen(owner.id, chosen))
+        owner, chosen = await _change_deferred(call, substep, gang, campaign,
+                                               PostBattleSequence.reopen)
         await call.say(
             f"**{safe(owner.name)}** is back in **{chosen.value}** (PB-6B.8): use the /roster "
             "commands of that sub-step, then `/roster done`."
@@ -454,10 +452,8 @@ class RosterCog(BotCog, commands.GroupCog, group_name="roster",
     async def done(self, interaction: Interaction, substep: str, gang: GangName | None = None,
                    campaign: CampaignName | None = None) -> None:
         call = Call.of(interaction)
-        chosen = substep_named(substep)
-        async with call.write(campaign) as s:
-            owner = await own_gang_in_run(s, gang)
-            await _change_run(s, owner, lambda run: run.sequence.end_deferred(owner.id, chosen))
+        owner, chosen = await _change_deferred(call, substep, gang, campaign,
+                                               PostBattleSequence.end_deferred)
         await call.say(f"**{safe(owner.name)}** has finished **{chosen.value}**.")
 
 
@@ -516,14 +512,21 @@ def _deferral(
     return compute, bookkeeping
 
 
-async def _change_run(s: Scope, gang: Gang, change: Callable[[PostBattleRun], None]) -> None:
-    """Change the gang's run (reopen / end a deferral) and save it, in the write scope."""
-    run = await active_run_in(s.tx, s.campaign.id, gang.id)
-    if run is None:
-        raise Refused(f"{safe(gang.name)} has no post-battle sequence with a deferred "
-                      "sub-step.")
-    change(run)
-    await s.tx.save_sequence(s.campaign.id, run.key, run, battle_id=run.battle_id)
+async def _change_deferred(
+    call: Call, substep: str, gang: str | None, campaign: str | None,
+    change: Callable[[PostBattleSequence, str, SubStep], None],
+) -> tuple[Gang, SubStep]:
+    """Reopen or end a deferred sub-step of the gang's run, saved in one transaction."""
+    chosen = substep_named(substep)
+    async with call.write(campaign) as s:
+        owner = await own_gang_in_run(s, gang)
+        run = await active_run_in(s.tx, s.campaign.id, owner.id)
+        if run is None:
+            raise Refused(f"{safe(owner.name)} has no post-battle sequence with a deferred "
+                          "sub-step.")
+        change(run.sequence, owner.id, chosen)
+        await s.tx.save_sequence(s.campaign.id, run.key, run, battle_id=run.battle_id)
+    return owner, chosen
 
 
 setup = adds(RosterCog)
