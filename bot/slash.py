@@ -8,6 +8,9 @@ is its own (``@slash("add", "...", name="the fighter's name")``). A cog whose
 options mean something else by the same name (the gang of a post-battle
 sequence, say) makes its own decorator with :func:`slash_with`.
 
+An option with a fixed list of choices takes them from :func:`value_choices`
+(``@app_commands.choices(status=value_choices(FighterStatus))``).
+
 A description given for an option the command does not have is refused when
 the cog loads (discord.py's ``describe`` checks it), so a renamed option
 cannot keep a stale description.
@@ -16,7 +19,7 @@ cannot keep a stale description.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from typing import Any
 
 from discord import app_commands
@@ -88,3 +91,9 @@ def slash_with(**defaults: str) -> Callable[..., Declared]:
 
 
 slash = slash_with()
+
+
+def value_choices(values: Iterable[str]) -> list[app_commands.Choice[str]]:
+    """An option's fixed choices, each shown as its value: an enum's "In Recovery", not
+    the member name discord.py would show."""
+    return [app_commands.Choice(name=str(value), value=str(value)) for value in values]

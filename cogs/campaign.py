@@ -34,7 +34,7 @@ from bot.options import CampaignName, GangName, NewName, TerritoryName, Territor
 from bot.pictures import Measure, chart_series
 from bot.render import clip, safe
 from bot.rulesets import check_ruleset_name, ruleset_for
-from bot.slash import slash
+from bot.slash import slash, value_choices
 from bot.storage import Campaign, TradingPostEntry
 from bot.ui import checked, clean_name, paged_embeds
 from bot.ui.campaign import (
@@ -66,7 +66,7 @@ if TYPE_CHECKING:
 Die = Literal["D6", "D4"]
 MeasureChoice = Literal["Gang Rating", "Wealth", "Reputation", "Credits"]
 
-RULESET_CHOICES = [app_commands.Choice(name=n, value=n) for n in available_rulesets()]
+RULESET_CHOICES = value_choices(available_rulesets())
 MESSAGE_MAX = 2000
 DELETE_CAMPAIGN = "delete-campaign"
 IMPORT_RULE_DATA = "import-rule-data"

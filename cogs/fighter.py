@@ -29,7 +29,7 @@ from bot.options import (
     NewName,
 )
 from bot.render import safe
-from bot.slash import slash_with
+from bot.slash import slash_with, value_choices
 from bot.storage import new_id
 from bot.ui import bounded, checked, clean_name, typed_item
 from bot.ui.fighter import fighter_embed
@@ -67,9 +67,8 @@ MAX_XP = 10_000
 # What one option takes (a longer text is for a roster file: NOTES_MAX).
 NOTES_OPTION_MAX = 500
 ItemKind = Literal["weapon", "wargear", "armour"]
-# Choices show the values ("In Recovery"), not the enum names discord.py would use.
-CATEGORY_CHOICES = [app_commands.Choice(name=c.value, value=c.value) for c in FighterCategory]
-STATUS_CHOICES = [app_commands.Choice(name=s.value, value=s.value) for s in FighterStatus]
+CATEGORY_CHOICES = value_choices(FighterCategory)
+STATUS_CHOICES = value_choices(FighterStatus)
 
 
 

@@ -25,7 +25,7 @@ from bot.cog import BotCog, adds
 from bot.errors import Refused
 from bot.options import CampaignName, CaptiveName, GangName
 from bot.render import safe
-from bot.slash import slash
+from bot.slash import slash, value_choices
 from bot.storage import new_id
 from bot.ui import checked
 from bot.ui.prebattle import prebattle_embed
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     pass
 
 PRE_BATTLE_STEP = "Pre-battle sequence"
-BATTLEFIELD_CHOICES = [app_commands.Choice(name=b.value, value=b.value) for b in Battlefield]
+BATTLEFIELD_CHOICES = value_choices(Battlefield)
 
 
 class PreBattleCog(BotCog, commands.Cog):

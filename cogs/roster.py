@@ -61,7 +61,7 @@ from bot.options import (
 )
 from bot.render import safe
 from bot.runs import own_gang_in_run, run_in
-from bot.slash import slash_with
+from bot.slash import slash_with, value_choices
 from bot.storage import new_id
 from bot.ui import bounded, checked, clean_name, typed_item
 from rules.advancements import SkillSetNeeded, buy_advancement
@@ -102,7 +102,7 @@ DISTRIBUTE: Stages = ((Step.UPDATE_ROSTER, SubStep.DISTRIBUTE_EQUIPMENT),)
 ADVANCEMENTS: Stages = ((Step.UPDATE_ROSTER, SubStep.ADVANCEMENTS),)
 DEFER = "defer"
 
-SUBSTEP_CHOICES = [app_commands.Choice(name=s.value, value=s.value) for s in DEFERRABLE]
+SUBSTEP_CHOICES = value_choices(DEFERRABLE)
 CREW_CHOICES = [
     app_commands.Choice(name="takes another vehicle from the Stash", value="new"),
     app_commands.Choice(name="waits for a vehicle bought at the Trading Post", value="wait"),
