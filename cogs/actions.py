@@ -12,7 +12,7 @@ shows every eligible fighter with its open actions.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -118,10 +118,8 @@ class ActionCog(BotCog, commands.GroupCog, group_name="action",
             deal = CAPTIVE_ACTIONS[kind]
             await _act(call, s.campaign, here, lambda world, run, _roller: deal(
                 world, actor_for(run, here.battle, owner.id, actor.id), captive_ids))
-        elif kind is ActionKind.MEDICAL_ESCORT:
-            await _escort(call, s.campaign, here, actor, target)
         else:
-            await _repairs(call, s.campaign, here, actor, target)
+            await _ask_price(call, s.campaign, here, actor, target, PRICED[kind])
 
     @slash("list", "Fighters that may still act, and their actions",
            gang="the gang (default: your gangs in a post-battle sequence)")
@@ -147,56 +145,8 @@ async def _act(call: Call, campaign: Campaign, here: Situation, compute: Compute
               compute=compute, bookkeeping=record_action)
 
 
-@dataclass(frozen=True)
-class _Priced:
-    """An action whose price is rolled openly before the gang decides: what it is for,
-    how the ledger and the players name the price, and the roll."""
-
-    what: str
-    things: Callable[[Situation], Sequence[Fighter | Vehicle]]
-    quote_title: str
-    price: str
-    stored: str
-    roll: Callable[[World, Actor, str, Roller], RuleResult]
-
-
-PRICED = {
-    ActionKind.MEDICAL_ESCORT: _Priced(
-        "patient", Situation.patients, "Medical Escort cost for {}", "The Doc's price for {}",
-        ": {} credits", medical_escort_cost),
-    ActionKind.NEGOTIATE_REPAIRS: _Priced(
-        "vehicle", Situation.damaged_vehicles, "Repair price for {}", "The price for {}",
-        " (D6: {})", negotiate_repairs_cost),
-}
-
-
-async def _priced(
-    call: Call, campaign: Campaign, here: Situation, actor: Fighter, target: str | None,
-    kind: ActionKind,
-) -> tuple[Fighter | Vehicle, int | RuleResult]:
-    """The target of a priced action and its price: the number stored for a price rolled
-    before and not yet decided on (told privately), else the result of rolling it now."""
-    priced = PRICED[kind]
-    name = _pick_target(here.targets(kind), target, priced.what)
-    thing = next(t for t in priced.things(here) if same_name(t.name, name))
-    price = priced.price.format(safe(thing.name))
-    quoted = await _quote(
-        call, campaign, here, priced.quote_title.format(thing.name),
-        f"{kind.value} for {thing.name}", price,
-        lambda world, run, roller: priced.roll(
-            world, actor_for(run, here.battle, here.gang.id, actor.id), thing.id, roller))
-    if isinstance(quoted, int):
-        await send_private(call.interaction, kind.value, [
-            f"{price} was already rolled{priced.stored.format(quoted)}. Answer the question "
-            "below."])
-    return thing, quoted
-
-
-async def _escort(
-    call: Call, campaign: Campaign, here: Situation, actor: Fighter, target: str | None
-) -> None:
-    patient, quoted = await _priced(call, campaign, here, actor, target,
-                                    ActionKind.MEDICAL_ESCORT)
+async def _escort(call: Call, campaign: Campaign, here: Situation, actor: Fighter,
+                  patient: Fighter | Vehicle, quoted: int | RuleResult) -> None:
     if isinstance(quoted, int):
         cost, credits = quoted, here.gang.credits
     else:
@@ -212,28 +162,8 @@ async def _escort(
     await call.say(question, view=view)
 
 
-async def _quote(call: Call, campaign: Campaign, here: Situation, quote_title: str,
-                 decision_title: str, price: str, compute: Compute) -> int | RuleResult:
-    """The number stored for a price rolled before and not yet decided on; else the result
-    of rolling it now in the Post-battle Actions step (``price``, "the price for X", names
-    it in the refusal when it was rolled meanwhile)."""
-    stored = await stored_quote(call.storage, call.guild_id, campaign.id, here.battle.id,
-                                quote_title, decision_title)
-    if stored is not None:
-        return stored
-    refusal = f"{price} has just been rolled; use the command again to see it and answer."
-    done = await act(call.interaction, campaign=campaign, gang=here.gang,
-                     stages=POST_BATTLE_ACTIONS, compute=compute,
-                     check=no_quote_yet(campaign.id, here.battle.id, quote_title,
-                                        decision_title, refusal))
-    return done.result
-
-
-async def _repairs(
-    call: Call, campaign: Campaign, here: Situation, actor: Fighter, target: str | None
-) -> None:
-    vehicle, quoted = await _priced(call, campaign, here, actor, target,
-                                    ActionKind.NEGOTIATE_REPAIRS)
+async def _repairs(call: Call, campaign: Campaign, here: Situation, actor: Fighter,
+                   vehicle: Fighter | Vehicle, quoted: int | RuleResult) -> None:
     if isinstance(quoted, int):
         # The stored die sets the price again, without a new roll.
         quote = negotiate_repairs_cost(
@@ -254,6 +184,73 @@ async def _repairs(
     view = decision_view(DecisionKind.REPAIRS, campaign.id, here.battle.id, actor.id,
                          vehicle.id, quote.die, affordable=quote.affordable)
     await call.say(question, view=view)
+
+
+# Ask the gang's player whether to pay: the target, and its price as stored or rolled.
+AskPrice = Callable[[Call, Campaign, Situation, Fighter, Fighter | Vehicle, int | RuleResult],
+                    Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class _Priced:
+    """An action whose price is rolled openly before the gang decides: what it is for,
+    how the ledger and the players name the price, the roll, and the question."""
+
+    kind: ActionKind
+    what: str
+    things: Callable[[Situation], Sequence[Fighter | Vehicle]]
+    quote_title: str
+    price: str
+    stored: str
+    roll: Callable[[World, Actor, str, Roller], RuleResult]
+    ask: AskPrice
+
+
+PRICED = {priced.kind: priced for priced in (
+    _Priced(ActionKind.MEDICAL_ESCORT, "patient", Situation.patients,
+            "Medical Escort cost for {}", "The Doc's price for {}", ": {} credits",
+            medical_escort_cost, _escort),
+    _Priced(ActionKind.NEGOTIATE_REPAIRS, "vehicle", Situation.damaged_vehicles,
+            "Repair price for {}", "The price for {}", " (D6: {})", negotiate_repairs_cost,
+            _repairs),
+)}
+
+
+async def _ask_price(call: Call, campaign: Campaign, here: Situation, actor: Fighter,
+                     target: str | None, priced: _Priced) -> None:
+    """Pick the target; take the price stored for it, rolled before and not yet decided on
+    (said privately), else roll it now; then ask whether to pay."""
+    kind = priced.kind
+    name = _pick_target(here.targets(kind), target, priced.what)
+    thing = next(t for t in priced.things(here) if same_name(t.name, name))
+    price = priced.price.format(safe(thing.name))
+    quoted = await _quote(
+        call, campaign, here, priced.quote_title.format(thing.name),
+        f"{kind.value} for {thing.name}", price,
+        lambda world, run, roller: priced.roll(
+            world, actor_for(run, here.battle, here.gang.id, actor.id), thing.id, roller))
+    if isinstance(quoted, int):
+        await send_private(call.interaction, kind.value, [
+            f"{price} was already rolled{priced.stored.format(quoted)}. Answer the question "
+            "below."])
+    await priced.ask(call, campaign, here, actor, thing, quoted)
+
+
+async def _quote(call: Call, campaign: Campaign, here: Situation, quote_title: str,
+                 decision_title: str, price: str, compute: Compute) -> int | RuleResult:
+    """The number stored for a price rolled before and not yet decided on; else the result
+    of rolling it now in the Post-battle Actions step (``price``, "the price for X", names
+    it in the refusal when it was rolled meanwhile)."""
+    stored = await stored_quote(call.storage, call.guild_id, campaign.id, here.battle.id,
+                                quote_title, decision_title)
+    if stored is not None:
+        return stored
+    refusal = f"{price} has just been rolled; use the command again to see it and answer."
+    done = await act(call.interaction, campaign=campaign, gang=here.gang,
+                     stages=POST_BATTLE_ACTIONS, compute=compute,
+                     check=no_quote_yet(campaign.id, here.battle.id, quote_title,
+                                        decision_title, refusal))
+    return done.result
 
 
 def action_lines(here: Situation) -> list[str]:

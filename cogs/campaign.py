@@ -368,8 +368,7 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
         campaign: CampaignName | None = None,
     ) -> None:
         call = Call.of(interaction)
-        found = await _arbitrated(call, campaign)
-        data = await read_attachment(file, self.bot.config.importing)
+        found, data = await self._arbitrators_file(call, campaign, file)
         parsed = await read_trading_post_file(data, file.filename)
         entries = parsed.entries
         async with call.write_in(found.id) as s:
@@ -438,8 +437,7 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
         campaign: CampaignName | None = None,
     ) -> None:
         call = Call.of(interaction)
-        found = await _arbitrated(call, campaign)
-        data = await read_attachment(file, self.bot.config.importing)
+        found, data = await self._arbitrators_file(call, campaign, file)
         async with call.write_in(found.id) as s:
             s.require_arbitrator()
             token, lines = await ruledata_flow.stage(s.tx, s.campaign, data, file.filename,
@@ -449,6 +447,13 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
         await call.tell(clip(question, MESSAGE_MAX),
                         view=confirm_view(IMPORT_RULE_DATA, s.campaign.id, token,
                                           call.actor.user_id))
+
+    async def _arbitrators_file(
+        self, call: Call, campaign: str | None, file: discord.Attachment
+    ) -> tuple[Campaign, bytes]:
+        """The named campaign, for one of its Arbitrators, and the file uploaded for it."""
+        found = await _arbitrated(call, campaign)
+        return found, await read_attachment(file, self.bot.config.importing)
 
     async def _rule_data_confirmed(
         self, interaction: discord.Interaction[MundaBot], campaign_id: str, token: str
