@@ -70,6 +70,10 @@ OPTION_HELP: dict[str, str] = {
 }
 
 
+# A fighter's gang where the fighter is found by name and the gang only narrows the search.
+FIGHTERS_GANG = "the fighter's gang (default: found by name)"
+
+
 def slash_with(**defaults: str) -> Callable[..., Declared]:
     """A ``slash`` whose options named in ``defaults`` read so unless a command says
     otherwise (a cog's own meaning of ``gang``, say)."""

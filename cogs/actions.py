@@ -38,7 +38,7 @@ from bot.errors import Refused
 from bot.options import ActingFighter, ActionTarget, CampaignName, GangName, OpenAction
 from bot.render import safe
 from bot.runs import Situation, action_kind, gangs_in_runs, situation
-from bot.slash import slash
+from bot.slash import FIGHTERS_GANG, slash
 from bot.storage import Campaign
 from bot.ui.ledger import lines_embeds
 from rules.actions import (
@@ -77,7 +77,7 @@ class ActionCog(BotCog, commands.GroupCog, group_name="action",
            fighter="the fighter making the action (one per fighter with Gang Hierarchy)",
            action="the action; only those open to this fighter now are offered",
            target="the captives (several: a comma list), the patient or the vehicle (Repairs)",
-           gang="the fighter's gang (default: found by name)")
+           gang=FIGHTERS_GANG)
     async def take(
         self,
         interaction: Interaction,

@@ -11,12 +11,13 @@ listed in docs/commands-roster.md.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 from discord import app_commands
 from discord.ext import commands
 
-from bot.call import Call, Interaction
+from bot.call import Call, Interaction, Scope
 from bot.cog import BotCog, adds
 from bot.lookup import pick_item
 from bot.options import (
@@ -29,7 +30,7 @@ from bot.options import (
     NewName,
 )
 from bot.render import safe
-from bot.slash import slash_with, value_choices
+from bot.slash import FIGHTERS_GANG, slash_with, value_choices
 from bot.storage import new_id
 from bot.ui import bounded, checked, clean_name, typed_item
 from bot.ui.fighter import fighter_embed
@@ -43,6 +44,7 @@ from rules.models import (
     Fighter,
     FighterCategory,
     FighterStatus,
+    Gang,
     stat_bounds,
 )
 from rules.profiles import LABELS as STAT_LABELS
@@ -57,12 +59,13 @@ from rules.tradingpost import (
     type_template,
 )
 from rules.wording import possessive
+from rules.world import RuleResult, World
 
 if TYPE_CHECKING:
     pass
 
 # A fighter is found by name; its gang, when given, only narrows the search.
-slash = slash_with(gang="the fighter's gang (default: found by name)")
+slash = slash_with(gang=FIGHTERS_GANG)
 MAX_XP = 10_000
 # What one option takes (a longer text is for a roster file: NOTES_MAX).
 NOTES_OPTION_MAX = 500
@@ -244,13 +247,11 @@ class FighterCog(BotCog, commands.GroupCog, group_name="fighter",
         gang: GangName | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
-        async with call.write(campaign) as s:
-            owner, current = await s.own_fighter(fighter, gang)
+        def give_back(s: Scope, world: World, owner: Gang, current: Fighter) -> RuleResult:
             carried = pick_item(current.equipment, item, current.name)
-            result = take_item(await s.world(owner), owner.id, carried.id, current.id, s.ruleset)
-            await s.apply(result)
-        await call.answer_result(result)
+            return take_item(world, owner.id, carried.id, current.id, s.ruleset)
+
+        await _fighter_rule(Call.of(interaction), fighter, gang, campaign, give_back)
 
     @slash("status", "Set a fighter's status",
            status="the new status (Retired does what /fighter retire does)",
@@ -327,9 +328,18 @@ class FighterCog(BotCog, commands.GroupCog, group_name="fighter",
 
 
 async def _retire(call: Call, fighter: str, gang: str | None, campaign: str | None) -> None:
+    await _fighter_rule(call, fighter, gang, campaign,
+                        lambda _s, world, owner, current: retire(world, owner.id, current.id))
+
+
+async def _fighter_rule(
+    call: Call, fighter: str, gang: str | None, campaign: str | None,
+    rule: Callable[[Scope, World, Gang, Fighter], RuleResult],
+) -> None:
+    """A rules function on a fighter the actor may change: stored, then answered."""
     async with call.write(campaign) as s:
         owner, current = await s.own_fighter(fighter, gang)
-        result = retire(await s.world(owner), owner.id, current.id)
+        result = rule(s, await s.world(owner), owner, current)
         await s.apply(result)
     await call.answer_result(result)
 

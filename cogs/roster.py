@@ -61,7 +61,7 @@ from bot.options import (
 )
 from bot.render import safe
 from bot.runs import own_gang_in_run, run_in
-from bot.slash import slash_with, value_choices
+from bot.slash import FIGHTERS_GANG, slash_with, value_choices
 from bot.storage import new_id
 from bot.ui import bounded, checked, clean_name, typed_item
 from rules.advancements import SkillSetNeeded, buy_advancement
@@ -128,7 +128,7 @@ class RosterCog(BotCog, commands.GroupCog, group_name="roster",
     # ------------------------------------------------------------------ A. Clean House
 
     @slash("retire", "A. Retire a fighter: gear to the Stash",
-           fighter="the fighter who retires", gang="the fighter's gang")
+           fighter="the fighter who retires", gang=FIGHTERS_GANG)
     async def retire_(self, interaction: Interaction, fighter: FighterName,
                       gang: GangName | None = None, campaign: CampaignName | None = None) -> None:
         call = Call.of(interaction)
@@ -319,7 +319,7 @@ class RosterCog(BotCog, commands.GroupCog, group_name="roster",
     # ------------------------------------------------------------------ D. Distribute
 
     @slash("give", "D. Give a Stash item to a fighter",
-           item="the Stash item", fighter="the fighter who takes it", gang="the fighter's gang")
+           item="the Stash item", fighter="the fighter who takes it", gang=FIGHTERS_GANG)
     async def give(self, interaction: Interaction, item: StashItem, fighter: FighterName,
                    gang: GangName | None = None, campaign: CampaignName | None = None) -> None:
         call = Call.of(interaction)
@@ -332,7 +332,7 @@ class RosterCog(BotCog, commands.GroupCog, group_name="roster",
                       world, owner.id, given.id, who.id, s.ruleset))
 
     @slash("take", "D. Put a fighter's item back in the Stash",
-           item="the item the fighter carries", gang="the fighter's gang")
+           item="the item the fighter carries", gang=FIGHTERS_GANG)
     async def take(self, interaction: Interaction, item: CarriedItem, fighter: FighterName,
                    gang: GangName | None = None, campaign: CampaignName | None = None) -> None:
         call = Call.of(interaction)
@@ -352,7 +352,7 @@ class RosterCog(BotCog, commands.GroupCog, group_name="roster",
            skill="for a chosen skill: its name (the skill set's skills are suggested)",
            skill_set="the skill set: a random skill's, a chosen skill's, or (Gangers' roll) a "
                   "promotion's",
-           gang="the fighter's gang")
+           gang=FIGHTERS_GANG)
     async def advance(self, interaction: Interaction, fighter: FighterName,
                       option: AdvancementOption, stat: AdvancementStat | None = None,
                       skill: SkillName | None = None, skill_set: SkillSetName | None = None,
