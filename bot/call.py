@@ -1,7 +1,7 @@
 """One slash command or click, as every command body sees it.
 
-A :class:`Call` is made from the interaction once (``Call.of(interaction)``)
-and knows the server, the actor (user id, roles, Manage Server), the
+A :class:`Call` is made from the interaction once (``Call.of(interaction)``;
+a slash command's body is handed it, bot/slash.py) and knows the server, the actor (user id, roles, Manage Server), the
 storage, and how to answer. Its two scopes open the campaign the command
 names (or the server's default one) inside one transaction:
 
@@ -142,6 +142,11 @@ class Call:
     @cached_property
     def actor(self) -> Actor:
         return actor_from(self.interaction)
+
+    @property
+    def mention(self) -> str:
+        """The one acting, as a public answer names them."""
+        return self.interaction.user.mention
 
     @asynccontextmanager
     async def write_server(self) -> AsyncIterator[Transaction]:

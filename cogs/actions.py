@@ -32,7 +32,7 @@ from bot.battle.interactive import (
     send_private,
     stored_quote,
 )
-from bot.call import Call, Interaction
+from bot.call import Call
 from bot.cog import BotCog, adds
 from bot.errors import Refused
 from bot.options import ActingFighter, ActionTarget, CampaignName, GangName, OpenAction
@@ -80,14 +80,13 @@ class ActionCog(BotCog, commands.GroupCog, group_name="action",
            gang=FIGHTERS_GANG)
     async def take(
         self,
-        interaction: Interaction,
+        call: Call,
         fighter: ActingFighter,
         action: OpenAction,
         target: ActionTarget | None = None,
         gang: GangName | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         kind = action_kind(action)
         await call.defer()
         async with call.read(campaign) as s:
@@ -124,10 +123,9 @@ class ActionCog(BotCog, commands.GroupCog, group_name="action",
     @slash("list", "Fighters that may still act, and their actions",
            gang="the gang (default: your gangs in a post-battle sequence)")
     async def list_(
-        self, interaction: Interaction, gang: GangName | None = None,
+        self, call: Call, gang: GangName | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         async with call.read(campaign) as s:
             gangs = [await s.gang(gang)] if gang else await gangs_in_runs(s)
             if not gangs:

@@ -59,9 +59,8 @@ class CaptiveCog(BotCog, commands.GroupCog, group_name="captive",
 
     @slash("list", "Captives, their captors, what captors may do",
            gang="only captives this gang holds or has lost")
-    async def list_(self, interaction: Interaction, gang: GangName | None = None,
+    async def list_(self, call: Call, gang: GangName | None = None,
                     campaign: CampaignName | None = None) -> None:
-        call = Call.of(interaction)
         async with call.read(campaign) as s:
             world = World.of(await s.gangs())
             focus = await s.gang(gang) if gang else None
@@ -73,17 +72,17 @@ class CaptiveCog(BotCog, commands.GroupCog, group_name="captive",
     # ------------------------------------------------------------------ rescue declined
 
     @slash("rescue-declined", "The captive's gang passes on its Rescue Mission")
-    async def rescue_declined(self, interaction: Interaction, captive: CaptiveName,
+    async def rescue_declined(self, call: Call, captive: CaptiveName,
                               campaign: CampaignName | None = None) -> None:
-        await _record_rescue(Call.of(interaction), captive, campaign, _may_decline,
+        await _record_rescue(call, captive, campaign, _may_decline,
                              record_rescue_declined)
 
     # ------------------------------------------------------------------ rescue failed
 
     @slash("rescue-failed", "The captive's gang tried a Rescue Mission and failed")
-    async def rescue_failed(self, interaction: Interaction, captive: CaptiveName,
+    async def rescue_failed(self, call: Call, captive: CaptiveName,
                             campaign: CampaignName | None = None) -> None:
-        await _record_rescue(Call.of(interaction), captive, campaign, _may_report_failure,
+        await _record_rescue(call, captive, campaign, _may_report_failure,
                              record_rescue_failed)
 
     # ------------------------------------------------------------------ trade
@@ -95,14 +94,13 @@ class CaptiveCog(BotCog, commands.GroupCog, group_name="captive",
            credits_from_captor="credits the captor pays the receiving gang")
     async def trade(
         self,
-        interaction: Interaction,
+        call: Call,
         captive: CaptiveName,
         to_gang: GangName,
         credits_from_receiver: app_commands.Range[int, 0, MAX_TRADE_CREDITS] = 0,
         credits_from_captor: app_commands.Range[int, 0, MAX_TRADE_CREDITS] = 0,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         bounded(credits_from_receiver, 0, MAX_TRADE_CREDITS, "Credits from the receiver")
         bounded(credits_from_captor, 0, MAX_TRADE_CREDITS, "Credits from the captor")
         async with call.read(campaign) as s:
@@ -119,11 +117,11 @@ class CaptiveCog(BotCog, commands.GroupCog, group_name="captive",
             + _credit_text(captor, receiver, credits_from_receiver, credits_from_captor) + "."
         )
         agreement = new_agreement(
-            CAPTIVE_TRADE, s.campaign.id, question, gangs, proposed_by=interaction.user.id,
+            CAPTIVE_TRADE, s.campaign.id, question, gangs, proposed_by=call.actor.user_id,
             details={"captive_id": held.id, "captor_id": captor.id, "receiver_id": receiver.id,
                      "from_receiver": credits_from_receiver, "from_captor": credits_from_captor},
         )
-        agree_as(agreement, s.campaign, gangs, interaction)
+        agree_as(agreement, s.campaign, gangs, call.interaction)
         if s.is_arbitrator or agreement.complete:
             # An Arbitrator's trade speaks for both gangs (recorded in the ledger as theirs).
             await call.answer("Captive trade", [question, *await _carry_out_trade(call,

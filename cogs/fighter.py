@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal
 from discord import app_commands
 from discord.ext import commands
 
-from bot.call import Call, Interaction, Scope
+from bot.call import Call, Scope
 from bot.cog import BotCog, adds
 from bot.lookup import pick_item
 from bot.options import (
@@ -86,7 +86,7 @@ class FighterCog(BotCog, commands.GroupCog, group_name="fighter",
     @app_commands.choices(category=CATEGORY_CHOICES)
     async def add(
         self,
-        interaction: Interaction,
+        call: Call,
         gang: GangName,
         name: NewName,
         fighter_type: FighterType | None = None,
@@ -96,7 +96,6 @@ class FighterCog(BotCog, commands.GroupCog, group_name="fighter",
         profile: app_commands.Range[str, 1, MAX_PROFILE_TEXT] | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         fighter_name = clean_name(name, "fighter's name")
         bounded(cost, 0, MAX_CREDITS, "A fighter's cost")
         given = ByHand(FighterCategory(category) if category else None, cost,
@@ -130,7 +129,7 @@ class FighterCog(BotCog, commands.GroupCog, group_name="fighter",
     @app_commands.rename(int_="int")
     async def edit(
         self,
-        interaction: Interaction,
+        call: Call,
         fighter: FighterName,
         gang: GangName | None = None,
         name: NewName | None = None,
@@ -152,7 +151,6 @@ class FighterCog(BotCog, commands.GroupCog, group_name="fighter",
         notes: app_commands.Range[str, 1, NOTES_OPTION_MAX] | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         pasted = parse_profile(profile) if profile is not None else None
         stats = {"m": m, "ws": ws, "bs": bs, "s": s, "t": t, "w": w, "i": i, "a": a,
                  "ld": ld, "cl": cl, "wil": wil, "int": int_}
@@ -196,7 +194,7 @@ class FighterCog(BotCog, commands.GroupCog, group_name="fighter",
            from_stash="take the item from the gang's Stash instead of writing a new one")
     async def equip(
         self,
-        interaction: Interaction,
+        call: Call,
         fighter: FighterName,
         item: EquippableItem,
         cost: int | None = None,
@@ -206,7 +204,6 @@ class FighterCog(BotCog, commands.GroupCog, group_name="fighter",
         gang: GangName | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         if from_stash and (cost is not None or kind is not None or two_slots is not None):
             raise InvalidRequest("An item from the Stash keeps what it is; leave out cost, kind "
                                  "and two_slots (its price is the fighter's list price).")
@@ -241,7 +238,7 @@ class FighterCog(BotCog, commands.GroupCog, group_name="fighter",
            fighter="the fighter who gives the item back", item="the item to return to the Stash")
     async def unequip(
         self,
-        interaction: Interaction,
+        call: Call,
         fighter: FighterName,
         item: CarriedItem,
         gang: GangName | None = None,
@@ -251,7 +248,7 @@ class FighterCog(BotCog, commands.GroupCog, group_name="fighter",
             carried = pick_item(current.equipment, item, current.name)
             return take_item(world, owner.id, carried.id, current.id, s.ruleset)
 
-        await _fighter_rule(Call.of(interaction), fighter, gang, campaign, give_back)
+        await _fighter_rule(call, fighter, gang, campaign, give_back)
 
     @slash("status", "Set a fighter's status",
            status="the new status (Retired does what /fighter retire does)",
@@ -259,14 +256,13 @@ class FighterCog(BotCog, commands.GroupCog, group_name="fighter",
     @app_commands.choices(status=STATUS_CHOICES)
     async def status(
         self,
-        interaction: Interaction,
+        call: Call,
         fighter: FighterName,
         status: str,
         captor: GangName | None = None,
         gang: GangName | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         new_status = FighterStatus(status)
         if new_status is FighterStatus.CAPTURED and not captor:
             raise InvalidRequest("A Captured fighter is held by someone: give the captor gang.")
@@ -302,22 +298,21 @@ class FighterCog(BotCog, commands.GroupCog, group_name="fighter",
            fighter="the fighter who retires")
     async def retire_command(
         self,
-        interaction: Interaction,
+        call: Call,
         fighter: FighterName,
         gang: GangName | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        await _retire(Call.of(interaction), fighter, gang, campaign)
+        await _retire(call, fighter, gang, campaign)
 
     @slash("show", "Show a fighter's card", fighter="the fighter to show")
     async def show(
         self,
-        interaction: Interaction,
+        call: Call,
         fighter: FighterName,
         gang: GangName | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         async with call.read(campaign) as s:
             owner, current = await s.fighter(fighter, gang)
             captor = None

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal
 
 from discord.ext import commands
 
-from bot.call import Call, Interaction, Scope
+from bot.call import Call, Scope
 from bot.cog import BotCog, adds
 from bot.lookup import pick_item
 from bot.options import CampaignName, GangName, StashItem, TradingPostItem
@@ -57,7 +57,7 @@ class StashCog(BotCog, commands.GroupCog, group_name="stash", group_description=
            credits="credits to add (1 to 10,000)")
     async def add(
         self,
-        interaction: Interaction,
+        call: Call,
         gang: GangName,
         item: TradingPostItem | None = None,
         cost: int | None = None,
@@ -77,7 +77,7 @@ class StashCog(BotCog, commands.GroupCog, group_name="stash", group_description=
             after.stash = [*after.stash, added]
             return added.name
 
-        await _change_stash(Call.of(interaction), campaign, gang, "Into the Stash",
+        await _change_stash(call, campaign, gang, "Into the Stash",
                             (credits, gain), (item, put_in))
 
     @slash("remove", "Take an item and/or credits out of a Stash",
@@ -85,7 +85,7 @@ class StashCog(BotCog, commands.GroupCog, group_name="stash", group_description=
            credits="credits to take out")
     async def remove(
         self,
-        interaction: Interaction,
+        call: Call,
         gang: GangName,
         item: StashItem | None = None,
         credits: int | None = None,
@@ -93,15 +93,14 @@ class StashCog(BotCog, commands.GroupCog, group_name="stash", group_description=
     ) -> None:
         _require_something(item, credits)
         bounded(credits, 1, MAX_CREDITS, "Credits taken out")
-        await _change_stash(Call.of(interaction), campaign, gang, "Out of the Stash",
+        await _change_stash(call, campaign, gang, "Out of the Stash",
                             (credits, _withdraw), (item, _take_out))
 
     @slash("show", "Show a gang's Stash: credits, items, vehicles",
            gang="the gang whose Stash to show")
     async def show(
-        self, interaction: Interaction, gang: GangName, campaign: CampaignName | None = None
+        self, call: Call, gang: GangName, campaign: CampaignName | None = None
     ) -> None:
-        call = Call.of(interaction)
         async with call.read(campaign) as s:
             target = await s.gang(gang)
         title = f"{possessive(safe(target.name))} Stash"
