@@ -1,9 +1,10 @@
 """One slash command or click, as every command body sees it.
 
 A :class:`Call` is made from the interaction once (``Call.of(interaction)``;
-a slash command's body is handed it, bot/slash.py) and knows the server, the actor (user id, roles, Manage Server), the
-storage, and how to answer. Its two scopes open the campaign the command
-names (or the server's default one) inside one transaction:
+a slash command's body is handed it, bot/slash.py) and knows the server, the
+actor (user id, roles, Manage Server), the storage, and how to answer. Its
+two scopes open the campaign the command names (or the server's default one)
+inside one transaction:
 
 - ``async with call.write(campaign) as s:`` a write transaction: everything
   changed in the block commits together with its ledger rows, or nothing

@@ -117,14 +117,14 @@ def given_call(body: Body) -> Body:
     cache: dict[str, Any] = {}
     options = [option.replace(annotation=resolve_annotation(
         option.annotation, body.__globals__, body.__globals__, cache)) for option in given]
-    interaction = inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    shown = inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
     @functools.wraps(body)
     async def command(cog: Any, interaction: Interaction, /, **chosen: Any) -> None:
         await body(cog, Call.of(interaction), **chosen)
 
     # What inspect.signature reads first; typeshed gives functions no such attribute.
-    setattr(command, "__signature__", inspect.Signature([self_, interaction, *options]))  # noqa: B010
+    setattr(command, "__signature__", inspect.Signature([self_, shown, *options]))  # noqa: B010
     return command
 
 
