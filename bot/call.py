@@ -1,9 +1,10 @@
 """One slash command or click, as every command body sees it.
 
-A :class:`Call` is made from the interaction once (``Call.of(interaction)``)
-and knows the server, the actor (user id, roles, Manage Server), the
-storage, and how to answer. Its two scopes open the campaign the command
-names (or the server's default one) inside one transaction:
+A :class:`Call` is made from the interaction once (``Call.of(interaction)``;
+a slash command's body is handed it, bot/slash.py) and knows the server, the
+actor (user id, roles, Manage Server), the storage, and how to answer. Its
+two scopes open the campaign the command names (or the server's default one)
+inside one transaction:
 
 - ``async with call.write(campaign) as s:`` a write transaction: everything
   changed in the block commits together with its ledger rows, or nothing
@@ -30,7 +31,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
 
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
 Interaction = discord.Interaction["MundaBot"]
 
 _CACHE_KEY = "munda.call"
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -141,6 +143,11 @@ class Call:
     @cached_property
     def actor(self) -> Actor:
         return actor_from(self.interaction)
+
+    @property
+    def mention(self) -> str:
+        """The one acting, as a public answer names them."""
+        return self.interaction.user.mention
 
     @asynccontextmanager
     async def write_server(self) -> AsyncIterator[Transaction]:
@@ -286,9 +293,7 @@ class Scope:
 
     async def own_fighter(self, name: str, gang: str | None = None) -> tuple[Gang, Fighter]:
         """A fighter of a gang the actor may change."""
-        owner, fighter = await self.fighter(name, gang)
-        self.require_control(owner)
-        return owner, fighter
+        return self._controlled(await self.fighter(name, gang))
 
     async def vehicle(self, name: str, gang: str | None = None) -> tuple[Gang, Vehicle]:
         """A vehicle by name (roster or Stash), in the named gang or anywhere."""
@@ -296,9 +301,12 @@ class Scope:
 
     async def own_vehicle(self, name: str, gang: str | None = None) -> tuple[Gang, Vehicle]:
         """A vehicle of a gang the actor may change."""
-        owner, vehicle = await self.vehicle(name, gang)
-        self.require_control(owner)
-        return owner, vehicle
+        return self._controlled(await self.vehicle(name, gang))
+
+    def _controlled(self, found: tuple[Gang, T]) -> tuple[Gang, T]:
+        """``found`` (a gang and what it owns), once the actor may change the gang."""
+        self.require_control(found[0])
+        return found
 
     async def captive(self, name: str) -> tuple[Gang, Fighter, Gang]:
         """A captive by name: its gang, the captive, and the gang holding it."""

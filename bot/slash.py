@@ -8,6 +8,13 @@ is its own (``@slash("add", "...", name="the fighter's name")``). A cog whose
 options mean something else by the same name (the gang of a post-battle
 sequence, say) makes its own decorator with :func:`slash_with`.
 
+The body is written ``async def show(self, call: Call, gang: GangName, ...)``:
+it is handed the interaction's :class:`bot.call.Call` (:func:`given_call`), and
+reaches the interaction itself, where it must, as ``call.interaction``.
+
+An option with a fixed list of choices takes them from :func:`value_choices`
+(``@app_commands.choices(status=value_choices(FighterStatus))``).
+
 A description given for an option the command does not have is refused when
 the cog loads (discord.py's ``describe`` checks it), so a renamed option
 cannot keep a stale description.
@@ -15,11 +22,15 @@ cannot keep a stale description.
 
 from __future__ import annotations
 
+import functools
 import inspect
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from typing import Any
 
 from discord import app_commands
+from discord.utils import resolve_annotation
+
+from bot.call import Call, Interaction
 
 Body = Callable[..., Coroutine[Any, Any, None]]
 Declared = Callable[[Body], app_commands.Command[Any, ..., None]]
@@ -67,6 +78,10 @@ OPTION_HELP: dict[str, str] = {
 }
 
 
+# A fighter's gang where the fighter is found by name and the gang only narrows the search.
+FIGHTERS_GANG = "the fighter's gang (default: found by name)"
+
+
 def slash_with(**defaults: str) -> Callable[..., Declared]:
     """A ``slash`` whose options named in ``defaults`` read so unless a command says
     otherwise (a cog's own meaning of ``gang``, say)."""
@@ -77,7 +92,7 @@ def slash_with(**defaults: str) -> Callable[..., Declared]:
         def decorate(body: Body) -> app_commands.Command[Any, ..., None]:
             options = inspect.signature(body).parameters
             texts = {o: table[o] for o in options if o in table} | help
-            described = app_commands.describe(**texts)(body)
+            described = app_commands.describe(**texts)(given_call(body))
             if under is not None:
                 return under.command(name=name, description=description)(described)
             return app_commands.command(name=name, description=description)(described)
@@ -88,3 +103,32 @@ def slash_with(**defaults: str) -> Callable[..., Declared]:
 
 
 slash = slash_with()
+
+
+def given_call(body: Body) -> Body:
+    """The command as discord.py calls it, ``(cog, interaction, **options)``, for a body
+    written ``(self, call: Call, **options)``: the interaction's Call is made here, once.
+
+    discord.py reads the options from the signature and looks their annotations up in
+    the callback's module; this function lives here, not in the cog, so the signature
+    it shows carries them already looked up in the body's module.
+    """
+    self_, _call, *given = inspect.signature(body).parameters.values()
+    cache: dict[str, Any] = {}
+    options = [option.replace(annotation=resolve_annotation(
+        option.annotation, body.__globals__, body.__globals__, cache)) for option in given]
+    shown = inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+    @functools.wraps(body)
+    async def command(cog: Any, interaction: Interaction, /, **chosen: Any) -> None:
+        await body(cog, Call.of(interaction), **chosen)
+
+    # What inspect.signature reads first; typeshed gives functions no such attribute.
+    setattr(command, "__signature__", inspect.Signature([self_, shown, *options]))  # noqa: B010
+    return command
+
+
+def value_choices(values: Iterable[str]) -> list[app_commands.Choice[str]]:
+    """An option's fixed choices, each shown as its value: an enum's "In Recovery", not
+    the member name discord.py would show."""
+    return [app_commands.Choice(name=str(value), value=str(value)) for value in values]

@@ -12,7 +12,8 @@ shows every eligible fighter with its open actions.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import discord
@@ -31,17 +32,18 @@ from bot.battle.interactive import (
     send_private,
     stored_quote,
 )
-from bot.call import Call, Interaction
+from bot.call import Call
 from bot.cog import BotCog, adds
 from bot.errors import Refused
 from bot.options import ActingFighter, ActionTarget, CampaignName, GangName, OpenAction
 from bot.render import safe
 from bot.runs import Situation, action_kind, gangs_in_runs, situation
-from bot.slash import slash
+from bot.slash import FIGHTERS_GANG, slash
 from bot.storage import Campaign
 from bot.ui.ledger import lines_embeds
 from rules.actions import (
     ActionKind,
+    Actor,
     MedicalEscortCost,
     RepairQuote,
     actor_refusal,
@@ -53,11 +55,11 @@ from rules.actions import (
     sell_to_guilders,
     trade,
 )
-from rules.dice import ScriptedRoller
+from rules.dice import Roller, ScriptedRoller
 from rules.errors import InvalidRequest, NotEligible
-from rules.models import Fighter
+from rules.models import Fighter, Vehicle
 from rules.names import same_name
-from rules.world import RuleResult
+from rules.world import RuleResult, World
 
 if TYPE_CHECKING:
     pass
@@ -75,17 +77,16 @@ class ActionCog(BotCog, commands.GroupCog, group_name="action",
            fighter="the fighter making the action (one per fighter with Gang Hierarchy)",
            action="the action; only those open to this fighter now are offered",
            target="the captives (several: a comma list), the patient or the vehicle (Repairs)",
-           gang="the fighter's gang (default: found by name)")
+           gang=FIGHTERS_GANG)
     async def take(
         self,
-        interaction: Interaction,
+        call: Call,
         fighter: ActingFighter,
         action: OpenAction,
         target: ActionTarget | None = None,
         gang: GangName | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         kind = action_kind(action)
         await call.defer()
         async with call.read(campaign) as s:
@@ -116,18 +117,15 @@ class ActionCog(BotCog, commands.GroupCog, group_name="action",
             deal = CAPTIVE_ACTIONS[kind]
             await _act(call, s.campaign, here, lambda world, run, _roller: deal(
                 world, actor_for(run, here.battle, owner.id, actor.id), captive_ids))
-        elif kind is ActionKind.MEDICAL_ESCORT:
-            await _escort(call, s.campaign, here, actor, target)
         else:
-            await _repairs(call, s.campaign, here, actor, target)
+            await _ask_price(call, s.campaign, here, actor, target, PRICED[kind])
 
     @slash("list", "Fighters that may still act, and their actions",
            gang="the gang (default: your gangs in a post-battle sequence)")
     async def list_(
-        self, interaction: Interaction, gang: GangName | None = None,
+        self, call: Call, gang: GangName | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         async with call.read(campaign) as s:
             gangs = [await s.gang(gang)] if gang else await gangs_in_runs(s)
             if not gangs:
@@ -145,21 +143,10 @@ async def _act(call: Call, campaign: Campaign, here: Situation, compute: Compute
               compute=compute, bookkeeping=record_action)
 
 
-async def _escort(
-    call: Call, campaign: Campaign, here: Situation, actor: Fighter, target: str | None
-) -> None:
-    name = _pick_target(here.targets(ActionKind.MEDICAL_ESCORT), target, "patient")
-    patient = next(f for f in here.patients() if same_name(f.name, name))
-    quoted = await _quote(
-        call, campaign, here, f"Medical Escort cost for {patient.name}",
-        f"Medical Escort for {patient.name}", f"The Doc's price for {safe(patient.name)}",
-        lambda world, run, roller: medical_escort_cost(
-            world, actor_for(run, here.battle, here.gang.id, actor.id), patient.id, roller))
+async def _escort(call: Call, campaign: Campaign, here: Situation, actor: Fighter,
+                  patient: Fighter | Vehicle, quoted: int | RuleResult) -> None:
     if isinstance(quoted, int):
         cost, credits = quoted, here.gang.credits
-        await send_private(call.interaction, "Medical Escort", [
-            f"The Doc's price for {safe(patient.name)} was already rolled: {cost} credits. "
-            "Answer the question below."])
     else:
         assert isinstance(quoted, MedicalEscortCost)
         cost, credits = quoted.cost, quoted.world.gang(here.gang.id).credits
@@ -171,6 +158,80 @@ async def _escort(
     view = decision_view(DecisionKind.ESCORT, campaign.id, here.battle.id, actor.id,
                          patient.id, cost, affordable=cost <= credits)
     await call.say(question, view=view)
+
+
+async def _repairs(call: Call, campaign: Campaign, here: Situation, actor: Fighter,
+                   vehicle: Fighter | Vehicle, quoted: int | RuleResult) -> None:
+    if isinstance(quoted, int):
+        # The stored die sets the price again, without a new roll.
+        quote = negotiate_repairs_cost(
+            here.world, actor_for(here.run, here.battle, here.gang.id, actor.id), vehicle.id,
+            ScriptedRoller([quoted]),
+        )
+    else:
+        assert isinstance(quoted, RepairQuote)
+        quote = quoted
+    rattle = (" and its Lasting Damage becomes one Persistent Rattle" if quote.becomes_rattle
+              else "")
+    question = (
+        f"🔧 **Negotiate Repairs** for {safe(vehicle.name)} by {safe(actor.name)} "
+        f"({safe(here.gang.name)}): D6 {quote.die}, {quote.percent}% of its cost with "
+        f"Upgrades: **{quote.cost}** credits{rattle}. <@{here.gang.owner}>, pay? "
+        "Unpaid, nothing changes (PB-5.6)."
+    )
+    view = decision_view(DecisionKind.REPAIRS, campaign.id, here.battle.id, actor.id,
+                         vehicle.id, quote.die, affordable=quote.affordable)
+    await call.say(question, view=view)
+
+
+# Ask the gang's player whether to pay: the target, and its price as stored or rolled.
+AskPrice = Callable[[Call, Campaign, Situation, Fighter, Fighter | Vehicle, int | RuleResult],
+                    Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class _Priced:
+    """An action whose price is rolled openly before the gang decides: what it is for,
+    how the ledger and the players name the price, the roll, and the question."""
+
+    kind: ActionKind
+    what: str
+    things: Callable[[Situation], Sequence[Fighter | Vehicle]]
+    quote_title: str
+    price: str
+    stored: str
+    roll: Callable[[World, Actor, str, Roller], RuleResult]
+    ask: AskPrice
+
+
+PRICED = {priced.kind: priced for priced in (
+    _Priced(ActionKind.MEDICAL_ESCORT, "patient", Situation.patients,
+            "Medical Escort cost for {}", "The Doc's price for {}", ": {} credits",
+            medical_escort_cost, _escort),
+    _Priced(ActionKind.NEGOTIATE_REPAIRS, "vehicle", Situation.damaged_vehicles,
+            "Repair price for {}", "The price for {}", " (D6: {})", negotiate_repairs_cost,
+            _repairs),
+)}
+
+
+async def _ask_price(call: Call, campaign: Campaign, here: Situation, actor: Fighter,
+                     target: str | None, priced: _Priced) -> None:
+    """Pick the target; take the price stored for it, rolled before and not yet decided on
+    (said privately), else roll it now; then ask whether to pay."""
+    kind = priced.kind
+    name = _pick_target(here.targets(kind), target, priced.what)
+    thing = next(t for t in priced.things(here) if same_name(t.name, name))
+    price = priced.price.format(safe(thing.name))
+    quoted = await _quote(
+        call, campaign, here, priced.quote_title.format(thing.name),
+        f"{kind.value} for {thing.name}", price,
+        lambda world, run, roller: priced.roll(
+            world, actor_for(run, here.battle, here.gang.id, actor.id), thing.id, roller))
+    if isinstance(quoted, int):
+        await send_private(call.interaction, kind.value, [
+            f"{price} was already rolled{priced.stored.format(quoted)}. Answer the question "
+            "below."])
+    await priced.ask(call, campaign, here, actor, thing, quoted)
 
 
 async def _quote(call: Call, campaign: Campaign, here: Situation, quote_title: str,
@@ -188,41 +249,6 @@ async def _quote(call: Call, campaign: Campaign, here: Situation, quote_title: s
                      check=no_quote_yet(campaign.id, here.battle.id, quote_title,
                                         decision_title, refusal))
     return done.result
-
-
-async def _repairs(
-    call: Call, campaign: Campaign, here: Situation, actor: Fighter, target: str | None
-) -> None:
-    name = _pick_target(here.targets(ActionKind.NEGOTIATE_REPAIRS), target, "vehicle")
-    vehicle = next(v for v in here.damaged_vehicles() if same_name(v.name, name))
-    quoted = await _quote(
-        call, campaign, here, f"Repair price for {vehicle.name}",
-        f"Negotiate Repairs for {vehicle.name}", f"The price for {safe(vehicle.name)}",
-        lambda world, run, roller: negotiate_repairs_cost(
-            world, actor_for(run, here.battle, here.gang.id, actor.id), vehicle.id, roller))
-    if isinstance(quoted, int):
-        # The stored die sets the price again, without a new roll.
-        quote = negotiate_repairs_cost(
-            here.world, actor_for(here.run, here.battle, here.gang.id, actor.id), vehicle.id,
-            ScriptedRoller([quoted]),
-        )
-        await send_private(call.interaction, "Negotiate Repairs", [
-            f"The price for {safe(vehicle.name)} was already rolled (D6: {quoted}). Answer "
-            "the question below."])
-    else:
-        assert isinstance(quoted, RepairQuote)
-        quote = quoted
-    rattle = (" and its Lasting Damage becomes one Persistent Rattle" if quote.becomes_rattle
-              else "")
-    question = (
-        f"🔧 **Negotiate Repairs** for {safe(vehicle.name)} by {safe(actor.name)} "
-        f"({safe(here.gang.name)}): D6 {quote.die}, {quote.percent}% of its cost with "
-        f"Upgrades: **{quote.cost}** credits{rattle}. <@{here.gang.owner}>, pay? "
-        "Unpaid, nothing changes (PB-5.6)."
-    )
-    view = decision_view(DecisionKind.REPAIRS, campaign.id, here.battle.id, actor.id,
-                         vehicle.id, quote.die, affordable=quote.affordable)
-    await call.say(question, view=view)
 
 
 def action_lines(here: Situation) -> list[str]:

@@ -34,8 +34,8 @@ from bot.options import CampaignName, GangName, NewName, TerritoryName, Territor
 from bot.pictures import Measure, chart_series
 from bot.render import clip, safe
 from bot.rulesets import check_ruleset_name, ruleset_for
-from bot.slash import slash
-from bot.storage import TradingPostEntry
+from bot.slash import slash, value_choices
+from bot.storage import Campaign, TradingPostEntry
 from bot.ui import checked, clean_name, paged_embeds
 from bot.ui.campaign import (
     SettingsChange,
@@ -66,7 +66,7 @@ if TYPE_CHECKING:
 Die = Literal["D6", "D4"]
 MeasureChoice = Literal["Gang Rating", "Wealth", "Reputation", "Credits"]
 
-RULESET_CHOICES = [app_commands.Choice(name=n, value=n) for n in available_rulesets()]
+RULESET_CHOICES = value_choices(available_rulesets())
 MESSAGE_MAX = 2000
 DELETE_CAMPAIGN = "delete-campaign"
 IMPORT_RULE_DATA = "import-rule-data"
@@ -93,13 +93,12 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
     @app_commands.choices(ruleset=RULESET_CHOICES)
     async def create(
         self,
-        interaction: Interaction,
+        call: Call,
         name: NewName,
         scenario_die: Die = "D6",
         ruleset: str = "core-2023",
         report_channel: discord.TextChannel | None = None,
     ) -> None:
-        call = Call.of(interaction)
         settings = checked(lambda: CampaignSettings(
             name=clean_name(name, "campaign name"), scenario_die=ScenarioDie(scenario_die),
             ruleset=check_ruleset_name(ruleset),
@@ -115,7 +114,7 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
             )
         default = " It is the server's default campaign." if campaign.is_default else ""
         await call.say(
-            f"Campaign **{safe(campaign.name)}** has begun, with {interaction.user.mention} "
+            f"Campaign **{safe(campaign.name)}** has begun, with {call.mention} "
             f"as its Arbitrator.{default} Players join with /gang create.",
             embed=settings_embed(campaign),
         )
@@ -123,8 +122,7 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
     # ------------------------------------------------------------------ show and list
 
     @slash("show", "Standings: every gang by Gang Rating")
-    async def show(self, interaction: Interaction, campaign: CampaignName | None = None) -> None:
-        call = Call.of(interaction)
+    async def show(self, call: Call, campaign: CampaignName | None = None) -> None:
         async with call.read(campaign) as s:
             gangs, territories = await s.gangs(), await s.territories()
         await call.answer_embeds(standings_embeds(s.campaign.name, gangs, territories))
@@ -134,12 +132,11 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
            gang="only this gang (default: every gang that fought)")
     async def chart(
         self,
-        interaction: Interaction,
+        call: Call,
         measure: MeasureChoice = "Gang Rating",
         gang: GangName | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         async with call.read(campaign) as s:
             only = await s.gang(gang) if gang is not None else None
             changes = await s.tx.roster_changes(s.campaign.id)
@@ -156,8 +153,7 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
                                 content=chart_caption(whose, chosen, series))
 
     @slash("list", "Every campaign on this server")
-    async def list_(self, interaction: Interaction) -> None:
-        call = Call.of(interaction)
+    async def list_(self, call: Call) -> None:
         async with call.read_server() as tx:
             campaigns = await tx.list_campaigns()
             if not campaigns:
@@ -182,7 +178,7 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
     @app_commands.choices(ruleset=RULESET_CHOICES)
     async def settings(
         self,
-        interaction: Interaction,
+        call: Call,
         campaign: CampaignName | None = None,
         name: NewName | None = None,
         report_channel: discord.TextChannel | None = None,
@@ -196,7 +192,6 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
         default: bool | None = None,
         roster_cards: bool | None = None,
     ) -> None:
-        call = Call.of(interaction)
         change = SettingsChange(name, report_channel, clear_report_channel, arbitrator_add,
                                 arbitrator_remove, arbitrator_role, clear_arbitrator_role,
                                 scenario_die, ruleset, default, roster_cards)
@@ -207,7 +202,7 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
                 found = await s.tx.update_campaign(change.applied_to(s.campaign))
                 if default:
                     found = await s.tx.set_default_campaign(found.id)
-                naming = ledger_naming(interaction.guild, change.named_users)
+                naming = ledger_naming(call.interaction.guild, change.named_users)
                 if changed := settings_changes(s.campaign, found, naming):
                     # Who changed what, in the ledger like every other change to a campaign.
                     await s.tx.add_note(
@@ -224,13 +219,12 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
            template="copy income and boons from the rule set's Territory of this name")
     async def territory_add(
         self,
-        interaction: Interaction,
+        call: Call,
         name: NewName,
         income: app_commands.Range[str, 1, 32] | None = None,
         template: TerritoryTemplate | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         territory_name = clean_name(name, "Territory name")
         async with call.write(campaign) as s:
             s.require_arbitrator()
@@ -248,9 +242,8 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
 
     @slash("list", "Every Territory of the campaign and who holds it", under=territory)
     async def territory_list(
-        self, interaction: Interaction, campaign: CampaignName | None = None
+        self, call: Call, campaign: CampaignName | None = None
     ) -> None:
-        call = Call.of(interaction)
         async with call.read(campaign) as s:
             territories = await s.territories()
             holders = {g.id: g.name for g in await s.gangs()}
@@ -262,12 +255,11 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
            gang="the gang that now holds it (leave empty to make it unclaimed)")
     async def territory_assign(
         self,
-        interaction: Interaction,
+        call: Call,
         territory: TerritoryName,
         gang: GangName | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         async with call.write(campaign) as s:
             s.require_arbitrator()
             target = pick(await s.territories(), territory,
@@ -281,14 +273,11 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
     # ------------------------------------------------------------------ export and import
 
     @slash("export", "The whole campaign as a JSON file")
-    async def export(self, interaction: Interaction, campaign: CampaignName | None = None) -> None:
-        call = Call.of(interaction)
-        found = await call.campaign(campaign)
-        call.actor.require_arbitrator(found)
-        await call.defer()
+    async def export(self, call: Call, campaign: CampaignName | None = None) -> None:
+        found = await _arbitrated(call, campaign)
         document = await call.storage.export_campaign(call.guild_id, found.id)
         file = json_file(document.model_dump_json(by_alias=True).encode(),
-                         file_stem(found.name, "campaign"), interaction.filesize_limit)
+                         file_stem(found.name, "campaign"), call.interaction.filesize_limit)
         # A backup for the Arbitrator who asked, not a post for the channel.
         await call.tell(f"**{safe(found.name)}**: {contents(document)}. /campaign import "
                         "restores it on any server.", file=file)
@@ -297,9 +286,8 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
            file="the file /campaign export made (.json or .json.gz)",
            name="give it this name here (default: its own)")
     async def import_(
-        self, interaction: Interaction, file: discord.Attachment, name: NewName | None = None
+        self, call: Call, file: discord.Attachment, name: NewName | None = None
     ) -> None:
-        call = Call.of(interaction)
         async with call.read_server() as tx:
             call.actor.require_may_import(await tx.list_campaigns())
         new_name = clean_name(name, "campaign name") if name is not None else None
@@ -310,9 +298,9 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
         document = prepared.document
         wanted = new_name or document.campaign.settings.name
         check_ruleset_name(document.campaign.settings.ruleset)
-        if interaction.guild is None:
+        if call.interaction.guild is None:
             raise Refused("Campaigns are imported inside a server.")
-        grant = await grant_for(document, interaction.guild, call.actor.user_id)
+        grant = await grant_for(document, call.interaction.guild, call.actor.user_id)
         async with call.write_server() as tx:
             if any(same_name(c.name, wanted) for c in await tx.list_campaigns()):
                 raise InvalidRequest(
@@ -327,13 +315,12 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
         # Only now: releasing empties the document, a slice at a time off the loop.
         await release_campaign(prepared)
         await call.tell(f"{summary} {notes} See /campaign show.")
-        await call.say(f"{interaction.user.mention}: {summary}")
+        await call.say(f"{call.mention}: {summary}")
 
     # ------------------------------------------------------------------ delete
 
     @slash("delete", "Delete a campaign and everything in it (asks first)")
-    async def delete(self, interaction: Interaction, campaign: CampaignName | None = None) -> None:
-        call = Call.of(interaction)
+    async def delete(self, call: Call, campaign: CampaignName | None = None) -> None:
         async with call.read(campaign) as s:
             s.require_arbitrator()
             gangs = count(len(await s.gangs()), "gang")
@@ -366,13 +353,10 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
     @slash("import", "Give the campaign its own Trading Post", under=tradingpost,
            file="CSV (name,category,cost,availability) or JSON list of items")
     async def tradingpost_import(
-        self, interaction: Interaction, file: discord.Attachment,
+        self, call: Call, file: discord.Attachment,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
-        call.actor.require_arbitrator(found := await call.campaign(campaign))
-        await call.defer()
-        data = await read_attachment(file, self.bot.config.importing)
+        found, data = await self._arbitrators_file(call, campaign, file)
         parsed = await read_trading_post_file(data, file.filename)
         entries = parsed.entries
         async with call.write_in(found.id) as s:
@@ -393,15 +377,15 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
         await call.tell(f"Imported {len(entries)} items ({counts}) from {safe(file.filename)}, "
                         f"replacing {replaced}.{ignored} See /campaign tradingpost show.")
         await call.say(
-            f"{interaction.user.mention} gave **{safe(s.campaign.name)}** its own Trading Post: "
+            f"{call.mention} gave **{safe(s.campaign.name)}** its own Trading Post: "
             f"{len(entries)} items ({counts}). Seek Rare & Illegal rolls list from it now."
         )
 
     @slash("show", "The Trading Post the campaign plays with", under=tradingpost)
     async def tradingpost_show(
-        self, interaction: Interaction, campaign: CampaignName | None = None
+        self, call: Call, campaign: CampaignName | None = None
     ) -> None:
-        found = await Call.of(interaction).campaign(campaign)
+        found = await call.campaign(campaign)
         if found.trading_post is not None:
             entries, source = found.trading_post, "its own Trading Post"
         else:
@@ -411,13 +395,12 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
                               discord.Colour.dark_teal())
         for embed in embeds:
             embed.set_footer(text=f"{len(entries)} items, from {source}"[:200])
-        await Call.of(interaction).answer_embeds(embeds)
+        await call.answer_embeds(embeds)
 
     @slash("clear", "Play with the rule set's Trading Post again", under=tradingpost)
     async def tradingpost_clear(
-        self, interaction: Interaction, campaign: CampaignName | None = None
+        self, call: Call, campaign: CampaignName | None = None
     ) -> None:
-        call = Call.of(interaction)
         async with call.write(campaign) as s:
             s.require_arbitrator()
             if s.campaign.trading_post is None:
@@ -432,36 +415,36 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
         await call.say(f"**{safe(s.campaign.name)}** plays with the Trading Post of its rule set "
                        f"{safe(s.campaign.settings.ruleset)} again.")
 
-
     # ------------------------------------------------------------------ rule data
 
     @slash("import", "Load the campaign's own rule data (TOML/JSON)", under=ruledata,
            file="a rule data file (docs/rule-data.md): House Lists, weapons, skills...")
     async def ruledata_import(
-        self, interaction: Interaction, file: discord.Attachment,
+        self, call: Call, file: discord.Attachment,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
-        call.actor.require_arbitrator(await call.campaign(campaign))
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        data = await read_attachment(file, self.bot.config.importing)
-        async with call.write(campaign) as s:
+        found, data = await self._arbitrators_file(call, campaign, file)
+        async with call.write_in(found.id) as s:
             s.require_arbitrator()
             token, lines = await ruledata_flow.stage(s.tx, s.campaign, data, file.filename,
                                                      s.by)
         question = (f"Import {safe(file.filename)} into **{safe(s.campaign.name)}**?\n"
                     + "\n".join(f"• {safe(line)}" for line in lines))
-        await interaction.followup.send(
-            clip(question, MESSAGE_MAX),
-            view=confirm_view(IMPORT_RULE_DATA, s.campaign.id, token, interaction.user.id),
-            ephemeral=True,
-        )
+        await call.tell(clip(question, MESSAGE_MAX),
+                        view=confirm_view(IMPORT_RULE_DATA, s.campaign.id, token,
+                                          call.actor.user_id))
+
+    async def _arbitrators_file(
+        self, call: Call, campaign: str | None, file: discord.Attachment
+    ) -> tuple[Campaign, bytes]:
+        """The named campaign, for one of its Arbitrators, and the file uploaded for it."""
+        found = await _arbitrated(call, campaign)
+        return found, await read_attachment(file, self.bot.config.importing)
 
     async def _rule_data_confirmed(
         self, interaction: discord.Interaction[MundaBot], campaign_id: str, token: str
     ) -> Confirmed:
-        call = Call.of(interaction)
-        async with call.storage.transaction(call.guild_id) as tx:
+        async with Call.of(interaction).write_server() as tx:
             return await ruledata_flow.confirm(tx, campaign_id, token, interaction)
 
     @slash("export", "The campaign's rule data as a file", under=ruledata,
@@ -469,19 +452,28 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
            file_format="json or toml: the same content, and either imports again (default: json)")
     @app_commands.rename(file_format="format")
     async def ruledata_export(
-        self, interaction: Interaction, own_only: bool = False,
+        self, call: Call, own_only: bool = False,
         file_format: ruledata_flow.ExportFormat = "json", campaign: CampaignName | None = None,
     ) -> None:
-        found = await Call.of(interaction).campaign(campaign)
+        found = await call.campaign(campaign)
         attachment = ruledata_flow.export_file(
             found, own_only=own_only, file_format=file_format,
             stem=file_stem(found.name, "campaign") + "-rule-data",
             limit=self.bot.config.importing.max_import_bytes)
-        await interaction.response.send_message(
+        await call.tell(
             f"The rule data of **{safe(found.name)}**"
             + (" (its own only)." if own_only else " (everything it plays with)."),
-            file=attachment, ephemeral=True,
+            file=attachment,
         )
+
+
+async def _arbitrated(call: Call, campaign: str | None) -> Campaign:
+    """The named campaign, for one of its Arbitrators, acknowledged privately: what follows
+    (a file to read or write) can take longer than Discord's three seconds."""
+    found = await call.campaign(campaign)
+    call.actor.require_arbitrator(found)
+    await call.defer()
+    return found
 
 
 setup = adds(CampaignCog)

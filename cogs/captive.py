@@ -13,7 +13,7 @@ post-battle actions (``/action take``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from discord import app_commands
@@ -43,8 +43,8 @@ from rules.captives import (
     trade_captive,
 )
 from rules.errors import InvalidRequest
-from rules.models import FighterStatus, Gang
-from rules.world import World
+from rules.models import Fighter, FighterStatus, Gang
+from rules.world import RuleResult, World
 
 if TYPE_CHECKING:
     pass
@@ -59,9 +59,8 @@ class CaptiveCog(BotCog, commands.GroupCog, group_name="captive",
 
     @slash("list", "Captives, their captors, what captors may do",
            gang="only captives this gang holds or has lost")
-    async def list_(self, interaction: Interaction, gang: GangName | None = None,
+    async def list_(self, call: Call, gang: GangName | None = None,
                     campaign: CampaignName | None = None) -> None:
-        call = Call.of(interaction)
         async with call.read(campaign) as s:
             world = World.of(await s.gangs())
             focus = await s.gang(gang) if gang else None
@@ -73,34 +72,18 @@ class CaptiveCog(BotCog, commands.GroupCog, group_name="captive",
     # ------------------------------------------------------------------ rescue declined
 
     @slash("rescue-declined", "The captive's gang passes on its Rescue Mission")
-    async def rescue_declined(self, interaction: Interaction, captive: CaptiveName,
+    async def rescue_declined(self, call: Call, captive: CaptiveName,
                               campaign: CampaignName | None = None) -> None:
-        call = Call.of(interaction)
-        async with call.write(campaign) as s:
-            owner, held, captor = await s.captive(captive)
-            s.require_control(owner)
-            if held.rescue_chance_given:
-                raise InvalidRequest(
-                    f"{safe(owner.name)} has already had its chance to rescue "
-                    f"{safe(held.name)}; {safe(captor.name)} may already deal with it."
-                )
-            result = record_rescue_declined(await s.world(owner, captor), held.id)
-            await s.apply(result)
-        await call.answer_result(result)
+        await _record_rescue(call, captive, campaign, _may_decline,
+                             record_rescue_declined)
 
     # ------------------------------------------------------------------ rescue failed
 
     @slash("rescue-failed", "The captive's gang tried a Rescue Mission and failed")
-    async def rescue_failed(self, interaction: Interaction, captive: CaptiveName,
+    async def rescue_failed(self, call: Call, captive: CaptiveName,
                             campaign: CampaignName | None = None) -> None:
-        call = Call.of(interaction)
-        async with call.write(campaign) as s:
-            owner, held, captor = await s.captive(captive)
-            # Both gangs played the Rescue Mission, so either player may record how it went.
-            _require_either(s, owner, captor, "record how the Rescue Mission went")
-            result = record_rescue_failed(await s.world(owner, captor), held.id)
-            await s.apply(result)
-        await call.answer_result(result)
+        await _record_rescue(call, captive, campaign, _may_report_failure,
+                             record_rescue_failed)
 
     # ------------------------------------------------------------------ trade
 
@@ -111,14 +94,13 @@ class CaptiveCog(BotCog, commands.GroupCog, group_name="captive",
            credits_from_captor="credits the captor pays the receiving gang")
     async def trade(
         self,
-        interaction: Interaction,
+        call: Call,
         captive: CaptiveName,
         to_gang: GangName,
         credits_from_receiver: app_commands.Range[int, 0, MAX_TRADE_CREDITS] = 0,
         credits_from_captor: app_commands.Range[int, 0, MAX_TRADE_CREDITS] = 0,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         bounded(credits_from_receiver, 0, MAX_TRADE_CREDITS, "Credits from the receiver")
         bounded(credits_from_captor, 0, MAX_TRADE_CREDITS, "Credits from the captor")
         async with call.read(campaign) as s:
@@ -135,11 +117,11 @@ class CaptiveCog(BotCog, commands.GroupCog, group_name="captive",
             + _credit_text(captor, receiver, credits_from_receiver, credits_from_captor) + "."
         )
         agreement = new_agreement(
-            CAPTIVE_TRADE, s.campaign.id, question, gangs, proposed_by=interaction.user.id,
+            CAPTIVE_TRADE, s.campaign.id, question, gangs, proposed_by=call.actor.user_id,
             details={"captive_id": held.id, "captor_id": captor.id, "receiver_id": receiver.id,
                      "from_receiver": credits_from_receiver, "from_captor": credits_from_captor},
         )
-        agree_as(agreement, s.campaign, gangs, interaction)
+        agree_as(agreement, s.campaign, gangs, call.interaction)
         if s.is_arbitrator or agreement.complete:
             # An Arbitrator's trade speaks for both gangs (recorded in the ledger as theirs).
             await call.answer("Captive trade", [question, *await _carry_out_trade(call,
@@ -153,6 +135,34 @@ class CaptiveCog(BotCog, commands.GroupCog, group_name="captive",
     ) -> AgreementOutcome:
         lines = await _carry_out_trade(Call.of(interaction), agreement)
         return AgreementOutcome(summary="\n".join(lines), lines=lines)
+
+
+RescueCheck = Callable[[Scope, Gang, Fighter, Gang], None]
+
+
+async def _record_rescue(call: Call, captive: str, campaign: str | None, check: RescueCheck,
+                         record: Callable[[World, str], RuleResult]) -> None:
+    """Record how the captive's gang used its rescue chance (PB-1.7), in one transaction."""
+    async with call.write(campaign) as s:
+        owner, held, captor = await s.captive(captive)
+        check(s, owner, held, captor)
+        result = record(await s.world(owner, captor), held.id)
+        await s.apply(result)
+    await call.answer_result(result)
+
+
+def _may_decline(s: Scope, owner: Gang, held: Fighter, captor: Gang) -> None:
+    s.require_control(owner)
+    if held.rescue_chance_given:
+        raise InvalidRequest(
+            f"{safe(owner.name)} has already had its chance to rescue "
+            f"{safe(held.name)}; {safe(captor.name)} may already deal with it."
+        )
+
+
+def _may_report_failure(s: Scope, owner: Gang, _held: Fighter, captor: Gang) -> None:
+    # Both gangs played the Rescue Mission, so either player may record how it went.
+    _require_either(s, owner, captor, "record how the Rescue Mission went")
 
 
 def _require_either(s: Scope, one: Gang, other: Gang, what: str) -> None:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from discord import app_commands
 from discord.ext import commands
 
-from bot.call import Call, Interaction
+from bot.call import Call
 from bot.cog import BotCog, adds
 from bot.render import roll_line, safe
 from bot.slash import slash
@@ -27,12 +27,11 @@ class Dice(BotCog, commands.Cog):
            purpose="what the roll is for (shown with it)")
     async def roll_command(
         self,
-        interaction: Interaction,
+        call: Call,
         expression: app_commands.Range[str, 1, 32],
         purpose: app_commands.Range[str, 0, 100] = "",
     ) -> None:
-        call = Call.of(interaction)
-        who = interaction.user.display_name
+        who = call.interaction.user.display_name
         dice = roll(self.roller, expression, purpose.strip() or f"roll by {who}")
         await call.say(f"{safe(who)} rolls\n{roll_line(dice)}")
 

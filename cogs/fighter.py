@@ -11,12 +11,13 @@ listed in docs/commands-roster.md.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 from discord import app_commands
 from discord.ext import commands
 
-from bot.call import Call, Interaction
+from bot.call import Call, Scope
 from bot.cog import BotCog, adds
 from bot.lookup import pick_item
 from bot.options import (
@@ -29,7 +30,7 @@ from bot.options import (
     NewName,
 )
 from bot.render import safe
-from bot.slash import slash_with
+from bot.slash import FIGHTERS_GANG, slash_with, value_choices
 from bot.storage import new_id
 from bot.ui import bounded, checked, clean_name, typed_item
 from bot.ui.fighter import fighter_embed
@@ -43,6 +44,7 @@ from rules.models import (
     Fighter,
     FighterCategory,
     FighterStatus,
+    Gang,
     stat_bounds,
 )
 from rules.profiles import LABELS as STAT_LABELS
@@ -57,19 +59,19 @@ from rules.tradingpost import (
     type_template,
 )
 from rules.wording import possessive
+from rules.world import RuleResult, World
 
 if TYPE_CHECKING:
     pass
 
 # A fighter is found by name; its gang, when given, only narrows the search.
-slash = slash_with(gang="the fighter's gang (default: found by name)")
+slash = slash_with(gang=FIGHTERS_GANG)
 MAX_XP = 10_000
 # What one option takes (a longer text is for a roster file: NOTES_MAX).
 NOTES_OPTION_MAX = 500
 ItemKind = Literal["weapon", "wargear", "armour"]
-# Choices show the values ("In Recovery"), not the enum names discord.py would use.
-CATEGORY_CHOICES = [app_commands.Choice(name=c.value, value=c.value) for c in FighterCategory]
-STATUS_CHOICES = [app_commands.Choice(name=s.value, value=s.value) for s in FighterStatus]
+CATEGORY_CHOICES = value_choices(FighterCategory)
+STATUS_CHOICES = value_choices(FighterStatus)
 
 
 
@@ -84,7 +86,7 @@ class FighterCog(BotCog, commands.GroupCog, group_name="fighter",
     @app_commands.choices(category=CATEGORY_CHOICES)
     async def add(
         self,
-        interaction: Interaction,
+        call: Call,
         gang: GangName,
         name: NewName,
         fighter_type: FighterType | None = None,
@@ -94,7 +96,6 @@ class FighterCog(BotCog, commands.GroupCog, group_name="fighter",
         profile: app_commands.Range[str, 1, MAX_PROFILE_TEXT] | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         fighter_name = clean_name(name, "fighter's name")
         bounded(cost, 0, MAX_CREDITS, "A fighter's cost")
         given = ByHand(FighterCategory(category) if category else None, cost,
@@ -128,7 +129,7 @@ class FighterCog(BotCog, commands.GroupCog, group_name="fighter",
     @app_commands.rename(int_="int")
     async def edit(
         self,
-        interaction: Interaction,
+        call: Call,
         fighter: FighterName,
         gang: GangName | None = None,
         name: NewName | None = None,
@@ -150,7 +151,6 @@ class FighterCog(BotCog, commands.GroupCog, group_name="fighter",
         notes: app_commands.Range[str, 1, NOTES_OPTION_MAX] | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         pasted = parse_profile(profile) if profile is not None else None
         stats = {"m": m, "ws": ws, "bs": bs, "s": s, "t": t, "w": w, "i": i, "a": a,
                  "ld": ld, "cl": cl, "wil": wil, "int": int_}
@@ -194,7 +194,7 @@ class FighterCog(BotCog, commands.GroupCog, group_name="fighter",
            from_stash="take the item from the gang's Stash instead of writing a new one")
     async def equip(
         self,
-        interaction: Interaction,
+        call: Call,
         fighter: FighterName,
         item: EquippableItem,
         cost: int | None = None,
@@ -204,7 +204,6 @@ class FighterCog(BotCog, commands.GroupCog, group_name="fighter",
         gang: GangName | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         if from_stash and (cost is not None or kind is not None or two_slots is not None):
             raise InvalidRequest("An item from the Stash keeps what it is; leave out cost, kind "
                                  "and two_slots (its price is the fighter's list price).")
@@ -239,19 +238,17 @@ class FighterCog(BotCog, commands.GroupCog, group_name="fighter",
            fighter="the fighter who gives the item back", item="the item to return to the Stash")
     async def unequip(
         self,
-        interaction: Interaction,
+        call: Call,
         fighter: FighterName,
         item: CarriedItem,
         gang: GangName | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
-        async with call.write(campaign) as s:
-            owner, current = await s.own_fighter(fighter, gang)
+        def give_back(s: Scope, world: World, owner: Gang, current: Fighter) -> RuleResult:
             carried = pick_item(current.equipment, item, current.name)
-            result = take_item(await s.world(owner), owner.id, carried.id, current.id, s.ruleset)
-            await s.apply(result)
-        await call.answer_result(result)
+            return take_item(world, owner.id, carried.id, current.id, s.ruleset)
+
+        await _fighter_rule(call, fighter, gang, campaign, give_back)
 
     @slash("status", "Set a fighter's status",
            status="the new status (Retired does what /fighter retire does)",
@@ -259,14 +256,13 @@ class FighterCog(BotCog, commands.GroupCog, group_name="fighter",
     @app_commands.choices(status=STATUS_CHOICES)
     async def status(
         self,
-        interaction: Interaction,
+        call: Call,
         fighter: FighterName,
         status: str,
         captor: GangName | None = None,
         gang: GangName | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         new_status = FighterStatus(status)
         if new_status is FighterStatus.CAPTURED and not captor:
             raise InvalidRequest("A Captured fighter is held by someone: give the captor gang.")
@@ -302,22 +298,21 @@ class FighterCog(BotCog, commands.GroupCog, group_name="fighter",
            fighter="the fighter who retires")
     async def retire_command(
         self,
-        interaction: Interaction,
+        call: Call,
         fighter: FighterName,
         gang: GangName | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        await _retire(Call.of(interaction), fighter, gang, campaign)
+        await _retire(call, fighter, gang, campaign)
 
     @slash("show", "Show a fighter's card", fighter="the fighter to show")
     async def show(
         self,
-        interaction: Interaction,
+        call: Call,
         fighter: FighterName,
         gang: GangName | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         async with call.read(campaign) as s:
             owner, current = await s.fighter(fighter, gang)
             captor = None
@@ -328,9 +323,18 @@ class FighterCog(BotCog, commands.GroupCog, group_name="fighter",
 
 
 async def _retire(call: Call, fighter: str, gang: str | None, campaign: str | None) -> None:
+    await _fighter_rule(call, fighter, gang, campaign,
+                        lambda _s, world, owner, current: retire(world, owner.id, current.id))
+
+
+async def _fighter_rule(
+    call: Call, fighter: str, gang: str | None, campaign: str | None,
+    rule: Callable[[Scope, World, Gang, Fighter], RuleResult],
+) -> None:
+    """A rules function on a fighter the actor may change: stored, then answered."""
     async with call.write(campaign) as s:
         owner, current = await s.own_fighter(fighter, gang)
-        result = retire(await s.world(owner), owner.id, current.id)
+        result = rule(s, await s.world(owner), owner, current)
         await s.apply(result)
     await call.answer_result(result)
 

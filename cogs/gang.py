@@ -93,14 +93,13 @@ class GangCog(BotCog, commands.GroupCog, group_name="gang",
            credits="starting credits in the Stash (default 1000)")
     async def create(
         self,
-        interaction: Interaction,
+        call: Call,
         name: NewName,
         house: HouseName,
         alignment: AlignmentChoice,
         credits: app_commands.Range[int, 0, 10_000] = 1000,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         if not 0 <= credits <= 10_000:
             raise InvalidRequest("Starting credits must be between 0 and 10000.")
         async with call.write(campaign) as s:
@@ -112,7 +111,7 @@ class GangCog(BotCog, commands.GroupCog, group_name="gang",
         await call.say(
             f"**{safe(created.name)}** ({safe(created.house)}, {created.alignment.value}) "
             f"joins {safe(s.campaign.name)} with {created.credits} credits. "
-            f"Owner: {interaction.user.mention}."
+            f"Owner: {call.mention}."
         )
 
     # ------------------------------------------------------------------ show and list
@@ -120,10 +119,9 @@ class GangCog(BotCog, commands.GroupCog, group_name="gang",
     @slash("show", "A gang's roster",
            card="attach the roster card as PNG pages (default: the campaign's setting)")
     async def show(
-        self, interaction: Interaction, gang: GangName, campaign: CampaignName | None = None,
+        self, call: Call, gang: GangName, campaign: CampaignName | None = None,
         card: bool | None = None,
     ) -> None:
-        call = Call.of(interaction)
         async with call.read(campaign) as s:
             shown = await s.gang(gang)
             captured = any(f.status is FighterStatus.CAPTURED for f in shown.fighters)
@@ -138,7 +136,7 @@ class GangCog(BotCog, commands.GroupCog, group_name="gang",
             await call.answer_embeds(embeds)
             return
         await call.draw_publicly()
-        owner = await member_name(interaction, shown.owner)
+        owner = await member_name(call.interaction, shown.owner)
         pages = await call.pictures.roster_card(
             shown, owner_name=owner, gang_names=captor_names(shown, captors)
         )
@@ -147,11 +145,10 @@ class GangCog(BotCog, commands.GroupCog, group_name="gang",
     @slash("list", "The gangs of a campaign", owner="only this player's gangs")
     async def list_(
         self,
-        interaction: Interaction,
+        call: Call,
         owner: discord.User | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         async with call.read(campaign) as s:
             gangs = await s.gangs(owner=str(owner.id) if owner else None)
         whose = f" belonging to {owner.mention}" if owner else ""
@@ -166,7 +163,7 @@ class GangCog(BotCog, commands.GroupCog, group_name="gang",
            name="new name", battles_fought="battles fought so far")
     async def edit(
         self,
-        interaction: Interaction,
+        call: Call,
         gang: GangName,
         name: NewName | None = None,
         alignment: AlignmentChoice | None = None,
@@ -174,7 +171,6 @@ class GangCog(BotCog, commands.GroupCog, group_name="gang",
         battles_fought: app_commands.Range[int, 0, 10_000] | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         update = {key: value for key, value in (
             ("name", None if name is None else clean_name(name, "gang name")),
             ("alignment", None if alignment is None else Alignment(alignment)),
@@ -200,12 +196,11 @@ class GangCog(BotCog, commands.GroupCog, group_name="gang",
     @slash("transfer", "Give a gang to another player", user="its new owner")
     async def transfer(
         self,
-        interaction: Interaction,
+        call: Call,
         gang: GangName,
         user: discord.User,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         if user.bot:
             raise InvalidRequest("A gang cannot belong to a bot.")
         async with call.write(campaign) as s:
@@ -222,9 +217,8 @@ class GangCog(BotCog, commands.GroupCog, group_name="gang",
 
     @slash("delete", "Delete a gang (asks for confirmation)")
     async def delete(
-        self, interaction: Interaction, gang: GangName, campaign: CampaignName | None = None
+        self, call: Call, gang: GangName, campaign: CampaignName | None = None
     ) -> None:
-        call = Call.of(interaction)
         async with call.read(campaign) as s:
             target = await s.own_gang(gang)
         fighters = sum(1 for f in target.fighters if f.on_roster)
@@ -262,7 +256,7 @@ class GangCog(BotCog, commands.GroupCog, group_name="gang",
            categories="types the rule data lacks (else the preview asks): Cult Alpha=Leader")
     async def import_(
         self,
-        interaction: Interaction,
+        call: Call,
         file: discord.Attachment | None = None,
         url: app_commands.Range[str, 1, 500] | None = None,
         name: NewName | None = None,
@@ -270,7 +264,6 @@ class GangCog(BotCog, commands.GroupCog, group_name="gang",
         categories: app_commands.Range[str, 1, 500] | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         rename = clean_name(name, "gang name") if name is not None else None
         if owner is not None and owner.bot:
             raise InvalidRequest("A gang cannot belong to a bot.")
@@ -304,15 +297,14 @@ class GangCog(BotCog, commands.GroupCog, group_name="gang",
 
     @slash("export", "A gang as a JSON file (see /gang import)")
     async def export(
-        self, interaction: Interaction, gang: GangName, campaign: CampaignName | None = None
+        self, call: Call, gang: GangName, campaign: CampaignName | None = None
     ) -> None:
-        call = Call.of(interaction)
         async with call.read(campaign) as s:
             shown = await s.gang(gang)
             territories = await s.territories(controller=shown.id)
         document = gang_document(call.guild_id, s.campaign, shown, territories)
         file = json_file(document.model_dump_json(indent=2, by_alias=True).encode(),
-                         file_stem(shown.name, "gang"), interaction.filesize_limit)
+                         file_stem(shown.name, "gang"), call.interaction.filesize_limit)
         # A file for the one who asked: the roster itself is public through /gang show.
         await call.tell(f"**{safe(shown.name)}** as a gang file: /gang import reads it back, "
                         "here or on another server.", file=file)

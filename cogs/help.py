@@ -12,7 +12,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.call import Call, Interaction
+from bot.call import Call
 from bot.cog import BotCog, adds
 from bot.render import clip
 from bot.slash import slash
@@ -64,10 +64,10 @@ def help_embed(commands_: list[Command]) -> discord.Embed:
 
 class HelpCog(BotCog, commands.Cog):
     @slash("help", "Every command of the bot, one line each")
-    async def help_(self, interaction: Interaction) -> None:
+    async def help_(self, call: Call) -> None:
         tree_commands = [c for c in self.bot.tree.get_commands()
                          if isinstance(c, app_commands.Command | app_commands.Group)]
-        await Call.of(interaction).say(None, embed=help_embed(tree_commands), ephemeral=True)
+        await call.say(None, embed=help_embed(tree_commands), ephemeral=True)
 
 
 setup = adds(HelpCog)

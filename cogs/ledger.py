@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from discord import app_commands
 from discord.ext import commands
 
-from bot.call import Call, Interaction
+from bot.call import Call
 from bot.cog import BotCog, adds
 from bot.options import BattleId, CampaignName, GangName
 from bot.render import safe
@@ -32,13 +32,12 @@ class LedgerCog(BotCog, commands.Cog):
            limit="how many events to show (1 to 25, default 20)")
     async def ledger(
         self,
-        interaction: Interaction,
+        call: Call,
         gang: GangName | None = None,
         battle: BattleId | None = None,
         limit: app_commands.Range[int, 1, 25] = DEFAULT_LIMIT,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         async with call.read(campaign) as s:
             title = f"Ledger · {safe(s.campaign.name)}"
             target = await s.gang(gang) if gang else None

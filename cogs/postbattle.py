@@ -23,7 +23,7 @@ from bot.battle import clicks, engine, owed, publish, render  # noqa: F401
 from bot.battle.engine import StartRequest, Stored
 from bot.battle.start_index import StartAsked, index_of
 from bot.battle.state import PostBattleRun
-from bot.call import Call, Interaction, Scope
+from bot.call import Actor, Call, Scope
 from bot.cog import BotCog, adds
 from bot.errors import Refused
 from bot.options import CampaignName, GangName, ScenarioName, TerritoryName, UnstartedBattle, Winner
@@ -40,7 +40,9 @@ if TYPE_CHECKING:
 # Every command here names a post-battle run by one of its gangs.
 slash = slash_with(gang="a gang in the sequence")
 log = logging.getLogger(__name__)
-
+# Where an Arbitrator's decision acts, as the engine's functions take it: the bot, the
+# server, the Arbitrator, and the run's campaign and battle.
+RunAt = tuple["MundaBot", int, Actor, str, str]
 
 
 # --------------------------------------------------------------------------- the cog
@@ -80,7 +82,7 @@ class PostBattleCog(BotCog, commands.GroupCog, group_name="postbattle",
            skirmish="a skirmish: skip the campaign-only parts and the report")
     async def start(
         self,
-        interaction: Interaction,
+        call: Call,
         winner: Winner,
         battle: UnstartedBattle | None = None,
         gang1: GangName | None = None,
@@ -92,7 +94,6 @@ class PostBattleCog(BotCog, commands.GroupCog, group_name="postbattle",
         skirmish: bool | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         named = [g for g in (gang1, gang2, gang3, gang4) if g]
         if battle and named:
             raise InvalidRequest("Give either a recorded battle or the gangs, not both.")
@@ -103,23 +104,23 @@ class PostBattleCog(BotCog, commands.GroupCog, group_name="postbattle",
             call.guild_id, call.actor,
             StartAsked(campaign, named, winner, territory, skirmish))
         if answered:
-            await interaction.response.defer(thinking=True)
+            await call.interaction.response.defer(thinking=True)
         try:
-            request, found = await self._checked(call, interaction, winner, battle, named,
-                                                 territory, scenario, skirmish, campaign)
+            request, found = await self._checked(call, winner, battle, named, territory,
+                                                 scenario, skirmish, campaign)
         except Exception:
             if answered:
                 # The index was behind a write. Take the public answer back: filled first,
                 # so that the refusal (the next follow-up) is a private message of its own.
-                await interaction.edit_original_response(content="Not started.")
-                await interaction.delete_original_response()
+                await call.interaction.edit_original_response(content="Not started.")
+                await call.interaction.delete_original_response()
             raise
         if not answered:
-            await interaction.response.defer(thinking=True)
-        await engine.start_run(interaction, found, request)
+            await call.interaction.response.defer(thinking=True)
+        await engine.start_run(call.interaction, found, request)
 
     async def _checked(
-        self, call: Call, interaction: Interaction, winner: str, battle: str | None,
+        self, call: Call, winner: str, battle: str | None,
         named: list[str], territory: str | None, scenario: str | None, skirmish: bool | None,
         campaign: str | None,
     ) -> tuple[StartRequest, Campaign]:
@@ -143,7 +144,7 @@ class PostBattleCog(BotCog, commands.GroupCog, group_name="postbattle",
                 scenario=" ".join(scenario.split()) if scenario else None,
                 skirmish=skirmish,
             )
-            await engine.check_start(s.tx, interaction, found, request)
+            await engine.check_start(s.tx, call.interaction, found, request)
         return request, found
 
     # ------------------------------------------------------------------ status
@@ -151,14 +152,13 @@ class PostBattleCog(BotCog, commands.GroupCog, group_name="postbattle",
     @slash("status", "Where a post-battle sequence is",
            gang="a gang in the sequence (default: yours)")
     async def status(
-        self, interaction: Interaction, gang: GangName | None = None,
+        self, call: Call, gang: GangName | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         async with call.read(campaign) as s:
             run = await _run_for(s, gang)
             names = {g.id: g.name for g in await s.gangs()}
-        await interaction.response.send_message(
+        await call.interaction.response.send_message(
             embed=render.status_embed(run, names, owed.thread_url(call.guild_id, run))
         )
         # A step stored but never posted (the bot stopped in between) shows up now.
@@ -169,38 +169,36 @@ class PostBattleCog(BotCog, commands.GroupCog, group_name="postbattle",
     @slash("confirm-on-behalf", "Arbitrator: confirm the current step for a player",
            gang="the gang whose player you confirm for")
     async def confirm_on_behalf(
-        self, interaction: Interaction, gang: GangName, campaign: CampaignName | None = None
+        self, call: Call, gang: GangName, campaign: CampaignName | None = None
     ) -> None:
-        await self._arbitrate(Call.of(interaction), gang, campaign, lambda call, run, target: (
-            engine.confirm_stage(self.bot, call.guild_id, call.actor, run.campaign_id,
-                                 run.battle_id, None, target.id, on_behalf=True,
+        await self._arbitrate(call, gang, campaign, lambda at, target: (
+            engine.confirm_stage(*at, None, target.id, on_behalf=True,
                                  by=engine.who(call.interaction))))
 
     @slash("undo", "Arbitrator: undo the last confirmed step of a sequence")
     async def undo(
-        self, interaction: Interaction, gang: GangName, campaign: CampaignName | None = None
+        self, call: Call, gang: GangName, campaign: CampaignName | None = None
     ) -> None:
-        await self._arbitrate(Call.of(interaction), gang, campaign, lambda call, run, _gang: (
-            engine.undo_stage(self.bot, call.guild_id, call.actor, run.campaign_id,
-                              run.battle_id, None)))
+        await self._arbitrate(call, gang, campaign,
+                              lambda at, _gang: engine.undo_stage(*at, None))
 
     @slash("cancel", "Arbitrator: cancel a post-battle sequence")
     async def cancel(
-        self, interaction: Interaction, gang: GangName, campaign: CampaignName | None = None
+        self, call: Call, gang: GangName, campaign: CampaignName | None = None
     ) -> None:
-        await self._arbitrate(Call.of(interaction), gang, campaign, lambda call, run, _gang: (
-            engine.cancel_run(self.bot, call.guild_id, call.actor, run.campaign_id,
-                              run.battle_id)))
+        await self._arbitrate(call, gang, campaign,
+                              lambda at, _gang: engine.cancel_run(*at))
 
     async def _arbitrate(self, call: Call, gang: str, campaign: str | None,
-                         decide: Callable[[Call, PostBattleRun, Gang], Awaitable[Stored]]) -> None:
+                         decide: Callable[[RunAt, Gang], Awaitable[Stored]]) -> None:
         """An Arbitrator's step in the named gang's run: decided, shown, and noted privately."""
         async with call.read(campaign) as s:
             s.require_arbitrator()
             run = await _run_for(s, gang)
             target = await s.gang(gang)
         await call.defer()
-        stored = await decide(call, run, target)
+        at = (self.bot, call.guild_id, call.actor, run.campaign_id, run.battle_id)
+        stored = await decide(at, target)
         await engine.show(self.bot, call.guild_id, stored)
         await call.interaction.followup.send(stored.note, ephemeral=True)
 

@@ -20,12 +20,12 @@ from discord.ext import commands
 
 from bot.battle.engine import active_run_in
 from bot.battle.state import PostBattleRun
-from bot.call import Call, Interaction, Scope
+from bot.call import Call, Scope
 from bot.cog import BotCog, adds
 from bot.errors import Refused
 from bot.options import CampaignName, CaptiveName, GangName
 from bot.render import safe
-from bot.slash import slash
+from bot.slash import slash, value_choices
 from bot.storage import new_id
 from bot.ui import checked
 from bot.ui.prebattle import prebattle_embed
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     pass
 
 PRE_BATTLE_STEP = "Pre-battle sequence"
-BATTLEFIELD_CHOICES = [app_commands.Choice(name=b.value, value=b.value) for b in Battlefield]
+BATTLEFIELD_CHOICES = value_choices(Battlefield)
 
 
 class PreBattleCog(BotCog, commands.Cog):
@@ -55,7 +55,7 @@ class PreBattleCog(BotCog, commands.Cog):
     @app_commands.choices(battlefield=BATTLEFIELD_CHOICES)
     async def prebattle_command(
         self,
-        interaction: Interaction,
+        call: Call,
         gang1: GangName,
         gang2: GangName,
         gang3: GangName | None = None,
@@ -64,7 +64,6 @@ class PreBattleCog(BotCog, commands.Cog):
         rescue_captive: CaptiveName | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         named = [name for name in (gang1, gang2, gang3, gang4) if name]
         for index, name in enumerate(named):
             if any(same_name(name, other) for other in named[:index]):

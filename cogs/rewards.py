@@ -22,7 +22,7 @@ from discord.ext import commands
 from bot.battle.engine import active_run_in
 from bot.battle.interactive import act, rolled_in
 from bot.battle.state import Phase
-from bot.call import Call, Interaction
+from bot.call import Call
 from bot.cog import BotCog, adds
 from bot.errors import Refused
 from bot.lookup import pick
@@ -63,7 +63,7 @@ class RewardsCog(BotCog, commands.GroupCog, group_name="rewards",
            item="an item the scenario gives, into the Stash (Trading Post name or your own)")
     async def claim(
         self,
-        interaction: Interaction,
+        call: Call,
         gang: GangName,
         credit_dice: app_commands.Range[int, 0, MAX_DICE] = 0,
         flat_credits: app_commands.Range[int, 0, MAX_FLAT_CREDITS] = 0,
@@ -74,7 +74,6 @@ class RewardsCog(BotCog, commands.GroupCog, group_name="rewards",
         item_cost: app_commands.Range[int, 0, MAX_CREDITS] | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         # Discord's client enforces the ranges; these refusals say the same to anyone else.
         bounded(credit_dice, 0, MAX_DICE, "Reward dice")
         bounded(flat_credits, 0, MAX_FLAT_CREDITS, "Flat reward credits")
@@ -107,7 +106,7 @@ class RewardsCog(BotCog, commands.GroupCog, group_name="rewards",
             if credit_dice and await rolled_in(tx, s.campaign.id, battle.id, purpose):
                 raise _rolled_already(target.name)
 
-        await act(interaction, campaign=s.campaign, gang=target,
+        await act(call.interaction, campaign=s.campaign, gang=target,
                   stages=[(Step.RECEIVE_REWARDS, None)], compute=compute, check=not_rolled_yet)
 
     @slash("dome", "Choose a Collapsed Dome's income dice before Collect Income",
@@ -117,13 +116,12 @@ class RewardsCog(BotCog, commands.GroupCog, group_name="rewards",
            gang="the gang that controls it (default: your gang in a post-battle sequence)")
     async def dome(
         self,
-        interaction: Interaction,
+        call: Call,
         dice: app_commands.Range[int, 1, MAX_DICE],
         territory: TerritoryName | None = None,
         gang: GangName | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         bounded(dice, 1, MAX_DICE, "Income dice")
         async with call.write(campaign) as s:
             target = await own_gang_in_run(s, gang)

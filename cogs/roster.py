@@ -35,7 +35,7 @@ from bot.battle.interactive import (
     note_result,
 )
 from bot.battle.state import PostBattleRun
-from bot.call import Call, Interaction, Scope
+from bot.call import Call, Interaction
 from bot.cog import BotCog, adds, agreement
 from bot.errors import Refused
 from bot.lookup import pick_choice, pick_item
@@ -61,7 +61,7 @@ from bot.options import (
 )
 from bot.render import safe
 from bot.runs import own_gang_in_run, run_in
-from bot.slash import slash_with
+from bot.slash import FIGHTERS_GANG, slash_with, value_choices
 from bot.storage import new_id
 from bot.ui import bounded, checked, clean_name, typed_item
 from rules.advancements import SkillSetNeeded, buy_advancement
@@ -73,7 +73,7 @@ from rules.errors import InvalidRequest, NotFound
 from rules.models import PROFILE_STATS, Gang
 from rules.names import same_name
 from rules.ruleset import RuleSet
-from rules.sequence import DEFERRABLE, Step, SubStep
+from rules.sequence import DEFERRABLE, PostBattleSequence, Step, SubStep
 from rules.tradingpost import (
     MAX_CREDITS,
     MAX_SPECIAL_MODIFIER,
@@ -102,7 +102,7 @@ DISTRIBUTE: Stages = ((Step.UPDATE_ROSTER, SubStep.DISTRIBUTE_EQUIPMENT),)
 ADVANCEMENTS: Stages = ((Step.UPDATE_ROSTER, SubStep.ADVANCEMENTS),)
 DEFER = "defer"
 
-SUBSTEP_CHOICES = [app_commands.Choice(name=s.value, value=s.value) for s in DEFERRABLE]
+SUBSTEP_CHOICES = value_choices(DEFERRABLE)
 CREW_CHOICES = [
     app_commands.Choice(name="takes another vehicle from the Stash", value="new"),
     app_commands.Choice(name="waits for a vehicle bought at the Trading Post", value="wait"),
@@ -128,24 +128,22 @@ class RosterCog(BotCog, commands.GroupCog, group_name="roster",
     # ------------------------------------------------------------------ A. Clean House
 
     @slash("retire", "A. Retire a fighter: gear to the Stash",
-           fighter="the fighter who retires", gang="the fighter's gang")
-    async def retire_(self, interaction: Interaction, fighter: FighterName,
+           fighter="the fighter who retires", gang=FIGHTERS_GANG)
+    async def retire_(self, call: Call, fighter: FighterName,
                       gang: GangName | None = None, campaign: CampaignName | None = None) -> None:
-        call = Call.of(interaction)
         await call.defer()
         async with call.read(campaign) as s:
             owner, who = await s.own_fighter(fighter, gang)
-        await act(interaction, campaign=s.campaign, gang=owner, stages=CLEAN_HOUSE,
+        await act(call.interaction, campaign=s.campaign, gang=owner, stages=CLEAN_HOUSE,
                   compute=lambda world, _run, _roller: retire(world, owner.id, who.id))
 
     @slash("scrap", "A. Scrap a vehicle with Lasting Damage",
            vehicle="the vehicle to scrap", crew_choice="what its crew does",
            replacement="for 'takes another vehicle': the vehicle from the Stash")
     @app_commands.choices(crew_choice=CREW_CHOICES)
-    async def scrap(self, interaction: Interaction, vehicle: DamagedVehicle,
+    async def scrap(self, call: Call, vehicle: DamagedVehicle,
                     crew_choice: str | None = None, replacement: StashVehicle | None = None,
                     gang: GangName | None = None, campaign: CampaignName | None = None) -> None:
-        call = Call.of(interaction)
         await call.defer()
         async with call.read(campaign) as s:
             owner = await own_gang_in_run(s, gang)
@@ -154,60 +152,57 @@ class RosterCog(BotCog, commands.GroupCog, group_name="roster",
         if scrapped is None:
             raise NotFound(f"{safe(owner.name)} has no vehicle called '{safe(vehicle)}'.")
         choice = _crew_choice(owner, crew_choice, replacement)
-        await act(interaction, campaign=s.campaign, gang=owner, stages=CLEAN_HOUSE,
+        await act(call.interaction, campaign=s.campaign, gang=owner, stages=CLEAN_HOUSE,
                   compute=lambda world, _run, _roller: scrap_vehicle(
                       world, owner.id, scrapped.id, choice))
 
     # ------------------------------------------------------------------ B. Trading Post
 
     @slash("hire", "B. Hire a fighter from the House List", name="the new fighter's name")
-    async def hire(self, interaction: Interaction, fighter_type: FighterType, name: NewName,
+    async def hire(self, call: Call, fighter_type: FighterType, name: NewName,
                    gang: GangName | None = None, campaign: CampaignName | None = None) -> None:
-        await _recruit(Call.of(interaction), hire_fighter, fighter_type, name, gang, campaign)
+        await _recruit(call, hire_fighter, fighter_type, name, gang, campaign)
 
     @slash("vehicle", "B. Buy a vehicle from the House List",
            name="the vehicle's name",
            crew="a Crew fighter without a vehicle "
                            "(default: the vehicle waits in the Stash)")
-    async def vehicle(self, interaction: Interaction, vehicle_type: VehicleType, name: NewName,
+    async def vehicle(self, call: Call, vehicle_type: VehicleType, name: NewName,
                       crew: FighterName | None = None, gang: GangName | None = None,
                       campaign: CampaignName | None = None) -> None:
-        call = Call.of(interaction)
         await call.defer()
         label = clean_name(name, "vehicle's name")
         async with call.read(campaign) as s:
             owner = await own_gang_in_run(s, gang)
         crew_id = s.fighter_of(owner, crew).id if crew else None
-        await act(interaction, campaign=s.campaign, gang=owner, stages=TRADING_POST,
+        await act(call.interaction, campaign=s.campaign, gang=owner, stages=TRADING_POST,
                   compute=lambda world, _run, _roller: purchase_vehicle(
                       world, owner.id, s.ruleset, vehicle_type, label, new_id(), crew_id))
 
     @slash("hangeron", "B. Recruit a Hanger-on or Brute (Reputation allowing)",
            fighter_type="the Hanger-on or Brute", name="its name")
-    async def hangeron(self, interaction: Interaction, fighter_type: HangerOnType, name: NewName,
+    async def hangeron(self, call: Call, fighter_type: HangerOnType, name: NewName,
                        gang: GangName | None = None, campaign: CampaignName | None = None) -> None:
-        await _recruit(Call.of(interaction), recruit_hanger_on, fighter_type, name, gang,
+        await _recruit(call, recruit_hanger_on, fighter_type, name, gang,
                        campaign)
 
     @slash("sell", "B. Sell a Stash item: value minus D6x10", item="the Stash item")
-    async def sell(self, interaction: Interaction, item: StashItem, gang: GangName | None = None,
+    async def sell(self, call: Call, item: StashItem, gang: GangName | None = None,
                    campaign: CampaignName | None = None) -> None:
-        call = Call.of(interaction)
         await call.defer()
         async with call.read(campaign) as s:
             owner = await own_gang_in_run(s, gang)
         sold = pick_item(owner.stash, item, f"{possessive(owner.name)} Stash")
-        await act(interaction, campaign=s.campaign, gang=owner, stages=TRADING_POST,
+        await act(call.interaction, campaign=s.campaign, gang=owner, stages=TRADING_POST,
                   compute=lambda world, run, roller: sell_item(
                       world, owner.id, sold.id, roller, run.sequence.id))
 
     @slash("buy", "B. Buy from a fighter's Equipment List, or Common items",
            fighter="buy from this fighter's own Equipment List, onto the fighter "
                 "(default: a Common Trading Post item into the Stash)")
-    async def buy(self, interaction: Interaction, item: BuyableItem,
+    async def buy(self, call: Call, item: BuyableItem,
                   fighter: FighterName | None = None, gang: GangName | None = None,
                   campaign: CampaignName | None = None) -> None:
-        call = Call.of(interaction)
         await call.defer()
         async with call.read(campaign) as s:
             if fighter:
@@ -215,7 +210,7 @@ class RosterCog(BotCog, commands.GroupCog, group_name="roster",
                 fighter_id: str | None = who.id
             else:
                 owner, fighter_id = await own_gang_in_run(s, gang), None
-        await act(interaction, campaign=s.campaign, gang=owner, stages=TRADING_POST,
+        await act(call.interaction, campaign=s.campaign, gang=owner, stages=TRADING_POST,
                   compute=lambda world, _run, _roller: buy_equipment(
                       world, owner.id, s.ruleset, item, new_id(), fighter_id))
 
@@ -223,12 +218,11 @@ class RosterCog(BotCog, commands.GroupCog, group_name="roster",
            special_modifier="a modifier from special rules, -10 to +10 (default 0)")
     async def seek(
         self,
-        interaction: Interaction,
+        call: Call,
         special_modifier: app_commands.Range[int, -MAX_SPECIAL_MODIFIER, MAX_SPECIAL_MODIFIER] = 0,
         gang: GangName | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         await call.defer()
         bounded(special_modifier, -MAX_SPECIAL_MODIFIER, MAX_SPECIAL_MODIFIER,
                 "A special rule modifier")
@@ -245,18 +239,17 @@ class RosterCog(BotCog, commands.GroupCog, group_name="roster",
             assert isinstance(result, AvailabilityResult)
             run.sequence.record_availability(result.offer)
 
-        await act(interaction, campaign=s.campaign, gang=owner, stages=TRADING_POST,
+        await act(call.interaction, campaign=s.campaign, gang=owner, stages=TRADING_POST,
                   compute=compute, bookkeeping=bookkeeping)
 
     @slash("buyrare", "B. Buy a Rare or Illegal item your roll unlocked",
            item="an item the availability roll unlocked")
-    async def buyrare(self, interaction: Interaction, item: RareItem,
+    async def buyrare(self, call: Call, item: RareItem,
                       gang: GangName | None = None, campaign: CampaignName | None = None) -> None:
-        call = Call.of(interaction)
         await call.defer()
         async with call.read(campaign) as s:
             owner = await own_gang_in_run(s, gang)
-        await act(interaction, campaign=s.campaign, gang=owner, stages=TRADING_POST,
+        await act(call.interaction, campaign=s.campaign, gang=owner, stages=TRADING_POST,
                   compute=lambda world, run, _roller: buy_rare_item(
                       world, owner.id, item, run.sequence.sought_offer(owner.id, owner.name),
                       new_id()))
@@ -272,7 +265,7 @@ class RosterCog(BotCog, commands.GroupCog, group_name="roster",
                      "Territory)")
     async def boon(
         self,
-        interaction: Interaction,
+        call: Call,
         territory: BoonTerritory,
         credits: app_commands.Range[int, 0, MAX_BOON_CREDITS] = 0,
         reputation: app_commands.Range[int, 0, MAX_BOON_REPUTATION] = 0,
@@ -283,7 +276,6 @@ class RosterCog(BotCog, commands.GroupCog, group_name="roster",
         gang: GangName | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         await call.defer()
         recruit = clean_name(recruit_name, "The recruit's name") if recruit_name else None
         bounded(credits, 0, MAX_BOON_CREDITS, "Boon credits")
@@ -313,34 +305,32 @@ class RosterCog(BotCog, commands.GroupCog, group_name="roster",
             assert isinstance(result, BoonsResult)
             run.sequence.record_boons(result)
 
-        await act(interaction, campaign=s.campaign, gang=owner, stages=BOONS, compute=compute,
+        await act(call.interaction, campaign=s.campaign, gang=owner, stages=BOONS, compute=compute,
                   bookkeeping=bookkeeping)
 
     # ------------------------------------------------------------------ D. Distribute
 
     @slash("give", "D. Give a Stash item to a fighter",
-           item="the Stash item", fighter="the fighter who takes it", gang="the fighter's gang")
-    async def give(self, interaction: Interaction, item: StashItem, fighter: FighterName,
+           item="the Stash item", fighter="the fighter who takes it", gang=FIGHTERS_GANG)
+    async def give(self, call: Call, item: StashItem, fighter: FighterName,
                    gang: GangName | None = None, campaign: CampaignName | None = None) -> None:
-        call = Call.of(interaction)
         await call.defer()
         async with call.read(campaign) as s:
             owner, who = await s.own_fighter(fighter, gang)
         given = pick_item(owner.stash, item, f"{possessive(owner.name)} Stash")
-        await act(interaction, campaign=s.campaign, gang=owner, stages=DISTRIBUTE,
+        await act(call.interaction, campaign=s.campaign, gang=owner, stages=DISTRIBUTE,
                   compute=lambda world, _run, _roller: give_item(
                       world, owner.id, given.id, who.id, s.ruleset))
 
     @slash("take", "D. Put a fighter's item back in the Stash",
-           item="the item the fighter carries", gang="the fighter's gang")
-    async def take(self, interaction: Interaction, item: CarriedItem, fighter: FighterName,
+           item="the item the fighter carries", gang=FIGHTERS_GANG)
+    async def take(self, call: Call, item: CarriedItem, fighter: FighterName,
                    gang: GangName | None = None, campaign: CampaignName | None = None) -> None:
-        call = Call.of(interaction)
         await call.defer()
         async with call.read(campaign) as s:
             owner, who = await s.own_fighter(fighter, gang)
         carried = pick_item(who.equipment, item, fighter)
-        await act(interaction, campaign=s.campaign, gang=owner, stages=DISTRIBUTE,
+        await act(call.interaction, campaign=s.campaign, gang=owner, stages=DISTRIBUTE,
                   compute=lambda world, _run, _roller: take_item(
                       world, owner.id, carried.id, who.id, s.ruleset))
 
@@ -352,12 +342,11 @@ class RosterCog(BotCog, commands.GroupCog, group_name="roster",
            skill="for a chosen skill: its name (the skill set's skills are suggested)",
            skill_set="the skill set: a random skill's, a chosen skill's, or (Gangers' roll) a "
                   "promotion's",
-           gang="the fighter's gang")
-    async def advance(self, interaction: Interaction, fighter: FighterName,
+           gang=FIGHTERS_GANG)
+    async def advance(self, call: Call, fighter: FighterName,
                       option: AdvancementOption, stat: AdvancementStat | None = None,
                       skill: SkillName | None = None, skill_set: SkillSetName | None = None,
                       gang: GangName | None = None, campaign: CampaignName | None = None) -> None:
-        call = Call.of(interaction)
         await call.defer()
         chosen_stat = stat_key(stat) if stat else None
         async with call.read(campaign) as s:
@@ -375,7 +364,7 @@ class RosterCog(BotCog, commands.GroupCog, group_name="roster",
                     f"campaign: {', '.join(needed.skill_sets)}. Nothing was rolled."
                 ) from needed
 
-        await act(interaction, campaign=s.campaign, gang=owner, stages=ADVANCEMENTS,
+        await act(call.interaction, campaign=s.campaign, gang=owner, stages=ADVANCEMENTS,
                   compute=compute)
 
     # ------------------------------------------------------------------ PB-6B.8 deferral
@@ -384,9 +373,8 @@ class RosterCog(BotCog, commands.GroupCog, group_name="roster",
                                       "agree)",
            substep="the sub-step to finish later")
     @app_commands.choices(substep=SUBSTEP_CHOICES)
-    async def defer(self, interaction: Interaction, substep: str, gang: GangName | None = None,
+    async def defer(self, call: Call, substep: str, gang: GangName | None = None,
                     campaign: CampaignName | None = None) -> None:
-        call = Call.of(interaction)
         chosen = substep_named(substep)
         async with call.read(campaign) as s:
             owner = await own_gang_in_run(s, gang)
@@ -396,28 +384,27 @@ class RosterCog(BotCog, commands.GroupCog, group_name="roster",
             world = await s.tx.load_world(s.campaign.id, run.gang_ids)
         gangs = [world.gang(gang_id) for gang_id in run.gang_ids]
         if s.is_arbitrator:
-            compute, bookkeeping = _deferral(owner, chosen, run.gang_ids, True, on_behalf=True)
-            await act(interaction, campaign=s.campaign, gang=owner, stages=[run.sequence.stage],
-                      compute=compute, bookkeeping=bookkeeping)
-            return
-        question = (
-            f"⏸️ **{safe(owner.name)}** asks to finish **{chosen.value}** later, up to its next "
-            "pre-battle sequence (PB-6B.8). Every player"
-            + ("" if run.sequence.skirmish else " and an Arbitrator") + " must agree."
-        )
-        agreement = new_agreement(
-            DEFER, s.campaign.id, question, gangs, proposed_by=interaction.user.id,
-            needs_arbitrator=not run.sequence.skirmish,
-            details={"gang_id": owner.id, "substep": chosen.value},
-        )
-        agree_as(agreement, s.campaign, gangs, interaction)
-        if agreement.complete:
-            compute, bookkeeping = _deferral(owner, chosen, agreement.agreed,
-                                             agreement.arbitrator_agreed, on_behalf=False)
-            await act(interaction, campaign=s.campaign, gang=owner, stages=[run.sequence.stage],
-                      compute=compute, bookkeeping=bookkeeping)
-            return
-        await self.ask(call, agreement)
+            steps = _deferral(owner, chosen, run.gang_ids, True, on_behalf=True)
+        else:
+            question = (
+                f"⏸️ **{safe(owner.name)}** asks to finish **{chosen.value}** later, up to its "
+                "next pre-battle sequence (PB-6B.8). Every player"
+                + ("" if run.sequence.skirmish else " and an Arbitrator") + " must agree."
+            )
+            agreement = new_agreement(
+                DEFER, s.campaign.id, question, gangs, proposed_by=call.actor.user_id,
+                needs_arbitrator=not run.sequence.skirmish,
+                details={"gang_id": owner.id, "substep": chosen.value},
+            )
+            agree_as(agreement, s.campaign, gangs, call.interaction)
+            if not agreement.complete:
+                await self.ask(call, agreement)
+                return
+            steps = _deferral(owner, chosen, agreement.agreed, agreement.arbitrator_agreed,
+                              on_behalf=False)
+        compute, bookkeeping = steps
+        await act(call.interaction, campaign=s.campaign, gang=owner,
+                  stages=[run.sequence.stage], compute=compute, bookkeeping=bookkeeping)
 
     @agreement(DEFER)
     async def _deferral_agreed(
@@ -437,13 +424,10 @@ class RosterCog(BotCog, commands.GroupCog, group_name="roster",
 
     @slash("reopen", "Come back to a sub-step you deferred")
     @app_commands.choices(substep=SUBSTEP_CHOICES)
-    async def reopen(self, interaction: Interaction, substep: str, gang: GangName | None = None,
+    async def reopen(self, call: Call, substep: str, gang: GangName | None = None,
                      campaign: CampaignName | None = None) -> None:
-        call = Call.of(interaction)
-        chosen = substep_named(substep)
-        async with call.write(campaign) as s:
-            owner = await own_gang_in_run(s, gang)
-            await _change_run(s, owner, lambda run: run.sequence.reopen(owner.id, chosen))
+        owner, chosen = await _change_deferred(call, substep, gang, campaign,
+                                               PostBattleSequence.reopen)
         await call.say(
             f"**{safe(owner.name)}** is back in **{chosen.value}** (PB-6B.8): use the /roster "
             "commands of that sub-step, then `/roster done`."
@@ -451,13 +435,10 @@ class RosterCog(BotCog, commands.GroupCog, group_name="roster",
 
     @slash("done", "End a deferred sub-step")
     @app_commands.choices(substep=SUBSTEP_CHOICES)
-    async def done(self, interaction: Interaction, substep: str, gang: GangName | None = None,
+    async def done(self, call: Call, substep: str, gang: GangName | None = None,
                    campaign: CampaignName | None = None) -> None:
-        call = Call.of(interaction)
-        chosen = substep_named(substep)
-        async with call.write(campaign) as s:
-            owner = await own_gang_in_run(s, gang)
-            await _change_run(s, owner, lambda run: run.sequence.end_deferred(owner.id, chosen))
+        owner, chosen = await _change_deferred(call, substep, gang, campaign,
+                                               PostBattleSequence.end_deferred)
         await call.say(f"**{safe(owner.name)}** has finished **{chosen.value}**.")
 
 
@@ -516,14 +497,21 @@ def _deferral(
     return compute, bookkeeping
 
 
-async def _change_run(s: Scope, gang: Gang, change: Callable[[PostBattleRun], None]) -> None:
-    """Change the gang's run (reopen / end a deferral) and save it, in the write scope."""
-    run = await active_run_in(s.tx, s.campaign.id, gang.id)
-    if run is None:
-        raise Refused(f"{safe(gang.name)} has no post-battle sequence with a deferred "
-                      "sub-step.")
-    change(run)
-    await s.tx.save_sequence(s.campaign.id, run.key, run, battle_id=run.battle_id)
+async def _change_deferred(
+    call: Call, substep: str, gang: str | None, campaign: str | None,
+    change: Callable[[PostBattleSequence, str, SubStep], None],
+) -> tuple[Gang, SubStep]:
+    """Reopen or end a deferred sub-step of the gang's run, saved in one transaction."""
+    chosen = substep_named(substep)
+    async with call.write(campaign) as s:
+        owner = await own_gang_in_run(s, gang)
+        run = await active_run_in(s.tx, s.campaign.id, owner.id)
+        if run is None:
+            raise Refused(f"{safe(owner.name)} has no post-battle sequence with a deferred "
+                          "sub-step.")
+        change(run.sequence, owner.id, chosen)
+        await s.tx.save_sequence(s.campaign.id, run.key, run, battle_id=run.battle_id)
+    return owner, chosen
 
 
 setup = adds(RosterCog)

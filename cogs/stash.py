@@ -9,11 +9,12 @@ one action and undo takes both back.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 from discord.ext import commands
 
-from bot.call import Call, Interaction
+from bot.call import Call, Scope
 from bot.cog import BotCog, adds
 from bot.lookup import pick_item
 from bot.options import CampaignName, GangName, StashItem, TradingPostItem
@@ -56,7 +57,7 @@ class StashCog(BotCog, commands.GroupCog, group_name="stash", group_description=
            credits="credits to add (1 to 10,000)")
     async def add(
         self,
-        interaction: Interaction,
+        call: Call,
         gang: GangName,
         item: TradingPostItem | None = None,
         cost: int | None = None,
@@ -65,73 +66,87 @@ class StashCog(BotCog, commands.GroupCog, group_name="stash", group_description=
         credits: int | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
-        if item is None and credits is None:
-            raise InvalidRequest("Give an item, credits, or both.")
+        _require_something(item, credits)
         if item is None and (cost is not None or kind is not None or two_slots is not None):
             raise InvalidRequest("cost, kind and two_slots describe an item; give the item too.")
         bounded(credits, 1, MAX_CREDITS_PER_CALL, "Credits added in one go")
-        async with call.write(campaign) as s:
-            before = await s.own_gang(gang)
-            after = before.model_copy(deep=True)
-            what = []
-            if credits is not None:
-                gain(after, credits)
-                what.append(f"{credits} credits")
-            if item is not None:
-                entry, _source = catalogue_entry(s.ruleset, after, None, item)
-                added = typed_item(new_id(), item, entry, cost, kind, two_slots)
-                after.stash = [*after.stash, added]
-                what.append(added.name)
-            stored = await s.update_gang(after, title=f"Into the Stash: {', '.join(what)}")
-        await call.answer(f"{possessive(safe(stored.name))} Stash",
-                          gang_change_lines(before, stored))
+
+        def put_in(s: Scope, after: Gang, name: str) -> str:
+            entry, _source = catalogue_entry(s.ruleset, after, None, name)
+            added = typed_item(new_id(), name, entry, cost, kind, two_slots)
+            after.stash = [*after.stash, added]
+            return added.name
+
+        await _change_stash(call, campaign, gang, "Into the Stash",
+                            (credits, gain), (item, put_in))
 
     @slash("remove", "Take an item and/or credits out of a Stash",
            gang="the gang whose Stash it is", item="an item to take out (it leaves the gang)",
            credits="credits to take out")
     async def remove(
         self,
-        interaction: Interaction,
+        call: Call,
         gang: GangName,
         item: StashItem | None = None,
         credits: int | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
-        if item is None and credits is None:
-            raise InvalidRequest("Give an item, credits, or both.")
+        _require_something(item, credits)
         bounded(credits, 1, MAX_CREDITS, "Credits taken out")
-        async with call.write(campaign) as s:
-            before = await s.own_gang(gang)
-            after = before.model_copy(deep=True)
-            what = []
-            if credits is not None:
-                if credits > after.credits:
-                    raise InsufficientCredits(
-                        f"{possessive(after.name)} Stash holds {after.credits:,} credits; "
-                        f"{credits:,} cannot be taken out."
-                    )
-                after.credits -= credits
-                what.append(f"{credits} credits")
-            if item is not None:
-                taken = pick_item(after.stash, item, f"{possessive(after.name)} Stash")
-                after.stash = [i for i in after.stash if i.id != taken.id]
-                what.append(taken.name)
-            stored = await s.update_gang(after, title=f"Out of the Stash: {', '.join(what)}")
-        await call.answer(f"{possessive(safe(stored.name))} Stash",
-                          gang_change_lines(before, stored))
+        await _change_stash(call, campaign, gang, "Out of the Stash",
+                            (credits, _withdraw), (item, _take_out))
 
     @slash("show", "Show a gang's Stash: credits, items, vehicles",
            gang="the gang whose Stash to show")
     async def show(
-        self, interaction: Interaction, gang: GangName, campaign: CampaignName | None = None
+        self, call: Call, gang: GangName, campaign: CampaignName | None = None
     ) -> None:
-        call = Call.of(interaction)
         async with call.read(campaign) as s:
             target = await s.gang(gang)
         title = f"{possessive(safe(target.name))} Stash"
         await call.answer_embeds(lines_embeds(title, stash_lines(target)))
+
+
+def _require_something(item: str | None, credits: int | None) -> None:
+    if item is None and credits is None:
+        raise InvalidRequest("Give an item, credits, or both.")
+
+
+def _withdraw(gang: Gang, credits: int) -> None:
+    if credits > gang.credits:
+        raise InsufficientCredits(f"{possessive(gang.name)} Stash holds {gang.credits:,} "
+                                  f"credits; {credits:,} cannot be taken out.")
+    gang.credits -= credits
+
+
+def _take_out(_s: Scope, gang: Gang, name: str) -> str:
+    taken = pick_item(gang.stash, name, f"{possessive(gang.name)} Stash")
+    gang.stash = [i for i in gang.stash if i.id != taken.id]
+    return taken.name
+
+
+CreditsMove = tuple[int | None, Callable[[Gang, int], None]]
+# The item named (if any) and what moves it; the move answers the item's name.
+ItemMove = tuple[str | None, Callable[[Scope, Gang, str], str]]
+
+
+async def _change_stash(call: Call, campaign: str | None, gang: str, title: str,
+                        credits: CreditsMove, item: ItemMove) -> None:
+    """Credits and/or an item into or out of the named gang's Stash: one roster edit,
+    titled with what moved; the answer shows before → after."""
+    async with call.write(campaign) as s:
+        before = await s.own_gang(gang)
+        after = before.model_copy(deep=True)
+        what = []
+        amount, move_credits = credits
+        if amount is not None:
+            move_credits(after, amount)
+            what.append(f"{amount} credits")
+        named, move_item = item
+        if named is not None:
+            what.append(move_item(s, after, named))
+        stored = await s.update_gang(after, title=f"{title}: {', '.join(what)}")
+    await call.answer(f"{possessive(safe(stored.name))} Stash", gang_change_lines(before, stored))
 
 
 setup = adds(StashCog)

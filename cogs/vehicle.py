@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from discord.ext import commands
 
-from bot.call import Call, Interaction
+from bot.call import Call
 from bot.cog import BotCog, adds
 from bot.options import (
     CampaignName,
@@ -50,7 +50,7 @@ class VehicleCog(BotCog, commands.GroupCog, group_name="vehicle",
            crew="a Crew fighter of the gang who drives it (none: it waits in the Stash)")
     async def add(
         self,
-        interaction: Interaction,
+        call: Call,
         gang: GangName,
         name: NewName,
         vehicle_type: VehicleType | None = None,
@@ -59,7 +59,6 @@ class VehicleCog(BotCog, commands.GroupCog, group_name="vehicle",
         pay: bool = False,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         vehicle_name = clean_name(name, "vehicle's name")
         bounded(cost, 0, MAX_CREDITS, "A vehicle's cost")
         async with call.write(campaign) as s:
@@ -104,7 +103,7 @@ class VehicleCog(BotCog, commands.GroupCog, group_name="vehicle",
            gang="the vehicle's gang (default: found by name)")
     async def edit(
         self,
-        interaction: Interaction,
+        call: Call,
         vehicle: VehicleName,
         name: NewName | None = None,
         cost: int | None = None,
@@ -116,7 +115,6 @@ class VehicleCog(BotCog, commands.GroupCog, group_name="vehicle",
         gang: GangName | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
-        call = Call.of(interaction)
         bounded(cost, 0, MAX_CREDITS, "A vehicle's cost")
         if crew and remove_crew:
             raise InvalidRequest("Give a new crew or remove the crew, not both.")
