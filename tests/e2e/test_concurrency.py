@@ -28,8 +28,8 @@ from tests.e2e.battle_helpers import (
     start_battle,
     thread_named,
 )
-from tests.e2e.test_crash_resume import roll_line, stored, to_step
-from tests.e2e.test_postbattle import (
+from tests.e2e.helpers import ok
+from tests.e2e.postbattle_steps import (
     CH,
     G,
     campaign,
@@ -37,13 +37,13 @@ from tests.e2e.test_postbattle import (
     eventually,
     gang,
     in_thread,
-    ok,
     open_stage,
     report_panel,
     start,
     territory_battle,
     titled,
 )
+from tests.e2e.test_crash_resume import roll_line, stored, to_step
 
 
 async def answers(results: list[InteractionResult]) -> list[str]:

@@ -15,7 +15,7 @@ from bot.arena import Arena
 from fakediscord import InteractionResult
 from fakediscord.common import CallbackType
 from rules.names import name_key
-from tests.e2e.test_postbattle import CH, G, campaign, eventually, gang, thread_of
+from tests.e2e.postbattle_steps import CH, G, campaign, eventually, gang, thread_of
 
 
 def _rename_behind_the_bots_back(arena: Arena, old: str, new: str) -> None:
