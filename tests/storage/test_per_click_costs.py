@@ -45,7 +45,11 @@ async def held_open(
             await release.wait()
 
     task = asyncio.create_task(hold())
-    await asyncio.wait_for(done.wait(), NO_HANG)
+    try:
+        await asyncio.wait_for(done.wait(), NO_HANG)
+    except TimeoutError:
+        task.cancel()  # still waiting to begin: it must not hold anything after the test
+        raise
     try:
         yield task
     finally:
