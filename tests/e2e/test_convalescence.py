@@ -22,6 +22,7 @@ from tests.e2e.battle_helpers import (
     GUILD,
     STEPS_BEFORE_ACTIONS,
     all_text,
+    battle_reported,
     confirm_until,
     new_campaign,
     new_fighter,
@@ -161,9 +162,7 @@ async def test_a_fighter_set_convalescent_before_a_battle_may_act_after_its_wrap
                        gang="Bedwarmers", campaign=campaign)
     assert "Tull is now Convalescent" in said
 
-    thread = await start_battle(arena, campaign, "Bedwarmers", "Sheet Rats")
-    await report(d, thread, "bob", "Bedwarmers")
-    await report(d, thread, "dan", "Sheet Rats")
+    thread = await battle_reported(arena, campaign, "Bedwarmers", "Sheet Rats")
     await back_in_action(arena, campaign, thread, "Tull")
 
 
@@ -183,9 +182,7 @@ async def test_old_battle_wound_rolls_in_the_next_wrap_up(arena: Arena) -> None:
     assert "Old Battle Wound" in card
 
     # Battle 2: Krag was not taken Out of Action, yet the Wrap-up rolls its D6.
-    thread = await start_battle(arena, campaign, "Scarred", "Sawbones")
-    await report(d, thread, "bob", "Scarred")
-    await report(d, thread, "dan", "Sawbones")
+    thread = await battle_reported(arena, campaign, "Scarred", "Sawbones")
     text = await wrap_up_text(arena, thread)
     rolled = number_after(r"Old Battle Wound roll for Krag: D6 → \[(\d)\]", text)
     assert text.count("Old Battle Wound roll for Krag") == 1
