@@ -88,13 +88,19 @@ async def capture(driver: Driver, campaign: str, captive: str, captor: str) -> N
                 captor=captor, campaign=campaign)
 
 
+async def new_campaign_of_two(driver: Driver, campaign: str, bobs: str, dans: str, *,
+                              dans_alignment: str = "Law Abiding") -> None:
+    """A new campaign with bob's Law Abiding gang ``bobs`` and dan's ``dans``; no fighters."""
+    await new_campaign(driver, campaign)
+    await new_gang(driver, "bob", campaign, bobs)
+    await new_gang(driver, "dan", campaign, dans, alignment=dans_alignment)
+
+
 async def held_captive(driver: Driver, campaign: str, captor: str, owner: str, captive: str,
                        *, owner_alignment: str = "Law Abiding") -> None:
     """A new campaign in which bob's ``captor`` holds dan's Forge-born ``captive`` of
     ``owner`` Captive."""
-    await new_campaign(driver, campaign)
-    await new_gang(driver, "bob", campaign, captor)
-    await new_gang(driver, "dan", campaign, owner, alignment=owner_alignment)
+    await new_campaign_of_two(driver, campaign, captor, owner, dans_alignment=owner_alignment)
     await new_fighter(driver, "dan", campaign, owner, captive, "Forge-born")
     await capture(driver, campaign, captive, captor)
 

@@ -21,9 +21,8 @@ from tests.e2e.battle_helpers import (
     at_step,
     battle_reported,
     confirm_until,
-    new_campaign,
+    new_campaign_of_two,
     new_fighter,
-    new_gang,
     slash,
 )
 
@@ -35,9 +34,7 @@ pytestmark = pytest.mark.usefixtures("players")
 @pytest.mark.rule("PB-6E")
 async def test_dome_dice_hangers_on_limit_and_the_gangers_skill_set(arena: Arena) -> None:
     d = arena.driver
-    await new_campaign(d, "Underhive")
-    await new_gang(d, "bob", "Underhive", "Gearheads")
-    await new_gang(d, "dan", "Underhive", "Drifters")
+    await new_campaign_of_two(d, "Underhive", "Gearheads", "Drifters")
     await new_fighter(d, "bob", "Underhive", "Gearheads", "Krug", "Forge Tyrant")
     await new_fighter(d, "bob", "Underhive", "Gearheads", "Lad", "Bully")
     await new_fighter(d, "dan", "Underhive", "Drifters", "Dusty", "Forge Tyrant")

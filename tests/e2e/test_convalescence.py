@@ -24,9 +24,8 @@ from tests.e2e.battle_helpers import (
     all_text,
     battle_reported,
     confirm_until,
-    new_campaign,
+    new_campaign_of_two,
     new_fighter,
-    new_gang,
     number_after,
     report,
     slash,
@@ -51,9 +50,7 @@ async def two_gangs(arena: Arena, campaign: str, ours: str, theirs: str, patient
     Each test names its own gangs: a battle's thread is found by their names.
     """
     d = arena.driver
-    await new_campaign(d, campaign)
-    await new_gang(d, "bob", campaign, ours)
-    await new_gang(d, "dan", campaign, theirs, alignment="Outlaw")
+    await new_campaign_of_two(d, campaign, ours, theirs, dans_alignment="Outlaw")
     await new_fighter(d, "bob", campaign, ours, patient, "Forge Tyrant")
     await new_fighter(d, "bob", campaign, ours, f"{patient} Junior", "Forge-born")
     await new_fighter(d, "dan", campaign, theirs, f"{theirs} Boss", "Forge Tyrant")
