@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -54,6 +54,12 @@ def loads_list(text: str) -> Any:
 
 def placeholders(count: int) -> str:
     return ",".join("?" * count)
+
+
+def columns(row: Row, names: Iterable[str]) -> dict[str, Any]:
+    """The row's values of the columns ``names``, by name: for a model whose fields are
+    named as the columns."""
+    return {name: row[name] for name in names}
 
 
 # ------------------------------------------------------------------ gangs

@@ -27,10 +27,17 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot.storage import battles, campaigns, imports, ledger, sequences
-from bot.storage.codec import dumps, new_id, now, territory_from_row
+from bot.storage.codec import columns, dumps, new_id, now, territory_from_row
 from bot.storage.driver import Connection
 from bot.storage.records import Campaign as CampaignRecord
-from bot.storage.records import CampaignDocument, ExportedCampaign, ExportedSequence
+from bot.storage.records import (
+    CampaignDocument,
+    CampaignFields,
+    ExportedCampaign,
+    ExportedSequence,
+    SequenceFields,
+    shared_fields,
+)
 from bot.storage.rekeying import rekey
 from bot.storage.roster import (
     GangWrite,
@@ -69,13 +76,7 @@ async def export_campaign(
         exported_at=datetime.now(UTC),
         guild_id=guild_id,
         campaign=ExportedCampaign(
-            id=campaign.id,
-            settings=campaign.settings,
-            arbitrator_user_ids=campaign.arbitrator_user_ids,
-            arbitrator_role_id=campaign.arbitrator_role_id,
-            report_channel_id=campaign.report_channel_id,
-            created_at=campaign.created_at,
-            trading_post=campaign.trading_post,
+            **shared_fields(campaign, CampaignFields),
             rule_data=(None if campaign.rule_data is None
                        else RuleData.model_validate_json(campaign.rule_data)),
         ),
@@ -84,10 +85,7 @@ async def export_campaign(
         battles=list(reversed(await battles.list_recent(db, pk, gang_id=None, limit=None))),
         sequences=[
             ExportedSequence(
-                key=r["key"],
-                model=r["model"],
-                battle_id=r["battle_id"],
-                revision=r["revision"],
+                **columns(r, SequenceFields.model_fields),
                 state=public_state(json.loads(r["state"])),
             )
             for r in await sequences.all_rows(db, pk)

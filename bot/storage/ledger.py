@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from bot.storage.codec import Row, dumps, now, placeholders
+from bot.storage.codec import Row, columns, dumps, now, placeholders
 from bot.storage.driver import Connection, the_row
 from bot.storage.errors import StaleWorld
 from bot.storage.offloop import is_large, off_loop_if
@@ -451,19 +451,17 @@ async def remember_sequence(
 # ------------------------------------------------------------------ reading
 
 
+# Columns read into the record's field of the same name, as they are.
+_ACTION_PLAIN = ("at", "actor", "clause", "title", "battle_id", "step", "undone_by")
+
+
 def _action_from_row(row: Row) -> ActionRecord:
     return ActionRecord(
+        **columns(row, _ACTION_PLAIN),
         id=row["pk"],
-        at=row["at"],
-        actor=row["actor"],
-        clause=row["clause"],
-        title=row["title"],
-        battle_id=row["battle_id"],
-        step=row["step"],
         notes=json.loads(row["notes"]),
         gang_ids=json.loads(row["gang_ids"]),
         undoes=row["undoes_pk"],
-        undone_by=row["undone_by"],
     )
 
 
@@ -486,32 +484,21 @@ async def list_actions(
     return [_action_from_row(row) for row in rows]
 
 
+# Columns read into the event's field of the same name, as they are.
+_EVENT_PLAIN = tuple(c for c in _EVENT_COLUMNS
+                     if c not in ("campaign_pk", "action_pk", "faces", "before", "after"))
+
+
 def _event_from_row(row: Row) -> LedgerEvent:
     is_change = row["kind"] == "change"
     return LedgerEvent(
+        **columns(row, _EVENT_PLAIN),
         id=row["pk"],
-        kind=row["kind"],
-        at=row["at"],
-        actor=row["actor"],
-        clause=row["clause"],
         action_id=row["action_pk"],
-        battle_id=row["battle_id"],
-        step=row["step"],
-        expression=row["expression"],
         faces=None if row["faces"] is None else json.loads(row["faces"]),
-        total=row["total"],
-        purpose=row["purpose"],
-        subject=row["subject"],
-        subject_id=row["subject_id"],
-        subject_name=row["subject_name"],
-        gang_id=row["gang_id"],
-        path=row["path"],
         before=json.loads(row["before"]) if is_change else None,
         after=json.loads(row["after"]) if is_change else None,
-        text=row["text"],
         undone=bool(row["undone"]),
-        imported_from=row["imported_from"],
-        imported_at=row["imported_at"],
     )
 
 

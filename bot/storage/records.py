@@ -20,6 +20,11 @@ class Record(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def shared_fields(model: BaseModel, fields: type[BaseModel]) -> dict[str, Any]:
+    """``model``'s values of the fields ``fields`` declares (one of its bases), as they are."""
+    return {name: getattr(model, name) for name in fields.model_fields}
+
+
 class TradingPostEntry(Equipment):
     """One line of a campaign's own Trading Post: an item with the category it is listed under.
 
@@ -33,13 +38,11 @@ class TradingPostEntry(Equipment):
         return Equipment.model_validate(self.model_dump(exclude={"category"}))
 
 
-class Campaign(Record):
-    """One campaign of one Discord server."""
+class CampaignFields(Record):
+    """What a campaign is, stored or exported alike (the export adds no server)."""
 
     id: str
-    guild_id: int
     settings: CampaignSettings
-    is_default: bool = False
     # Discord user ids of the Arbitrators, and/or a role whose members are.
     arbitrator_user_ids: list[int] = Field(default_factory=list)
     arbitrator_role_id: int | None = None
@@ -47,6 +50,13 @@ class Campaign(Record):
     created_at: datetime
     # The campaign's own Trading Post; None: the rule set's (bot.rulesets.ruleset_for).
     trading_post: list[TradingPostEntry] | None = None
+
+
+class Campaign(CampaignFields):
+    """One campaign of one Discord server."""
+
+    guild_id: int
+    is_default: bool = False
     # The campaign's own rule data (rules.ruledata.RuleData) as the JSON text stored,
     # validated once per distinct text by bot.rulesets; None: none.
     rule_data: str | None = None
@@ -151,32 +161,26 @@ class Snapshot(Record):
     territories: dict[str, Territory | None] = Field(default_factory=dict)
 
 
-class SequenceRecord(Record):
-    """A stored sequence state, without the state itself."""
+class SequenceFields(Record):
+    """What names a stored sequence and its version, listed or exported alike."""
 
     key: str
     model: str
     battle_id: str | None = None
     revision: int
+
+
+class SequenceRecord(SequenceFields):
+    """A stored sequence state, without the state itself."""
+
     updated_at: datetime
 
 
-class ExportedSequence(Record):
-    key: str
-    model: str
-    battle_id: str | None = None
-    revision: int
+class ExportedSequence(SequenceFields):
     state: dict[str, Any]
 
 
-class ExportedCampaign(Record):
-    id: str
-    settings: CampaignSettings
-    arbitrator_user_ids: list[int] = Field(default_factory=list)
-    arbitrator_role_id: int | None = None
-    report_channel_id: int | None = None
-    created_at: datetime
-    trading_post: list[TradingPostEntry] | None = None
+class ExportedCampaign(CampaignFields):
     # The campaign's own rule data (docs/rule-data.md), validated like an imported file.
     rule_data: RuleData | None = None
 

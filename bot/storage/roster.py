@@ -25,6 +25,7 @@ from bot.storage.codec import (
     VEHICLE_UPGRADE,
     Row,
     Values,
+    columns,
     fighter_data,
     fighter_row,
     gang_row,
@@ -66,6 +67,23 @@ class RosterRows:
 # ------------------------------------------------------------------ reading
 
 
+async def _rows_by_id(
+    db: Connection, select: str, order: str, campaign_pk: int, ids: Collection[str] | None
+) -> dict[str, Row]:
+    """``select``'s rows of one campaign by id, in ``order``: all of them for None, else
+    those of ``ids`` that exist."""
+    where = "WHERE campaign_pk = ?"
+    params: list[object] = [campaign_pk]
+    if ids is not None:
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return {}
+        where += f" AND id IN ({placeholders(len(wanted))})"
+        params += wanted
+    rows = await db.execute_fetchall(f"{select} {where} ORDER BY {order}", params)
+    return {str(row["id"]): row for row in rows}
+
+
 async def fetch_rosters(
     db: Connection, campaign_pk: int, gang_ids: Collection[str] | None = None
 ) -> dict[str, RosterRows]:
@@ -73,20 +91,8 @@ async def fetch_rosters(
 
     Gangs that do not exist are simply missing from the answer.
     """
-    if gang_ids is None:
-        gang_rows = await db.execute_fetchall(
-            f"{_GANG_SELECT} WHERE campaign_pk = ? ORDER BY pk", (campaign_pk,)
-        )
-    else:
-        ids = list(dict.fromkeys(gang_ids))
-        if not ids:
-            return {}
-        gang_rows = await db.execute_fetchall(
-            f"{_GANG_SELECT} WHERE campaign_pk = ? AND id IN ({placeholders(len(ids))})"
-            " ORDER BY pk",
-            (campaign_pk, *ids),
-        )
-    by_pk = {int(row["pk"]): RosterRows(gang=row) for row in gang_rows}
+    gang_rows = await _rows_by_id(db, _GANG_SELECT, "pk", campaign_pk, gang_ids)
+    by_pk = {int(row["pk"]): RosterRows(gang=row) for row in gang_rows.values()}
     if not by_pk:
         return {}
     pks = list(by_pk)
@@ -105,18 +111,12 @@ async def fetch_gang_rows(
 ) -> dict[str, Row]:
     """The gangs' own rows (no fighters, vehicles or items) by gang id; missing ones left out.
     ``None``: every gang of the campaign."""
-    if gang_ids is None:
-        rows = await db.execute_fetchall(
-            f"{_GANG_SELECT} WHERE campaign_pk = ? ORDER BY pk", (campaign_pk,))
-        return {str(row["id"]): row for row in rows}
-    ids = list(dict.fromkeys(gang_ids))
-    if not ids:
-        return {}
-    rows = await db.execute_fetchall(
-        f"{_GANG_SELECT} WHERE campaign_pk = ? AND id IN ({placeholders(len(ids))})",
-        (campaign_pk, *ids),
-    )
-    return {str(row["id"]): row for row in rows}
+    return await _rows_by_id(db, _GANG_SELECT, "pk", campaign_pk, gang_ids)
+
+
+# The gang row's columns that are the gang's fields of the same name, as they are.
+_GANG_PLAIN = ("id", "name", "house", "owner", "alignment", "credits", "reputation",
+               "battles_fought", "notes")
 
 
 def gang_from_rows(rows: RosterRows) -> Gang:
@@ -136,15 +136,7 @@ def gang_from_rows(rows: RosterRows) -> Gang:
     gang = rows.gang
     return Gang.model_validate(
         {
-            "id": gang["id"],
-            "name": gang["name"],
-            "house": gang["house"],
-            "owner": gang["owner"],
-            "alignment": gang["alignment"],
-            "credits": gang["credits"],
-            "reputation": gang["reputation"],
-            "battles_fought": gang["battles_fought"],
-            "notes": gang["notes"],
+            **columns(gang, _GANG_PLAIN),
             "stash": owned.get((STASH, None), []),
             "stash_vehicles": vehicles[1],
             "fighters": [
@@ -158,20 +150,7 @@ def gang_from_rows(rows: RosterRows) -> Gang:
 async def fetch_territories(
     db: Connection, campaign_pk: int, territory_ids: Collection[str] | None = None
 ) -> dict[str, Row]:
-    if territory_ids is None:
-        rows = await db.execute_fetchall(
-            f"{_TERRITORY_SELECT} WHERE campaign_pk = ? ORDER BY position", (campaign_pk,)
-        )
-    else:
-        ids = list(dict.fromkeys(territory_ids))
-        if not ids:
-            return {}
-        rows = await db.execute_fetchall(
-            f"{_TERRITORY_SELECT} WHERE campaign_pk = ? AND id IN ({placeholders(len(ids))})"
-            " ORDER BY position",
-            (campaign_pk, *ids),
-        )
-    return {str(row["id"]): row for row in rows}
+    return await _rows_by_id(db, _TERRITORY_SELECT, "position", campaign_pk, territory_ids)
 
 
 def territories_from_rows(rows: dict[str, Row]) -> dict[str, Territory]:

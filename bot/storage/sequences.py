@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from bot.storage.at_once import CAMPAIGN_PK, Statement
-from bot.storage.codec import Row, now
+from bot.storage.codec import Row, columns, now
 from bot.storage.driver import SQLITE, Connection, Dialect, first_row
 from bot.storage.errors import StorageError
 from bot.storage.records import SequenceRecord
@@ -164,16 +164,7 @@ async def list_all(db: Connection, campaign_pk: int) -> list[SequenceRecord]:
         " WHERE campaign_pk = ? ORDER BY pk",
         (campaign_pk,),
     )
-    return [
-        SequenceRecord(
-            key=row["key"],
-            model=row["model"],
-            battle_id=row["battle_id"],
-            revision=row["revision"],
-            updated_at=row["updated_at"],
-        )
-        for row in rows
-    ]
+    return [SequenceRecord(**columns(row, SequenceRecord.model_fields)) for row in rows]
 
 
 async def all_rows(db: Connection, campaign_pk: int) -> list[Row]:

@@ -87,13 +87,19 @@ async def capture(driver: Driver, campaign: str, captive: str, captor: str) -> N
                 captor=captor, campaign=campaign)
 
 
+async def new_campaign_of_two(driver: Driver, campaign: str, bobs: str, dans: str, *,
+                              dans_alignment: str = "Law Abiding") -> None:
+    """A new campaign with bob's Law Abiding gang ``bobs`` and dan's ``dans``; no fighters."""
+    await new_campaign(driver, campaign)
+    await new_gang(driver, "bob", campaign, bobs)
+    await new_gang(driver, "dan", campaign, dans, alignment=dans_alignment)
+
+
 async def held_captive(driver: Driver, campaign: str, captor: str, owner: str, captive: str,
                        *, owner_alignment: str = "Law Abiding") -> None:
     """A new campaign in which bob's ``captor`` holds dan's Forge-born ``captive`` of
     ``owner`` Captive."""
-    await new_campaign(driver, campaign)
-    await new_gang(driver, "bob", campaign, captor)
-    await new_gang(driver, "dan", campaign, owner, alignment=owner_alignment)
+    await new_campaign_of_two(driver, campaign, captor, owner, dans_alignment=owner_alignment)
     await new_fighter(driver, "dan", campaign, owner, captive, "Forge-born")
     await capture(driver, campaign, captive, captor)
 
@@ -121,12 +127,27 @@ async def until(check: Callable[[], T | None], what: str, timeout: float = 10.0)
         await asyncio.sleep(0.05)
 
 
-async def start_battle(arena: Arena, campaign: str, winner: str, loser: str) -> Channel:
-    """bob starts the post-battle sequence of a battle ``winner`` won; its thread."""
-    started = await arena.driver.slash(GUILD, CHANNEL, "bob", "postbattle start", winner=winner,
-                                       gang1=winner, gang2=loser, campaign=campaign)
+async def start_battle(
+    arena: Arena, campaign: str, gang1: str, gang2: str, *, winner: str | None = None
+) -> Channel:
+    """bob starts the post-battle sequence of a battle of ``gang1`` and ``gang2`` that
+    ``winner`` won (``gang1`` unless told; "draw" for a draw); its thread."""
+    started = await arena.driver.slash(
+        GUILD, CHANNEL, "bob", "postbattle start", winner=winner or gang1, gang1=gang1,
+        gang2=gang2, campaign=campaign)
     assert not started.ephemeral, started.text()
-    return await thread_named(arena.driver, f"{winner} vs {loser}")
+    return await thread_named(arena.driver, f"{gang1} vs {gang2}")
+
+
+async def battle_reported(
+    arena: Arena, campaign: str, bobs: str, dans: str, *, winner: str | None = None
+) -> Channel:
+    """:func:`start_battle` of bob's ``bobs`` and dan's ``dans``, and both reports
+    submitted with nothing marked; the battle's thread."""
+    thread = await start_battle(arena, campaign, bobs, dans, winner=winner)
+    await report(arena.driver, thread, "bob", bobs)
+    await report(arena.driver, thread, "dan", dans)
+    return thread
 
 
 async def wrap_up_text(arena: Arena, thread: Channel) -> str:

@@ -19,13 +19,11 @@ from tests.e2e.battle_helpers import (
     TRADING_POST,
     all_text,
     at_step,
+    battle_reported,
     confirm_until,
-    new_campaign,
+    new_campaign_of_two,
     new_fighter,
-    new_gang,
-    report,
     slash,
-    thread_named,
 )
 
 pytestmark = pytest.mark.usefixtures("players")
@@ -36,9 +34,7 @@ pytestmark = pytest.mark.usefixtures("players")
 @pytest.mark.rule("PB-6E")
 async def test_dome_dice_hangers_on_limit_and_the_gangers_skill_set(arena: Arena) -> None:
     d = arena.driver
-    await new_campaign(d, "Underhive")
-    await new_gang(d, "bob", "Underhive", "Gearheads")
-    await new_gang(d, "dan", "Underhive", "Drifters")
+    await new_campaign_of_two(d, "Underhive", "Gearheads", "Drifters")
     await new_fighter(d, "bob", "Underhive", "Gearheads", "Krug", "Forge Tyrant")
     await new_fighter(d, "bob", "Underhive", "Gearheads", "Lad", "Bully")
     await new_fighter(d, "dan", "Underhive", "Drifters", "Dusty", "Forge Tyrant")
@@ -48,11 +44,7 @@ async def test_dome_dice_hangers_on_limit_and_the_gangers_skill_set(arena: Arena
     await slash(d, "alice", "campaign territory assign", territory="Old Dome", gang="Drifters",
                 campaign="Underhive")
 
-    await slash(d, "bob", "postbattle start", winner="Gearheads", gang1="Gearheads",
-                gang2="Drifters", campaign="Underhive")
-    thread = await thread_named(d, "Gearheads vs Drifters")
-    await report(d, thread, "bob", "Gearheads")
-    await report(d, thread, "dan", "Drifters")
+    thread = await battle_reported(arena, "Underhive", "Gearheads", "Drifters")
     early = await d.slash(GUILD, CHANNEL, "dan", "rewards dome", dice=4, campaign="Underhive")
     assert early.ephemeral and "during Receive Rewards" in early.text(), early.text()
 

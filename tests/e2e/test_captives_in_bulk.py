@@ -16,12 +16,11 @@ from tests.e2e.battle_helpers import (
     CHANNEL,
     GUILD,
     at_post_battle_actions,
+    battle_reported,
     credits_of,
     new_campaign,
     new_gang_with,
-    report,
     slash,
-    thread_named,
 )
 from tests.e2e.helpers import database
 
@@ -54,11 +53,7 @@ async def test_one_action_sells_several_captives(arena: Arena) -> None:
     await new_gang_with(d, "dan", CAMPAIGN, "Victims", {"Victim Boss": "Forge Tyrant"},
                         alignment="Outlaw")
     await held(arena, {"Cap One": 30, "Cap Two": 50, "Cap Three": 40})
-    await slash(d, "bob", "postbattle start", winner="Slavers", gang1="Slavers",
-                gang2="Victims", campaign=CAMPAIGN)
-    thread = await thread_named(d, "Slavers vs Victims")
-    await report(d, thread, "bob", "Slavers")
-    await report(d, thread, "dan", "Victims")
+    thread = await battle_reported(arena, CAMPAIGN, "Slavers", "Victims")
     await at_post_battle_actions(d, thread, ["bob", "dan"])
 
     # The target option completes a comma list: what is typed stays, the rest is offered.

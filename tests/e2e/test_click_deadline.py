@@ -14,7 +14,7 @@ import sqlite3
 
 from bot.arena import Arena
 from fakediscord.common import CallbackType
-from tests.e2e.test_postbattle import campaign, eventually, gang, report_panel, start
+from tests.e2e.postbattle_steps import campaign_of_two, eventually, report_panel, start
 
 # Long enough to tell "after the write" from "at the deadline", well inside the bot's
 # 5-second busy timeout.
@@ -22,9 +22,7 @@ HOLD = 2.0
 
 
 async def test_a_click_waiting_for_the_database_is_acknowledged_at_once(arena: Arena) -> None:
-    camp = await campaign(arena, "Slow Ledger")
-    await gang(arena, "bob", "Ash Cats", camp)
-    await gang(arena, "carol", "Tin Dogs", camp)
+    camp = await campaign_of_two(arena, "Slow Ledger", "Ash Cats", "Tin Dogs")
     _, thread = await start(arena, "bob", camp, "Ash Cats", "Ash Cats", "Tin Dogs")
     panel = report_panel(arena, thread, "Tin Dogs")
     outside = sqlite3.connect(arena.database_path, isolation_level=None)

@@ -18,6 +18,7 @@ from bot.arena import Arena
 from fakediscord import InteractionResult
 from tests.e2e.battle_helpers import (
     STEPS_BEFORE_ACTIONS,
+    battle_reported,
     bot_ready,
     confirm_until,
     ensure_member,
@@ -26,10 +27,9 @@ from tests.e2e.battle_helpers import (
     number_after,
     report,
     start_battle,
-    thread_named,
 )
-from tests.e2e.test_crash_resume import roll_line, stored, to_step
-from tests.e2e.test_postbattle import (
+from tests.e2e.helpers import ok
+from tests.e2e.postbattle_steps import (
     CH,
     G,
     campaign,
@@ -37,13 +37,13 @@ from tests.e2e.test_postbattle import (
     eventually,
     gang,
     in_thread,
-    ok,
     open_stage,
     report_panel,
     start,
     territory_battle,
     titled,
 )
+from tests.e2e.test_crash_resume import roll_line, stored, to_step
 
 
 async def answers(results: list[InteractionResult]) -> list[str]:
@@ -204,12 +204,8 @@ async def test_the_last_agreement_clicked_at_once_is_carried_out_once(arena: Are
     await new_campaign(d, "Agreed Twice")
     await new_gang_with(d, "bob", "Agreed Twice", "Late Lamps", {"Dawdle": "Forge Tyrant"})
     await new_gang_with(d, "dan", "Agreed Twice", "Early Birds", {"Hasty": "Forge Tyrant"})
-    started = await d.slash(G, CH, "bob", "postbattle start", winner="draw",
-                            gang1="Late Lamps", gang2="Early Birds", campaign="Agreed Twice")
-    assert not started.ephemeral, started.text()
-    thread = await thread_named(d, "Late Lamps vs Early Birds")
-    await report(d, thread, "bob", "Late Lamps")
-    await report(d, thread, "dan", "Early Birds")
+    thread = await battle_reported(arena, "Agreed Twice", "Late Lamps", "Early Birds",
+                                   winner="draw")
     await confirm_until(d, thread, STEPS_BEFORE_ACTIONS, ["bob", "dan"])
     asked = await d.slash(G, CH, "bob", "roster defer", substep="B. Visit the Trading Post",
                           gang="Late Lamps", campaign="Agreed Twice")

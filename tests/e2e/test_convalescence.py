@@ -22,10 +22,10 @@ from tests.e2e.battle_helpers import (
     GUILD,
     STEPS_BEFORE_ACTIONS,
     all_text,
+    battle_reported,
     confirm_until,
-    new_campaign,
+    new_campaign_of_two,
     new_fighter,
-    new_gang,
     number_after,
     report,
     slash,
@@ -50,9 +50,7 @@ async def two_gangs(arena: Arena, campaign: str, ours: str, theirs: str, patient
     Each test names its own gangs: a battle's thread is found by their names.
     """
     d = arena.driver
-    await new_campaign(d, campaign)
-    await new_gang(d, "bob", campaign, ours)
-    await new_gang(d, "dan", campaign, theirs, alignment="Outlaw")
+    await new_campaign_of_two(d, campaign, ours, theirs, dans_alignment="Outlaw")
     await new_fighter(d, "bob", campaign, ours, patient, "Forge Tyrant")
     await new_fighter(d, "bob", campaign, ours, f"{patient} Junior", "Forge-born")
     await new_fighter(d, "dan", campaign, theirs, f"{theirs} Boss", "Forge Tyrant")
@@ -161,9 +159,7 @@ async def test_a_fighter_set_convalescent_before_a_battle_may_act_after_its_wrap
                        gang="Bedwarmers", campaign=campaign)
     assert "Tull is now Convalescent" in said
 
-    thread = await start_battle(arena, campaign, "Bedwarmers", "Sheet Rats")
-    await report(d, thread, "bob", "Bedwarmers")
-    await report(d, thread, "dan", "Sheet Rats")
+    thread = await battle_reported(arena, campaign, "Bedwarmers", "Sheet Rats")
     await back_in_action(arena, campaign, thread, "Tull")
 
 
@@ -183,9 +179,7 @@ async def test_old_battle_wound_rolls_in_the_next_wrap_up(arena: Arena) -> None:
     assert "Old Battle Wound" in card
 
     # Battle 2: Krag was not taken Out of Action, yet the Wrap-up rolls its D6.
-    thread = await start_battle(arena, campaign, "Scarred", "Sawbones")
-    await report(d, thread, "bob", "Scarred")
-    await report(d, thread, "dan", "Sawbones")
+    thread = await battle_reported(arena, campaign, "Scarred", "Sawbones")
     text = await wrap_up_text(arena, thread)
     rolled = number_after(r"Old Battle Wound roll for Krag: D6 → \[(\d)\]", text)
     assert text.count("Old Battle Wound roll for Krag") == 1

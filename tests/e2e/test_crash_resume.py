@@ -27,7 +27,7 @@ from bot.battle.state import PostBattleRun
 from bot.storage import ActionRecord, LedgerEvent, OutboxEntry, Storage
 from fakediscord.entities import Message
 from rules.models import Gang
-from tests.e2e.test_postbattle import (
+from tests.e2e.postbattle_steps import (
     CH,
     STEPS,
     G,

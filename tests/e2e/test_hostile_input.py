@@ -26,13 +26,12 @@ from fakediscord import BotResponseError, CommandInputError, Upload, WaitTimeout
 from tests.e2e import hostile
 from tests.e2e.battle_helpers import (
     all_text,
+    battle_reported,
     bot_ready,
     confirm_until,
     ensure_member,
     new_gang_with,
-    report,
     slash,
-    thread_named,
     until,
 )
 
@@ -111,11 +110,7 @@ async def scene(arena: Arena) -> AsyncIterator[Scene]:
                 campaign=CAMPAIGN)
     # A post-battle sequence at the Trading Post, where most /roster commands act,
     # after Krag's Trade action unlocked Seek Rare & Illegal.
-    await slash(d, "bob", "postbattle start", winner="Iron Lords", gang1="Iron Lords",
-                gang2="Sump Rats", campaign=CAMPAIGN)
-    thread = await thread_named(d, "Iron Lords vs Sump Rats")
-    await report(d, thread, "bob", "Iron Lords")
-    await report(d, thread, "dan", "Sump Rats")
+    thread = await battle_reported(arena, CAMPAIGN, "Iron Lords", "Sump Rats")
     await confirm_until(d, thread, BEFORE_TRADING_POST[:4], ["bob", "dan"])
     await until(lambda: BEFORE_TRADING_POST[4] in all_text(d, thread) or None, "the actions")
     await slash(d, "bob", "action take", fighter="Krag", action="Trade", campaign=CAMPAIGN)

@@ -94,6 +94,12 @@ def fixture(name: str) -> bytes:
     return (FIXTURES / name).read_bytes()
 
 
+async def import_trading_post(arena: Arena, user: str, csv_fixture: str) -> InteractionResult:
+    """``user`` uploads the Trading Post file ``csv_fixture`` to /campaign tradingpost import."""
+    return await slash(arena, user, "campaign tradingpost import",
+                       file=Upload("tp.csv", fixture(csv_fixture)))
+
+
 def slag_kings() -> dict[str, Any]:
     data: dict[str, Any] = json.loads(fixture("yaktribe_slag_kings.json"))
     return data
@@ -267,11 +273,9 @@ async def test_arbitrators_import_for_players_and_the_button_survives_a_restart(
 async def test_a_trading_post_import_is_for_arbitrators_and_lists_bad_rows(
     arena: Arena,
 ) -> None:
-    refused = await slash(arena, "bob", "campaign tradingpost import",
-                          file=Upload("tp.csv", fixture("trading_post.csv")))
+    refused = await import_trading_post(arena, "bob", "trading_post.csv")
     assert refused.ephemeral and "Only an Arbitrator" in refused.content
-    bad = await slash(arena, "carol", "campaign tradingpost import",
-                      file=Upload("tp.csv", fixture("trading_post_bad.csv")))
+    bad = await import_trading_post(arena, "carol", "trading_post_bad.csv")
     assert bad.ephemeral
     assert "4 rows are not right" in bad.content and "line 4: cost 'lots'" in bad.content
     shown = await slash(arena, "carol", "campaign tradingpost show")
@@ -281,8 +285,7 @@ async def test_a_trading_post_import_is_for_arbitrators_and_lists_bad_rows(
 async def test_the_availability_roll_lists_from_the_imported_trading_post(
     arena: Arena,
 ) -> None:
-    done = await slash(arena, "carol", "campaign tradingpost import",
-                       file=Upload("tp.csv", fixture("trading_post.csv")))
+    done = await import_trading_post(arena, "carol", "trading_post.csv")
     assert done.ephemeral and "Imported 13 items" in done.content
     assert "Columns not read: source" in done.content
     announced = await done.wait_followups(2)

@@ -15,7 +15,7 @@ from bot.storage import Storage
 from bot.ui.custom_ids import CUSTOM_ID_MAX, id_key
 from fakediscord.entities import Message
 from rules.models import Gang
-from tests.e2e.test_postbattle import (
+from tests.e2e.postbattle_steps import (
     CH,
     G,
     campaign,

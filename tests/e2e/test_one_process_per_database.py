@@ -11,20 +11,16 @@ Its own module: one bot process (killed and restarted at the end) and database.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import stat
-import sys
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import pytest_asyncio
 
 from bot.arena import TOKEN, Arena, open_arena
-
-REFUSED_WITHIN = 30.0
+from tests.e2e.processes import Finished, bot_command
 
 
 @pytest_asyncio.fixture(loop_scope="module", scope="module")
@@ -46,35 +42,9 @@ async def arena(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Arena
         os.umask(umask)
 
 
-@dataclass
-class Finished:
-    code: int
-    stdout: str
-    stderr: str
-
-
 async def launcher(arena: Arena, *args: str) -> Finished:
-    """``python -m bot <args> --config <the arena's>``, as an operator would type it beside the bot.
-
-    A process still running after REFUSED_WITHIN seconds (a second bot that
-    started) is killed and fails the test.
-    """
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", *args, "--config", str(arena.config_path),
-        cwd=arena.workdir, env={**os.environ, "MUNDA_DISCORD_TOKEN": TOKEN},
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )
-    try:
-        out, err = await asyncio.wait_for(process.communicate(), REFUSED_WITHIN)
-    except TimeoutError:
-        process.kill()
-        out, err = await process.communicate()
-        pytest.fail(f"'{' '.join(args)}' was still running after {REFUSED_WITHIN} s:\n"
-                    f"{err.decode(errors='replace')[-2000:]}")
-    assert process.returncode is not None
-    return Finished(process.returncode, out.decode(errors="replace"),
-                    err.decode(errors="replace"))
+    """``python -m bot <args> --config <the arena's>``, beside the arena's bot."""
+    return await bot_command(*args, config=arena.config_path, workdir=arena.workdir)
 
 
 def lock_file(arena: Arena) -> Path:

@@ -16,8 +16,7 @@ from typing import Any
 
 from bot.arena import Arena
 from fakediscord.entities import Message
-from tests.e2e.test_crash_resume import restart, stored, to_step
-from tests.e2e.test_postbattle import (
+from tests.e2e.postbattle_steps import (
     G,
     campaign_of_two,
     confirm,
@@ -27,6 +26,7 @@ from tests.e2e.test_postbattle import (
     submit,
     titled,
 )
+from tests.e2e.test_crash_resume import restart, stored, to_step
 
 
 def reports(arena: Arena, first: str, second: str) -> list[Message]:

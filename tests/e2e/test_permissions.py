@@ -803,17 +803,19 @@ async def test_stage_buttons(table: Table) -> None:
 
 
 async def undo_button(t: Table, f: Fight, kind: Kind | None) -> InteractionResult:
-    """Press Undo on the open step as ``kind`` (None: alice, the campaign's creator)."""
-    message = await live_stage(t, f)
-    button = component_id(message, "munda:pb:undo:")
-    if kind is None:
-        return await t.d.click(message, button, "alice")
-    return await t.press(kind, message, button)
+    """Press Undo on the open step as ``kind`` (None: alice)."""
+    return await stage_button(t, f, kind, "munda:pb:undo:")
 
 
 async def cancel_button(t: Table, f: Fight, kind: Kind | None) -> InteractionResult:
+    return await stage_button(t, f, kind, "munda:pb:cancel:")
+
+
+async def stage_button(t: Table, f: Fight, kind: Kind | None, prefix: str) -> InteractionResult:
+    """Press the open step's button whose custom id starts with ``prefix``, as ``kind``
+    (None: alice, the campaign's creator)."""
     message = await live_stage(t, f)
-    button = component_id(message, "munda:pb:cancel:")
+    button = component_id(message, prefix)
     if kind is None:
         return await t.d.click(message, button, "alice")
     return await t.press(kind, message, button)

@@ -29,9 +29,8 @@ from tests.e2e.battle_helpers import (
     custom_id,
     injury_phrase,
     mark,
-    new_campaign,
+    new_campaign_of_two,
     new_fighter,
-    new_gang,
     panel_of,
     panel_shows,
     pick_injury,
@@ -48,9 +47,7 @@ async def two_gangs(arena: Arena, campaign: str, winner: str, loser: str,
                     losers: list[str]) -> None:
     """``winner`` (bob's, one leader) and ``loser`` (dan's, the fighters named)."""
     d = arena.driver
-    await new_campaign(d, campaign)
-    await new_gang(d, "bob", campaign, winner)
-    await new_gang(d, "dan", campaign, loser, alignment="Outlaw")
+    await new_campaign_of_two(d, campaign, winner, loser, dans_alignment="Outlaw")
     await new_fighter(d, "bob", campaign, winner, f"{winner} Boss", "Forge Tyrant")
     for name in losers:
         await new_fighter(d, "dan", campaign, loser, name, "Forge-born")

@@ -16,7 +16,8 @@ from bot.arena import Arena
 from bot.battle.state import PostBattleRun
 from bot.storage import Storage
 from fakediscord.entities import Message
-from tests.e2e.test_postbattle import (
+from tests.e2e.helpers import ok, said
+from tests.e2e.postbattle_steps import (
     CH,
     G,
     campaign,
@@ -27,12 +28,10 @@ from tests.e2e.test_postbattle import (
     gang,
     gang_show,
     in_thread,
-    ok,
     open_stage,
     pick,
     report_panel,
     run_through,
-    said,
     stage_text,
     start,
     submit,

@@ -21,21 +21,21 @@ from bot.storage import Storage
 from fakediscord.entities import Message
 from rules.dice import SeededRoller
 from rules.sequence import STAGES, Step
-from tests.e2e.test_crash_resume import stored
-from tests.e2e.test_postbattle import (
+from tests.e2e.helpers import ok
+from tests.e2e.postbattle_steps import (
     CH,
     G,
     campaign_of_two,
     confirm,
     eventually,
     in_thread,
-    ok,
     open_stage,
     pick,
     start,
     submit,
     titled,
 )
+from tests.e2e.test_crash_resume import stored
 
 WRAP_UP = STAGES.index((Step.WRAP_UP, None))
 # A 64-bit seed like the bot's own, whose first two D66 differ from those of the next

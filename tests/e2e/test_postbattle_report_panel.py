@@ -22,9 +22,8 @@ from tests.e2e.battle_helpers import (
     XP_SECTION,
     give_amount,
     mark,
-    new_campaign,
+    new_campaign_of_two,
     new_fighter,
-    new_gang,
     panel_shows,
     pick_damage,
     report,
@@ -48,9 +47,7 @@ def xp_of(card: str) -> tuple[int, int]:
 async def test_xp_and_kills_for_the_whole_gang_in_a_few_picks(arena: Arena) -> None:
     d = arena.driver
     campaign = "Panel Experience"
-    await new_campaign(d, campaign)
-    await new_gang(d, "bob", campaign, "Learners")
-    await new_gang(d, "dan", campaign, "Teachers", alignment="Outlaw")
+    await new_campaign_of_two(d, campaign, "Learners", "Teachers", dans_alignment="Outlaw")
     for name in ("Ax", "Bo", "Cy"):
         await new_fighter(d, "bob", campaign, "Learners", name, "Forge-born")
     await new_fighter(d, "dan", campaign, "Teachers", "Teach", "Forge-born")
@@ -87,9 +84,7 @@ async def test_xp_and_kills_for_the_whole_gang_in_a_few_picks(arena: Arena) -> N
 async def test_wrecked_results_and_lasting_damage_rolled_at_the_table(arena: Arena) -> None:
     d = arena.driver
     campaign = "Panel Wrecks"
-    await new_campaign(d, campaign)
-    await new_gang(d, "bob", campaign, "Wheelers")
-    await new_gang(d, "dan", campaign, "Walkers", alignment="Outlaw")
+    await new_campaign_of_two(d, campaign, "Wheelers", "Walkers", dans_alignment="Outlaw")
     await new_fighter(d, "bob", campaign, "Wheelers", "Wheel Boss", "Forge Tyrant")
     await new_fighter(d, "bob", campaign, "Wheelers", "Driver", "Goliath Crew")
     await slash(d, "bob", "vehicle add", gang="Wheelers", name="Rumbler",

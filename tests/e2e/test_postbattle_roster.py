@@ -21,15 +21,14 @@ from tests.e2e.battle_helpers import (
     all_text,
     at_post_battle_actions,
     at_step,
+    battle_reported,
     confirm,
     confirm_until,
     credits_of,
     new_campaign,
     new_gang_with,
     number_after,
-    report,
     slash,
-    thread_named,
     until,
 )
 
@@ -51,11 +50,7 @@ async def test_trading_post_visit_and_an_advancement(arena: Arena) -> None:
                 campaign="Market")
     await slash(d, "bob", "fighter edit", fighter="Tusk", xp=10, campaign="Market")
 
-    await slash(d, "bob", "postbattle start", winner="Forge Lords", gang1="Forge Lords",
-                gang2="Ash Rats", campaign="Market")
-    thread = await thread_named(d, "Forge Lords vs Ash Rats")
-    await report(d, thread, "bob", "Forge Lords")
-    await report(d, thread, "dan", "Ash Rats")
+    thread = await battle_reported(arena, "Market", "Forge Lords", "Ash Rats")
 
     # Rewards: the dice are capped at four (PB-3.2).
     await confirm_until(d, thread, STEPS_BEFORE_ACTIONS[:2], ["bob", "dan"])
@@ -151,11 +146,7 @@ async def test_deferral_needs_everyone_and_is_closed_by_the_next_prebattle(
     await new_campaign(d, "Later")
     await new_gang_with(d, "bob", "Later", "Slow Hands", {"Drudge": "Forge Tyrant"})
     await new_gang_with(d, "dan", "Later", "Quick Knives", {"Flick": "Forge Tyrant"})
-    await slash(d, "bob", "postbattle start", winner="draw", gang1="Slow Hands",
-                gang2="Quick Knives", campaign="Later")
-    thread = await thread_named(d, "Slow Hands vs Quick Knives")
-    await report(d, thread, "bob", "Slow Hands")
-    await report(d, thread, "dan", "Quick Knives")
+    thread = await battle_reported(arena, "Later", "Slow Hands", "Quick Knives", winner="draw")
     await confirm_until(d, thread, STEPS_BEFORE_ACTIONS, ["bob", "dan"])
 
     # bob asks; dan agrees; the Arbitrator agrees last and the deferral is recorded.
@@ -230,11 +221,7 @@ async def test_repairs_clean_house_hiring_boons_and_equipment(arena: Arena) -> N
     await slash(d, "alice", "campaign territory assign", territory="Rat Runs",
                 gang="Gearheads", campaign="Workshop")
 
-    await slash(d, "bob", "postbattle start", winner="Gearheads", gang1="Gearheads",
-                gang2="Drifters", campaign="Workshop")
-    thread = await thread_named(d, "Gearheads vs Drifters")
-    await report(d, thread, "bob", "Gearheads")
-    await report(d, thread, "dan", "Drifters")
+    thread = await battle_reported(arena, "Workshop", "Gearheads", "Drifters")
     await at_post_battle_actions(d, thread, ["bob", "dan"])
 
     # Negotiate Repairs: the price is rolled, the player declines, nothing changes.

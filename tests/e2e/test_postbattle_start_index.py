@@ -15,7 +15,7 @@ from bot.arena import Arena
 from fakediscord import InteractionResult
 from fakediscord.common import CallbackType
 from rules.names import name_key
-from tests.e2e.test_postbattle import CH, G, campaign, eventually, gang, thread_of
+from tests.e2e.postbattle_steps import CH, G, campaign_of_two, eventually, thread_of
 
 
 def _rename_behind_the_bots_back(arena: Arena, old: str, new: str) -> None:
@@ -34,9 +34,7 @@ async def _start(arena: Arena, user: str, camp: str, *gangs: str) -> Interaction
 async def test_a_start_answered_from_the_index_is_still_refused_privately(
     arena: Arena,
 ) -> None:
-    camp = await campaign(arena, "Indexed Wastes")
-    await gang(arena, "bob", "Rust Rats", camp)
-    await gang(arena, "carol", "Glass Eyes", camp)
+    camp = await campaign_of_two(arena, "Indexed Wastes", "Rust Rats", "Glass Eyes")
     for _attempt in range(20):
         # A start naming no such gang is refused on any path; with the index stale it
         # has the index read again.

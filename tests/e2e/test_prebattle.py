@@ -15,6 +15,7 @@ from tests.e2e.battle_helpers import (
     GUILD,
     held_captive,
     new_campaign,
+    new_campaign_of_two,
     new_gang,
     new_gang_with,
     slash,
@@ -85,9 +86,7 @@ async def test_agreed_battlefield_and_a_d4_campaign(arena: Arena) -> None:
 
 async def test_strangers_and_nonsense_are_refused(arena: Arena) -> None:
     d = arena.driver
-    await new_campaign(d, "Closed")
-    await new_gang(d, "bob", "Closed", "Alpha")
-    await new_gang(d, "dan", "Closed", "Beta")
+    await new_campaign_of_two(d, "Closed", "Alpha", "Beta")
     refused = await d.slash(GUILD, CHANNEL, "eve", "prebattle", gang1="Alpha", gang2="Beta",
                             campaign="Closed")
     assert refused.ephemeral and "Only a player of one of these gangs" in refused.content

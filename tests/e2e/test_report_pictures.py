@@ -16,7 +16,7 @@ from bot.arena import Arena
 from bot.pictures.battle import CARD_WIDTH, FOOT_HEIGHT, ROW_HEIGHT, TITLE_HEIGHT
 from bot.pictures.chart import CHART_HEIGHT, CHART_WIDTH
 from fakediscord.entities import Attachment
-from tests.e2e.test_postbattle import (
+from tests.e2e.postbattle_steps import (
     G,
     campaign_of_two,
     eventually,

@@ -8,14 +8,7 @@ from __future__ import annotations
 
 from bot.arena import Arena
 from fakediscord.common import Perm
-from tests.e2e.test_postbattle import (
-    ARENA,
-    CH,
-    G,
-    campaign_of_two,
-    eventually,
-    titled,
-)
+from tests.e2e.postbattle_steps import ARENA, CH, G, campaign_of_two, eventually, titled
 
 
 async def test_a_refused_thread_is_explained_in_the_channel(arena: Arena) -> None:

@@ -20,9 +20,7 @@ skipped without a server, failed under CI.
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
-import sys
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
@@ -30,7 +28,6 @@ from pathlib import Path
 from typing import Any
 
 import asyncpg
-import pytest
 import pytest_asyncio
 
 from bot import failpoints
@@ -41,21 +38,16 @@ from bot.storage.opening import open_storage
 from bot.storage.postgres import SHARD_LOCKS
 from fakediscord import Channel, FakeDiscord, Perm, guild_id_on_shard
 from fakediscord.entities import Message
+from tests.e2e.postbattle_steps import STEPS
+from tests.e2e.processes import Finished, bot_command
 
 ZERO, ONE = "Hive Zero", "Hive One"
 CH = "general"
 PLAYERS = ["bob", "carol"]
-STEPS = [
-    "Wrap-up", "Assign/Reassign Territory", "Receive Rewards", "Collect Income",
-    "Post-battle Actions", "A. Clean House", "B. Visit the Trading Post",
-    "C. Gain Boons from Territories", "D. Distribute Equipment", "E. Purchase Advancements",
-    "F. Update Gang Rating", "Report Results",
-]
 # The step whose closing confirmation kills the shard-1 process (the next one is owed).
 KILLED_AT = "Receive Rewards"
 STARTING_CREDITS = 100
 TERRITORY = "Old Ruins"
-REFUSED_WITHIN = 30.0
 RESUMED_LINE = "post-battle sequences checked at start-up"
 
 
@@ -238,30 +230,9 @@ def resumed(arena: Arena) -> int:
     return arena.log_path.read_text(errors="replace").count(RESUMED_LINE)
 
 
-@dataclass
-class Finished:
-    code: int
-    stderr: str
-
-
 async def launch(config: Path, workdir: Path, env: dict[str, str]) -> Finished:
-    """``python -m bot run --config <config>`` as an operator would type it; still running
-    after REFUSED_WITHIN seconds (it started) fails the test."""
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", "run", "--config", str(config), cwd=workdir,
-        env={**os.environ, **env, "MUNDA_DISCORD_TOKEN": TOKEN},
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    try:
-        _out, err = await asyncio.wait_for(process.communicate(), REFUSED_WITHIN)
-    except TimeoutError:
-        process.kill()
-        _out, err = await process.communicate()
-        pytest.fail(f"a second process for shard 1 ran for {REFUSED_WITHIN} s:\n"
-                    f"{err.decode(errors='replace')[-2000:]}")
-    assert process.returncode is not None
-    return Finished(process.returncode, err.decode(errors="replace"))
+    """``python -m bot run --config <config>`` beside the shards' bots."""
+    return await bot_command("run", config=config, workdir=workdir, env=env)
 
 
 @pytest_asyncio.fixture(loop_scope="module")  # the loop the e2e tests run in (conftest)

@@ -21,6 +21,21 @@ def entries() -> list[TradingPostEntry]:
     return require_clean(parse_trading_post(fixture_bytes("trading_post.csv")))
 
 
+@pytest.fixture
+def staged(campaign: Campaign) -> StagedGangImport:
+    """A gang staged for import into ``campaign`` (a confirmation not yet given)."""
+    return StagedGangImport(campaign_id=campaign.id, gang=f.gang("Ash Wolves"),
+                            source_label="Yaktribe")
+
+
+async def taken(
+    storage: Storage, campaign: Campaign, token: str, **limits: timedelta
+) -> tuple[str, StagedGangImport] | None:
+    """What taking the import staged under ``token`` gives (None: nothing to take)."""
+    return await storage.take_staged_import(GUILD_A, campaign.id, token, StagedGangImport,
+                                            **limits)
+
+
 def link(gang_id: str = "g1", external: str = "48213") -> GangImportLink:
     return GangImportLink(source="yaktribe", external_id=external, gang_id=gang_id,
                           fighter_ids={"9001": "f1"}, imported_at=datetime.now(UTC))
@@ -67,43 +82,34 @@ async def test_import_links_are_kept_and_replaced(storage: Storage, campaign: Ca
     assert await storage.find_gang_import(GUILD_A, campaign.id, "munda", "48213") is None
 
 
-async def test_staged_imports_are_taken_once(storage: Storage, campaign: Campaign) -> None:
-    staged = StagedGangImport(campaign_id=campaign.id, gang=f.gang("Ash Wolves"),
-                              source_label="Yaktribe")
+async def test_staged_imports_are_taken_once(
+    storage: Storage, campaign: Campaign, staged: StagedGangImport
+) -> None:
     await storage.stage_import(GUILD_A, campaign.id, "tok1", ACTOR, staged)
-    taken = await storage.take_staged_import(GUILD_A, campaign.id, "tok1", StagedGangImport)
-    assert taken == (ACTOR, staged)
-    assert await storage.take_staged_import(
-        GUILD_A, campaign.id, "tok1", StagedGangImport
-    ) is None
+    assert await taken(storage, campaign, "tok1") == (ACTOR, staged)
+    assert await taken(storage, campaign, "tok1") is None
 
 
 async def test_a_failed_confirmation_puts_the_staged_import_back(
-    storage: Storage, campaign: Campaign
+    storage: Storage, campaign: Campaign, staged: StagedGangImport
 ) -> None:
-    staged = StagedGangImport(campaign_id=campaign.id, gang=f.gang("Ash Wolves"),
-                              source_label="Yaktribe")
     await storage.stage_import(GUILD_A, campaign.id, "tok2", ACTOR, staged)
     with pytest.raises(RuntimeError):
         async with storage.transaction(GUILD_A) as tx:
             assert await tx.take_staged_import(campaign.id, "tok2", StagedGangImport)
             raise RuntimeError("the gang could not be stored")
-    assert await storage.take_staged_import(GUILD_A, campaign.id, "tok2", StagedGangImport)
+    assert await taken(storage, campaign, "tok2")
 
 
-async def test_old_staged_imports_expire(storage: Storage, campaign: Campaign) -> None:
-    staged = StagedGangImport(campaign_id=campaign.id, gang=f.gang("Ash Wolves"),
-                              source_label="Yaktribe")
+async def test_old_staged_imports_expire(
+    storage: Storage, campaign: Campaign, staged: StagedGangImport
+) -> None:
     await storage.stage_import(GUILD_A, campaign.id, "old", ACTOR, staged)
-    assert await storage.take_staged_import(
-        GUILD_A, campaign.id, "old", StagedGangImport, max_age=timedelta(0)
-    ) is None
+    assert await taken(storage, campaign, "old", max_age=timedelta(0)) is None
     await storage.stage_import(GUILD_A, campaign.id, "old2", ACTOR, staged)
     # Staging another sweeps what is older than its max_age.
     await storage.stage_import(GUILD_A, campaign.id, "new", ACTOR, staged, max_age=timedelta(0))
-    assert await storage.take_staged_import(
-        GUILD_A, campaign.id, "old2", StagedGangImport
-    ) is None
+    assert await taken(storage, campaign, "old2") is None
 
 
 async def test_export_and_import_carry_the_trading_post_and_links(
@@ -136,10 +142,8 @@ async def test_an_older_export_without_the_new_fields_still_imports(
 
 
 async def test_deleting_a_campaign_takes_its_import_rows(
-    storage: Storage, campaign: Campaign
+    storage: Storage, campaign: Campaign, staged: StagedGangImport
 ) -> None:
-    staged = StagedGangImport(campaign_id=campaign.id, gang=f.gang("Ash Wolves"),
-                              source_label="Yaktribe")
     await storage.stage_import(GUILD_A, campaign.id, "tok", ACTOR, staged)
     await storage.save_gang_import(GUILD_A, campaign.id, link())
     await storage.delete_campaign(GUILD_A, campaign.id)

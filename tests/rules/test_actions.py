@@ -36,6 +36,7 @@ from rules.models import (
 )
 from rules.ruleset import RuleSet
 from rules.world import World
+from tests.assertions import unchanged
 from tests.factories import LAW, OUTLAW, fighter, gang, item, vehicle, world
 
 
@@ -198,10 +199,8 @@ def test_pb_5_2_sale_price_is_half_rounded_up_to_5(cost: int, gear: list[int]) -
 @pytest.mark.rule("PB-5.2")
 def test_pb_5_2_sell_refused_before_the_rescue_chance() -> None:
     w = setup(chance_given=False)
-    before = w.model_copy(deep=True)
-    with pytest.raises(NotEligible, match="not yet had its chance"):
+    with unchanged(w), pytest.raises(NotEligible, match="not yet had its chance"):
         sell_to_guilders(w, actor(), "skab")
-    assert w == before
     # Once declined, the sale goes through.
     declined = record_rescue_declined(w, "skab").world
     assert sell_to_guilders(declined, actor(), "skab").credits_gained == 60
@@ -234,10 +233,8 @@ def test_pb_5_3_bounty_pays_the_full_total_cost() -> None:
 ])
 def test_pb_5_3_bounty_refused(captor: Alignment, owner: Alignment, message: str) -> None:
     w = setup(captor, owner)
-    before = w.model_copy(deep=True)
-    with pytest.raises(NotEligible, match=message):
+    with unchanged(w), pytest.raises(NotEligible, match=message):
         claim_bounty(w, actor(), "skab")
-    assert w == before
 
 
 @pytest.mark.rule("PB-5.3")
@@ -261,10 +258,8 @@ def test_pb_5_4_outlaw_disposes_of_any_captive(owner: Alignment) -> None:
 @pytest.mark.rule("PB-5.4")
 def test_pb_5_4_dispose_refused_for_a_law_abiding_captor() -> None:
     w = setup(LAW, OUTLAW)
-    before = w.model_copy(deep=True)
-    with pytest.raises(NotEligible, match="Only an Outlaw gang may dispose"):
+    with unchanged(w), pytest.raises(NotEligible, match="Only an Outlaw gang may dispose"):
         dispose_of_captive(w, actor(), "skab")
-    assert w == before
 
 
 @pytest.mark.rule("PB-5.4")
@@ -402,11 +397,9 @@ def test_pb_5_5_crew_rolls_on_the_crew_table(ruleset: RuleSet) -> None:
 @pytest.mark.rule("PB-5.5")
 def test_pb_5_5_paying_more_than_the_stash_is_refused(ruleset: RuleSet) -> None:
     w = escort_world(credits=60)
-    before = w.model_copy(deep=True)
-    with pytest.raises(InsufficientCredits, match="cannot pay the Doc 70"):
+    with unchanged(w), pytest.raises(InsufficientCredits, match="cannot pay the Doc 70"):
         medical_escort_treat(w, actor(), "grunt", ScriptedRoller([6]), ruleset,
                              cost=70, pay=True)
-    assert w == before
 
 
 @pytest.mark.rule("PB-5.5")
@@ -420,11 +413,9 @@ def test_pb_5_5_impossible_requests_are_refused(
     ruleset: RuleSet, patient: str, cost: int, error: type[Exception]
 ) -> None:
     w = escort_world()
-    before = w.model_copy(deep=True)
-    with pytest.raises(error):
+    with unchanged(w), pytest.raises(error):
         medical_escort_treat(w, actor(), patient, ScriptedRoller([6]), ruleset,
                              cost=cost, pay=True)
-    assert w == before
 
 
 @pytest.mark.rule("PB-5.5")
@@ -515,10 +506,8 @@ def test_pb_5_6_impossible_repairs_are_refused(
     vehicle_id: str, die: int, credits: int, error: type[Exception]
 ) -> None:
     w = repair_world(credits=credits)
-    before = w.model_copy(deep=True)
-    with pytest.raises(error):
+    with unchanged(w), pytest.raises(error):
         negotiate_repairs(w, actor(), vehicle_id, die=die, pay=True)
-    assert w == before
 
 
 @pytest.mark.rule("PB-5.6")

@@ -21,6 +21,7 @@ from rules.captives import (
 from rules.errors import InsufficientCredits, InvalidRequest, NotEligible, NotFound
 from rules.models import Alignment, FighterCategory, FighterStatus
 from rules.world import World
+from tests.assertions import unchanged
 from tests.factories import LAW, OUTLAW, fighter, gang, item, territory, world
 
 
@@ -182,10 +183,8 @@ def test_pb_1_8_trade_back_to_owner_before_the_chance_returns_it_active() -> Non
 @pytest.mark.rule("PB-1.8")
 def test_pb_1_8_trade_to_another_gang_refused_before_the_chance() -> None:
     w = setup()
-    before = w.model_copy(deep=True)
-    with pytest.raises(NotEligible, match="has not yet had its chance"):
+    with unchanged(w), pytest.raises(NotEligible, match="has not yet had its chance"):
         trade_captive(w, "skab", "oth", CaptiveTradeTerms())
-    assert w == before
 
 
 @pytest.mark.rule("PB-1.8")
@@ -254,10 +253,8 @@ def test_pb_1_8_impossible_terms_are_refused_and_change_nothing(
 ) -> None:
     w = setup()
     w.territories["ruins"] = territory("Old Ruins", id="ruins", controller="oth")
-    before = w.model_copy(deep=True)
-    with pytest.raises(error, match=message):
+    with unchanged(w), pytest.raises(error, match=message):
         trade_captive(w, "skab", "own", terms)
-    assert w == before
 
 
 @pytest.mark.rule("PB-1.8")

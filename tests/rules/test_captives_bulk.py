@@ -9,6 +9,7 @@ from rules.actions import Actor, claim_bounty, dispose_of_captive, sell_to_guild
 from rules.errors import InvalidRequest, NotEligible
 from rules.models import Alignment, Battle, FighterCategory
 from rules.world import World
+from tests.assertions import unchanged
 from tests.factories import fighter, gang, item, world
 
 BATTLE = Battle(id="b1", gang_ids=["a", "b"], winner="a")
@@ -75,10 +76,8 @@ def test_one_action_disposes_of_several_captives() -> None:
 @pytest.mark.rule("PB-5.2")
 def test_a_list_with_one_captive_not_yet_open_to_sale_changes_nothing() -> None:
     w = _world(chance_for_vek=False)
-    before = w.model_copy(deep=True)
-    with pytest.raises(NotEligible, match="not yet had its chance to rescue Vek"):
+    with unchanged(w), pytest.raises(NotEligible, match="not yet had its chance to rescue Vek"):
         sell_to_guilders(w, _actor(), ["skab", "vek"])
-    assert w == before
 
 
 @pytest.mark.rule("PB-5.2")

@@ -15,6 +15,7 @@ from rules.models import (
     VehicleStatus,
 )
 from rules.world import World
+from tests.assertions import unchanged
 from tests.factories import fighter, gang, item, vehicle, world
 
 ARMOUR = EquipmentKind.ARMOUR
@@ -160,10 +161,8 @@ def test_pb_6a_2_retiring_crew_puts_its_vehicle_in_the_stash() -> None:
 def test_pb_6a_2_a_captive_cannot_be_retired() -> None:
     w = setup()
     w.gangs["a"].fighters[3].capture("b")
-    before = w.model_copy(deep=True)
-    with pytest.raises(NotEligible, match="held captive"):
+    with unchanged(w), pytest.raises(NotEligible, match="held captive"):
         retire(w, "a", "alive")
-    assert w == before
 
 
 @pytest.mark.rule("PB-6A.2")
@@ -246,10 +245,8 @@ def test_pb_6a_3_impossible_scraps_are_refused_and_change_nothing(
     vehicle_id: str, choice: CrewChoice | None, error: type[Exception], message: str
 ) -> None:
     w = scrap_world()
-    before = w.model_copy(deep=True)
-    with pytest.raises(error, match=message):
+    with unchanged(w), pytest.raises(error, match=message):
         scrap_vehicle(w, "a", vehicle_id, choice)
-    assert w == before
 
 
 @pytest.mark.rule("PB-6A.3")

@@ -10,6 +10,7 @@ from rules.models import FighterCategory
 from rules.ruleset import RuleSet
 from rules.tradingpost import recruit_hanger_on
 from rules.world import World
+from tests.assertions import unchanged
 from tests.factories import fighter, gang, world
 
 
@@ -45,10 +46,9 @@ def test_hangers_on_count_against_the_reputation_limit(
     w = _world(reputation)
     for n in range(allowed):
         w = recruit_hanger_on(w, "g", ruleset, "Slopper", f"Slop {n}", f"s{n}").world
-    before = w.model_copy(deep=True)
-    with pytest.raises(NotEligible, match=f"may have {allowed} Hangers-on and Brutes"):
+    with (unchanged(w),
+          pytest.raises(NotEligible, match=f"may have {allowed} Hangers-on and Brutes")):
         recruit_hanger_on(w, "g", ruleset, "Dome Runner", "Runner", "r1")
-    assert w == before
 
 
 @pytest.mark.rule("PB-6B.3")

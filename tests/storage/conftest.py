@@ -6,9 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import aiosqlite
+import asyncpg
 import pytest
 
 from bot.storage import Campaign, Storage
+from bot.storage.opening import open_storage
 from rules.dice import ScriptedRoller
 from rules.models import (
     Advancement,
@@ -30,6 +32,19 @@ ACTOR = "333333333333333333"
 @pytest.fixture
 async def campaign(storage: Storage) -> Campaign:
     return await storage.create_campaign(GUILD_A, CampaignSettings(name="Ash Wastes"))
+
+
+async def migrated_then_changed(url: str, *statements: str) -> None:
+    """A PostgreSQL database the bot made (opened and closed), then ``statements`` run on a
+    plain connection, behind its back (as a damaged copy or a newer release might)."""
+    store = await open_storage(url)
+    await store.close()
+    conn = await asyncpg.connect(url)
+    try:
+        for statement in statements:
+            await conn.execute(statement)
+    finally:
+        await conn.close()
 
 
 async def write_old_territories(

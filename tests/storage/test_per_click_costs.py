@@ -14,6 +14,8 @@ network edge by one that records what it was asked to post.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any
 
 import pytest
@@ -28,29 +30,46 @@ from tests.storage.conftest import ACTOR, GUILD_A, GUILD_B, full_gang
 NO_HANG = 10.0
 
 
+@asynccontextmanager
+async def held_open(
+    transaction: AbstractAsyncContextManager[Any], work: Callable[[Any], Awaitable[object]]
+) -> AsyncIterator[asyncio.Task[None]]:
+    """``work`` done in ``transaction``, which then stays open (in a task of its own) until
+    the block ends; the block gets that task."""
+    done, release = asyncio.Event(), asyncio.Event()
+
+    async def hold() -> None:
+        async with transaction as tx:
+            await work(tx)
+            done.set()
+            await release.wait()
+
+    task = asyncio.create_task(hold())
+    try:
+        await asyncio.wait_for(done.wait(), NO_HANG)
+    except TimeoutError:
+        task.cancel()  # still waiting to begin: it must not hold anything after the test
+        raise
+    try:
+        yield task
+    finally:
+        release.set()
+        await task
+
+
 async def test_a_read_does_not_wait_for_a_write_in_progress_and_sees_the_last_commit(
     storage: Storage, campaign: Campaign
 ) -> None:
     gang = await storage.create_gang(GUILD_A, campaign.id, full_gang(), actor=ACTOR)
-    written, release = asyncio.Event(), asyncio.Event()
-
-    async def writer() -> None:
-        async with storage.transaction(GUILD_A) as tx:
-            await tx.update_gang(campaign.id, gang.model_copy(update={"credits": 999}),
-                                 actor=ACTOR)
-            written.set()
-            await release.wait()  # the write transaction stays open meanwhile
-
-    task = asyncio.create_task(writer())
-    await asyncio.wait_for(written.wait(), NO_HANG)
-    async with asyncio.timeout(NO_HANG):
-        during = await storage.get_gang(GUILD_A, campaign.id, gang.id)
-        async with storage.read_only(GUILD_A) as tx:
-            in_snapshot = await tx.get_gang(campaign.id, gang.id)
-    assert not task.done()
+    richer = gang.model_copy(update={"credits": 999})
+    async with held_open(storage.transaction(GUILD_A),
+                         lambda tx: tx.update_gang(campaign.id, richer, actor=ACTOR)) as task:
+        async with asyncio.timeout(NO_HANG):
+            during = await storage.get_gang(GUILD_A, campaign.id, gang.id)
+            async with storage.read_only(GUILD_A) as tx:
+                in_snapshot = await tx.get_gang(campaign.id, gang.id)
+        assert not task.done()
     assert during.credits == in_snapshot.credits == gang.credits  # not the uncommitted 999
-    release.set()
-    await task
     assert (await storage.get_gang(GUILD_A, campaign.id, gang.id)).credits == 999
 
 
@@ -145,22 +164,12 @@ async def test_a_background_read_does_not_wait_for_a_check_in_progress(
     storage: Storage, campaign: Campaign
 ) -> None:
     gang = await storage.create_gang(GUILD_A, campaign.id, full_gang(), actor=ACTOR)
-    reading, release = asyncio.Event(), asyncio.Event()
-
-    async def slow_check() -> None:
-        async with storage.read_only(GUILD_A) as tx:
-            await tx.get_gang(campaign.id, gang.id)
-            reading.set()
-            await release.wait()  # the check's read transaction stays open meanwhile
-
-    task = asyncio.create_task(slow_check())
-    await asyncio.wait_for(reading.wait(), NO_HANG)
-    async with asyncio.timeout(NO_HANG):
-        async with storage.read_only(GUILD_A, background=True) as tx:
-            assert (await tx.get_gang(campaign.id, gang.id)).name == gang.name
-    assert not task.done()
-    release.set()
-    await task
+    async with held_open(storage.read_only(GUILD_A),
+                         lambda tx: tx.get_gang(campaign.id, gang.id)) as task:
+        async with asyncio.timeout(NO_HANG):
+            async with storage.read_only(GUILD_A, background=True) as tx:
+                assert (await tx.get_gang(campaign.id, gang.id)).name == gang.name
+        assert not task.done()
     async with storage.read_only(GUILD_A, background=True):
         with pytest.raises(RuntimeError, match="inside its own transaction"):
             await storage.get_gang(GUILD_A, campaign.id, gang.id)
@@ -186,22 +195,15 @@ async def test_checks_held_open_together_do_not_wait_for_each_other(
 
     assert ANSWERING_LANES >= 2
     gang = await storage.create_gang(GUILD_A, campaign.id, full_gang(), actor=ACTOR)
-    holding = [asyncio.Event() for _ in range(ANSWERING_LANES - 1)]
-    release = asyncio.Event()
-
-    async def slow_check(started: asyncio.Event) -> None:
-        async with storage.read_only(GUILD_A) as tx:
-            await tx.get_gang(campaign.id, gang.id)
-            started.set()
-            await release.wait()
-
-    tasks = [asyncio.create_task(slow_check(event)) for event in holding]
-    async with asyncio.timeout(NO_HANG):
-        for event in holding:
-            await event.wait()
-        # Every lane but one is held: this check still gets the last one at once.
-        async with storage.read_only(GUILD_A) as tx:
-            assert (await tx.get_gang(campaign.id, gang.id)).id == gang.id
-    assert not any(task.done() for task in tasks)
-    release.set()
-    await asyncio.gather(*tasks)
+    async with AsyncExitStack() as held:
+        # Every lane but one is held by a check that stays open.
+        tasks = [
+            await held.enter_async_context(held_open(
+                storage.read_only(GUILD_A), lambda tx: tx.get_gang(campaign.id, gang.id)))
+            for _ in range(ANSWERING_LANES - 1)
+        ]
+        async with asyncio.timeout(NO_HANG):
+            # This check still gets the last one at once.
+            async with storage.read_only(GUILD_A) as tx:
+                assert (await tx.get_gang(campaign.id, gang.id)).id == gang.id
+        assert not any(task.done() for task in tasks)

@@ -11,7 +11,7 @@ from bot.storage.opening import open_storage
 from rules.models import CampaignSettings
 from tests.postgres_server import create_database, drop_database
 
-from .conftest import ACTOR, GUILD_A, GUILD_B, full_gang
+from .conftest import ACTOR, GUILD_A, GUILD_B, full_gang, migrated_then_changed
 
 NO_HANG = 30
 
@@ -67,16 +67,10 @@ async def test_a_write_waits_only_for_writers_of_its_own_campaign(
 async def test_a_damaged_ledger_is_refused_at_start_up(postgres_url: str) -> None:
     from bot.storage import DatabaseDamaged
 
-    store = await open_storage(postgres_url)
-    await store.close()
-    conn = await asyncpg.connect(postgres_url)
-    try:
-        # What the foreign keys forbid, done behind their back (as a damaged copy might).
-        await conn.execute("SET session_replication_role = replica")
-        await conn.execute(
-            "INSERT INTO ledger_events (campaign_pk, at, actor, kind, clause)"
-            " VALUES (4242, 'now', 'x', 'note', 'X')")
-    finally:
-        await conn.close()
+    # What the foreign keys forbid, done behind their back (as a damaged copy might).
+    await migrated_then_changed(
+        postgres_url, "SET session_replication_role = replica",
+        "INSERT INTO ledger_events (campaign_pk, at, actor, kind, clause)"
+        " VALUES (4242, 'now', 'x', 'note', 'X')")
     with pytest.raises(DatabaseDamaged, match="ledger events of a missing campaign"):
         await open_storage(postgres_url)

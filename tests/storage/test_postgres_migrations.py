@@ -15,7 +15,7 @@ from bot.storage.opening import open_storage
 from bot.storage.postgres import BASELINE, load_postgres_migrations
 from rules.models import CampaignSettings
 
-from .conftest import ACTOR, GUILD_A, full_gang
+from .conftest import ACTOR, GUILD_A, full_gang, migrated_then_changed
 
 
 def test_every_sqlite_migration_past_the_baseline_has_a_postgresql_twin() -> None:
@@ -80,12 +80,6 @@ async def test_a_fresh_postgresql_database_starts_at_the_baseline_and_is_used(
 
 
 async def test_a_postgresql_database_of_a_newer_release_is_refused(postgres_url: str) -> None:
-    store = await open_storage(postgres_url)
-    await store.close()
-    conn = await asyncpg.connect(postgres_url)
-    try:
-        await conn.execute("UPDATE schema_version SET version = 999")
-    finally:
-        await conn.close()
+    await migrated_then_changed(postgres_url, "UPDATE schema_version SET version = 999")
     with pytest.raises(DatabaseTooNew):
         await open_storage(postgres_url)
