@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from bot.storage.codec import Row, dumps, new_id, now
 from bot.storage.driver import Connection, the_row
+from bot.storage.offloop import is_long, off_loop_if
 from bot.storage.records import Campaign, TradingPostEntry
 from rules.errors import InvalidRequest
 from rules.models import CampaignSettings
@@ -88,7 +89,15 @@ async def get_default(db: Connection, guild_id: int) -> Campaign:
 
 
 async def list_all(db: Connection, guild_id: int) -> list[Campaign]:
-    rows = await db.execute_fetchall(f"{_SELECT} WHERE guild_id = ? ORDER BY pk", (guild_id,))
+    rows = list(await db.execute_fetchall(f"{_SELECT} WHERE guild_id = ? ORDER BY pk",
+                                          (guild_id,)))
+    # Every campaign of the server may carry a Trading Post of up to 2000 items: validated
+    # on the loop, a few of them held it for a tenth of a second at every listing (each
+    # /campaign import lists them twice).
+    return await off_loop_if(is_long(row["trading_post"] for row in rows), _from_rows, rows)
+
+
+def _from_rows(rows: list[Row]) -> list[Campaign]:
     return [campaign_from_row(row) for row in rows]
 
 
