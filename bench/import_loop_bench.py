@@ -47,7 +47,8 @@ from bot.app import discover_cogs
 from bot.call import Actor
 from bot.config import ImportingSettings
 from bot.importing import gangflow
-from bot.importing.campaigndoc import prepare_campaign_file, release_campaign
+from bot.importing.campaigndoc import release_campaign
+from bot.importing.files import prepare_campaign_file, read_trading_post_file
 from bot.importing.gangdoc import gang_document
 from bot.importing.limits import (
     MAX_ADVANCEMENTS,
@@ -63,7 +64,6 @@ from bot.importing.limits import (
     MAX_VEHICLES,
 )
 from bot.importing.preview import preview
-from bot.importing.tradingpost import read_trading_post_file
 from bot.importing.worker import import_worker, settle_heap
 from bot.rulesets import ruleset_for
 from bot.storage import Campaign, Storage, new_id
@@ -270,6 +270,8 @@ class Bench:
 
     async def campaign_import(self, data: bytes, name: str) -> None:
         """/campaign import (the grant is given whole: there is no server to ask)."""
+        # Who may import: the cog lists the server's campaigns first, and again for the name.
+        await self.storage.list_campaigns(GUILD)
         prepared = await prepare_campaign_file(data)
         document = prepared.document
         grant = ImportGrant(
