@@ -26,8 +26,8 @@ from bot import ruledata as ruledata_flow
 from bot.call import Call, Interaction
 from bot.cog import BotCog, adds
 from bot.errors import Refused
-from bot.importing.campaigndoc import grant_for, prepare_campaign_file, release_campaign
-from bot.importing.tradingpost import read_trading_post_file
+from bot.importing.campaigndoc import grant_for, release_campaign
+from bot.importing.files import prepare_campaign_file, read_trading_post_file
 from bot.importing.uploads import file_stem, json_file, read_attachment
 from bot.lookup import first_named, pick
 from bot.options import CampaignName, GangName, NewName, TerritoryName, TerritoryTemplate

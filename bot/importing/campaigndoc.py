@@ -6,8 +6,9 @@ bounded, and values SQLite or the bot could not keep (integers beyond 64
 bits, infinities, text with lone surrogates) are refused with where they
 are. Then the model validates it and :func:`bot.storage.exporting.prepare_import`
 gives it fresh ids and turns its post-battle sequences into history. All of
-it is synchronous and CPU-bound: :func:`prepare_campaign_file` runs it in the
-import worker's child process so a large file never holds up the event loop.
+it is synchronous and CPU-bound: ``bot.importing.files.prepare_campaign_file``
+runs it in the import worker's child process so a large file never holds up the
+event loop.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from pydantic import ValidationError
 from bot.importing.common import load_json
 from bot.importing.gangdoc import is_gang_document
 from bot.importing.history import as_history
-from bot.importing.worker import import_worker
 from bot.storage import CampaignDocument
 from bot.storage.exporting import ImportGrant, PreparedImport, prepare_import, read_document
 from rules.errors import InvalidRequest
@@ -75,11 +75,6 @@ def read_campaign_document(data: bytes) -> CampaignDocument:
 def prepare_campaign(data: bytes) -> PreparedImport:
     """Read ``data`` and make it safe to store (fresh ids, runs as history)."""
     return prepare_import(read_campaign_document(data), history=as_history)
-
-
-async def prepare_campaign_file(data: bytes) -> PreparedImport:
-    """:func:`prepare_campaign` in the import worker (a 10 MB file takes seconds)."""
-    return await import_worker.run(prepare_campaign, data)
 
 
 # Entries freed at a time: one gang (at most 200 fighters) or a few hundred ledger rows.

@@ -3,6 +3,8 @@ of picklable arguments, each reading one whole file or staged import."""
 
 from __future__ import annotations
 
+import os
+
 from bot.importing.campaigndoc import prepare_campaign
 from bot.importing.gangfile import read_gang_file
 from bot.importing.parsed import ParsedGang
@@ -14,7 +16,13 @@ from bot.storage import Campaign, new_id
 from rules.models import FighterCategory
 
 __all__ = ["answer_staged", "prepare_campaign", "read_gang", "read_staged",
-           "read_trading_post"]
+           "read_trading_post", "ready"]
+
+
+def ready() -> int:
+    """The child's process id, once it has loaded every importer (this module imports
+    them all, so the first player's file does not wait for that)."""
+    return os.getpid()
 
 
 def read_gang(

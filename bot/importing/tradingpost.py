@@ -37,7 +37,6 @@ from pydantic import BaseModel, Field, ValidationError
 from bot.importing.common import decode_text, load_json, require_worker_thread
 from bot.importing.limits import MAX_COLUMNS, MAX_JSON_VALUES, MAX_TRADING_POST_ITEMS, check_count
 from bot.importing.values import read_int, read_name
-from bot.importing.worker import import_worker
 from bot.render import clip
 from bot.storage import TradingPostEntry
 from rules.errors import InvalidRequest
@@ -78,11 +77,6 @@ def read_trading_post(data: bytes, filename: str = "") -> TradingPostParse:
     parsed = parse_trading_post(data, filename)
     require_clean(parsed)
     return parsed
-
-
-async def read_trading_post_file(data: bytes, filename: str = "") -> TradingPostParse:
-    """:func:`read_trading_post` in the import worker's child process, off the event loop."""
-    return await import_worker.run(read_trading_post, data, filename)
 
 
 def parse_trading_post(data: bytes, filename: str = "") -> TradingPostParse:

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -38,6 +37,7 @@ from functools import partial
 from typing import TypeVar
 
 from bot.child import one_child
+from bot.importing.jobs import ready
 from rules.errors import InvalidRequest
 
 T = TypeVar("T")
@@ -91,7 +91,7 @@ class ImportWorker:
 
     async def warm_up(self) -> int:
         """Start the child and load the importers in it; its process id."""
-        return await self.run(_ready)
+        return await self.run(ready)
 
     def _resume_later(self, loop: asyncio.AbstractEventLoop) -> None:
         def resume() -> None:
@@ -145,15 +145,6 @@ class _FullCollections:
 
 
 full_collections = _FullCollections()
-
-
-
-
-def _ready() -> int:
-    # What the importers need, imported now rather than in the first player's import.
-    import bot.importing.jobs  # noqa: F401
-
-    return os.getpid()
 
 
 # The bot's one worker (bot.app starts it and shuts it down).

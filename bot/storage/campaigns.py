@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from functools import lru_cache
 
 from bot.storage.codec import Row, dumps, new_id, now
 from bot.storage.driver import Connection, the_row
+from bot.storage.offloop import is_long, off_loop_if
 from bot.storage.records import Campaign, TradingPostEntry
 from rules.errors import InvalidRequest
 from rules.models import CampaignSettings
@@ -19,10 +21,23 @@ _SELECT = (
 )
 
 
+# Distinct stored Trading Posts kept validated (one at the bounds, 2000 items, is
+# about 3.5 MB of models).
+TRADING_POSTS_KEPT = 32
+
+
 def trading_post_from_text(text: str | None) -> list[TradingPostEntry] | None:
+    """The stored Trading Post; its entries are shared by every campaign read with the
+    same text (read only), so a listing neither validates nor frees them again."""
     if text is None:
         return None
-    return [TradingPostEntry.model_validate(entry) for entry in json.loads(text)]
+    return list(_validated(text))
+
+
+@lru_cache(maxsize=TRADING_POSTS_KEPT)
+def _validated(text: str) -> tuple[TradingPostEntry, ...]:
+    # Keyed by the stored text: a Trading Post replaced is a new key, never a stale one.
+    return tuple(TradingPostEntry.model_validate(entry) for entry in json.loads(text))
 
 
 def trading_post_text(entries: Sequence[TradingPostEntry] | None) -> str | None:
@@ -88,7 +103,15 @@ async def get_default(db: Connection, guild_id: int) -> Campaign:
 
 
 async def list_all(db: Connection, guild_id: int) -> list[Campaign]:
-    rows = await db.execute_fetchall(f"{_SELECT} WHERE guild_id = ? ORDER BY pk", (guild_id,))
+    rows = list(await db.execute_fetchall(f"{_SELECT} WHERE guild_id = ? ORDER BY pk",
+                                          (guild_id,)))
+    # Every campaign of the server may carry a Trading Post of up to 2000 items: validated
+    # on the loop, a few of them held it for a tenth of a second at every listing (each
+    # /campaign import lists them twice). Those not validated yet are validated here.
+    return await off_loop_if(is_long(row["trading_post"] for row in rows), _from_rows, rows)
+
+
+def _from_rows(rows: list[Row]) -> list[Campaign]:
     return [campaign_from_row(row) for row in rows]
 
 

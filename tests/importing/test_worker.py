@@ -21,8 +21,8 @@ from datetime import UTC, datetime
 import pytest
 
 from bot.importing import gangflow
-from bot.importing.campaigndoc import prepare_campaign_file, release_campaign
-from bot.importing.tradingpost import read_trading_post_file
+from bot.importing.campaigndoc import release_campaign
+from bot.importing.files import prepare_campaign_file, read_trading_post_file
 from bot.importing.worker import (
     DEFERRED_THRESHOLD,
     WORKER_DIED,
