@@ -42,6 +42,7 @@ from bot.storage.backup import backup_database
 from bot.storage.database import DEFAULT_BUSY_TIMEOUT_MS, connect, on_disk, schema_version
 from bot.storage.driver import IntegrityError
 from bot.storage.errors import StaleSequence
+from bot.storage.on_thread import Body, run_whole
 from bot.storage.outbox import OutboxEntry
 from bot.storage.sqlite_driver import SqliteConnection
 from bot.storage.transaction import Transaction
@@ -292,6 +293,38 @@ class Storage:
         if done is None:
             raise StaleSequence(sequences.STALE)
         return int(done[0][0][0])
+
+    async def transaction_whole(self, guild_id: int, body: Body[T]) -> T:
+        """``body(tx)`` in a write transaction, as ``transaction()`` does, but run whole on
+        the database thread (bot/storage/on_thread.py): one round trip while the writer
+        lock is held. ``body`` may await nothing but ``tx``. On PostgreSQL, an ordinary
+        transaction."""
+        if self.driver != "sqlite":
+            async with self.transaction(guild_id) as tx:
+                return await body(tx)
+        async with self._locked():
+            done: T = await self._conn._execute(  # type: ignore[no-untyped-call]
+                functools.partial(run_whole, write=True), self._conn._conn, guild_id, body)
+        self._writes[guild_id] = self._writes.get(guild_id, 0) + 1
+        return done
+
+    async def read_whole(self, guild_id: int, body: Body[T]) -> T:
+        """``body(tx)`` in a read transaction, as ``read_only()`` does (it never waits for
+        the writer), but run whole on a reader's thread: one round trip. ``body`` may
+        await nothing but ``tx``. On PostgreSQL, an ordinary read."""
+        if self.driver != "sqlite":
+            async with self.read_only(guild_id) as tx:
+                return await body(tx)
+        async with self._answering.lane() as lane, lane.lock:
+            reader = await self._reading_connection(lane)
+            if reader is not None:
+                found: T = await reader._execute(  # type: ignore[no-untyped-call]
+                    functools.partial(run_whole, write=False), reader._conn, guild_id, body)
+                return found
+        async with self._locked():  # :memory: has only the writer's connection
+            kept: T = await self._conn._execute(  # type: ignore[no-untyped-call]
+                functools.partial(run_whole, write=False), self._conn._conn, guild_id, body)
+            return kept
 
     async def backup(self, target: str | Path) -> Path:
         """Copy the whole database, online, to ``target`` (replaced when complete)."""
