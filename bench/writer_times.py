@@ -53,7 +53,7 @@ class Counts:
     def timed(self, fn: Any, args: tuple[Any, ...]) -> Any:
         """``fn`` measured in the CPU time of the thread that runs it."""
         what = _shape(args[0]) if args and isinstance(args[0], str) else getattr(
-            fn, "__name__", "?")
+            getattr(fn, "func", fn), "__name__", "?")  # a partial's function
 
         def run(*inner: Any, **kwargs: Any) -> Any:
             started = time.thread_time()

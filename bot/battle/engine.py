@@ -405,11 +405,14 @@ async def check_report(
     gang_index: int,
 ) -> None:
     """Whether the actor may submit this report now (before Submit is acknowledged)."""
-    async with client.storage.read_only(guild_id) as tx:
+
+    async def check(tx: Transaction) -> None:
         campaign = await tx.get_campaign(campaign_id)
         run, _revision = await load_run_at(tx, campaign_id, battle_id)
         world = await load_battle_world(tx, campaign_id, run, rosters=False)
-    flow.report_gang(actor, campaign, run, world, gang_index)
+        flow.report_gang(actor, campaign, run, world, gang_index)
+
+    await client.storage.read_whole(guild_id, check)
 
 
 async def submit_report(

@@ -266,14 +266,20 @@ async def _redraw_delivered(client: MundaBot, entry: OutboxEntry) -> None:
     key = (entry.guild_id, f"postbattle:{link.get('battle')}")
     if what != "report" and link.get("rev") is not None and _decided.get(key) == link["rev"]:
         return  # owed by the latest decision: it shows the run as it still is
-    async with client.storage.read_only(entry.guild_id, background=True) as tx:
+
+    async def read(tx: Transaction) -> Drawing | None:
         found = await _linked_run(tx, entry)
         if found is None:
-            return
+            return None
         run, revision = found
         campaign = await tx.get_campaign(run.campaign_id)
         world = await load_battle_world(tx, campaign.id, run, rosters=what == "panel")
-    drawing = Drawing(entry.guild_id, campaign, run, world, revision)
+        return Drawing(entry.guild_id, campaign, run, world, revision)
+
+    drawing = await client.storage.read_whole(entry.guild_id, read, background=True)
+    if drawing is None:
+        return
+    run, world, campaign = drawing.run, drawing.world, drawing.campaign
     if what == "report":
         # The report is the last thing the final Confirm owes: a kill before that click
         # was drawn left the last step showing live buttons.

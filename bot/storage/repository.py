@@ -308,14 +308,15 @@ class Storage:
         self._writes[guild_id] = self._writes.get(guild_id, 0) + 1
         return done
 
-    async def read_whole(self, guild_id: int, body: Body[T]) -> T:
+    async def read_whole(self, guild_id: int, body: Body[T], *, background: bool = False) -> T:
         """``body(tx)`` in a read transaction, as ``read_only()`` does (it never waits for
         the writer), but run whole on a reader's thread: one round trip. ``body`` may
         await nothing but ``tx``. On PostgreSQL, an ordinary read."""
         if self.driver != "sqlite":
-            async with self.read_only(guild_id) as tx:
+            async with self.read_only(guild_id, background=background) as tx:
                 return await body(tx)
-        async with self._answering.lane() as lane, lane.lock:
+        pool = self._background if background else self._answering
+        async with pool.lane() as lane, lane.lock:
             reader = await self._reading_connection(lane)
             if reader is not None:
                 found: T = await reader._execute(  # type: ignore[no-untyped-call]
@@ -337,16 +338,10 @@ class Storage:
         """Owed messages of every server (or of ``guild_id``; of ``shards``' servers only,
         when given), oldest first (the outbox worker's scan). A read: it never waits for,
         nor holds up, a writer."""
-        async with self._read_scope(guild_id or 0, self._background) as reader:
-            if reader is not None:
-                return await reader.undelivered_messages(limit, guild_id=guild_id,
-                                                         shards=shards)
-        async with self._locked():  # :memory: has no second connection to read on
-            await self._conn.execute("BEGIN")
-            try:
-                return await outbox.undelivered(self._db, limit, guild_id, shards)
-            finally:
-                await self._conn.execute("COMMIT")
+        async def undelivered(tx: Transaction) -> list[OutboxEntry]:
+            return await tx.undelivered_messages(limit, guild_id=guild_id, shards=shards)
+
+        return await self.read_whole(guild_id or 0, undelivered, background=True)
 
     async def prune_outbox(self, older_than: timedelta) -> int:
         """Forget outbox rows delivered or given up longer than ``older_than`` ago."""
