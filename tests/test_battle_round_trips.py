@@ -9,6 +9,7 @@ aiosqlite's own queueing of each call.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any, cast
@@ -138,4 +139,33 @@ async def test_a_transaction_run_whole_is_written_on_the_database_thread_all_or_
         return (await tx.rename_campaign(campaign.id, "Dust Falls")).name
 
     assert await storage.transaction_whole(GUILD, rename) == "Dust Falls"
+    assert (await storage.get_campaign(GUILD, campaign.id)).name == "Dust Falls"
+
+
+@pytest.mark.sqlite_only("the one SQLite writer lock and its connection's thread")
+async def test_a_write_made_in_one_trip_lets_the_writer_lock_go_once_it_is_queued(
+    storage: Storage
+) -> None:
+    campaign = await storage.create_campaign(GUILD, CampaignSettings(name="Underhive"))
+    started, gate = threading.Event(), threading.Event()
+
+    async def slow_rename(tx: Transaction) -> None:
+        started.set()
+        gate.wait()  # holds up the writer's thread, not the event loop
+        await tx.rename_campaign(campaign.id, "Ash Wastes")
+
+    first = asyncio.create_task(storage.transaction_whole(GUILD, slow_rename))
+    await asyncio.to_thread(started.wait)
+    # Its transaction is running on the writer's thread and the lock is free already:
+    # what the next writer sends is queued behind it.
+    assert not first.done() and not storage.writer_busy
+
+    async def rename(tx: Transaction) -> None:
+        await tx.rename_campaign(campaign.id, "Dust Falls")
+
+    second = asyncio.create_task(storage.transaction_whole(GUILD, rename))
+    await asyncio.sleep(0)
+    assert not second.done()
+    gate.set()
+    await asyncio.gather(first, second)
     assert (await storage.get_campaign(GUILD, campaign.id)).name == "Dust Falls"

@@ -269,14 +269,10 @@ class Storage:
         """One write transaction of ``statements`` in one round trip to the database
         thread (bot/storage/at_once.py): each one's rows, or None when a required one
         returned no row (then nothing was written)."""
-        async with self._locked():
-            # aiosqlite runs the function on its connection's own thread, in order with
-            # every other call on that connection; there is no public name for it.
-            try:
-                done: list[list[Any]] | None = await self._conn._execute(  # type: ignore[no-untyped-call]
-                    run_all, self._conn._conn, statements)
-            except sqlite3.IntegrityError as error:
-                raise IntegrityError(str(error), unique="UNIQUE" in str(error)) from error
+        try:
+            done = await self._one_trip(run_all, self._conn._conn, statements)
+        except sqlite3.IntegrityError as error:
+            raise IntegrityError(str(error), unique="UNIQUE" in str(error)) from error
         if done is not None:
             self._writes[guild_id] = self._writes.get(guild_id, 0) + 1
         return done
@@ -302,11 +298,25 @@ class Storage:
         if self.driver != "sqlite":
             async with self.transaction(guild_id) as tx:
                 return await body(tx)
-        async with self._locked():
-            done: T = await self._conn._execute(  # type: ignore[no-untyped-call]
-                functools.partial(run_whole, write=True), self._conn._conn, guild_id, body)
+        done: T = await self._one_trip(functools.partial(run_whole, write=True),
+                                       self._conn._conn, guild_id, body)
         self._writes[guild_id] = self._writes.get(guild_id, 0) + 1
         return done
+
+    async def _one_trip(self, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` on the writer's thread, a whole transaction in one call.
+
+        aiosqlite runs a connection's calls on its own thread one after another, in the
+        order they were queued (there is no public name for queueing a function). Once
+        this call is queued, whatever a later holder of the writer lock sends runs after
+        it, so the lock is let go then, not when the answer is back: under load the
+        event loop's turn to take that answer was most of the time the lock was held.
+        """
+        async with self._locked():
+            call: asyncio.Future[T] = asyncio.ensure_future(
+                self._conn._execute(function, *args))  # type: ignore[no-untyped-call]
+            await asyncio.sleep(0)  # the call queues itself in its first step, before this
+        return await call
 
     async def read_whole(self, guild_id: int, body: Body[T], *, background: bool = False) -> T:
         """``body(tx)`` in a read transaction, as ``read_only()`` does (it never waits for
