@@ -154,18 +154,19 @@ async def test_a_write_made_in_one_trip_lets_the_writer_lock_go_once_it_is_queue
         gate.wait()  # holds up the writer's thread, not the event loop
         await tx.rename_campaign(campaign.id, "Ash Wastes")
 
-    first = asyncio.create_task(storage.transaction_whole(GUILD, slow_rename))
-    await asyncio.to_thread(started.wait)
-    # Its transaction is running on the writer's thread and the lock is free already:
-    # what the next writer sends is queued behind it.
-    assert not first.done() and not storage.writer_busy
-
     async def rename(tx: Transaction) -> None:
         await tx.rename_campaign(campaign.id, "Dust Falls")
 
-    second = asyncio.create_task(storage.transaction_whole(GUILD, rename))
-    await asyncio.sleep(0)
-    assert not second.done()
-    gate.set()
+    first = asyncio.create_task(storage.transaction_whole(GUILD, slow_rename))
+    try:
+        await asyncio.to_thread(started.wait)
+        # Its transaction is running on the writer's thread and the lock is free already:
+        # what the next writer sends is queued behind it.
+        assert not first.done() and not storage.writer_busy
+        second = asyncio.create_task(storage.transaction_whole(GUILD, rename))
+        await asyncio.sleep(0)
+        assert not second.done()
+    finally:
+        gate.set()  # the thread is never left waiting
     await asyncio.gather(first, second)
     assert (await storage.get_campaign(GUILD, campaign.id)).name == "Dust Falls"
