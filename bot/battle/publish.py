@@ -199,8 +199,8 @@ async def _draw_stage(
     reposting: bool = False,
 ) -> None:
     run = drawing.run
-    if drawing.only_missing:
-        return
+    if drawing.only_missing or not (record.message_ids or reposting):
+        return  # nothing of it posted yet: it is owed, and the outbox posts it as it is now
     names = gang_names(drawing.world)
     pages = render.stage_pages(run, record, names)
     view = owed.stage_view(run, record, names)
