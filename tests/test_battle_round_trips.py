@@ -170,3 +170,28 @@ async def test_a_write_made_in_one_trip_lets_the_writer_lock_go_once_it_is_queue
         gate.set()  # the thread is never left waiting
     await asyncio.gather(first, second)
     assert (await storage.get_campaign(GUILD, campaign.id)).name == "Dust Falls"
+
+
+async def test_a_transaction_or_read_run_whole_keeps_all_or_nothing_on_either_driver(
+    storage: Storage
+) -> None:
+    campaign = await storage.create_campaign(GUILD, CampaignSettings(name="Underhive"))
+
+    async def rename_then_fail(tx: Transaction) -> None:
+        await tx.rename_campaign(campaign.id, "Ash Wastes")
+        raise RuntimeError("refused after the write")
+
+    with pytest.raises(RuntimeError, match="refused after the write"):
+        await storage.transaction_whole(GUILD, rename_then_fail)
+
+    async def name(tx: Transaction) -> str:
+        return (await tx.get_campaign(campaign.id)).name
+
+    assert await storage.read_whole(GUILD, name) == "Underhive"
+
+    async def rename(tx: Transaction) -> str:
+        return (await tx.rename_campaign(campaign.id, "Dust Falls")).name
+
+    assert await storage.transaction_whole(GUILD, rename) == "Dust Falls"
+    assert await storage.read_whole(GUILD, name) == "Dust Falls"
+    assert await storage.read_whole(GUILD, name, background=True) == "Dust Falls"
