@@ -59,6 +59,12 @@ Run::
     .venv/bin/python bench/bot_bench.py --database postgresql --n 100 --m 10 --processes 2
 
 ``--profile DIR`` runs the bot under cProfile and prints its top functions.
+``--sql`` adds the commonest statements and the CPU time the database threads spent
+(SQLite's own work, and whatever a transaction run whole there does), by statement.
+With one sequence (M = 1) ``--by-kind`` also gives the bot's CPU per interaction of
+each kind: from its sending to the next one's, so what it left to do after answering
+(deliveries, redraws) is counted too; the clock ticks in 10 ms steps, so only the mean
+of many (24 Confirms) means anything.
 """
 
 from __future__ import annotations
@@ -159,6 +165,9 @@ class Plan:
     second: User
     battle: int
     records: list[InteractionRecord] = field(default_factory=list)
+    # The bot's CPU seconds when each of ``records`` was sent (one sequence alone: what
+    # each interaction cost, from its sending to the next one's, is their differences).
+    cpu_marks: list[float] = field(default_factory=list)
 
 
 def plans(world: BenchWorld, m: int) -> list[Plan]:
@@ -175,15 +184,23 @@ def plans(world: BenchWorld, m: int) -> list[Plan]:
 class Player:
     """Plays one sequence through the fake's driver, recording every interaction."""
 
-    def __init__(self, fake: FakeDiscord, plan: Plan) -> None:
+    def __init__(self, fake: FakeDiscord, plan: Plan,
+                 cpu: Callable[[], float] | None = None) -> None:
         self.fake = fake
         self.driver = fake.driver(timeout=WAIT)
         self.plan = plan
+        self.cpu = cpu
+
+    def mark(self) -> None:
+        """Note the bot's CPU time before sending the next interaction."""
+        if self.cpu is not None:
+            self.plan.cpu_marks.append(self.cpu())
 
     async def play(self, delay: float = 0.0) -> None:
         plan, driver = self.plan, self.driver
         await asyncio.sleep(delay)  # --ramp: sequences start one after another
         winner, loser = gang_name(2 * plan.battle), gang_name(2 * plan.battle + 1)
+        self.mark()
         started = await driver.slash(
             None, plan.channel, plan.first, "postbattle start",
             winner=winner, gang1=winner, gang2=loser, territory=stake_name(plan.battle),
@@ -204,11 +221,13 @@ class Player:
         await self.edit_panel(panel, pick, [fighter],
                               lambda: fighter in self.chosen(panel, "ooa"))
         for user, own in ((plan.first, panels[0]), (plan.second, panels[1])):
+            self.mark()
             await self.answered(await driver.click(own, custom_id(own, "munda:pb:submit:"), user))
         for _ in range(STEPS):
             for user in (plan.first, plan.second):
                 stage = await until(self.fake, lambda: self.open_stage(thread),
                                     f"an open step in sequence {plan.index}")
+                self.mark()
                 await self.answered(
                     await driver.click(stage, custom_id(stage, "munda:pb:confirm:"), user))
         assert self.open_stage(thread) is None, "a step is still open after the last one"
@@ -244,6 +263,7 @@ class Player:
                          shown: Callable[[], object]) -> None:
         """Choose in a panel's select and wait until the panel shows the choice (other
         redraws of the same message, e.g. after its delivery, do not count)."""
+        self.mark()
         result = await self.driver.select(panel, select, values, self.plan.second)
         self.plan.records.append(result.record)
         self.refused(result)
@@ -410,9 +430,9 @@ async def writer_times(pid: int, path: Path) -> dict[str, Any]:
 
 
 def _top_statements(before: dict[str, Any], after: dict[str, Any], interactions: int,
-                    top: int = 25) -> dict[str, float]:
-    was: dict[str, int] = before.get("by_text", {})
-    now: dict[str, int] = after.get("by_text", {})
+                    top: int = 25, figure: str = "by_text") -> dict[str, float]:
+    was: dict[str, float] = before.get(figure, {})
+    now: dict[str, float] = after.get(figure, {})
     grown = {text: count - was.get(text, 0) for text, count in now.items()}
     ranked = sorted(grown.items(), key=lambda pair: -pair[1])[:top]
     return {text: count / interactions for text, count in ranked if count}
@@ -433,6 +453,10 @@ class WriterLock:
     round_trips_per_int: float = 0.0
     # The commonest statements over the drive (their start), per interaction.
     top_statements: dict[str, float] = field(default_factory=dict)
+    # CPU of the database threads (SQLite's own work, SQLite only), ms per interaction:
+    # in all, and by the statement (its start) or function run there.
+    db_cpu_ms_per_int: float = 0.0
+    top_db_cpu: dict[str, float] = field(default_factory=dict)
 
     @classmethod
     def between(cls, before: dict[str, Any], after: dict[str, Any],
@@ -450,6 +474,10 @@ class WriterLock:
             round_trips_per_int=(after.get("round_trips", 0) - before.get("round_trips", 0))
             / interactions,
             top_statements=_top_statements(before, after, interactions),
+            db_cpu_ms_per_int=(after.get("db_cpu", 0.0) - before.get("db_cpu", 0.0)) * 1000
+            / interactions,
+            top_db_cpu={text: seconds * 1000 for text, seconds in _top_statements(
+                before, after, interactions, top=12, figure="db_cpu_by_text").items()},
         )
 
     def line(self, database: str = "sqlite") -> str:
@@ -462,7 +490,8 @@ class WriterLock:
                 f"waited for {self.waited_ms_per_int:.2f} ms/int "
                 f"({self.waited_ms_per_hold:.2f} ms each); "
                 f"{self.statements_per_int:.1f} SQL statements and "
-                f"{self.round_trips_per_int:.1f} database round trips per interaction")
+                f"{self.round_trips_per_int:.1f} database round trips per interaction; "
+                f"the database threads' CPU {self.db_cpu_ms_per_int:.2f} ms/int")
 
 
 async def start_baseline(fake: FakeDiscord, commands: Path,
@@ -539,6 +568,20 @@ def kind_of(record: InteractionRecord) -> str:
     return ":".join(parts[1:3]) if len(parts) > 2 else "?"
 
 
+def cpu_by_kind(todo: Sequence[Plan]) -> dict[str, float]:
+    """With one sequence alone: the bot's mean CPU (ms) per interaction of each kind, from
+    its sending to the next one's (the last one's: until the bot is idle), so what it
+    left to do after answering (deliveries, redraws) counts too. Empty otherwise."""
+    if len(todo) != 1 or len(todo[0].cpu_marks) != len(todo[0].records) + 1:
+        return {}
+    plan = todo[0]
+    spent: dict[str, list[float]] = {}
+    for index, record in enumerate(plan.records):
+        used = plan.cpu_marks[index + 1] - plan.cpu_marks[index]
+        spent.setdefault(kind_of(record), []).append(used * 1000)
+    return {kind: statistics.fmean(found) for kind, found in sorted(spent.items())}
+
+
 def by_kind(records: Sequence[InteractionRecord]) -> dict[str, Figures]:
     kinds: dict[str, list[InteractionRecord]] = {}
     for record in records:
@@ -554,6 +597,8 @@ class Case:
     bot: Figures
     base: Figures
     kinds: dict[str, Figures]
+    # The bot's CPU per interaction of each kind, ms (one sequence alone, M = 1).
+    cpu_ms_by_kind: dict[str, float]
     rate: float  # interactions per second sustained while M sequences ran
     base_capacity: float  # the baseline's, M streams back to back
     cpu_ms: float  # our bot's CPU per interaction (every thread)
@@ -624,20 +669,23 @@ class ProcessPart:
 def added(figures: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Several processes' writer_times figures as one (counts and times add up)."""
     total: dict[str, Any] = {"holds": 0, "held": 0.0, "waited": 0.0, "statements": 0,
-                             "round_trips": 0, "by_text": {}}
+                             "round_trips": 0, "by_text": {}, "db_cpu": 0.0,
+                             "db_cpu_by_text": {}}
     for one in figures:
-        for key in ("holds", "held", "waited", "statements", "round_trips"):
+        for key in ("holds", "held", "waited", "statements", "round_trips", "db_cpu"):
             total[key] += one.get(key, 0)
-        for text, count in one.get("by_text", {}).items():
-            total["by_text"][text] = total["by_text"].get(text, 0) + count
+        for figure in ("by_text", "db_cpu_by_text"):
+            for text, count in one.get(figure, {}).items():
+                total[figure][text] = total[figure].get(text, 0) + count
     return total
 
 
 def kinds_table(case: Case) -> str:
     lines = [f"  by kind (N={case.n}, M={case.m}):"]
     for kind, fig in case.kinds.items():
+        cpu = case.cpu_ms_by_kind.get(kind)
         lines.append(f"    {kind:<20} n={fig.count:<5} p50={fig.p50:7.1f}  p99={fig.p99:7.1f}  "
-                     f"max={fig.max:7.1f} ms")
+                     f"max={fig.max:7.1f} ms" + ("" if cpu is None else f"  CPU {cpu:5.1f} ms"))
     return "\n".join(lines)
 
 
@@ -697,10 +745,15 @@ async def run_case(
         rest_before = requests.made
         cpu_before, harness_before = [cpu_seconds(pid) for pid in pids], time.process_time()
         began = time.perf_counter()
-        await asyncio.gather(*(Player(fake, plan).play(ramp * plan.index / len(todo))
+        # One sequence alone: the bot's CPU is marked before each interaction is sent.
+        marks = (lambda: sum(cpu_seconds(pid) for pid in pids)) if len(todo) == 1 else None
+        await asyncio.gather(*(Player(fake, plan, marks).play(ramp * plan.index / len(todo))
                                for plan in todo))
         elapsed = time.perf_counter() - began
         cpus = [cpu_seconds(pid) - before for pid, before in zip(pids, cpu_before, strict=True)]
+        if marks is not None:  # the last interaction's work ends when the bot is idle
+            await asyncio.gather(*(settle(pid, time.perf_counter()) for pid in pids))
+            todo[0].cpu_marks.append(marks())
         rest_calls = requests.made - rest_before
         harness = time.process_time() - harness_before
         peaks = [proc_status(pid, "VmHWM") / 1024 for pid in pids]
@@ -739,7 +792,8 @@ async def run_case(
         await fake.stop()
     return Case(
         n=n, m=m, sequences=len(todo), bot=Figures.of(records), base=base,
-        kinds=by_kind(records), rate=len(records) / elapsed, base_capacity=capacity,
+        kinds=by_kind(records), cpu_ms_by_kind=cpu_by_kind(todo), rate=len(records) / elapsed,
+        base_capacity=capacity,
         cpu_ms=sum(cpus) * 1000 / len(records), harness_cpu_ms=harness * 1000 / len(records),
         peak_mb=sum(peaks), base_peak_mb=base_peak, startup=startup,
         base_startup=base_startup, load=(load_before, load_average()), writer=writer,
@@ -831,6 +885,9 @@ async def run_cases(args: argparse.Namespace, folder: Path,
             if args.sql:
                 for text, count in case.writer.top_statements.items():
                     print(f"    {count:6.2f}  {text}", flush=True)
+                print("  the database threads' CPU, ms per interaction:", flush=True)
+                for text, ms in case.writer.top_db_cpu.items():
+                    print(f"    {ms:6.2f}  {text}", flush=True)
             if args.json is not None:
                 args.json.write_text(json.dumps([asdict(c) for c in cases], indent=2),
                                      encoding="utf-8")

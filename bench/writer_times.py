@@ -23,6 +23,7 @@ import signal
 import sqlite3
 import sys
 import threading
+import time
 from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
@@ -38,12 +39,33 @@ class Counts:
         self.statements = 0
         self.round_trips = 0
         self.by_text: Counter[str] = Counter()  # the statement's start, numbers left out
+        # CPU seconds the database threads spent on each call (SQLite's work), by the
+        # call's statement (its start) or, for a function run there, the function's name.
+        self.db_cpu = 0.0
+        self.db_cpu_by_text: Counter[str] = Counter()
         self._lock = threading.Lock()
 
     def statement(self, sql: str) -> None:
         with self._lock:
             self.statements += 1
-            self.by_text[_NUMBERS.sub("#", " ".join(sql.split())[:90])] += 1
+            self.by_text[_shape(sql)] += 1
+
+    def timed(self, fn: Any, args: tuple[Any, ...]) -> Any:
+        """``fn`` measured in the CPU time of the thread that runs it."""
+        what = _shape(args[0]) if args and isinstance(args[0], str) else getattr(
+            getattr(fn, "func", fn), "__name__", "?")  # a partial's function
+
+        def run(*inner: Any, **kwargs: Any) -> Any:
+            started = time.thread_time()
+            try:
+                return fn(*inner, **kwargs)
+            finally:
+                spent = time.thread_time() - started
+                with self._lock:
+                    self.db_cpu += spent
+                    self.db_cpu_by_text[what] += spent
+
+        return run
 
     def install(self) -> None:
         import aiosqlite.core
@@ -58,7 +80,7 @@ class Counts:
 
         async def counted_execute(conn: Any, fn: Any, *args: Any, **kwargs: Any) -> Any:
             self.round_trips += 1
-            return await queue(conn, fn, *args, **kwargs)
+            return await queue(conn, self.timed(fn, args), *args, **kwargs)
 
         setattr(sqlite3, "connect", counted_connect)  # noqa: B010 (patching, on purpose)
         setattr(aiosqlite.core.Connection, "_execute", counted_execute)  # noqa: B010
@@ -96,6 +118,10 @@ class Counts:
 _NUMBERS = re.compile(r"\b\d+\b|'[^']*'")
 
 
+def _shape(sql: str) -> str:
+    return _NUMBERS.sub("#", " ".join(sql.split())[:90])
+
+
 def main() -> None:
     if len(sys.argv) < 4 or sys.argv[2] != "-m":
         raise SystemExit("usage: writer_times.py OUT -m MODULE [ARG ...]")
@@ -109,7 +135,8 @@ def main() -> None:
     def write() -> None:
         partial = out.with_suffix(".partial")
         figures = {**asdict(WRITER_LOCK), "statements": counts.statements,
-                   "round_trips": counts.round_trips, "by_text": dict(counts.by_text)}
+                   "round_trips": counts.round_trips, "by_text": dict(counts.by_text),
+                   "db_cpu": counts.db_cpu, "db_cpu_by_text": dict(counts.db_cpu_by_text)}
         partial.write_text(json.dumps(figures), encoding="utf-8")
         os.replace(partial, out)
 

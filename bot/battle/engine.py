@@ -132,17 +132,23 @@ async def decide_and_store(
     the edit of its own message); ``decided`` is told when a decision that changes
     something was made (no refusal is left).
     """
+
+    async def read_and_decide(tx: Transaction) -> tuple[Campaign, Decision, int, World]:
+        campaign = await tx.get_campaign(campaign_id)
+        run, revision = await load_run_at(tx, campaign_id, battle_id)
+        world = await load_battle_world(tx, campaign_id, run, rosters=rosters)
+        decision = decide(campaign, run, world)
+        if decision.needs_rosters and finish is not None:
+            battle = await tx.get_battle(campaign_id, run.battle_id)
+            if not rosters:
+                world = await load_battle_world(tx, campaign_id, decision.run)
+            world = finish(decision, campaign, battle, world)
+        return campaign, decision, revision, world
+
     for attempt in range(ATTEMPTS):
-        async with client.storage.read_only(guild_id) as tx:
-            campaign = await tx.get_campaign(campaign_id)
-            run, revision = await load_run_at(tx, campaign_id, battle_id)
-            world = await load_battle_world(tx, campaign_id, run, rosters=rosters)
-            decision = decide(campaign, run, world)
-            if decision.needs_rosters and finish is not None:
-                battle = await tx.get_battle(campaign_id, run.battle_id)
-                if not rosters:
-                    world = await load_battle_world(tx, campaign_id, decision.run)
-                world = finish(decision, campaign, battle, world)
+        # The read and the decision run whole on a reader's thread: one round trip.
+        campaign, decision, revision, world = await client.storage.read_whole(
+            guild_id, read_and_decide)
         if not decision.changed:
             return Stored(campaign, decision, world, 0)
         if decided is not None:
@@ -399,11 +405,14 @@ async def check_report(
     gang_index: int,
 ) -> None:
     """Whether the actor may submit this report now (before Submit is acknowledged)."""
-    async with client.storage.read_only(guild_id) as tx:
+
+    async def check(tx: Transaction) -> None:
         campaign = await tx.get_campaign(campaign_id)
         run, _revision = await load_run_at(tx, campaign_id, battle_id)
         world = await load_battle_world(tx, campaign_id, run, rosters=False)
-    flow.report_gang(actor, campaign, run, world, gang_index)
+        flow.report_gang(actor, campaign, run, world, gang_index)
+
+    await client.storage.read_whole(guild_id, check)
 
 
 async def submit_report(

@@ -199,8 +199,8 @@ async def _draw_stage(
     reposting: bool = False,
 ) -> None:
     run = drawing.run
-    if drawing.only_missing:
-        return
+    if drawing.only_missing or not (record.message_ids or reposting):
+        return  # nothing of it posted yet: it is owed, and the outbox posts it as it is now
     names = gang_names(drawing.world)
     pages = render.stage_pages(run, record, names)
     view = owed.stage_view(run, record, names)
@@ -266,14 +266,20 @@ async def _redraw_delivered(client: MundaBot, entry: OutboxEntry) -> None:
     key = (entry.guild_id, f"postbattle:{link.get('battle')}")
     if what != "report" and link.get("rev") is not None and _decided.get(key) == link["rev"]:
         return  # owed by the latest decision: it shows the run as it still is
-    async with client.storage.read_only(entry.guild_id, background=True) as tx:
+
+    async def read(tx: Transaction) -> Drawing | None:
         found = await _linked_run(tx, entry)
         if found is None:
-            return
+            return None
         run, revision = found
         campaign = await tx.get_campaign(run.campaign_id)
         world = await load_battle_world(tx, campaign.id, run, rosters=what == "panel")
-    drawing = Drawing(entry.guild_id, campaign, run, world, revision)
+        return Drawing(entry.guild_id, campaign, run, world, revision)
+
+    drawing = await client.storage.read_whole(entry.guild_id, read, background=True)
+    if drawing is None:
+        return
+    run, world, campaign = drawing.run, drawing.world, drawing.campaign
     if what == "report":
         # The report is the last thing the final Confirm owes: a kill before that click
         # was drawn left the last step showing live buttons.

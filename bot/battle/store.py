@@ -122,14 +122,20 @@ async def store_decision(
     storage: Storage, guild_id: int, campaign: Campaign, decision: Decision, revision: int,
     *, actor: str, world: World,
 ) -> int:
-    """Write ``decision`` as :func:`commit` does, in a write transaction of its own; one
-    that only saves the run is one round trip to the database (Storage.save_sequence_at_once)."""
+    """Write ``decision`` as :func:`commit` does, in a write transaction of its own, in one
+    round trip to the database (Storage.save_sequence_at_once when it only saves the run,
+    Storage.transaction_whole otherwise)."""
     if saves_only(decision):
         run = decision.run
         return await storage.save_sequence_at_once(guild_id, campaign.id, run.key, run,
                                                    battle_id=run.battle_id, revision=revision)
-    async with storage.transaction(guild_id) as tx:
+
+    async def write(tx: Transaction) -> int:
         return await commit(tx, campaign, decision, revision, actor=actor, world=world)
+
+    # The ledger rows, the messages owed and the run: one round trip, the writer lock held
+    # for SQLite's work only (bot/storage/on_thread.py).
+    return await storage.transaction_whole(guild_id, write)
 
 
 async def commit(

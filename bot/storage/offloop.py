@@ -35,7 +35,16 @@ def is_long(texts: Iterable[str | None]) -> bool:
 async def off_loop_if(
     large: bool, function: Callable[P, T], *args: P.args, **kwargs: P.kwargs
 ) -> T:
-    """``function(*args, **kwargs)``, in a worker thread when ``large``."""
-    if large:
+    """``function(*args, **kwargs)``, in a worker thread when ``large`` (and on the event
+    loop's thread: a transaction run whole on the database thread is off it already)."""
+    if large and _on_the_loop():
         return await asyncio.to_thread(function, *args, **kwargs)
     return function(*args, **kwargs)
+
+
+def _on_the_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True

@@ -42,6 +42,7 @@ from bot.storage.backup import backup_database
 from bot.storage.database import DEFAULT_BUSY_TIMEOUT_MS, connect, on_disk, schema_version
 from bot.storage.driver import IntegrityError, is_postgres_url
 from bot.storage.errors import StaleSequence
+from bot.storage.on_thread import Body, run_whole
 from bot.storage.outbox import OutboxEntry
 from bot.storage.sqlite_driver import SqliteConnection
 from bot.storage.transaction import Transaction
@@ -269,14 +270,10 @@ class Storage:
         """One write transaction of ``statements`` in one round trip to the database
         thread (bot/storage/at_once.py): each one's rows, or None when a required one
         returned no row (then nothing was written)."""
-        async with self._locked():
-            # aiosqlite runs the function on its connection's own thread, in order with
-            # every other call on that connection; there is no public name for it.
-            try:
-                done: list[list[Any]] | None = await self._conn._execute(  # type: ignore[no-untyped-call]
-                    run_all, self._conn._conn, statements)
-            except sqlite3.IntegrityError as error:
-                raise IntegrityError(str(error), unique="UNIQUE" in str(error)) from error
+        try:
+            done = await self._one_trip(run_all, self._conn._conn, statements)
+        except sqlite3.IntegrityError as error:
+            raise IntegrityError(str(error), unique="UNIQUE" in str(error)) from error
         if done is not None:
             self._writes[guild_id] = self._writes.get(guild_id, 0) + 1
         return done
@@ -294,6 +291,53 @@ class Storage:
             raise StaleSequence(sequences.STALE)
         return int(done[0][0][0])
 
+    async def transaction_whole(self, guild_id: int, body: Body[T]) -> T:
+        """``body(tx)`` in a write transaction, as ``transaction()`` does, but run whole on
+        the database thread (bot/storage/on_thread.py): one round trip while the writer
+        lock is held. ``body`` may await nothing but ``tx``. On PostgreSQL, an ordinary
+        transaction."""
+        if self.driver != "sqlite":
+            async with self.transaction(guild_id) as tx:
+                return await body(tx)
+        done: T = await self._one_trip(functools.partial(run_whole, write=True),
+                                       self._conn._conn, guild_id, body)
+        self._writes[guild_id] = self._writes.get(guild_id, 0) + 1
+        return done
+
+    async def _one_trip(self, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` on the writer's thread, a whole transaction in one call.
+
+        aiosqlite runs a connection's calls on its own thread one after another, in the
+        order they were queued (there is no public name for queueing a function). Once
+        this call is queued, whatever a later holder of the writer lock sends runs after
+        it, so the lock is let go then, not when the answer is back: under load the
+        event loop's turn to take that answer was most of the time the lock was held.
+        """
+        async with self._locked():
+            call: asyncio.Future[T] = asyncio.ensure_future(
+                self._conn._execute(function, *args))  # type: ignore[no-untyped-call]
+            await asyncio.sleep(0)  # the call queues itself in its first step, before this
+        return await call
+
+    async def read_whole(self, guild_id: int, body: Body[T], *, background: bool = False) -> T:
+        """``body(tx)`` in a read transaction, as ``read_only()`` does (it never waits for
+        the writer), but run whole on a reader's thread: one round trip. ``body`` may
+        await nothing but ``tx``. On PostgreSQL, an ordinary read."""
+        if self.driver != "sqlite":
+            async with self.read_only(guild_id, background=background) as tx:
+                return await body(tx)
+        pool = self._background if background else self._answering
+        async with pool.lane() as lane, lane.lock:
+            reader = await self._reading_connection(lane)
+            if reader is not None:
+                found: T = await reader._execute(  # type: ignore[no-untyped-call]
+                    functools.partial(run_whole, write=False), reader._conn, guild_id, body)
+                return found
+        async with self._locked():  # :memory: has only the writer's connection
+            kept: T = await self._conn._execute(  # type: ignore[no-untyped-call]
+                functools.partial(run_whole, write=False), self._conn._conn, guild_id, body)
+            return kept
+
     async def backup(self, target: str | Path) -> Path:
         """Copy the whole database, online, to ``target`` (replaced when complete)."""
         async with self._locked():
@@ -305,16 +349,10 @@ class Storage:
         """Owed messages of every server (or of ``guild_id``; of ``shards``' servers only,
         when given), oldest first (the outbox worker's scan). A read: it never waits for,
         nor holds up, a writer."""
-        async with self._read_scope(guild_id or 0, self._background) as reader:
-            if reader is not None:
-                return await reader.undelivered_messages(limit, guild_id=guild_id,
-                                                         shards=shards)
-        async with self._locked():  # :memory: has no second connection to read on
-            await self._conn.execute("BEGIN")
-            try:
-                return await outbox.undelivered(self._db, limit, guild_id, shards)
-            finally:
-                await self._conn.execute("COMMIT")
+        async def undelivered(tx: Transaction) -> list[OutboxEntry]:
+            return await tx.undelivered_messages(limit, guild_id=guild_id, shards=shards)
+
+        return await self.read_whole(guild_id or 0, undelivered, background=True)
 
     async def prune_outbox(self, older_than: timedelta) -> int:
         """Forget outbox rows delivered or given up longer than ``older_than`` ago."""
