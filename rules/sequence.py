@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from enum import StrEnum
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -97,6 +97,25 @@ def stage_label(step: Step, substep: SubStep | None = None) -> str:
     return step.value if substep is None else f"{step.value} ({substep.value})"
 
 
+class AtStage:
+    """The ``stage`` and ``label`` of a model holding a step and, in Update Roster, its
+    sub-step: the sequence itself, and each stage a post-battle run records."""
+
+    # For the type checker only: an annotation here would make pydantic add the fields
+    # again, ahead of the model's own.
+    if TYPE_CHECKING:
+        step: Step
+        substep: SubStep | None
+
+    @property
+    def stage(self) -> Stage:
+        return (self.step, self.substep)
+
+    @property
+    def label(self) -> str:
+        return stage_label(self.step, self.substep)
+
+
 def skipped_in_skirmish(step: Step, substep: SubStep | None = None) -> bool:
     """The campaign-only parts of PB-0."""
     return step in (Step.POST_BATTLE_ACTIONS, Step.REPORT_RESULTS) or (
@@ -117,7 +136,7 @@ class ActionRecord(Protocol):
     def action(self) -> str: ...
 
 
-class PostBattleSequence(BaseModel):
+class PostBattleSequence(BaseModel, AtStage):
     """The stored state of one battle's post-battle sequence."""
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
@@ -170,14 +189,6 @@ class PostBattleSequence(BaseModel):
         )
 
     # ----------------------------------------------------------------- where we are
-
-    @property
-    def stage(self) -> Stage:
-        return (self.step, self.substep)
-
-    @property
-    def label(self) -> str:
-        return stage_label(self.step, self.substep)
 
     @property
     def finished(self) -> bool:

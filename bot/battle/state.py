@@ -33,7 +33,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from rules.copying import deep_copy
 from rules.dice import SeededRoller
 from rules.models import Battle, FighterEndState, VehicleEndState
-from rules.sequence import STAGES, PostBattleSequence, Stage, Step, SubStep, stage_label
+from rules.sequence import (
+    STAGES,
+    AtStage,
+    PostBattleSequence,
+    Stage,
+    Step,
+    SubStep,
+    stage_label,
+)
 
 RUN_KEY_PREFIX = "postbattle:"
 
@@ -67,7 +75,7 @@ class Confirmation(_Stored):
     on_behalf: bool = False
 
 
-class StageRecord(_Stored):
+class StageRecord(_Stored, AtStage):
     """One stage's message: what it showed and who confirmed it."""
 
     number: int = Field(ge=1)  # position in the run; custom ids name it
@@ -87,14 +95,6 @@ class StageRecord(_Stored):
     # opens at a higher one and rolls fresh dice.
     counter_at_open: int = 0
     note: str = ""  # e.g. "Undone by ..."
-
-    @property
-    def stage(self) -> Stage:
-        return (self.step, self.substep)
-
-    @property
-    def label(self) -> str:
-        return stage_label(self.step, self.substep)
 
 
 class FighterReport(_Stored):
