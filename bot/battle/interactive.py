@@ -29,14 +29,14 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 import discord
 from pydantic import BaseModel, ConfigDict, Field
 
 from bot.battle.engine import ActResult, act_in_stage, find_active_run
 from bot.battle.state import PostBattleRun, run_key
-from bot.call import Call, Interaction
+from bot.call import Call, Interaction, Scope
 from bot.errors import Refused
 from bot.locks import ServerLocks
 from bot.render import clip, safe
@@ -52,6 +52,8 @@ from rules.sequence import Step, SubStep
 from rules.world import RuleResult, World
 
 log = logging.getLogger(__name__)
+
+M = TypeVar("M", bound=BaseModel)
 
 Stages = Sequence[tuple[Step, SubStep | None]]
 Compute = Callable[[World, PostBattleRun, Roller], RuleResult]
@@ -253,6 +255,15 @@ def _rolled(live: Sequence[tuple[ActionRecord, list[LedgerEvent]]], purpose: str
                for _action, events in live for event in events)
 
 
+async def stored_or_refused(s: Scope, key: str, model_type: type[M], gone: str) -> M:
+    """The stored state a button's custom id names, or the refusal ``gone`` once it is no
+    more (a cancelled run, a question answered and cleared)."""
+    found = await s.tx.load_sequence(s.campaign.id, key, model_type)
+    if found is None:
+        raise Refused(gone)
+    return found
+
+
 # =========================================================================== Pay / Don't pay
 
 
@@ -269,9 +280,8 @@ async def decide(click: Click, kind: str, campaign: str, battle: str, actor: str
     interaction = click.interaction
     call = Call.of(interaction)
     async with call.read_in(campaign) as s:
-        run = await s.tx.load_sequence(s.campaign.id, run_key(battle), PostBattleRun)
-        if run is None:
-            raise Refused("That post-battle sequence no longer exists.")
+        run = await stored_or_refused(s, run_key(battle), PostBattleRun,
+                                      "That post-battle sequence no longer exists.")
         world = await s.tx.load_world(s.campaign.id, run.gang_ids)
         gang, fighter = world.find_fighter(actor)
         s.require_control(gang)
@@ -465,9 +475,8 @@ async def answer_agreement(click: Click, campaign: str, agreement: str, choice: 
     interaction = click.interaction
     call = Call.of(interaction)
     async with call.write_in(campaign) as s:
-        asked = await s.tx.load_sequence(s.campaign.id, agreement_key(agreement), Agreement)
-        if asked is None:
-            raise Refused("That question no longer exists.")
+        asked = await stored_or_refused(s, agreement_key(agreement), Agreement,
+                                        "That question no longer exists.")
         if asked.status is not AgreementStatus.OPEN:
             raise Refused(f"That question is closed ({asked.status.value}).")
         gangs = await s.tx.list_gangs(s.campaign.id)
