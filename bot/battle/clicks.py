@@ -159,28 +159,21 @@ async def pick(click: Click, campaign: str, battle: str, gang: int, section: str
         kind="pick", section=section, slot=slot, values=[v for v in click.values if v != "-"]))
 
 
-@on(views.INJURY_FIGHTER)
-async def injury_fighter(click: Click, campaign: str, battle: str, gang: int) -> None:
-    await _edit_panel(click, campaign, battle, gang,
-                      ReportEdit(kind="injfighter", values=list(click.values)))
+def _chosen_values(spec: views.Spec, kind: str) -> None:
+    """Route ``spec``: a select of the panel whose chosen values make an edit of ``kind``.
+    A route argument after the gang names what the select is about and fills the
+    ReportEdit field of its name (the fighter of an injury, the section of an amount)."""
+
+    async def chosen(click: Click, campaign: str, battle: str, gang: int, **about: Any) -> None:
+        await _edit_panel(click, campaign, battle, gang,
+                          ReportEdit(kind=kind, values=list(click.values), **about))
+
+    on(spec)(chosen)
 
 
-@on(views.INJURY)
-async def injury(click: Click, campaign: str, battle: str, gang: int, fighter: str) -> None:
-    await _edit_panel(click, campaign, battle, gang,
-                      ReportEdit(kind="injury", fighter=fighter, values=list(click.values)))
-
-
-@on(views.AMOUNT)
-async def amount(click: Click, campaign: str, battle: str, gang: int, section: str) -> None:
-    await _edit_panel(click, campaign, battle, gang,
-                      ReportEdit(kind="amount", section=section, values=list(click.values)))
-
-
-@on(views.DAMAGE_RESULT)
-async def damage(click: Click, campaign: str, battle: str, gang: int, vehicle: str) -> None:
-    await _edit_panel(click, campaign, battle, gang,
-                      ReportEdit(kind="damage", vehicle=vehicle, values=list(click.values)))
+for _select, _kind in ((views.INJURY_FIGHTER, "injfighter"), (views.INJURY, "injury"),
+                       (views.AMOUNT, "amount"), (views.DAMAGE_RESULT, "damage")):
+    _chosen_values(_select, _kind)
 
 
 @on(views.TOGGLE)
