@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol, TypeVar
 
 from bot.battle.state import GangReport, PostBattleRun, any_mark
 from bot.render import safe
@@ -225,11 +226,31 @@ def out_of_action(scope: ReportScope) -> list[Fighter]:
             if (mark := marks.get(f.id)) is not None and mark.out_of_action]
 
 
+class _Listed(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+Listed = TypeVar("Listed", bound=_Listed)
+
+
+def _picked_or_first(listed: Sequence[Listed], picked: str | None) -> Listed | None:
+    """The one a select last picked while it is still listed, else the first (if any)."""
+    return next((thing for thing in listed if thing.id == picked),
+                listed[0] if listed else None)
+
+
+def _still_listed(listed: Sequence[Listed], thing_id: str, refusal: str) -> Listed:
+    """The thing a select was drawn for, refused when the report no longer lists it."""
+    found = next((thing for thing in listed if thing.id == thing_id), None)
+    if found is None:
+        raise InvalidRequest(refusal)
+    return found
+
+
 def injury_target(scope: ReportScope) -> Fighter | None:
     """The fighter whose results the injury select shows: the one picked, else the first."""
-    down = out_of_action(scope)
-    picked = next((f for f in down if f.id == scope.report.injury_fighter), None)
-    return picked or (down[0] if down else None)
+    return _picked_or_first(out_of_action(scope), scope.report.injury_fighter)
 
 
 def injury_results(table: InjuryTable) -> list[InjuryEntry]:
@@ -259,9 +280,9 @@ def pick_injury_fighter(scope: ReportScope, values: Sequence[str]) -> bool:
     """Show another Out of Action fighter's results; the report itself does not change."""
     if not values:
         return False
-    if values[0] not in {f.id for f in out_of_action(scope)}:
-        raise InvalidRequest("That fighter is no longer reported Out of Action.")
-    scope.report.injury_fighter = values[0]
+    shown = _still_listed(out_of_action(scope), values[0],
+                          "That fighter is no longer reported Out of Action.")
+    scope.report.injury_fighter = shown.id
     return False
 
 
@@ -271,10 +292,9 @@ def enter_injury(scope: ReportScope, fighter_id: str, values: Sequence[str]) -> 
     Refuses (InvalidRequest, nothing changed) a fighter no longer Out of Action,
     a name not in its table, and any list the Wrap-up would refuse.
     """
-    fighter = next((f for f in out_of_action(scope) if f.id == fighter_id), None)
-    if fighter is None:
-        raise InvalidRequest("That fighter is no longer reported Out of Action: pick the "
-                             "fighter again in the report.")
+    fighter = _still_listed(out_of_action(scope), fighter_id,
+                            "That fighter is no longer reported Out of Action: pick the "
+                            "fighter again in the report.")
     if not values:
         return False
     mark = scope.report.fighters[fighter.id]
@@ -448,9 +468,7 @@ def give_amount(scope: ReportScope, section: str, values: Sequence[str]) -> bool
 
 
 def damage_target(scope: ReportScope) -> Vehicle | None:
-    wrecked = wrecked_vehicles(scope)
-    picked = next((v for v in wrecked if v.id == scope.report.damage_vehicle), None)
-    return picked or (wrecked[0] if wrecked else None)
+    return _picked_or_first(wrecked_vehicles(scope), scope.report.damage_vehicle)
 
 
 def check_damage(vehicle: Vehicle, table: InjuryTable, names: Sequence[str]) -> list[str]:
@@ -467,10 +485,9 @@ def check_damage(vehicle: Vehicle, table: InjuryTable, names: Sequence[str]) -> 
 
 def enter_damage(scope: ReportScope, vehicle_id: str, values: Sequence[str]) -> bool:
     """A pick in the Lasting Damage select for ``vehicle_id``; True when the report changed."""
-    vehicle = next((v for v in wrecked_vehicles(scope) if v.id == vehicle_id), None)
-    if vehicle is None:
-        raise InvalidRequest("That vehicle is no longer reported Wrecked: pick it again in "
-                             "the report.")
+    vehicle = _still_listed(wrecked_vehicles(scope), vehicle_id,
+                            "That vehicle is no longer reported Wrecked: pick it again in "
+                            "the report.")
     if not values:
         return False
     report = scope.report
