@@ -16,6 +16,9 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import discord
+from discord.utils import MISSING
+
 from bot.battle import engine, owed, publish, render, views
 from bot.battle.flow import Scene
 from bot.battle.panel import ReportEdit, gang_names
@@ -92,6 +95,28 @@ class FirstAnswer:
         if self._acknowledging is not None:
             await self._acknowledging
 
+    async def tell(self, text: str, view: discord.ui.View = MISSING) -> None:
+        """Say ``text`` privately: as the first response while it is still this one's to
+        make, else (acknowledged already) as a follow-up."""
+        if self.claim():
+            await self.interaction.response.send_message(text, view=view, ephemeral=True)
+        else:
+            await self.settled()
+            await self.interaction.followup.send(text, view=view, ephemeral=True)
+
+    async def edit_clicked(self, guild_id: int, stored: engine.Stored, embed: discord.Embed,
+                           view: discord.ui.View | None) -> bool:
+        """Answer with the edit of the message clicked, showing ``stored``'s revision;
+        acknowledge instead when a newer one is drawn (True when edited). The caller has
+        claimed the first response."""
+        response = self.interaction.response
+        edited = await publish.answer_with(
+            guild_id, stored.run, stored.revision,
+            lambda: response.edit_message(embed=embed, view=view))
+        if not edited:
+            await response.defer()
+        return edited
+
 
 async def _answering(interaction: Interaction,
                      body: Callable[[FirstAnswer], Awaitable[None]]) -> None:
@@ -134,11 +159,7 @@ async def _answer_panel(
     if stored.revision and panel is not None and _clicked(interaction) == panel \
             and answer.claim():
         embed, view = owed.panel_parts(stored.campaign, run, stored.world, gang)
-        answered = await publish.answer_with(
-            guild_id, run, stored.revision,
-            lambda: interaction.response.edit_message(embed=embed, view=view))
-        if not answered:
-            await interaction.response.defer()
+        answered = await answer.edit_clicked(guild_id, stored, embed, view)
     await answer.acknowledge()
     await engine.show(interaction.client, guild_id, stored,
                       except_panel=gang if answered else None)
@@ -240,11 +261,7 @@ async def _confirmed(answer: FirstAnswer, campaign: str, battle: str, stage: int
         on_behalf=on_behalf, by=engine.who(interaction), acknowledge=answer.acknowledge,
         decided=answer.decided)
     if not stored.revision:  # a double click: say so, change nothing
-        if answer.claim():
-            await interaction.response.send_message(stored.note, ephemeral=True)
-        else:  # acknowledged already
-            await answer.settled()
-            await interaction.followup.send(stored.note, ephemeral=True)
+        await answer.tell(stored.note)
         return
     run = stored.run
     record = run.stage_record(stage)
@@ -254,12 +271,8 @@ async def _confirmed(answer: FirstAnswer, campaign: str, battle: str, stage: int
         names = gang_names(stored.world)
         pages = render.stage_pages(run, record, names)
         if len(pages) == 1 and answer.claim():
-            view = owed.stage_view(run, record, names)
-            answered = await publish.answer_with(
-                guild_id, run, stored.revision,
-                lambda: interaction.response.edit_message(embed=pages[0], view=view))
-            if not answered:
-                await interaction.response.defer()
+            answered = await answer.edit_clicked(guild_id, stored, pages[0],
+                                                 owed.stage_view(run, record, names))
     await answer.acknowledge()
     await engine.show(interaction.client, guild_id, stored,
                       except_stage=stage if answered else None)
@@ -282,12 +295,7 @@ async def _ask(click: Click, kind: str, campaign: str, battle: str, stage: int) 
     async def body(answer: FirstAnswer) -> None:
         question = await engine.really_question(interaction.client, guild_id, call.actor,
                                                 kind, campaign, battle, stage)
-        view = views.really_view(kind, campaign, battle, stage)
-        if answer.claim():
-            await interaction.response.send_message(question, view=view, ephemeral=True)
-        else:  # acknowledged at the last moment
-            await answer.settled()
-            await interaction.followup.send(question, view=view, ephemeral=True)
+        await answer.tell(question, views.really_view(kind, campaign, battle, stage))
 
     await _answering(interaction, body)
 
