@@ -19,24 +19,17 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from contextlib import AbstractAsyncContextManager
 from typing import Any, TypeVar
 
-from bot.storage.driver import SQLITE, Dialect, IntegrityError, NoSavepoint, Row
+from bot.storage.driver import Row
+from bot.storage.sqlite_driver import SqliteTerms, integrity_error
 from bot.storage.transaction import Transaction
 
 T = TypeVar("T")
 
 Body = Callable[[Transaction], Awaitable[T]]
 
-_NO_SAVEPOINT = NoSavepoint()
-
-
-def _integrity(error: sqlite3.IntegrityError) -> IntegrityError:
-    return IntegrityError(str(error), unique="UNIQUE" in str(error))
-
-
-class ThreadConnection:
+class ThreadConnection(SqliteTerms):
     """A sqlite3 connection, on its own thread, in the storage modules' terms: each call
     runs its statement straight away (the coroutine never suspends)."""
 
@@ -45,34 +38,24 @@ class ThreadConnection:
     def __init__(self, raw: sqlite3.Connection) -> None:
         self.raw = raw
 
-    @property
-    def dialect(self) -> Dialect:
-        return SQLITE
-
     async def execute_fetchall(self, sql: str, params: Iterable[Any] = ()) -> Sequence[Row]:
         try:
             rows: list[Row] = self.raw.execute(sql, tuple(params)).fetchall()
         except sqlite3.IntegrityError as error:
-            raise _integrity(error) from error
+            raise integrity_error(error) from error
         return rows
 
     async def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
         try:
             return self.raw.execute(sql, tuple(params)).rowcount
         except sqlite3.IntegrityError as error:
-            raise _integrity(error) from error
+            raise integrity_error(error) from error
 
     async def executemany(self, sql: str, rows: Iterable[Iterable[Any]]) -> None:
         try:
             self.raw.executemany(sql, (tuple(row) for row in rows))
         except sqlite3.IntegrityError as error:
-            raise _integrity(error) from error
-
-    def savepoint(self) -> AbstractAsyncContextManager[None]:
-        return _NO_SAVEPOINT
-
-    async def claim(self, key: int) -> None:
-        """Nothing: every SQLite write already holds the one writer lock."""
+            raise integrity_error(error) from error
 
 
 def _drive(awaitable: Awaitable[T]) -> T:
