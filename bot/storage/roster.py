@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from bot.storage.codec import (
     FIGHTER,
@@ -25,22 +24,22 @@ from bot.storage.codec import (
     VEHICLE_UPGRADE,
     Row,
     Values,
-    columns,
-    fighter_data,
+    fighter_model,
     fighter_row,
     gang_row,
-    item_data,
+    item_model,
     item_row,
     placeholders,
     territory_from_row,
     territory_row,
-    vehicle_data,
+    trusted_model,
+    vehicle_model,
     vehicle_row,
 )
 from bot.storage.driver import Connection, IntegrityError
 from bot.storage.offloop import is_large, off_loop_if
 from rules.errors import InvalidRequest
-from rules.models import Gang, Item, Territory
+from rules.models import Alignment, Gang, Item, Territory, Vehicle
 from rules.names import name_key, name_taken
 
 _GANG_SELECT = f"SELECT pk, {', '.join(GANG_COLUMNS)} FROM gangs"
@@ -114,37 +113,39 @@ async def fetch_gang_rows(
     return await _rows_by_id(db, _GANG_SELECT, "pk", campaign_pk, gang_ids)
 
 
-# The gang row's columns that are the gang's fields of the same name, as they are.
-_GANG_PLAIN = ("id", "name", "house", "owner", "alignment", "credits", "reputation",
-               "battles_fought", "notes")
-
-
 def gang_from_rows(rows: RosterRows) -> Gang:
-    owned: dict[tuple[str, int | None], list[dict[str, Any]]] = {}
+    """The gang as stored, built without validating it again (bot/storage/codec.py)."""
+    owned: dict[tuple[str, int | None], list[Item]] = {}
     for row in rows.items:
         owner = row["fighter_pk"] if row["slot"] == FIGHTER else row["vehicle_pk"]
-        owned.setdefault((row["slot"], owner), []).append(item_data(row))
-    vehicles: tuple[list[dict[str, Any]], list[dict[str, Any]]] = ([], [])
+        owned.setdefault((row["slot"], owner), []).append(item_model(row))
+    vehicles: tuple[list[Vehicle], list[Vehicle]] = ([], [])
     for row in rows.vehicles:
         vehicles[row["in_stash"]].append(
-            vehicle_data(
+            vehicle_model(
                 row,
                 owned.get((VEHICLE_UPGRADE, row["pk"]), []),
                 owned.get((VEHICLE_EQUIPMENT, row["pk"]), []),
             )
         )
     gang = rows.gang
-    return Gang.model_validate(
-        {
-            **columns(gang, _GANG_PLAIN),
-            "stash": owned.get((STASH, None), []),
-            "stash_vehicles": vehicles[1],
-            "fighters": [
-                fighter_data(row, owned.get((FIGHTER, row["pk"]), [])) for row in rows.fighters
-            ],
-            "vehicles": vehicles[0],
-        }
-    )
+    return trusted_model(Gang, {
+        "id": gang["id"],
+        "name": gang["name"],
+        "house": gang["house"],
+        "owner": gang["owner"],
+        "alignment": Alignment(gang["alignment"]),
+        "credits": gang["credits"],
+        "stash": owned.get((STASH, None), []),
+        "stash_vehicles": vehicles[1],
+        "reputation": gang["reputation"],
+        "battles_fought": gang["battles_fought"],
+        "fighters": [
+            fighter_model(row, owned.get((FIGHTER, row["pk"]), [])) for row in rows.fighters
+        ],
+        "vehicles": vehicles[0],
+        "notes": gang["notes"],
+    })
 
 
 async def fetch_territories(
