@@ -13,14 +13,19 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from bot.storage.codec import (
+    ALIGNMENTS,
     FIGHTER,
     FIGHTER_COLUMNS,
+    FIGHTER_READ,
     GANG_COLUMNS,
+    GANG_READ,
     ITEM_COLUMNS,
+    ITEM_READ,
     STASH,
     TERRITORY_COLUMNS,
     VEHICLE_COLUMNS,
     VEHICLE_EQUIPMENT,
+    VEHICLE_READ,
     VEHICLE_UPGRADE,
     Row,
     Values,
@@ -29,6 +34,7 @@ from bot.storage.codec import (
     gang_row,
     item_model,
     item_row,
+    named,
     placeholders,
     territory_from_row,
     territory_row,
@@ -39,13 +45,13 @@ from bot.storage.codec import (
 from bot.storage.driver import Connection, IntegrityError
 from bot.storage.offloop import is_large, off_loop_if
 from rules.errors import InvalidRequest
-from rules.models import Alignment, Gang, Item, Territory, Vehicle
+from rules.models import Gang, Item, Territory, Vehicle
 from rules.names import name_key, name_taken
 
-_GANG_SELECT = f"SELECT pk, {', '.join(GANG_COLUMNS)} FROM gangs"
-_FIGHTER_SELECT = f"SELECT pk, gang_pk, {', '.join(FIGHTER_COLUMNS)} FROM fighters"
-_VEHICLE_SELECT = f"SELECT pk, gang_pk, {', '.join(VEHICLE_COLUMNS)} FROM vehicles"
-_ITEM_SELECT = f"SELECT pk, gang_pk, {', '.join(ITEM_COLUMNS)} FROM items"
+_GANG_SELECT = f"SELECT {', '.join(GANG_READ)} FROM gangs"
+_FIGHTER_SELECT = f"SELECT {', '.join(FIGHTER_READ)} FROM fighters"
+_VEHICLE_SELECT = f"SELECT {', '.join(VEHICLE_READ)} FROM vehicles"
+_ITEM_SELECT = f"SELECT {', '.join(ITEM_READ)} FROM items"
 _TERRITORY_SELECT = f"SELECT pk, {', '.join(TERRITORY_COLUMNS)} FROM territories"
 
 
@@ -116,11 +122,13 @@ async def fetch_gang_rows(
 def gang_from_rows(rows: RosterRows) -> Gang:
     """The gang as stored, built without validating it again (bot/storage/codec.py)."""
     owned: dict[tuple[str, int | None], list[Item]] = {}
-    for row in rows.items:
+    for stored in rows.items:
+        row = named(ITEM_READ, stored)
         owner = row["fighter_pk"] if row["slot"] == FIGHTER else row["vehicle_pk"]
         owned.setdefault((row["slot"], owner), []).append(item_model(row))
     vehicles: tuple[list[Vehicle], list[Vehicle]] = ([], [])
-    for row in rows.vehicles:
+    for stored in rows.vehicles:
+        row = named(VEHICLE_READ, stored)
         vehicles[row["in_stash"]].append(
             vehicle_model(
                 row,
@@ -128,20 +136,21 @@ def gang_from_rows(rows: RosterRows) -> Gang:
                 owned.get((VEHICLE_EQUIPMENT, row["pk"]), []),
             )
         )
-    gang = rows.gang
+    gang = named(GANG_READ, rows.gang)
+    fighters = [named(FIGHTER_READ, row) for row in rows.fighters]
     return trusted_model(Gang, {
         "id": gang["id"],
         "name": gang["name"],
         "house": gang["house"],
         "owner": gang["owner"],
-        "alignment": Alignment(gang["alignment"]),
+        "alignment": ALIGNMENTS[gang["alignment"]],
         "credits": gang["credits"],
         "stash": owned.get((STASH, None), []),
         "stash_vehicles": vehicles[1],
         "reputation": gang["reputation"],
         "battles_fought": gang["battles_fought"],
         "fighters": [
-            fighter_model(row, owned.get((FIGHTER, row["pk"]), [])) for row in rows.fighters
+            fighter_model(row, owned.get((FIGHTER, row["pk"]), [])) for row in fighters
         ],
         "vehicles": vehicles[0],
         "notes": gang["notes"],
