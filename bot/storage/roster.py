@@ -44,9 +44,10 @@ from bot.storage.codec import (
 )
 from bot.storage.driver import Connection, IntegrityError
 from bot.storage.offloop import is_large, off_loop_if
-from rules.errors import InvalidRequest
+from rules.errors import InvalidRequest, NotFound
 from rules.models import Gang, Item, Territory, Vehicle
 from rules.names import name_key, name_taken
+from rules.world import World
 
 _GANG_SELECT = f"SELECT {', '.join(GANG_READ)} FROM gangs"
 _FIGHTER_SELECT = f"SELECT {', '.join(FIGHTER_READ)} FROM fighters"
@@ -165,6 +166,34 @@ async def fetch_territories(
 
 def territories_from_rows(rows: dict[str, Row]) -> dict[str, Territory]:
     return {territory_id: territory_from_row(row) for territory_id, row in rows.items()}
+
+
+@dataclass
+class WorldRows:
+    """The rows a world was read from: gangs by id, and every territory of the campaign.
+
+    Handed to the ledger's check of a result computed from that world, in the same write
+    transaction and with nothing written to them since, they stand for a second read
+    (bot/storage/ledger.py, apply_world)."""
+
+    gangs: dict[str, RosterRows]
+    territories: dict[str, Row]
+
+
+async def fetch_world(db: Connection, campaign_pk: int, gang_ids: Collection[str]) -> WorldRows:
+    """The rows of the named gangs (all must exist) and of every territory."""
+    rows = await fetch_rosters(db, campaign_pk, gang_ids)
+    for gang_id in gang_ids:
+        if gang_id not in rows:
+            raise NotFound(f"There is no gang with id {gang_id} in this campaign.")
+    return WorldRows(gangs=rows, territories=await fetch_territories(db, campaign_pk))
+
+
+def world_from_rows(rows: WorldRows, gang_ids: Collection[str]) -> World:
+    return World(
+        gangs={gang_id: gang_from_rows(rows.gangs[gang_id]) for gang_id in gang_ids},
+        territories=territories_from_rows(rows.territories),
+    )
 
 
 # ------------------------------------------------------------------ writing
