@@ -129,18 +129,26 @@ async def decide_and_store(
     ``rosters``: whether ``decide`` needs the battle's rosters (names and owners
     are read otherwise). A decision that ``needs_rosters`` later on is finished by
     ``finish`` with them, read in the write transaction that stores it (once: the
-    ledger's check that they did not change uses that read). A decision made from a run that moved on before it was
-    written is made again. ``acknowledge`` answers the click before the write when
-    the write would wait for another (the click is otherwise answered after it, with
-    the edit of its own message); ``decided`` is told when a decision that changes
-    something was made (no refusal is left).
+    ledger's check that they did not change uses that read), or here without them
+    when the step it opens rolls nothing (flow.opens_without_rosters). A decision
+    made from a run that moved on before it was written is made again. ``acknowledge``
+    answers the click before the write when the write would wait for another (the
+    click is otherwise answered after it, with the edit of its own message);
+    ``decided`` is told when a decision that changes something was made (no refusal
+    is left).
     """
 
     async def read_and_decide(tx: Transaction) -> tuple[Campaign, Decision, int, World]:
         campaign = await tx.get_campaign(campaign_id)
         run, revision = await load_run_at(tx, campaign_id, battle_id)
         world = await load_battle_world(tx, campaign_id, run, rosters=rosters)
-        return campaign, decide(campaign, run, world), revision, world
+        decision = decide(campaign, run, world)
+        if decision.needs_rosters and finish is not None and not rosters:
+            battle = await tx.get_battle(campaign_id, run.battle_id)
+            if flow.opens_without_rosters(decision, campaign, battle):
+                # Half the steps roll nothing as they open: no roster to read for them.
+                world = finish(decision, campaign, battle, world)
+        return campaign, decision, revision, world
 
     for attempt in range(ATTEMPTS):
         # The read and the decision run whole on a reader's thread: one round trip.
