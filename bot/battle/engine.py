@@ -18,6 +18,7 @@ run a gang is in. The click handlers (bot/battle/clicks.py) and the
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ from bot.battle.store import (
     active_run_in,
     commit,
     find_active_run,
+    finish_and_store,
     load_battle_world,
     load_run,
     load_run_at,
@@ -126,11 +128,14 @@ async def decide_and_store(
 
     ``rosters``: whether ``decide`` needs the battle's rosters (names and owners
     are read otherwise). A decision that ``needs_rosters`` later on is finished by
-    ``finish`` with them. A decision made from a run that moved on before it was
-    written is made again. ``acknowledge`` answers the click before the write when
-    the write would wait for another (the click is otherwise answered after it, with
-    the edit of its own message); ``decided`` is told when a decision that changes
-    something was made (no refusal is left).
+    ``finish`` with them, read in the write transaction that stores it (once: the
+    ledger's check that they did not change uses that read), or here without them
+    when the step it opens rolls nothing (flow.opens_without_rosters). A decision
+    made from a run that moved on before it was written is made again. ``acknowledge``
+    answers the click before the write when the write would wait for another (the
+    click is otherwise answered after it, with the edit of its own message);
+    ``decided`` is told when a decision that changes something was made (no refusal
+    is left).
     """
 
     async def read_and_decide(tx: Transaction) -> tuple[Campaign, Decision, int, World]:
@@ -138,11 +143,11 @@ async def decide_and_store(
         run, revision = await load_run_at(tx, campaign_id, battle_id)
         world = await load_battle_world(tx, campaign_id, run, rosters=rosters)
         decision = decide(campaign, run, world)
-        if decision.needs_rosters and finish is not None:
+        if decision.needs_rosters and finish is not None and not rosters:
             battle = await tx.get_battle(campaign_id, run.battle_id)
-            if not rosters:
-                world = await load_battle_world(tx, campaign_id, decision.run)
-            world = finish(decision, campaign, battle, world)
+            if flow.opens_without_rosters(decision, campaign, battle):
+                # Half the steps roll nothing as they open: no roster to read for them.
+                world = finish(decision, campaign, battle, world)
         return campaign, decision, revision, world
 
     for attempt in range(ATTEMPTS):
@@ -154,14 +159,33 @@ async def decide_and_store(
         if decided is not None:
             decided()
         try:
-            stored = await _write(client, guild_id, campaign, decision, revision, actor, world,
-                                  acknowledge)
+            if decision.needs_rosters and finish is not None:
+                # The rosters are read once, in the write that stores what they decide.
+                stored, world = await _finish_and_write(
+                    client, guild_id, campaign, decision, revision, actor, acknowledge,
+                    functools.partial(finish, decision, campaign))
+            else:
+                stored = await _write(client, guild_id, campaign, decision, revision, actor,
+                                      world, acknowledge)
         except StaleWorld:
             if attempt == ATTEMPTS - 1:
                 raise
             continue
         return Stored(campaign, decision, world, stored)
     raise AssertionError("unreachable")
+
+
+async def _finish_and_write(
+    client: MundaBot, guild_id: int, campaign: Campaign, decision: Decision, revision: int,
+    actor: Actor, acknowledge: Callable[[], Awaitable[object]] | None,
+    finish: Callable[[Battle, World], World],
+) -> tuple[int, World]:
+    """:func:`_write` of a decision finished from the rosters in the same transaction
+    (:func:`bot.battle.store.finish_and_store`)."""
+    if acknowledge is not None and client.storage.writer_busy:
+        await acknowledge()
+    return await finish_and_store(client.storage, guild_id, campaign, decision, revision,
+                                  actor=actor.ledger_id, finish=finish)
 
 
 async def _write(

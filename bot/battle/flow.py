@@ -300,6 +300,26 @@ def open_wrap_up(
 # --------------------------------------------------------------------------- steps
 
 
+def _inputs(
+    run: PostBattleRun, campaign: Campaign, battle: Battle, captors: dict[str, str] | None
+) -> StageInputs:
+    return StageInputs(
+        battle=battle, sequence=run.sequence, ruleset=ruleset_for(campaign),
+        in_recovery_before=list(run.in_recovery_before), captor_by_fighter=dict(captors or {}),
+        income_dice=dict(run.income_dice),
+    )
+
+
+def opens_without_rosters(decision: Decision, campaign: Campaign, battle: Battle) -> bool:
+    """Whether :func:`open_next` can finish ``decision`` from names and owners alone: the
+    next step rolls nothing as it opens (its message shows gang names only), and it is not
+    the end (whose battle report is drawn from the rosters)."""
+    run = decision.run
+    if run.sequence.finished:
+        return False
+    return not opening_computations(run.sequence.stage, _inputs(run, campaign, battle, None))
+
+
 def _open_stage(
     decision: Decision, actor: Actor, campaign: Campaign, battle: Battle, world: World,
     captors: dict[str, str] | None = None,
@@ -319,12 +339,7 @@ def _open_stage(
         counter_at_open=run.counters.get(label, 0),
     )
     run.stages.append(record)
-    inputs = StageInputs(
-        battle=battle, sequence=run.sequence, ruleset=ruleset_for(campaign),
-        in_recovery_before=list(run.in_recovery_before), captor_by_fighter=dict(captors or {}),
-        income_dice=dict(run.income_dice),
-    )
-    for compute in opening_computations(stage, inputs):
+    for compute in opening_computations(stage, _inputs(run, campaign, battle, captors)):
         try:
             result = compute(world, run.roller(stage))
         except RulesError as error:

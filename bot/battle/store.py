@@ -11,12 +11,16 @@ was read, so that no decision is ever made from a stale run.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from bot.battle import owed
 from bot.battle.flow import Decision
 from bot.battle.state import RUN_KEY_PREFIX, PostBattleRun, run_key
 from bot.errors import Refused
 from bot.storage import Campaign, StaleSequence, Storage, Transaction
+from bot.storage.roster import WorldRows
 from bot.storage.sequences import model_name
+from rules.models import Battle
 from rules.world import World
 
 RUN_MODEL = model_name(PostBattleRun)
@@ -94,12 +98,16 @@ async def load_battle_world(
     """
     if not rosters:
         return World(gangs=await tx.gangs_without_rosters(campaign_id, run.gang_ids))
+    return await tx.load_world(campaign_id, await _battle_gang_ids(tx, campaign_id, run))
+
+
+async def _battle_gang_ids(tx: Transaction, campaign_id: str, run: PostBattleRun) -> list[str]:
     gang_ids = list(run.gang_ids)
     for gang_id in run.gang_ids:
         for owner, _captive in await tx.captives_held_by(campaign_id, gang_id):
             if owner.id not in gang_ids:
                 gang_ids.append(owner.id)
-    return await tx.load_world(campaign_id, gang_ids)
+    return gang_ids
 
 
 def owes_messages(decision: Decision) -> bool:
@@ -138,22 +146,53 @@ async def store_decision(
     return await storage.transaction_whole(guild_id, write)
 
 
+Finish = Callable[[Battle, World], World]
+
+
+async def finish_and_store(
+    storage: Storage, guild_id: int, campaign: Campaign, decision: Decision, revision: int,
+    *, actor: str, finish: Finish,
+) -> tuple[int, World]:
+    """Finish a decision that ``needs_rosters`` (``finish(battle, world)``: the next step
+    opened and rolled, from the battle's rosters) and write it, all in one write
+    transaction run whole on the database thread. Returns the run's new revision and the
+    world after the decision.
+
+    The rosters are read once, here: the ledger checks the rolls against the rows read
+    (``read`` of :func:`commit`), which nothing else can write before this transaction
+    ends. Read in a read transaction first, they were read again for that check.
+    """
+
+    async def write(tx: Transaction) -> tuple[int, World]:
+        battle = await tx.get_battle(campaign.id, decision.run.battle_id)
+        world, read = await tx.load_world_rows(
+            campaign.id, await _battle_gang_ids(tx, campaign.id, decision.run))
+        world = finish(battle, world)
+        stored = await commit(tx, campaign, decision, revision, actor=actor, world=world,
+                              read=read)
+        return stored, world
+
+    return await storage.transaction_whole(guild_id, write)
+
+
 async def commit(
     tx: Transaction, campaign: Campaign, decision: Decision, revision: int, *, actor: str,
-    world: World,
+    world: World, read: WorldRows | None = None,
 ) -> int:
     """Write ``decision`` (decided from the run at ``revision``; 0: a new run) in ``tx``.
 
     Returns the run's new revision. ``world``: the battle's gangs after the
     decision, for the messages it owes. Raises StaleSequence (or StaleWorld,
     when the gangs changed under a roll) with nothing written; the caller
-    decides again from what is stored now.
+    decides again from what is stored now. ``read``: the rows, read in ``tx``, that
+    the decision's first action was computed from (Transaction.load_world_rows).
     """
     run = decision.run
     scene = decision.scene
     if decision.take_back is not None:
         await _take_back(tx, campaign, run, decision.take_back, revision, actor=actor)
         revision_check: int | None = None  # checked above; the undo moved it on
+        read = None  # the undo wrote the gangs
     else:
         revision_check = revision
     if decision.battle is not None:
@@ -161,7 +200,8 @@ async def commit(
     new_revision = revision + 1
     for pending in decision.actions:
         action = await tx.apply(campaign.id, pending.result, actor=actor,
-                                battle_id=run.battle_id, step=pending.step)
+                                battle_id=run.battle_id, step=pending.step, read=read)
+        read = None  # that action wrote the gangs it touched
         if pending.notice is not None:
             await owed.owe_notice(tx, run, f"action:{action.id}", "\n".join(pending.notice))
     for number in scene.owe_stages:

@@ -1,8 +1,11 @@
 """Rows to models and back: the only place that knows both column order and fields.
 
-Reading builds plain dicts (``*_data``) so that a whole gang is validated by
-pydantic in one call, which is several times faster than a call per fighter
-and item. Each ``*_row`` function returns the values in the order of its ``*_COLUMNS``
+Reading builds the models of a gang straight from its rows (``*_model``), without
+validating them again: the rows were written by :mod:`bot.storage.roster` from
+models that were valid, and validating a gang's fighters and items (a name check
+each) was half the cost of loading it (docs/benchmarks.md). What comes from outside
+(a command's input, an imported file) is validated where it enters, never here.
+Each ``*_row`` function returns the values in the order of its ``*_COLUMNS``
 tuple, with booleans as 0/1 and small lists as compact JSON, exactly as SQLite
 returns them; so a stored row and a freshly computed one compare equal when
 nothing changed and the roster writer can skip it.
@@ -14,18 +17,30 @@ import json
 import secrets
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from enum import Enum
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from bot.storage import driver
 from rules.models import (
     PROFILE_STATS,
+    Advancement,
+    Alignment,
+    Availability,
     Battle,
+    EquipmentKind,
     Fighter,
+    FighterCategory,
+    FighterStatus,
     Gang,
     Item,
     Profile,
+    Rarity,
     Territory,
     Vehicle,
+    VehicleStatus,
+    WeaponProfile,
 )
 from rules.names import name_key
 
@@ -52,6 +67,41 @@ def loads_list(text: str) -> Any:
     return [] if text == "[]" else json.loads(text)
 
 
+M = TypeVar("M", bound=BaseModel)
+E = TypeVar("E", bound=Enum)
+_new = object.__new__
+_set = object.__setattr__
+_fields: dict[type[BaseModel], frozenset[str]] = {}
+
+
+def trusted_model(kind: type[M], values: dict[str, Any]) -> M:
+    """The model ``kind`` with ``values`` (every field, by field name) as they are, without
+    validation: for rows written from valid models only (what pydantic's own copy sets)."""
+    fields = _fields.get(kind)
+    if fields is None:
+        fields = _fields[kind] = frozenset(kind.model_fields)
+    if values.keys() != fields:
+        # A field added to a model and not to its columns would otherwise go missing.
+        raise TypeError(f"{kind.__name__} read with fields {sorted(values)}")
+    model = _new(kind)
+    _set(model, "__dict__", values)
+    _set(model, "__pydantic_fields_set__", set(values))
+    _set(model, "__pydantic_extra__", None)
+    _set(model, "__pydantic_private__", None)
+    return model
+
+
+def members(kind: type[E]) -> dict[object, E]:
+    """The members of an enum by value: a dict look-up, five times faster than ``kind(v)``."""
+    return {member.value: member for member in kind}
+
+
+def named(read: Sequence[str], row: Row) -> dict[str, Any]:
+    """A row of the columns ``read`` by name. Looking a name up in a database row searches
+    its columns one by one; a fighter's row has forty."""
+    return dict(zip(read, row, strict=True))
+
+
 def placeholders(count: int) -> str:
     return ",".join("?" * count)
 
@@ -68,6 +118,11 @@ GANG_COLUMNS = (
     "id", "name", "name_key", "house", "owner", "alignment", "credits", "reputation",
     "battles_fought", "notes",
 )
+
+
+# What roster.py selects: the key, then the columns.
+GANG_READ = ("pk", *GANG_COLUMNS)
+ALIGNMENTS = members(Alignment)
 
 
 def gang_row(gang: Gang) -> Values:
@@ -90,6 +145,12 @@ FIGHTER_COLUMNS = (
 )
 
 
+# What roster.py selects of a fighter, a vehicle and an item: the keys, then the columns.
+FIGHTER_READ = ("pk", "gang_pk", *FIGHTER_COLUMNS)
+_CATEGORIES = members(FighterCategory)
+_FIGHTER_STATUSES = members(FighterStatus)
+
+
 def _stat_values(profile: Profile | None) -> list[int]:
     """The twelve columns: 0 where the profile is not set or lacks the characteristic
     (``profile_set`` and ``absent_stats`` say which; migration 0008)."""
@@ -104,14 +165,17 @@ def _absent_stats(profile: Profile | None) -> str:
     return dumps([stat for stat in PROFILE_STATS if not profile.has(stat)])
 
 
-def _profile_data(row: Row) -> dict[str, int | None] | None:
+def _profile_model(row: dict[str, Any]) -> Profile | None:
     if not row["profile_set"]:
         return None
+    # The stat columns are named as the profile's fields ("int_" for Int).
+    if row["absent_stats"] == "[]":
+        return trusted_model(Profile, {column: row[column] for column in _STAT_COLUMNS})
     absent = set(loads_list(row["absent_stats"]))
-    return {
-        stat: None if stat in absent else row[column]
+    return trusted_model(Profile, {
+        column: None if stat in absent else row[column]
         for stat, column in zip(PROFILE_STATS, _STAT_COLUMNS, strict=True)
-    }
+    })
 
 
 def fighter_row(fighter: Fighter, position: int) -> Values:
@@ -130,22 +194,22 @@ def fighter_row(fighter: Fighter, position: int) -> Values:
     )
 
 
-def fighter_data(row: Row, equipment: list[dict[str, Any]]) -> dict[str, Any]:
-    """The fighter of ``row`` as validator input; the gang validates it with the rest."""
-    return {
+def fighter_model(row: dict[str, Any], equipment: list[Item]) -> Fighter:
+    """The fighter of ``row`` (:data:`FIGHTER_READ` by name), carrying ``equipment``."""
+    return trusted_model(Fighter, {
         "id": row["id"],
         "name": row["name"],
-        "category": row["category"],
+        "category": _CATEGORIES[row["category"]],
         "fighter_type": row["fighter_type"],
         "cost": row["cost"],
-        "profile": _profile_data(row),
+        "profile": _profile_model(row),
         "xp": row["xp"],
         "kills": row["kills"],
-        "advancements": loads_list(row["advancements"]),
+        "advancements": [trusted_model(Advancement, a) for a in loads_list(row["advancements"])],
         "skills": loads_list(row["skills"]),
         "special_rules": loads_list(row["special_rules"]),
         "equipment": equipment,
-        "status": row["status"],
+        "status": _FIGHTER_STATUSES[row["status"]],
         "captured_by": row["captured_by"],
         "rescue_chance_given": bool(row["rescue_chance_given"]),
         "lasting_injuries": loads_list(row["lasting_injuries"]),
@@ -153,7 +217,7 @@ def fighter_data(row: Row, equipment: list[dict[str, Any]]) -> dict[str, Any]:
         "critical_injury": bool(row["critical_injury"]),
         "escorted_to_doc": bool(row["escorted_to_doc"]),
         "notes": row["notes"],
-    }
+    })
 
 
 # ------------------------------------------------------------------ vehicles
@@ -172,10 +236,12 @@ def vehicle_row(vehicle: Vehicle, position: int, in_stash: bool) -> Values:
     )
 
 
-def vehicle_data(
-    row: Row, upgrades: list[dict[str, Any]], equipment: list[dict[str, Any]]
-) -> dict[str, Any]:
-    return {
+VEHICLE_READ = ("pk", "gang_pk", *VEHICLE_COLUMNS)
+_VEHICLE_STATUSES = members(VehicleStatus)
+
+
+def vehicle_model(row: dict[str, Any], upgrades: list[Item], equipment: list[Item]) -> Vehicle:
+    return trusted_model(Vehicle, {
         "id": row["id"],
         "name": row["name"],
         "vehicle_type": row["vehicle_type"],
@@ -184,8 +250,8 @@ def vehicle_data(
         "equipment": equipment,
         "lasting_damage": loads_list(row["lasting_damage"]),
         "crew_id": row["crew_id"],
-        "status": row["status"],
-    }
+        "status": _VEHICLE_STATUSES[row["status"]],
+    })
 
 
 # ------------------------------------------------------------------ items
@@ -194,9 +260,12 @@ ITEM_COLUMNS = (
     "slot", "fighter_pk", "vehicle_pk", "position", "id", "name", "cost", "kind", "rarity",
     "level", "two_slots", "grants_mounted", "boon_of_sequence", "profiles",
 )
+ITEM_READ = ("pk", "gang_pk", *ITEM_COLUMNS)
 STASH, FIGHTER, VEHICLE_UPGRADE, VEHICLE_EQUIPMENT = (
     "stash", "fighter", "vehicle_upgrade", "vehicle_equipment",
 )
+_KINDS = members(EquipmentKind)
+_RARITIES = members(Rarity)
 
 
 def item_row(
@@ -210,18 +279,45 @@ def item_row(
     )
 
 
-def item_data(row: Row) -> dict[str, Any]:
-    return {
-        "id": row["id"],
+# Availabilities and weapon profiles are frozen: one model per distinct value serves
+# every item that has it.
+_availabilities: dict[tuple[str, int | None], Availability] = {}
+_weapon_profiles: dict[str, list[WeaponProfile]] = {}
+
+
+def _availability(rarity: str, level: int | None) -> Availability:
+    found = _availabilities.get((rarity, level))
+    if found is None:
+        found = trusted_model(Availability, {"rarity": _RARITIES[rarity], "level": level})
+        _availabilities[(rarity, level)] = found
+    return found
+
+
+def _profiles(text: str) -> list[WeaponProfile]:
+    if text == "[]":
+        return []
+    found = _weapon_profiles.get(text)
+    if found is None:
+        found = [trusted_model(WeaponProfile, p) for p in json.loads(text)]
+        # The text names the whole list; a few hundred kinds of weapon at most.
+        if len(_weapon_profiles) < 4096:
+            _weapon_profiles[text] = found
+    # Each item gets its own list (the profiles in it are frozen, and shared).
+    return list(found)
+
+
+def item_model(row: dict[str, Any]) -> Item:
+    return trusted_model(Item, {
         "name": row["name"],
         "cost": row["cost"],
-        "kind": row["kind"],
-        "availability": {"rarity": row["rarity"], "level": row["level"]},
+        "kind": _KINDS[row["kind"]],
+        "availability": _availability(row["rarity"], row["level"]),
         "two_slots": bool(row["two_slots"]),
         "grants_mounted": bool(row["grants_mounted"]),
+        "profiles": _profiles(row["profiles"]),
+        "id": row["id"],
         "boon_of_sequence": row["boon_of_sequence"],
-        "profiles": loads_list(row["profiles"]),
-    }
+    })
 
 
 # ------------------------------------------------------------------ territories

@@ -22,6 +22,7 @@ from bot.storage.roster import (
     GangWrite,
     RosterRows,
     TerritoryWrite,
+    WorldRows,
     fetch_rosters,
     fetch_territories,
     gang_from_rows,
@@ -105,17 +106,23 @@ def affected(changes: Iterable[Change]) -> tuple[list[str], list[str]]:
 
 
 async def apply_world(
-    db: Connection, campaign_pk: int, after: World, action: Action
+    db: Connection, campaign_pk: int, after: World, action: Action,
+    read: WorldRows | None = None,
 ) -> int:
     """Write the gangs and territories that ``action.changes`` touch as ``after`` has them.
 
     The stored state must be the one the changes were computed from: if it is
     not, someone else wrote in between and :class:`StaleWorld` refuses. Returns
     the new action's pk.
+
+    ``read``: rows read earlier in this same write transaction, with nothing written to
+    them since. They are what is stored (a write transaction holds its campaign: no other
+    writer's change can land in between), so the check is made against them instead of
+    reading the same rows again; gangs they lack are read.
     """
     gang_ids, territory_ids = affected(action.changes)
-    old_gangs = await fetch_rosters(db, campaign_pk, gang_ids)
-    old_territories = await fetch_territories(db, campaign_pk, territory_ids)
+    old_gangs, old_territories = await _stored_rows(db, campaign_pk, gang_ids,
+                                                    territory_ids, read)
     large = is_large([
         *(len(rows.fighters) for rows in old_gangs.values()),
         *(len(after.gangs[g].fighters) for g in gang_ids if g in after.gangs),
@@ -138,6 +145,23 @@ async def apply_world(
     rows = await off_loop_if(large, _event_rows, campaign_pk, action_pk, action)
     await db.executemany(_EVENT_INSERT, rows)
     return action_pk
+
+
+async def _stored_rows(
+    db: Connection, campaign_pk: int, gang_ids: list[str], territory_ids: list[str],
+    read: WorldRows | None,
+) -> tuple[dict[str, RosterRows], dict[str, Row]]:
+    """The stored rows of the gangs and territories an action touches (those that exist)."""
+    if read is None:
+        return (await fetch_rosters(db, campaign_pk, gang_ids),
+                await fetch_territories(db, campaign_pk, territory_ids))
+    old_gangs = {g: read.gangs[g] for g in gang_ids if g in read.gangs}
+    unread = [g for g in gang_ids if g not in read.gangs]
+    if unread:
+        old_gangs.update(await fetch_rosters(db, campaign_pk, unread))
+    # Every territory of the campaign was read: one missing does not exist.
+    old_territories = {t: read.territories[t] for t in territory_ids if t in read.territories}
+    return old_gangs, old_territories
 
 
 def _checked(

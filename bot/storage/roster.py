@@ -11,42 +11,48 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from bot.storage.codec import (
+    ALIGNMENTS,
     FIGHTER,
     FIGHTER_COLUMNS,
+    FIGHTER_READ,
     GANG_COLUMNS,
+    GANG_READ,
     ITEM_COLUMNS,
+    ITEM_READ,
     STASH,
     TERRITORY_COLUMNS,
     VEHICLE_COLUMNS,
     VEHICLE_EQUIPMENT,
+    VEHICLE_READ,
     VEHICLE_UPGRADE,
     Row,
     Values,
-    columns,
-    fighter_data,
+    fighter_model,
     fighter_row,
     gang_row,
-    item_data,
+    item_model,
     item_row,
+    named,
     placeholders,
     territory_from_row,
     territory_row,
-    vehicle_data,
+    trusted_model,
+    vehicle_model,
     vehicle_row,
 )
 from bot.storage.driver import Connection, IntegrityError
 from bot.storage.offloop import is_large, off_loop_if
-from rules.errors import InvalidRequest
-from rules.models import Gang, Item, Territory
+from rules.errors import InvalidRequest, NotFound
+from rules.models import Gang, Item, Territory, Vehicle
 from rules.names import name_key, name_taken
+from rules.world import World
 
-_GANG_SELECT = f"SELECT pk, {', '.join(GANG_COLUMNS)} FROM gangs"
-_FIGHTER_SELECT = f"SELECT pk, gang_pk, {', '.join(FIGHTER_COLUMNS)} FROM fighters"
-_VEHICLE_SELECT = f"SELECT pk, gang_pk, {', '.join(VEHICLE_COLUMNS)} FROM vehicles"
-_ITEM_SELECT = f"SELECT pk, gang_pk, {', '.join(ITEM_COLUMNS)} FROM items"
+_GANG_SELECT = f"SELECT {', '.join(GANG_READ)} FROM gangs"
+_FIGHTER_SELECT = f"SELECT {', '.join(FIGHTER_READ)} FROM fighters"
+_VEHICLE_SELECT = f"SELECT {', '.join(VEHICLE_READ)} FROM vehicles"
+_ITEM_SELECT = f"SELECT {', '.join(ITEM_READ)} FROM items"
 _TERRITORY_SELECT = f"SELECT pk, {', '.join(TERRITORY_COLUMNS)} FROM territories"
 
 
@@ -114,37 +120,42 @@ async def fetch_gang_rows(
     return await _rows_by_id(db, _GANG_SELECT, "pk", campaign_pk, gang_ids)
 
 
-# The gang row's columns that are the gang's fields of the same name, as they are.
-_GANG_PLAIN = ("id", "name", "house", "owner", "alignment", "credits", "reputation",
-               "battles_fought", "notes")
-
-
 def gang_from_rows(rows: RosterRows) -> Gang:
-    owned: dict[tuple[str, int | None], list[dict[str, Any]]] = {}
-    for row in rows.items:
+    """The gang as stored, built without validating it again (bot/storage/codec.py)."""
+    owned: dict[tuple[str, int | None], list[Item]] = {}
+    for stored in rows.items:
+        row = named(ITEM_READ, stored)
         owner = row["fighter_pk"] if row["slot"] == FIGHTER else row["vehicle_pk"]
-        owned.setdefault((row["slot"], owner), []).append(item_data(row))
-    vehicles: tuple[list[dict[str, Any]], list[dict[str, Any]]] = ([], [])
-    for row in rows.vehicles:
+        owned.setdefault((row["slot"], owner), []).append(item_model(row))
+    vehicles: tuple[list[Vehicle], list[Vehicle]] = ([], [])
+    for stored in rows.vehicles:
+        row = named(VEHICLE_READ, stored)
         vehicles[row["in_stash"]].append(
-            vehicle_data(
+            vehicle_model(
                 row,
                 owned.get((VEHICLE_UPGRADE, row["pk"]), []),
                 owned.get((VEHICLE_EQUIPMENT, row["pk"]), []),
             )
         )
-    gang = rows.gang
-    return Gang.model_validate(
-        {
-            **columns(gang, _GANG_PLAIN),
-            "stash": owned.get((STASH, None), []),
-            "stash_vehicles": vehicles[1],
-            "fighters": [
-                fighter_data(row, owned.get((FIGHTER, row["pk"]), [])) for row in rows.fighters
-            ],
-            "vehicles": vehicles[0],
-        }
-    )
+    gang = named(GANG_READ, rows.gang)
+    fighters = [named(FIGHTER_READ, row) for row in rows.fighters]
+    return trusted_model(Gang, {
+        "id": gang["id"],
+        "name": gang["name"],
+        "house": gang["house"],
+        "owner": gang["owner"],
+        "alignment": ALIGNMENTS[gang["alignment"]],
+        "credits": gang["credits"],
+        "stash": owned.get((STASH, None), []),
+        "stash_vehicles": vehicles[1],
+        "reputation": gang["reputation"],
+        "battles_fought": gang["battles_fought"],
+        "fighters": [
+            fighter_model(row, owned.get((FIGHTER, row["pk"]), [])) for row in fighters
+        ],
+        "vehicles": vehicles[0],
+        "notes": gang["notes"],
+    })
 
 
 async def fetch_territories(
@@ -155,6 +166,34 @@ async def fetch_territories(
 
 def territories_from_rows(rows: dict[str, Row]) -> dict[str, Territory]:
     return {territory_id: territory_from_row(row) for territory_id, row in rows.items()}
+
+
+@dataclass
+class WorldRows:
+    """The rows a world was read from: gangs by id, and every territory of the campaign.
+
+    Handed to the ledger's check of a result computed from that world, in the same write
+    transaction and with nothing written to them since, they stand for a second read
+    (bot/storage/ledger.py, apply_world)."""
+
+    gangs: dict[str, RosterRows]
+    territories: dict[str, Row]
+
+
+async def fetch_world(db: Connection, campaign_pk: int, gang_ids: Collection[str]) -> WorldRows:
+    """The rows of the named gangs (all must exist) and of every territory."""
+    rows = await fetch_rosters(db, campaign_pk, gang_ids)
+    for gang_id in gang_ids:
+        if gang_id not in rows:
+            raise NotFound(f"There is no gang with id {gang_id} in this campaign.")
+    return WorldRows(gangs=rows, territories=await fetch_territories(db, campaign_pk))
+
+
+def world_from_rows(rows: WorldRows, gang_ids: Collection[str]) -> World:
+    return World(
+        gangs={gang_id: gang_from_rows(rows.gangs[gang_id]) for gang_id in gang_ids},
+        territories=territories_from_rows(rows.territories),
+    )
 
 
 # ------------------------------------------------------------------ writing

@@ -40,10 +40,13 @@ from bot.storage.records import (
 )
 from bot.storage.roster import (
     RosterRows,
+    WorldRows,
     fetch_gang_rows,
     fetch_rosters,
     fetch_territories,
+    fetch_world,
     gang_from_rows,
+    world_from_rows,
 )
 from rules.errors import InvalidRequest, NotFound
 from rules.models import Battle, CampaignSettings, Fighter, Gang, Item, Territory, Vehicle
@@ -415,6 +418,15 @@ class Transaction:
         """The named gangs and every territory of the campaign."""
         return await gangs.load_world(self._db, await self._campaign(campaign_id), gang_ids)
 
+    async def load_world_rows(
+        self, campaign_id: str, gang_ids: Sequence[str]
+    ) -> tuple[World, WorldRows]:
+        """:meth:`load_world`, and the rows it was built from: :meth:`apply` of a result
+        computed from that world, in this write transaction, may be given them (nothing
+        written to those gangs and territories in between) to check against them."""
+        rows = await fetch_world(self._db, await self._campaign(campaign_id), gang_ids)
+        return world_from_rows(rows, gang_ids), rows
+
     # -------------------------------------------------------------- actions and ledger
 
     async def apply(
@@ -425,18 +437,20 @@ class Transaction:
         actor: str,
         battle_id: str | None = None,
         step: str | None = None,
+        read: WorldRows | None = None,
     ) -> ActionRecord:
         """Store a rules result: snapshot, new state and ledger rows, all or nothing.
 
         Raises StaleWorld if the stored gangs are no longer those the result
         was computed from (load them inside this transaction to rule it out).
+        ``read``: see :meth:`load_world_rows`.
         """
         pk = await self._campaign(campaign_id)
         action = ledger.Action(
             clause=result.clause, title=result.title, actor=actor, changes=result.changes,
             rolls=result.rolls, notes=result.notes, battle_id=battle_id, step=step,
         )
-        action_pk = await ledger.apply_world(self._write_db(), pk, result.world, action)
+        action_pk = await ledger.apply_world(self._write_db(), pk, result.world, action, read)
         self._last_action = action_pk
         for key, previous in self._sequences_before.items():
             await ledger.remember_sequence(self._db, action_pk, key, previous)
