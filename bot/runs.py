@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from bot.autocomplete import Choices, choose, choose_many, suggest_in, typed
 from bot.battle.engine import active_run_in, load_battle_world
+from bot.battle.flow import no_run_in_progress
 from bot.battle.state import PostBattleRun
 from bot.call import Scope, actor_from
 from bot.errors import Refused
@@ -43,10 +44,7 @@ async def run_in(s: Scope, gang: Gang) -> PostBattleRun:
     """The gang's active post-battle run, or a polite refusal."""
     run = await active_run_in(s.tx, s.campaign.id, gang.id)
     if run is None:
-        raise Refused(
-            f"{safe(gang.name)} has no post-battle sequence in progress "
-            "(start one with /postbattle start)."
-        )
+        raise no_run_in_progress(gang)
     return run
 
 

@@ -486,13 +486,16 @@ def matching_stage(run: PostBattleRun, stages: Sequence[Stage], gang_id: str) ->
     raise first_refusal
 
 
+def no_run_in_progress(gang: Gang) -> Refused:
+    """The refusal for acting with a gang that is in no post-battle run."""
+    return Refused(f"{safe(gang.name)} has no post-battle sequence in progress "
+                   "(start one with /postbattle start).")
+
+
 def check_act(run: PostBattleRun | None, gang: Gang, stages: Sequence[Stage]) -> Stage:
     """The step in which ``gang`` may act now, or a refusal."""
     if run is None:
-        raise Refused(
-            f"{safe(gang.name)} has no post-battle sequence in progress "
-            "(start one with /postbattle start)."
-        )
+        raise no_run_in_progress(gang)
     if run.phase is Phase.REPORTING:
         raise Refused(
             "The players are still reporting how the battle ended; the post-battle steps "

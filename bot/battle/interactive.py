@@ -35,6 +35,7 @@ import discord
 from pydantic import BaseModel, ConfigDict, Field
 
 from bot.battle.engine import ActResult, act_in_stage, find_active_run
+from bot.battle.flow import no_run_in_progress
 from bot.battle.state import PostBattleRun, run_key
 from bot.call import Call, Interaction, Scope
 from bot.errors import Refused
@@ -71,10 +72,7 @@ async def run_of(interaction: Interaction, campaign: Campaign, gang: Gang) -> Po
     call = Call.of(interaction)
     run = await find_active_run(call.storage, call.guild_id, campaign.id, gang.id)
     if run is None:
-        raise Refused(
-            f"{safe(gang.name)} has no post-battle sequence in progress "
-            "(start one with /postbattle start)."
-        )
+        raise no_run_in_progress(gang)
     return run
 
 
