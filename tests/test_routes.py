@@ -119,3 +119,28 @@ def test_the_router_takes_the_battle_components_too() -> None:
         found = find_route(custom_id)
         assert found is not None, custom_id
     assert not hasattr(routes, "OWN_DYNAMIC_ITEMS")
+
+
+async def test_a_posted_view_is_sent_and_forgotten_by_discord_py(sample_route: str) -> None:
+    # discord.py keeps a dispatchable view that never times out for as long as the
+    # process runs; routed clicks need none of it (they reach Routed by custom_id).
+    client = discord.Client(intents=discord.Intents(guilds=True))
+    state = client._connection
+    bot_user = {"id": "7", "username": "munda", "discriminator": "0", "avatar": None}
+
+    async def send_message(channel_id: int, *, params: Any) -> dict[str, Any]:
+        # The network's edge: Discord's answer to the POST, as it would be.
+        return {"id": "900", "channel_id": str(channel_id), "author": bot_user, "content": "x",
+                "timestamp": "2026-12-02T08:00:00+00:00", "edited_timestamp": None,
+                "tts": False, "mention_everyone": False, "mentions": [], "mention_roles": [],
+                "attachments": [], "embeds": [], "pinned": False, "type": 0,
+                "components": params.payload["components"]}
+
+    state.http.send_message = send_message  # type: ignore[method-assign]
+    channel = discord.PartialMessageable(state=state, id=5)
+    posted = routes.view(routes.button(sample_route, "c1", 1, "next", True, label="Next"))
+    message = await channel.send("x", view=posted)
+    assert message.components, "the components were sent"
+    assert not state._view_store.persistent_views
+    assert state._view_store._views == {}
+    await client.close()

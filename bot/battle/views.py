@@ -45,7 +45,7 @@ from bot.battle.panel import (
 from bot.battle.state import PostBattleRun, StageRecord
 from bot.render import clip
 from bot.ui import custom_ids
-from bot.ui.routes import LABEL_MAX, OPTION_TEXT_MAX, PREFIX, Choice, Id, Int, Param
+from bot.ui.routes import LABEL_MAX, OPTION_TEXT_MAX, PREFIX, Choice, Id, Int, Param, PostedView
 from rules.injuries import injury_table_for
 
 
@@ -264,7 +264,7 @@ def really_button(kind: str, campaign_id: str, battle_id: str,
 
 def report_view(scope: ReportScope, arbitrated: bool = True) -> discord.ui.View:
     """The report panel of one gang: section, its selects, toggles, Submit."""
-    view = discord.ui.View(timeout=None)
+    view = PostedView()
     run, index = scope.run, scope.gang_index
     c, b = run.campaign_id, run.battle_id
     section = current_section(scope)
@@ -330,7 +330,7 @@ def _add_injury_selects(view: discord.ui.View, scope: ReportScope, page: int) ->
 
 def stage_view(run: PostBattleRun, record: StageRecord, names: dict[str, str]) -> discord.ui.View:
     """Confirm for players; Undo, Cancel and Confirm-for-a-player for Arbitrators."""
-    view = discord.ui.View(timeout=None)
+    view = PostedView()
     c, b = run.campaign_id, run.battle_id
     view.add_item(confirm_button(c, b, record.number))
     view.add_item(undo_button(c, b, record.number))
@@ -343,6 +343,6 @@ def stage_view(run: PostBattleRun, record: StageRecord, names: dict[str, str]) -
 
 
 def really_view(kind: str, campaign_id: str, battle_id: str, stage_no: int) -> discord.ui.View:
-    view = discord.ui.View(timeout=None)
+    view = PostedView()
     view.add_item(really_button(kind, campaign_id, battle_id, stage_no))
     return view

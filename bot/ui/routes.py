@@ -215,9 +215,26 @@ def select(
     )
 
 
+class PostedView(discord.ui.View):
+    """The components of a message the bot posts or edits.
+
+    discord.py keeps every dispatchable view it sends in its view store, keyed by
+    message, for as long as the process runs when it never times out, and hands
+    each click on it to the view's own items too. Ours carry no callbacks: every
+    click reaches :class:`Routed` by its custom_id. Declared not dispatchable, they
+    are sent and forgotten.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(timeout=None)
+
+    def is_dispatchable(self) -> bool:
+        return False
+
+
 def view(*items: discord.ui.Item[Any]) -> discord.ui.View:
     """A view of routed items; it never times out (the state is in the custom_ids)."""
-    made = discord.ui.View(timeout=None)
+    made = PostedView()
     for item in items:
         made.add_item(item)
     return made
