@@ -180,7 +180,7 @@ def _diff_models(
     changes: list[Change] = []
     old_values = old.__dict__
     new_values = new.__dict__
-    for field, key in _dump_keys(type(old)):
+    for field, key in _dump_keys(type(old)) or ():
         old_value = old_values[field]
         new_value = new_values[field]
         if old_value is new_value or old_value == new_value:
@@ -248,11 +248,11 @@ def _diff_record_models(
 
 def _diffs_by_field(old: BaseModel, new: BaseModel) -> bool:
     """Whether the dumps of ``old`` and ``new`` are their fields' dumps, in field order,
-    so that the two can be compared field by field (no extra or computed fields)."""
+    so that the two can be compared field by field."""
     kind = type(old)
     return (
         type(new) is kind
-        and not kind.__pydantic_computed_fields__
+        and _dump_keys(kind) is not None
         and old.__pydantic_extra__ is None
         and new.__pydantic_extra__ is None
     )
@@ -266,17 +266,26 @@ def _are_records(value: Any) -> bool:
     )
 
 
-_dump_keys_of: dict[type[BaseModel], list[tuple[str, str]]] = {}
+_dump_keys_of: dict[type[BaseModel], list[tuple[str, str]] | None] = {}
 
 
-def _dump_keys(kind: type[BaseModel]) -> list[tuple[str, str]]:
-    """Each field of ``kind`` with its key in a dump by alias, in the dump's order."""
-    keys = _dump_keys_of.get(kind)
-    if keys is None:
-        keys = _dump_keys_of[kind] = [
-            (field, info.serialization_alias or info.alias or field)
-            for field, info in kind.model_fields.items()
-        ]
+def _dump_keys(kind: type[BaseModel]) -> list[tuple[str, str]] | None:
+    """Each field of ``kind`` with its key in a dump by alias, in the dump's order; None
+    when a dump is not that (computed or excluded fields, a serializer of the model)."""
+    if kind in _dump_keys_of:
+        return _dump_keys_of[kind]
+    fields = kind.model_fields
+    keys: list[tuple[str, str]] | None = [
+        (field, info.serialization_alias or info.alias or field)
+        for field, info in fields.items()
+    ]
+    if (
+        kind.__pydantic_computed_fields__
+        or kind.__pydantic_decorators__.model_serializers
+        or any(info.exclude or info.exclude_if is not None for info in fields.values())
+    ):
+        keys = None
+    _dump_keys_of[kind] = keys
     return keys
 
 

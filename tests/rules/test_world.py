@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import Field, computed_field
 
 from rules.dice import ScriptedRoller
 from rules.models import Fighter, FighterStatus, Gang
@@ -190,3 +191,27 @@ def test_the_diff_is_that_of_the_whole_dumps(world: World, edits: list[tuple[str
     rebuilt = World.model_validate(world.model_dump())  # equal, sharing nothing
     assert diff_worlds(rebuilt, after) == dumped_diff(rebuilt, after)
     assert diff_worlds(rebuilt, world) == []
+
+
+class _CountedGang(Gang):
+    """A gang whose dump is not its fields': one computed, one left out."""
+
+    secret: str = Field(default="", exclude=True)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def size(self) -> int:
+        return len(self.fighters)
+
+
+def test_a_dump_with_computed_or_excluded_fields_is_diffed_whole() -> None:
+    gang = _CountedGang.model_validate(make.gang(id="g0").model_dump())
+    world = make.world(gang)
+    space = Workspace(world)
+    copy = space.world.gang("g0")
+    assert isinstance(copy, _CountedGang)
+    copy.secret = "not in the dump"
+    copy.fighters.pop()
+    changes = diff_worlds(world, space.world)
+    assert changes == dumped_diff(world, space.world)
+    assert [(c.path, c.before, c.after) for c in changes if c.subject == "gang"] == [("size", 3, 2)]
