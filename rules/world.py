@@ -148,15 +148,149 @@ def diff_worlds(before: World, after: World) -> list[Change]:
         old = before.gangs.get(gang_id)
         new = after.gangs.get(gang_id)
         name = _name_of(new, old, gang_id)
-        changes += _diff_subject("gang", gang_id, name, gang_id, _dump(old), _dump(new))
+        changes += _diff_models("gang", gang_id, name, gang_id, old, new)
     for territory_id in _ordered_union(before.territories, after.territories):
         told = before.territories.get(territory_id)
         tnew = after.territories.get(territory_id)
         name = _name_of(tnew, told, territory_id)
-        changes += _diff_subject(
-            "territory", territory_id, name, None, _dump(told), _dump(tnew)
-        )
+        changes += _diff_models("territory", territory_id, name, None, told, tnew)
     return changes
+
+
+# The diff is defined on the models' JSON dumps (what a Change holds), but dumping
+# every gang of a world to find the one value that changed is most of its cost. Only
+# what differs is dumped: the fields of the domain models hold only strings, numbers,
+# booleans, None, enums, lists and models, whose Python equality is the equality of
+# their dumps, so a field equal in Python (or the same object) contributes no change.
+
+
+def _diff_models(
+    subject: str,
+    subject_id: str,
+    name: str,
+    gang_id: str | None,
+    old: BaseModel | None,
+    new: BaseModel | None,
+) -> list[Change]:
+    """``_diff_subject`` of the two models' dumps, dumping only the fields that differ."""
+    if old is new:
+        return []
+    if old is None or new is None or not _diffs_by_field(old, new):
+        return _diff_subject(subject, subject_id, name, gang_id, _dump(old), _dump(new))
+    changes: list[Change] = []
+    old_values = old.__dict__
+    new_values = new.__dict__
+    for field, key in _dump_keys(type(old)) or ():
+        old_value = old_values[field]
+        new_value = new_values[field]
+        if old_value is new_value or old_value == new_value:
+            continue
+        if key in _NESTED_SUBJECTS and _are_records(old_value) and _are_records(new_value):
+            changes += _diff_record_models(
+                _NESTED_SUBJECTS[key], gang_id, key, old_value, new_value
+            )
+            continue
+        before = _dump_field(old, field, key)
+        after = _dump_field(new, field, key)
+        if key in _NESTED_SUBJECTS:
+            changes += _diff_records(_NESTED_SUBJECTS[key], gang_id, key, before, after)
+            continue
+        changes += [
+            Change(
+                subject=subject,
+                subject_id=subject_id,
+                subject_name=name,
+                gang_id=gang_id,
+                path=path,
+                before=value_before,
+                after=value_after,
+            )
+            for path, value_before, value_after in _diff_values(key, before, after)
+        ]
+    return changes
+
+
+def _diff_record_models(
+    subject: str,
+    gang_id: str | None,
+    list_name: str,
+    old: list[BaseModel],
+    new: list[BaseModel],
+) -> list[Change]:
+    """``_diff_records`` of the two lists' dumps, dumping only the records that differ."""
+    old_by_id = {record.__dict__["id"]: record for record in old}
+    new_by_id = {record.__dict__["id"]: record for record in new}
+    changes: list[Change] = []
+    for record_id in _ordered_union(old_by_id, new_by_id):
+        before = old_by_id.get(record_id)
+        after = new_by_id.get(record_id)
+        if before is after or before == after:
+            continue
+        present = after if after is not None else before
+        assert present is not None  # the id came from one of the two lists
+        name = str(present.__dict__.get("name", record_id))
+        if before is None or after is None:
+            changes.append(
+                Change(
+                    subject=subject,
+                    subject_id=record_id,
+                    subject_name=name,
+                    gang_id=gang_id,
+                    path=list_name,
+                    before=_dump(before),
+                    after=_dump(after),
+                )
+            )
+        else:
+            changes += _diff_models(subject, record_id, name, gang_id, before, after)
+    return changes
+
+
+def _diffs_by_field(old: BaseModel, new: BaseModel) -> bool:
+    """Whether the dumps of ``old`` and ``new`` are their fields' dumps, in field order,
+    so that the two can be compared field by field."""
+    kind = type(old)
+    return (
+        type(new) is kind
+        and _dump_keys(kind) is not None
+        and old.__pydantic_extra__ is None
+        and new.__pydantic_extra__ is None
+    )
+
+
+def _are_records(value: Any) -> bool:
+    """A list of models that each have a string ``id`` field, as a roster's fighters."""
+    return type(value) is list and all(
+        isinstance(record, BaseModel) and type(record.__dict__.get("id")) is str
+        for record in value
+    )
+
+
+_dump_keys_of: dict[type[BaseModel], list[tuple[str, str]] | None] = {}
+
+
+def _dump_keys(kind: type[BaseModel]) -> list[tuple[str, str]] | None:
+    """Each field of ``kind`` with its key in a dump by alias, in the dump's order; None
+    when a dump is not that (computed or excluded fields, a serializer of the model)."""
+    if kind in _dump_keys_of:
+        return _dump_keys_of[kind]
+    fields = kind.model_fields
+    keys: list[tuple[str, str]] | None = [
+        (field, info.serialization_alias or info.alias or field)
+        for field, info in fields.items()
+    ]
+    if (
+        kind.__pydantic_computed_fields__
+        or kind.__pydantic_decorators__.model_serializers
+        or any(info.exclude or info.exclude_if is not None for info in fields.values())
+    ):
+        keys = None
+    _dump_keys_of[kind] = keys
+    return keys
+
+
+def _dump_field(model: BaseModel, field: str, key: str) -> Any:
+    return model.model_dump(mode="json", by_alias=True, include={field})[key]
 
 
 def _name_of(new: Gang | Territory | None, old: Gang | Territory | None, fallback: str) -> str:

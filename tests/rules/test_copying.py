@@ -8,9 +8,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from pydantic import BaseModel
 
+from rules.battle_record import record_battle_fought
 from rules.copying import deep_copy
-from rules.models import Availability, Rarity
+from rules.models import Availability, Battle, Rarity
 from rules.world import Workspace, World
+from tests import factories
 from tests.rules.test_properties import worlds
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -89,3 +91,16 @@ def test_a_workspace_works_on_its_own_copy(world: World) -> None:
     space = Workspace(world)
     space.world.gang("g1").reputation += 1
     assert world.gang("g1").reputation + 1 == space.world.gang("g1").reputation
+
+
+@SETTINGS
+@given(world=worlds)
+def test_a_result_shares_nothing_mutable_with_the_world_it_was_given(world: World) -> None:
+    """Gang g1 did not fight: its copy in the result must not be the given one either."""
+    world.gangs["g2"] = factories.gang("Sump Rats", id="g2")
+    result = record_battle_fought(world, Battle(id="b", gang_ids=["g0", "g2"]))
+    given_parts = {id(part) for _, part in mutable_parts(world)}
+    shared = [path for path, part in mutable_parts(result.world) if id(part) in given_parts]
+    assert shared == []
+    result.world.gang("g1").fighters.clear()
+    assert world.gang("g1").fighters
