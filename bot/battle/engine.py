@@ -135,7 +135,9 @@ async def decide_and_store(
     answers the click before the write when the write would wait for another (the
     click is otherwise answered after it, with the edit of its own message);
     ``decided`` is told when a decision that changes something was made (no refusal
-    is left).
+    is left). ``decide`` is handed a run read for it alone (each attempt reads its own,
+    and nothing else holds it): it may change that run instead of a copy (flow's
+    ``copy=False``).
     """
 
     async def read_and_decide(tx: Transaction) -> tuple[Campaign, Decision, int, World]:
@@ -419,7 +421,7 @@ async def edit_report(
     return await decide_and_store(
         client, guild_id, actor, campaign_id, battle_id,
         lambda campaign, run, world: flow.edit_report(actor, campaign, run, world, gang_index,
-                                                      edit),
+                                                      edit, copy=False),
         rosters=True, acknowledge=acknowledge, decided=decided,
     )
 
@@ -451,7 +453,7 @@ async def submit_report(
     stored = await decide_and_store(
         client, guild_id, actor, campaign_id, battle_id,
         lambda campaign, run, world: flow.submit_report(actor, campaign, run, world,
-                                                        gang_index),
+                                                        gang_index, copy=False),
         rosters=True, finish=finish,
     )
     if stored.decision.scene.owe_stages:
@@ -473,7 +475,8 @@ async def confirm_stage(
     stored = await decide_and_store(
         client, guild_id, actor, campaign_id, battle_id,
         lambda campaign, run, world: flow.confirm(actor, campaign, run, world, stage_no,
-                                                  gang_id, on_behalf=on_behalf, who=by),
+                                                  gang_id, on_behalf=on_behalf, who=by,
+                                                  copy=False),
         rosters=False, finish=finish, acknowledge=acknowledge, decided=decided,
     )
     if len(stored.decision.scene.stages) > 1:
@@ -490,7 +493,7 @@ async def undo_stage(
     """Undo the last confirmed step (see :func:`bot.battle.flow.undo`)."""
     stored = await decide_and_store(
         client, guild_id, actor, campaign_id, battle_id,
-        lambda campaign, run, world: flow.undo(actor, campaign, run, stage_no),
+        lambda campaign, run, world: flow.undo(actor, campaign, run, stage_no, copy=False),
         rosters=False,
     )
     if stored.decision.scene.reports:
@@ -506,7 +509,7 @@ async def cancel_run(
     """Stop a run. What it stored stays (undo it first, or use the ledger)."""
     return await decide_and_store(
         client, guild_id, actor, campaign_id, battle_id,
-        lambda campaign, run, world: flow.cancel(actor, campaign, run),
+        lambda campaign, run, world: flow.cancel(actor, campaign, run, copy=False),
         rosters=True,
     )
 
