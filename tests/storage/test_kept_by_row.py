@@ -1,15 +1,17 @@
 """Objects kept by the stored row they were built from (bot/storage/decoded.py).
 
-Every click reads its campaign's row; the Campaign built from that very row is handed
-out again instead of being built again. The row is still read every time, so a
-changed row is never answered with what was built from the old one. Real database.
+Every click reads its campaign's row and its gangs' names and owners; what was built
+from that very row is handed out again instead of being built again. The row is still
+read every time, so a changed row is never answered with what was built from the old
+one. Real database.
 """
 
 from __future__ import annotations
 
-from bot.storage import Campaign, Storage, TradingPostEntry, campaigns
+from bot.storage import Campaign, Storage, TradingPostEntry, campaigns, gangs
 from bot.storage.decoded import KeptByRow
-from rules.models import CampaignSettings, EquipmentKind
+from rules.models import CampaignSettings, EquipmentKind, Gang
+from tests import factories as f
 from tests.storage.conftest import ACTOR, GUILD_A, campaign
 
 __all__ = ["campaign"]  # a fixture; db_path and storage come from tests/conftest.py
@@ -72,5 +74,31 @@ def test_a_row_whose_values_cannot_be_a_key_is_built_every_time() -> None:
     assert kept.get([[1]], lambda: 1) == 1 and len(kept) == 0
 
 
-def test_the_campaigns_kept_are_few() -> None:
+def test_the_rows_kept_are_few_and_short() -> None:
     assert campaigns.CAMPAIGNS_KEPT <= 512 and campaigns.KEPT_ROW_CHARS <= 32_000
+    assert gangs.GANGS_KEPT <= 512 and gangs.KEPT_GANG_ROW_CHARS <= 8_000
+
+
+async def test_a_gangs_names_and_owners_from_the_same_row_are_those_built_before(
+    storage: Storage, campaign: Campaign
+) -> None:
+    for gang_id, name in (("g1", "Ash Wolves"), ("g2", "Iron Fangs")):
+        gang = f.gang(name, fighters=[], id=gang_id, owner="10")
+        await storage.create_gang(GUILD_A, campaign.id, gang, actor=ACTOR)
+
+    async def rosterless() -> dict[str, Gang]:
+        async with storage.read_only(GUILD_A) as tx:
+            return await tx.gangs_without_rosters(campaign.id, ["g1", "g2"])
+
+    first = await rosterless()
+    again = await rosterless()
+    assert again["g1"] is first["g1"] and again["g2"] is first["g2"]
+
+    await storage.rename_gang(GUILD_A, campaign.id, "g1", "Glass Wolves", actor=ACTOR)
+    renamed = await rosterless()
+    assert renamed["g1"].name == "Glass Wolves" and first["g1"].name == "Ash Wolves"
+    assert renamed["g2"] is first["g2"]  # its row did not change
+
+    async with storage.read_only(GUILD_A) as tx:
+        every = await tx.gangs_without_rosters(campaign.id, None)
+    assert every == renamed and every["g2"] is not first["g2"]  # a listing keeps none
