@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from bot.battle.panel import ReportEdit, apply_edit, check_complete, report_scope
-from bot.battle.stages import StageInputs, opening_computations
+from bot.battle.stages import StageInputs, opening_computations, rolls_as_it_opens
 from bot.battle.state import (
     Confirmation,
     GangReport,
@@ -317,18 +317,19 @@ def _inputs(
     )
 
 
-def opens_without_rosters(decision: Decision, campaign: Campaign, battle: Battle) -> bool:
+def opens_without_rosters(decision: Decision) -> bool:
     """Whether :func:`open_next` can finish ``decision`` from names and owners alone: the
     next step rolls nothing as it opens (its message shows gang names only), and it is not
-    the end (whose battle report is drawn from the rosters)."""
+    the end (whose battle report is drawn from the rosters). Such a step needs no battle
+    either (:func:`open_next` with ``battle=None``)."""
     run = decision.run
     if run.sequence.finished:
         return False
-    return not opening_computations(run.sequence.stage, _inputs(run, campaign, battle, None))
+    return not rolls_as_it_opens(run.sequence.stage)
 
 
 def _open_stage(
-    decision: Decision, actor: Actor, campaign: Campaign, battle: Battle, world: World,
+    decision: Decision, actor: Actor, campaign: Campaign, battle: Battle | None, world: World,
     captors: dict[str, str] | None = None,
 ) -> World:
     """Add the record of the sequence's current stage and run its automatic computations.
@@ -346,6 +347,11 @@ def _open_stage(
         counter_at_open=run.counters.get(label, 0),
     )
     run.stages.append(record)
+    if battle is None:
+        # A step that rolls nothing as it opens (opens_without_rosters) reads no battle.
+        if rolls_as_it_opens(stage):
+            raise ValueError(f"{label} rolls as it opens: it needs the battle")
+        return world
     for compute in opening_computations(stage, _inputs(run, campaign, battle, captors)):
         try:
             result = compute(world, run.roller(stage))
@@ -446,10 +452,11 @@ def confirm(
 
 
 def open_next(
-    decision: Decision, actor: Actor, campaign: Campaign, battle: Battle, world: World
+    decision: Decision, actor: Actor, campaign: Campaign, battle: Battle | None, world: World
 ) -> World:
     """After the last confirmation of a step: open the next one, or finish the sequence
-    (owing the battle report unless it is a skirmish). Returns the world after it."""
+    (owing the battle report unless it is a skirmish). Returns the world after it.
+    ``battle`` None: only for a decision that :func:`opens_without_rosters`."""
     run = decision.run
     decision.needs_rosters = False
     if run.sequence.finished:
