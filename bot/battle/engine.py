@@ -133,8 +133,8 @@ async def decide_and_store(
     ``finish`` with them, read in the write transaction that stores it (once: the
     ledger's check that they did not change uses that read), or here without them
     when the step it opens rolls nothing (flow.opens_without_rosters; then with no
-    battle either: nothing reads it). A decision
-    made from a run that moved on before it was written is made again. ``acknowledge``
+    battle either: nothing reads it). A decision made from a run that moved on before
+    it was written is made again. ``acknowledge``
     answers the click before the write when the write would wait for another (the
     click is otherwise answered after it, with the edit of its own message);
     ``decided`` is told when a decision that changes something was made (no refusal
