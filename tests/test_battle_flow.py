@@ -313,3 +313,29 @@ def test_a_rules_refusal_in_the_wrap_up_refuses_the_last_submit() -> None:
     with pytest.raises(RulesError):  # Rat 1 was retired meanwhile: the players fix it
         flow.open_wrap_up(decision, BOB, campaign, _battle(), gone)
     assert run.phase is Phase.REPORTING and not run.stages
+
+
+def test_a_run_handed_over_is_decided_in_place_and_one_lent_is_never_touched() -> None:
+    """``copy=False`` (the engine's run, read for one decision alone) saves a copy of the
+    whole run; without it the run given stays as it was, whatever the decision."""
+    campaign, world = _campaign(), _world()
+    before = _reported().model_dump_json()
+
+    def stored() -> PostBattleRun:
+        return PostBattleRun.model_validate_json(before)
+
+    lent = stored()
+    decision = flow.confirm(ALICE, campaign, lent, world, 1)
+    assert decision.run is not lent and lent.model_dump_json() == before
+    handed = stored()
+    same = flow.confirm(ALICE, campaign, handed, world, 1, copy=False)
+    assert same.run is handed
+    assert same.run.model_dump_json() == decision.run.model_dump_json() != before
+    for decide in (
+        lambda run, copy: flow.undo(ARBITER, campaign, run, 1, copy=copy),
+        lambda run, copy: flow.cancel(ARBITER, campaign, run, copy=copy),
+    ):
+        lent = stored()
+        assert decide(lent, True).run is not lent and lent.model_dump_json() == before
+        handed = stored()
+        assert decide(handed, False).run is handed and handed.model_dump_json() != before

@@ -115,7 +115,9 @@ def who(interaction: discord.Interaction) -> str:
 
 
 Decide = Callable[[Campaign, PostBattleRun, World], Decision]
-Finish = Callable[[Decision, Campaign, Battle, World], World]
+# The battle is None for a decision that flow.opens_without_rosters (it opens a step that
+# rolls nothing), read otherwise.
+Finish = Callable[[Decision, Campaign, Battle | None, World], World]
 
 
 async def decide_and_store(
@@ -130,12 +132,15 @@ async def decide_and_store(
     are read otherwise). A decision that ``needs_rosters`` later on is finished by
     ``finish`` with them, read in the write transaction that stores it (once: the
     ledger's check that they did not change uses that read), or here without them
-    when the step it opens rolls nothing (flow.opens_without_rosters). A decision
-    made from a run that moved on before it was written is made again. ``acknowledge``
+    when the step it opens rolls nothing (flow.opens_without_rosters; then with no
+    battle either: nothing reads it). A decision made from a run that moved on before
+    it was written is made again. ``acknowledge``
     answers the click before the write when the write would wait for another (the
     click is otherwise answered after it, with the edit of its own message);
     ``decided`` is told when a decision that changes something was made (no refusal
-    is left).
+    is left). ``decide`` is handed a run read for it alone (each attempt reads its own,
+    and nothing else holds it): it may change that run instead of a copy (flow's
+    ``copy=False``).
     """
 
     async def read_and_decide(tx: Transaction) -> tuple[Campaign, Decision, int, World]:
@@ -143,11 +148,10 @@ async def decide_and_store(
         run, revision = await load_run_at(tx, campaign_id, battle_id)
         world = await load_battle_world(tx, campaign_id, run, rosters=rosters)
         decision = decide(campaign, run, world)
-        if decision.needs_rosters and finish is not None and not rosters:
-            battle = await tx.get_battle(campaign_id, run.battle_id)
-            if flow.opens_without_rosters(decision, campaign, battle):
-                # Half the steps roll nothing as they open: no roster to read for them.
-                world = finish(decision, campaign, battle, world)
+        if (decision.needs_rosters and finish is not None and not rosters
+                and flow.opens_without_rosters(decision)):
+            # Half the steps roll nothing as they open: no roster (nor battle) to read.
+            world = finish(decision, campaign, None, world)
         return campaign, decision, revision, world
 
     for attempt in range(ATTEMPTS):
@@ -419,7 +423,7 @@ async def edit_report(
     return await decide_and_store(
         client, guild_id, actor, campaign_id, battle_id,
         lambda campaign, run, world: flow.edit_report(actor, campaign, run, world, gang_index,
-                                                      edit),
+                                                      edit, copy=False),
         rosters=True, acknowledge=acknowledge, decided=decided,
     )
 
@@ -445,13 +449,16 @@ async def submit_report(
 ) -> Stored:
     """Submit a gang's report; the last one records the end states and opens the Wrap-up."""
 
-    def finish(decision: Decision, campaign: Campaign, battle: Battle, world: World) -> World:
+    def finish(
+        decision: Decision, campaign: Campaign, battle: Battle | None, world: World
+    ) -> World:
+        assert battle is not None  # read with the rosters (rosters=True): the Wrap-up rolls
         return flow.open_wrap_up(decision, actor, campaign, battle, world)
 
     stored = await decide_and_store(
         client, guild_id, actor, campaign_id, battle_id,
         lambda campaign, run, world: flow.submit_report(actor, campaign, run, world,
-                                                        gang_index),
+                                                        gang_index, copy=False),
         rosters=True, finish=finish,
     )
     if stored.decision.scene.owe_stages:
@@ -467,13 +474,16 @@ async def confirm_stage(
 ) -> Stored:
     """Record a confirmation; the last one closes the stage and opens the next."""
 
-    def finish(decision: Decision, campaign: Campaign, battle: Battle, world: World) -> World:
+    def finish(
+        decision: Decision, campaign: Campaign, battle: Battle | None, world: World
+    ) -> World:
         return flow.open_next(decision, actor, campaign, battle, world)
 
     stored = await decide_and_store(
         client, guild_id, actor, campaign_id, battle_id,
         lambda campaign, run, world: flow.confirm(actor, campaign, run, world, stage_no,
-                                                  gang_id, on_behalf=on_behalf, who=by),
+                                                  gang_id, on_behalf=on_behalf, who=by,
+                                                  copy=False),
         rosters=False, finish=finish, acknowledge=acknowledge, decided=decided,
     )
     if len(stored.decision.scene.stages) > 1:
@@ -490,7 +500,7 @@ async def undo_stage(
     """Undo the last confirmed step (see :func:`bot.battle.flow.undo`)."""
     stored = await decide_and_store(
         client, guild_id, actor, campaign_id, battle_id,
-        lambda campaign, run, world: flow.undo(actor, campaign, run, stage_no),
+        lambda campaign, run, world: flow.undo(actor, campaign, run, stage_no, copy=False),
         rosters=False,
     )
     if stored.decision.scene.reports:
@@ -506,7 +516,7 @@ async def cancel_run(
     """Stop a run. What it stored stays (undo it first, or use the ledger)."""
     return await decide_and_store(
         client, guild_id, actor, campaign_id, battle_id,
-        lambda campaign, run, world: flow.cancel(actor, campaign, run),
+        lambda campaign, run, world: flow.cancel(actor, campaign, run, copy=False),
         rosters=True,
     )
 

@@ -7,7 +7,9 @@ refuses (:class:`~bot.errors.Refused` or a rules error, nothing changed) or
 returns a :class:`Decision`: the run as it is to be stored, the rules
 results to store with it (the automatic rolls of a step that opens), and a
 :class:`Scene` saying what to post, redraw and announce once it is stored.
-The input run is never changed: a decision works on its own copy.
+The input run is never changed: a decision works on its own copy, unless the
+caller hands the run over with ``copy=False`` (a run read for this decision alone,
+which nobody else holds: :mod:`bot.battle.engine` reads one per attempt).
 
 :mod:`bot.battle.engine` reads what a decision needs, asks this module, and
 writes the decision in one short transaction (bot/battle/store.py); the
@@ -20,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from bot.battle.panel import ReportEdit, apply_edit, check_complete, report_scope
-from bot.battle.stages import StageInputs, opening_computations
+from bot.battle.stages import StageInputs, opening_computations, rolls_as_it_opens
 from bot.battle.state import (
     Confirmation,
     GangReport,
@@ -99,9 +101,13 @@ def answer_only(run: PostBattleRun, note: str) -> Decision:
     return Decision(run=run, scene=Scene(note=note), changed=False)
 
 
-def _copy(run: PostBattleRun) -> PostBattleRun:
+def _copy(run: PostBattleRun, copy: bool = True) -> PostBattleRun:
     # The run's own trip through storage (bot/storage/sequences.py): in pydantic's compiled
-    # code, a third of the time rules.copying's walk of its hundreds of nodes takes.
+    # code, a third of the time rules.copying's walk of its hundreds of nodes takes. A run
+    # handed over (copy=False) is changed in place: the copy was half of a Confirm's read
+    # and decision.
+    if not copy:
+        return run
     return PostBattleRun.model_validate_json(run.model_dump_json(by_alias=True))
 
 
@@ -239,11 +245,11 @@ def report_gang(
 
 def edit_report(
     actor: Actor, campaign: Campaign, run: PostBattleRun, world: World, gang_index: int,
-    edit: ReportEdit,
+    edit: ReportEdit, *, copy: bool = True,
 ) -> Decision:
     """A select or toggle of a report panel; ``world`` has the battle's rosters."""
     report_gang(actor, campaign, run, world, gang_index)
-    run = _copy(run)
+    run = _copy(run, copy)
     scope = report_scope(run, world, gang_index, ruleset_for(campaign))
     changed = apply_edit(scope, edit)
     report = scope.report
@@ -256,12 +262,13 @@ def edit_report(
 
 
 def submit_report(
-    actor: Actor, campaign: Campaign, run: PostBattleRun, world: World, gang_index: int
+    actor: Actor, campaign: Campaign, run: PostBattleRun, world: World, gang_index: int,
+    *, copy: bool = True,
 ) -> Decision:
     """Submit a gang's report. When it is the last, the decision ``needs_rosters`` and
     :func:`open_wrap_up` finishes it (records the end states, rolls the Wrap-up)."""
     gang = report_gang(actor, campaign, run, world, gang_index)
-    run = _copy(run)
+    run = _copy(run, copy)
     scope = report_scope(run, world, gang_index, ruleset_for(campaign))
     check_complete(scope)
     scope.report.submitted, scope.report.submitted_by = True, actor.user_id
@@ -310,18 +317,19 @@ def _inputs(
     )
 
 
-def opens_without_rosters(decision: Decision, campaign: Campaign, battle: Battle) -> bool:
+def opens_without_rosters(decision: Decision) -> bool:
     """Whether :func:`open_next` can finish ``decision`` from names and owners alone: the
     next step rolls nothing as it opens (its message shows gang names only), and it is not
-    the end (whose battle report is drawn from the rosters)."""
+    the end (whose battle report is drawn from the rosters). Such a step needs no battle
+    either (:func:`open_next` with ``battle=None``)."""
     run = decision.run
     if run.sequence.finished:
         return False
-    return not opening_computations(run.sequence.stage, _inputs(run, campaign, battle, None))
+    return not rolls_as_it_opens(run.sequence.stage)
 
 
 def _open_stage(
-    decision: Decision, actor: Actor, campaign: Campaign, battle: Battle, world: World,
+    decision: Decision, actor: Actor, campaign: Campaign, battle: Battle | None, world: World,
     captors: dict[str, str] | None = None,
 ) -> World:
     """Add the record of the sequence's current stage and run its automatic computations.
@@ -339,6 +347,11 @@ def _open_stage(
         counter_at_open=run.counters.get(label, 0),
     )
     run.stages.append(record)
+    if battle is None:
+        # A step that rolls nothing as it opens (opens_without_rosters) reads no battle.
+        if rolls_as_it_opens(stage):
+            raise ValueError(f"{label} rolls as it opens: it needs the battle")
+        return world
     for compute in opening_computations(stage, _inputs(run, campaign, battle, captors)):
         try:
             result = compute(world, run.roller(stage))
@@ -405,7 +418,7 @@ def confirm_targets(
 def confirm(
     actor: Actor, campaign: Campaign, run: PostBattleRun, world: World,
     stage_no: int | None, gang_id: str | None = None, *, on_behalf: bool = False,
-    who: str = "",
+    who: str = "", copy: bool = True,
 ) -> Decision:
     """Record a confirmation (``world``: names and owners are enough).
 
@@ -417,7 +430,7 @@ def confirm(
                                        on_behalf)
     if isinstance(targets, str):
         return answer_only(run, targets)
-    run = _copy(run)
+    run = _copy(run, copy)
     record = run.stage_record(_record.number)
     assert record is not None
     decision = Decision(run=run, scene=Scene(stages=[record.number]))
@@ -439,10 +452,11 @@ def confirm(
 
 
 def open_next(
-    decision: Decision, actor: Actor, campaign: Campaign, battle: Battle, world: World
+    decision: Decision, actor: Actor, campaign: Campaign, battle: Battle | None, world: World
 ) -> World:
     """After the last confirmation of a step: open the next one, or finish the sequence
-    (owing the battle report unless it is a skirmish). Returns the world after it."""
+    (owing the battle report unless it is a skirmish). Returns the world after it.
+    ``battle`` None: only for a decision that :func:`opens_without_rosters`."""
     run = decision.run
     decision.needs_rosters = False
     if run.sequence.finished:
@@ -557,7 +571,10 @@ def undo_target(
     return current
 
 
-def undo(actor: Actor, campaign: Campaign, run: PostBattleRun, stage_no: int | None) -> Decision:
+def undo(
+    actor: Actor, campaign: Campaign, run: PostBattleRun, stage_no: int | None, *,
+    copy: bool = True,
+) -> Decision:
     """Undo the last confirmed step: take back the open one and reopen the one before.
 
     The decision's ``take_back`` names the step whose actions the ledger undoes
@@ -565,7 +582,7 @@ def undo(actor: Actor, campaign: Campaign, run: PostBattleRun, stage_no: int | N
     are, so the step rolls fresh dice when it opens again.
     """
     current = undo_target(actor, campaign, run, stage_no)
-    run = _copy(run)
+    run = _copy(run, copy)
     record = run.stage_record(current.number)
     assert record is not None
     label = record.label
@@ -587,10 +604,12 @@ def cancel_check(actor: Actor, campaign: Campaign, run: PostBattleRun) -> None:
         raise Refused("This post-battle sequence is not in progress.")
 
 
-def cancel(actor: Actor, campaign: Campaign, run: PostBattleRun) -> Decision:
+def cancel(
+    actor: Actor, campaign: Campaign, run: PostBattleRun, *, copy: bool = True
+) -> Decision:
     """Stop a run. What it stored stays (undo it first, or use the ledger)."""
     cancel_check(actor, campaign, run)
-    run = _copy(run)
+    run = _copy(run, copy)
     current = run.current
     scene = Scene(note="Cancelled.", reports=run.phase is Phase.REPORTING,
                   stages=[current.number] if current else [])

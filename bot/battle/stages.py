@@ -47,8 +47,28 @@ class StageInputs:
     income_dice: dict[str, int] = field(default_factory=dict)
 
 
+# The stages that compute something as they open (opening_computations); the others
+# open with their instructions only, from names and owners: no battle, no roster.
+ROLLING_AT_OPENING: frozenset[Stage] = frozenset({
+    (Step.WRAP_UP, None),
+    (Step.ASSIGN_TERRITORY, None),
+    (Step.COLLECT_INCOME, None),
+    (Step.UPDATE_ROSTER, SubStep.CLEAN_HOUSE),
+    (Step.UPDATE_ROSTER, SubStep.GANG_RATING),
+    (Step.REPORT_RESULTS, None),
+})
+
+
+def rolls_as_it_opens(stage: Stage) -> bool:
+    """Whether :func:`opening_computations` has anything to run for ``stage``."""
+    return stage in ROLLING_AT_OPENING
+
+
 def opening_computations(stage: Stage, inputs: StageInputs) -> list[Computation]:
-    """The rules functions the bot runs, in order, when ``stage`` opens."""
+    """The rules functions the bot runs, in order, when ``stage`` opens (none for a
+    stage that does not :func:`rolls_as_it_opens`)."""
+    if not rolls_as_it_opens(stage):
+        return []
     step, substep = stage
     battle = inputs.battle
     if step is Step.WRAP_UP:

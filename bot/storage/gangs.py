@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 
+from bot.storage.codec import Row
+from bot.storage.decoded import KeptByRow
 from bot.storage.driver import Connection, the_row
 from bot.storage.ledger import Action, apply_world
 from bot.storage.offloop import is_large, off_loop_if
 from bot.storage.roster import (
+    RosterRows,
     fetch_rosters,
     fetch_territories,
     gang_from_rows,
@@ -28,6 +31,20 @@ from rules.world import Change, World, diff_worlds
 ROSTER_CLAUSE = "ROSTER"
 
 Edit = Callable[[World], None]
+
+# A battle's gangs without their rosters (names and owners, for a click's checks and its
+# message), kept by their stored row (bot/storage/decoded.py): every click reads them,
+# and they rarely change between two clicks. Shared by every reader of the same row:
+# never changed (they are never written back; an edit works on a copy of a whole gang).
+GANGS_KEPT = 256
+KEPT_GANG_ROW_CHARS = 4_000
+_without_rosters: KeptByRow[Gang] = KeptByRow(GANGS_KEPT, KEPT_GANG_ROW_CHARS)
+
+
+def gang_without_roster(row: Row) -> Gang:
+    """The gang of its own row, with empty rosters: the one built from the same stored
+    row before, if kept."""
+    return _without_rosters.get(row, lambda: gang_from_rows(RosterRows(gang=row)))
 
 
 async def load_world(

@@ -221,15 +221,20 @@ class Transaction:
         (``None``: every gang of the campaign, in the order they joined).
 
         For checks that look no further than who owns a gang: a whole gang is a
-        dozen fighters and their equipment to read and validate. Never write these back.
+        dozen fighters and their equipment to read and validate. Never change these or write
+        them back: the gang of one stored row is shared by its readers (bot/storage/gangs.py).
         """
         rows = await fetch_gang_rows(self._db, await self._campaign(campaign_id), gang_ids)
+        listing_all = gang_ids is None
         if gang_ids is None:
             gang_ids = list(rows)
         for gang_id in gang_ids:
             if gang_id not in rows:
                 raise NotFound(f"There is no gang with id {gang_id} in this campaign.")
-        return {gang_id: gang_from_rows(RosterRows(gang=rows[gang_id])) for gang_id in gang_ids}
+        if listing_all:  # every gang of the campaign: built, not kept (see gangs.py)
+            return {gang_id: gang_from_rows(RosterRows(gang=rows[gang_id]))
+                    for gang_id in gang_ids}
+        return {gang_id: gangs.gang_without_roster(rows[gang_id]) for gang_id in gang_ids}
 
     async def get_gang_by_name(
         self, campaign_id: str, name: str, *, rosters: bool = True
