@@ -100,12 +100,8 @@ def test_ids_of_other_bots_or_unknown_routes_are_not_routed() -> None:
     assert find_route("munda:no-such-route:1") is None
 
 
-def _templates(item: type[discord.ui.DynamicItem[Any]]) -> Any:
-    return item.__discord_ui_compiled_template__  # the pattern discord.py dispatches on
-
-
 def test_the_router_takes_the_battle_components_too() -> None:
-    # One DynamicItem takes every munda: click: the post-battle wizard, Pay / Don't pay
+    # One router takes every munda: click: the post-battle wizard, Pay / Don't pay
     # and agreements are routes like the rest, each with its handler.
     from bot.battle import clicks
     from bot.battle.interactive import DecisionKind, decision_view
@@ -115,7 +111,7 @@ def test_the_router_takes_the_battle_components_too() -> None:
         DecisionKind.ESCORT, "c1", "b1", "f1", "p1", 60, affordable=True).children]
     ids += ["munda:pb:sec:c1:b1:0", "munda:agree:c1:a1:yes", "munda:pb:really:undo:c1:b1:3"]
     for custom_id in ids:
-        assert _templates(routes.Routed).fullmatch(custom_id), custom_id
+        assert routes.ROUTED.fullmatch(custom_id), custom_id
         found = find_route(custom_id)
         assert found is not None, custom_id
     assert not hasattr(routes, "OWN_DYNAMIC_ITEMS")
