@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from typing import Any
 
 import discord
 import pytest
+from discord.ext import commands
 
 from bot.ui import routes
 from bot.ui.confirm import confirm_view, confirmation
@@ -115,3 +117,53 @@ def test_the_router_takes_the_battle_components_too() -> None:
         found = find_route(custom_id)
         assert found is not None, custom_id
     assert not hasattr(routes, "OWN_DYNAMIC_ITEMS")
+
+
+def _click_payload(custom_id: str, posted: list[str], values: list[str] | None = None) -> Any:
+    """A direct message's component interaction as the gateway brings it: the click's
+    custom id, and the clicked message carrying the buttons ``posted``."""
+    user = {"id": "6", "username": "ann", "discriminator": "0", "avatar": None}
+    data: dict[str, Any] = {"custom_id": custom_id, "component_type": 3 if values else 2}
+    if values is not None:
+        data["values"] = values
+    return {
+        "id": "1", "application_id": "2", "type": 3, "token": "token", "version": 1,
+        "channel_id": "4", "locale": "en-US", "attachment_size_limit": 8_000_000,
+        "app_permissions": "0", "user": user, "data": data,
+        "message": {
+            "id": "7", "channel_id": "4", "author": user, "content": "", "tts": False,
+            "timestamp": "2026-01-01T00:00:00+00:00", "edited_timestamp": None,
+            "mention_everyone": False, "mentions": [], "mention_roles": [], "attachments": [],
+            "embeds": [], "pinned": False, "type": 0, "flags": 0,
+            "components": [{"type": 1, "components": [
+                {"type": 2, "style": 2, "label": "Go", "custom_id": posted_id}
+                for posted_id in posted]}],
+        },
+    }
+
+
+async def test_a_click_is_routed_from_its_own_custom_id_whatever_its_message_shows() -> None:
+    # The message a click comes from may have been redrawn meanwhile (another player's
+    # click closed the step): the click still reaches its handler, which answers it,
+    # instead of being dropped because its button is no longer among the message's.
+    clicked: asyncio.Queue[tuple[list[str], dict[str, Any]]] = asyncio.Queue()
+
+    async def handler(click: Click, **args: Any) -> None:
+        clicked.put_nowait((click.values, args))
+
+    routes.register("test-click", Int("stage", 4), handler=handler)
+    client = commands.Bot(command_prefix=(), intents=discord.Intents(guilds=True))
+    try:
+        await client.__aenter__()  # the event loop's client, as at a start
+        routes.routed_items(client)
+        custom_id = routes.custom_id("test-click", 3)
+        client._connection.parse_interaction_create(
+            _click_payload(custom_id, ["munda:test-click:4"], values=["a", "b"]))
+        assert await asyncio.wait_for(clicked.get(), 10) == (["a", "b"], {"stage": 3})
+        client._connection.parse_interaction_create(_click_payload("other:1", [custom_id]))
+        client._connection.parse_interaction_create(_click_payload(custom_id, [custom_id]))
+        assert await asyncio.wait_for(clicked.get(), 10) == ([], {"stage": 3})
+        assert clicked.empty()  # the other bot's click was left alone
+    finally:
+        routes.ROUTES.pop("test-click", None)
+        await client.close()
