@@ -9,14 +9,17 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any, cast
 
+import discord
 import pytest
+from discord.http import handle_message_parameters
 
-from bot.battle import engine, flow, owed
-from bot.battle.store import owes_messages
+from bot.battle import engine, flow, owed, publish, views
+from bot.battle.store import load_run, owes_messages
 from bot.outbox import HttpSender, Outbox
 from bot.shards import ShardSet
 from bot.storage import OutboxEntry, Storage
-from fakediscord import FakeDiscord
+from fakediscord import FakeDiscord, point_discord_py_at, store
+from rules.models import CampaignSettings
 from tests.conftest import FAKE_TOKEN
 from tests.test_battle_flow import ALICE, ARBITER, _battle, _campaign, _reported, _world
 
@@ -76,3 +79,61 @@ async def test_a_confirmation_that_owes_nothing_leaves_the_outbox_alone_a_closin
     await engine.show(cast(Any, bot), GUILD, engine.Stored(campaign, closing, world, 3))
     assert scans == [GUILD]  # delivered before the click is answered
     assert [m.content for m in general.messages] == ["step 2"]
+
+
+class DrawingClient(discord.Client):
+    """A real discord.py client, logged in to the fake Discord, with the bot's storage."""
+
+    def __init__(self, storage: Storage) -> None:
+        super().__init__(intents=discord.Intents(guilds=True),
+                         allowed_mentions=discord.AllowedMentions.none())
+        self.storage = storage
+
+
+@pytest.fixture
+async def drawing_client(storage: Storage, fake: FakeDiscord) -> AsyncIterator[DrawingClient]:
+    restore = point_discord_py_at(fake.base_url)
+    client = DrawingClient(storage)
+    try:
+        await client.login(FAKE_TOKEN)
+        yield client
+    finally:
+        await client.close()
+        restore()
+
+
+async def test_a_drawing_edits_and_posts_again_its_messages_and_keeps_no_view(
+    drawing_client: DrawingClient, storage: Storage, fake: FakeDiscord
+) -> None:
+    general = fake.channel("general", "Underhive")
+    guild = general.guild_id  # the fake's own server: new at each test
+    assert guild is not None
+    campaign = await storage.create_campaign(guild, CampaignSettings(name="Underhive"))
+    world, run = _world(), _reported()
+    run.thread_id = general.id
+    posted = await drawing_client.http.send_message(
+        general.id, params=handle_message_parameters(content="Wrap-up, as owed"))
+    record = run.stages[0]
+    record.message_ids = [int(posted["id"])]
+    async with storage.transaction(guild) as tx:
+        await tx.save_sequence(campaign.id, run.key, run, battle_id=run.battle_id)
+
+    await publish.draw(cast(Any, drawing_client),
+                       publish.Drawing(guild, campaign, run, world, revision=1, stages=[1]))
+    [shown] = general.messages
+    assert shown.embeds and "Wrap-up" in shown.embed_text()
+    confirm = views.CONFIRM.custom_id(run.campaign_id, run.battle_id, 1)
+    assert confirm in str(shown.components)
+    # The buttons are routed by custom id: discord.py keeps no view for the message.
+    assert not drawing_client.persistent_views
+
+    store.delete_message(fake.world, shown)  # someone deleted the step's message
+    await publish.draw(cast(Any, drawing_client),
+                       publish.Drawing(guild, campaign, run, world, revision=2, stages=[1]))
+    [again] = [m for m in general.messages if not m.deleted]
+    assert again.id != shown.id and record.message_ids == [again.id]
+    async with storage.read_only(guild) as tx:
+        kept = await load_run(tx, campaign.id, run.battle_id)
+    assert kept is not None and kept.stages[0].message_ids == [again.id]  # edited from now on
+    assert confirm in str(again.components) and "Wrap-up" in again.embed_text()
+    assert not drawing_client.persistent_views

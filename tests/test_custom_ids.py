@@ -18,7 +18,7 @@ from bot.battle import clicks, views
 from bot.battle.interactive import DecisionKind, agreement_view, decision_view, new_agreement
 from bot.ui.confirm import confirm_view, confirmation
 from bot.ui.custom_ids import CUSTOM_ID_MAX, StoredId, build, id_key
-from bot.ui.routes import ROUTES, Routed, find_route
+from bot.ui.routes import ROUTED, ROUTES, find_route
 from tests import factories as f
 
 Make = Callable[[str, str, str], str]
@@ -69,7 +69,7 @@ ITEMS: dict[str, Make] = {
 def fits(custom_id: str) -> str:
     """Within Discord's length, taken by the one router, and routed to a handler."""
     assert len(custom_id) <= CUSTOM_ID_MAX, (len(custom_id), custom_id)
-    assert Routed.__discord_ui_compiled_template__.fullmatch(custom_id), custom_id
+    assert ROUTED.fullmatch(custom_id), custom_id
     assert find_route(custom_id) is not None, custom_id
     return custom_id
 

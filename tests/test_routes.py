@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from typing import Any
 
 import discord
 import pytest
+from discord.ext import commands
 
 from bot.ui import routes
 from bot.ui.confirm import confirm_view, confirmation
@@ -100,12 +102,8 @@ def test_ids_of_other_bots_or_unknown_routes_are_not_routed() -> None:
     assert find_route("munda:no-such-route:1") is None
 
 
-def _templates(item: type[discord.ui.DynamicItem[Any]]) -> Any:
-    return item.__discord_ui_compiled_template__  # the pattern discord.py dispatches on
-
-
 def test_the_router_takes_the_battle_components_too() -> None:
-    # One DynamicItem takes every munda: click: the post-battle wizard, Pay / Don't pay
+    # One router takes every munda: click: the post-battle wizard, Pay / Don't pay
     # and agreements are routes like the rest, each with its handler.
     from bot.battle import clicks
     from bot.battle.interactive import DecisionKind, decision_view
@@ -115,7 +113,7 @@ def test_the_router_takes_the_battle_components_too() -> None:
         DecisionKind.ESCORT, "c1", "b1", "f1", "p1", 60, affordable=True).children]
     ids += ["munda:pb:sec:c1:b1:0", "munda:agree:c1:a1:yes", "munda:pb:really:undo:c1:b1:3"]
     for custom_id in ids:
-        assert _templates(routes.Routed).fullmatch(custom_id), custom_id
+        assert routes.ROUTED.fullmatch(custom_id), custom_id
         found = find_route(custom_id)
         assert found is not None, custom_id
     assert not hasattr(routes, "OWN_DYNAMIC_ITEMS")
@@ -123,7 +121,7 @@ def test_the_router_takes_the_battle_components_too() -> None:
 
 async def test_a_posted_view_is_sent_and_forgotten_by_discord_py(sample_route: str) -> None:
     # discord.py keeps a dispatchable view that never times out for as long as the
-    # process runs; routed clicks need none of it (they reach Routed by custom_id).
+    # process runs; routed clicks need none of it (they reach route_click by custom_id).
     client = discord.Client(intents=discord.Intents(guilds=True))
     state = client._connection
     bot_user = {"id": "7", "username": "munda", "discriminator": "0", "avatar": None}
@@ -144,3 +142,53 @@ async def test_a_posted_view_is_sent_and_forgotten_by_discord_py(sample_route: s
     assert not state._view_store.persistent_views
     assert state._view_store._views == {}
     await client.close()
+
+
+def _click_payload(custom_id: str, posted: list[str], values: list[str] | None = None) -> Any:
+    """A direct message's component interaction as the gateway brings it: the click's
+    custom id, and the clicked message carrying the buttons ``posted``."""
+    user = {"id": "6", "username": "ann", "discriminator": "0", "avatar": None}
+    data: dict[str, Any] = {"custom_id": custom_id, "component_type": 3 if values else 2}
+    if values is not None:
+        data["values"] = values
+    return {
+        "id": "1", "application_id": "2", "type": 3, "token": "token", "version": 1,
+        "channel_id": "4", "locale": "en-US", "attachment_size_limit": 8_000_000,
+        "app_permissions": "0", "user": user, "data": data,
+        "message": {
+            "id": "7", "channel_id": "4", "author": user, "content": "", "tts": False,
+            "timestamp": "2026-01-01T00:00:00+00:00", "edited_timestamp": None,
+            "mention_everyone": False, "mentions": [], "mention_roles": [], "attachments": [],
+            "embeds": [], "pinned": False, "type": 0, "flags": 0,
+            "components": [{"type": 1, "components": [
+                {"type": 2, "style": 2, "label": "Go", "custom_id": posted_id}
+                for posted_id in posted]}],
+        },
+    }
+
+
+async def test_a_click_is_routed_from_its_own_custom_id_whatever_its_message_shows() -> None:
+    # The message a click comes from may have been redrawn meanwhile (another player's
+    # click closed the step): the click still reaches its handler, which answers it,
+    # instead of being dropped because its button is no longer among the message's.
+    clicked: asyncio.Queue[tuple[list[str], dict[str, Any]]] = asyncio.Queue()
+
+    async def handler(click: Click, **args: Any) -> None:
+        clicked.put_nowait((click.values, args))
+
+    routes.register("test-click", Int("stage", 4), handler=handler)
+    client = commands.Bot(command_prefix=(), intents=discord.Intents(guilds=True))
+    try:
+        await client.__aenter__()  # the event loop's client, as at a start
+        routes.routed_items(client)
+        custom_id = routes.custom_id("test-click", 3)
+        client._connection.parse_interaction_create(
+            _click_payload(custom_id, ["munda:test-click:4"], values=["a", "b"]))
+        assert await asyncio.wait_for(clicked.get(), 10) == (["a", "b"], {"stage": 3})
+        client._connection.parse_interaction_create(_click_payload("other:1", [custom_id]))
+        client._connection.parse_interaction_create(_click_payload(custom_id, [custom_id]))
+        assert await asyncio.wait_for(clicked.get(), 10) == ([], {"stage": 3})
+        assert clicked.empty()  # the other bot's click was left alone
+    finally:
+        routes.ROUTES.pop("test-click", None)
+        await client.close()

@@ -24,6 +24,7 @@ from bot.battle.flow import Scene
 from bot.battle.panel import ReportEdit, gang_names
 from bot.battle.state import StageRecord
 from bot.call import Call, Interaction
+from bot.ui.components import Components
 from bot.ui.routes import Click, Handler, route
 
 
@@ -105,14 +106,15 @@ class FirstAnswer:
             await self.interaction.followup.send(text, view=view, ephemeral=True)
 
     async def edit_clicked(self, guild_id: int, stored: engine.Stored, embed: discord.Embed,
-                           view: discord.ui.View | None) -> bool:
+                           view: Components | None) -> bool:
         """Answer with the edit of the message clicked, showing ``stored``'s revision;
         acknowledge instead when a newer one is drawn (True when edited). The caller has
         claimed the first response."""
         response = self.interaction.response
         edited = await publish.answer_with(
             guild_id, stored.run, stored.revision,
-            lambda: response.edit_message(embed=embed, view=view))
+            lambda: response.edit_message(
+                embed=embed, view=view.as_view() if view is not None else None))
         if not edited:
             await response.defer()
         return edited

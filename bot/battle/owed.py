@@ -24,6 +24,7 @@ from bot.rulesets import ruleset_for
 from bot.storage import Campaign, OutboxEntry, Transaction
 from bot.storage.at_once import Statement
 from bot.storage.sequences import set_in_state_statement
+from bot.ui.components import Components
 from bot.ui.report_pictures import ReportRecipe
 from rules.report import battle_report
 from rules.world import World
@@ -52,7 +53,7 @@ def _link(run: PostBattleRun, what: str, **more: object) -> dict[str, Any]:
 
 
 def body(
-    *, embed: discord.Embed | None = None, view: discord.ui.View | None = None,
+    *, embed: discord.Embed | None = None, view: Components | None = None,
     content: str | None = None,
 ) -> dict[str, Any]:
     """A new message's JSON, as discord.py would send it; it never pings anyone."""
@@ -72,7 +73,7 @@ def same(made: dict[str, Any], sent: dict[str, Any]) -> bool:
 
 def stage_view(
     run: PostBattleRun, record: StageRecord, names: dict[str, str]
-) -> discord.ui.View | None:
+) -> Components | None:
     if record.status is StageStatus.OPEN and run.phase is Phase.SEQUENCE:
         return views.stage_view(run, record, names)
     return None
@@ -87,7 +88,7 @@ def stage_bodies(run: PostBattleRun, record: StageRecord, world: World) -> list[
 
 def panel_parts(
     campaign: Campaign, run: PostBattleRun, world: World, index: int
-) -> tuple[discord.Embed, discord.ui.View | None]:
+) -> tuple[discord.Embed, Components | None]:
     gang = world.gang(run.gang_ids[index])
     embed = render.report_embed(run, gang.id, gang.owner, gang_names(world),
                                 gang.fighters, gang.vehicles)

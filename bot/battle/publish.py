@@ -12,11 +12,14 @@ start-up redraws the rest. :func:`resume_all` does that at start-up.
 from __future__ import annotations
 
 import logging
+import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import discord
+from discord.http import handle_message_parameters
+from discord.utils import MISSING
 
 from bot.battle import owed, render
 from bot.battle.flow import Scene
@@ -26,6 +29,7 @@ from bot.battle.store import load_battle_world, load_run, load_run_at, runs_of
 from bot.locks import ServerLocks
 from bot.shards import owns_guild
 from bot.storage import Campaign, OutboxEntry, Storage, StorageError, Transaction
+from bot.ui.components import Components
 from rules.errors import RulesError
 
 if TYPE_CHECKING:
@@ -132,8 +136,7 @@ async def draw(client: MundaBot, drawing: Drawing) -> None:
         if drawing.revision is None or drawing.only_missing:
             await _ids_now(client.storage, drawing)
         run = drawing.run
-        channel = client.get_partial_messageable(run.target_channel_id,
-                                                 guild_id=drawing.guild_id)
+        channel = Channel(client, run.target_channel_id)
         posted = Posted()
         try:
             if drawing.reports or drawing.report_gangs:
@@ -165,6 +168,34 @@ async def _ids_now(storage: Storage, drawing: Drawing) -> None:
         log.warning("could not reload %s before drawing it", drawing.run.key, exc_info=True)
 
 
+class Channel:
+    """A run's channel, whose messages a drawing edits (and posts again when deleted)
+    through discord.py's HTTP client: a drawing needs nothing of Discord's answer but a
+    new message's id, so no Message is made of it, and the components are sent as JSON
+    (bot/ui/components.py), kept in no view store."""
+
+    def __init__(self, client: MundaBot, channel_id: int) -> None:
+        self.client = client
+        self.channel_id = channel_id
+
+    async def edit(self, message_id: int, embed: discord.Embed,
+                   view: Components | None) -> None:
+        """As ``PartialMessage.edit(embed=, view=)``: no view removes the components."""
+        with handle_message_parameters(
+            embed=embed, view=view.as_view() if view is not None else None
+        ) as params:
+            await self.client.http.edit_message(self.channel_id, message_id, params=params)
+
+    async def send(self, embed: discord.Embed, view: Components | None) -> int:
+        """As ``channel.send(embed=, view=)``, with its nonce; the new message's id."""
+        with handle_message_parameters(
+            embed=embed, view=view.as_view() if view is not None else MISSING,
+            nonce=secrets.randbits(64), previous_allowed_mentions=self.client.allowed_mentions,
+        ) as params:
+            data = await self.client.http.send_message(self.channel_id, params=params)
+        return int(data["id"])
+
+
 @dataclass
 class Posted:
     """Message ids posted again while drawing (someone deleted them), to store with the run."""
@@ -177,7 +208,7 @@ class Posted:
 
 
 async def _draw_report(
-    channel: discord.PartialMessageable, drawing: Drawing, index: int, posted: Posted
+    channel: Channel, drawing: Drawing, index: int, posted: Posted
 ) -> None:
     run, world = drawing.run, drawing.world
     report = run.reports[run.gang_ids[index]]
@@ -185,17 +216,16 @@ async def _draw_report(
         return  # not posted yet: it is owed, and the outbox posts it
     embed, view = owed.panel_parts(drawing.campaign, run, world, index)
     try:
-        await channel.get_partial_message(report.message_id).edit(embed=embed, view=view)
+        await channel.edit(report.message_id, embed, view)
         return
     except discord.NotFound:
         pass  # deleted by someone: post it again
-    message = await channel.send(embed=embed, view=view or discord.utils.MISSING)
-    report.message_id = message.id
-    posted.reports[report.gang_id] = message.id
+    report.message_id = await channel.send(embed, view)
+    posted.reports[report.gang_id] = report.message_id
 
 
 async def _draw_stage(
-    channel: discord.PartialMessageable, drawing: Drawing, record: StageRecord, posted: Posted,
+    channel: Channel, drawing: Drawing, record: StageRecord, posted: Posted,
     reposting: bool = False,
 ) -> None:
     run = drawing.run
@@ -209,8 +239,7 @@ async def _draw_stage(
         with_view = view if index == 0 else None
         if index < len(record.message_ids):
             try:
-                await channel.get_partial_message(record.message_ids[index]).edit(
-                    embed=embed, view=with_view)
+                await channel.edit(record.message_ids[index], embed, with_view)
                 continue
             except discord.NotFound:
                 if index == 0:
@@ -219,8 +248,7 @@ async def _draw_stage(
                 continue
         if not reposting:
             break  # a page not posted yet is owed: the outbox posts it
-        message = await channel.send(embed=embed, view=with_view or discord.utils.MISSING)
-        new_ids.append(message.id)
+        new_ids.append(await channel.send(embed, with_view))
     if new_ids:
         record.message_ids = [*record.message_ids, *new_ids]
         posted.stages[record.number] = list(record.message_ids)

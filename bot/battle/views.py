@@ -45,6 +45,7 @@ from bot.battle.panel import (
 from bot.battle.state import PostBattleRun, StageRecord
 from bot.render import clip
 from bot.ui import custom_ids
+from bot.ui.components import Components
 from bot.ui.routes import LABEL_MAX, OPTION_TEXT_MAX, PREFIX, Choice, Id, Int, Param, PostedView
 from rules.injuries import injury_table_for
 
@@ -262,9 +263,9 @@ def really_button(kind: str, campaign_id: str, battle_id: str,
 # --------------------------------------------------------------------------- views
 
 
-def report_view(scope: ReportScope, arbitrated: bool = True) -> discord.ui.View:
+def report_view(scope: ReportScope, arbitrated: bool = True) -> Components:
     """The report panel of one gang: section, its selects, toggles, Submit."""
-    view = PostedView()
+    view = Components()
     run, index = scope.run, scope.gang_index
     c, b = run.campaign_id, run.battle_id
     section = current_section(scope)
@@ -307,7 +308,7 @@ def report_view(scope: ReportScope, arbitrated: bool = True) -> discord.ui.View:
     return view
 
 
-def _add_injury_selects(view: discord.ui.View, scope: ReportScope, page: int) -> None:
+def _add_injury_selects(view: Components, scope: ReportScope, page: int) -> None:
     """The fighter select (one page of the Out of Action fighters) and its result select."""
     run, index = scope.run, scope.gang_index
     target = injury_target(scope)
@@ -328,9 +329,9 @@ def _add_injury_selects(view: discord.ui.View, scope: ReportScope, page: int) ->
     ))
 
 
-def stage_view(run: PostBattleRun, record: StageRecord, names: dict[str, str]) -> discord.ui.View:
+def stage_view(run: PostBattleRun, record: StageRecord, names: dict[str, str]) -> Components:
     """Confirm for players; Undo, Cancel and Confirm-for-a-player for Arbitrators."""
-    view = PostedView()
+    view = Components()
     c, b = run.campaign_id, run.battle_id
     view.add_item(confirm_button(c, b, record.number))
     view.add_item(undo_button(c, b, record.number))

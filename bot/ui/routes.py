@@ -1,7 +1,7 @@
 """One routed component: every button and select the bot posts is ``munda:<route>:<args>``.
 
 A click carries all its state in its custom_id, so it works after a
-restart. One :class:`discord.ui.DynamicItem` (:class:`Routed`) receives
+restart. One listener of the bot's interactions (:func:`route_click`) receives
 every click whose id starts with ``munda:``; the route registry finds the
 handler, converts the arguments, runs the route's check and guards the
 handler: any refusal or failure is answered privately by
@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import discord
+from discord.ext import commands
 
 from bot.errors import Refused, answer_error
 from bot.render import clip
@@ -221,7 +222,7 @@ class PostedView(discord.ui.View):
     discord.py keeps every dispatchable view it sends in its view store, keyed by
     message, for as long as the process runs when it never times out, and hands
     each click on it to the view's own items too. Ours carry no callbacks: every
-    click reaches :class:`Routed` by its custom_id. Declared not dispatchable, they
+    click reaches :func:`route_click` by its custom_id. Declared not dispatchable, they
     are sent and forgotten.
     """
 
@@ -240,50 +241,36 @@ def view(*items: discord.ui.Item[Any]) -> discord.ui.View:
     return made
 
 
-_ROUTED = rf"{PREFIX}:[^\s]{{1,94}}"
+# Every custom id the bot routes (tests/test_custom_ids.py checks the bot's ids fit it).
+ROUTED = re.compile(rf"{PREFIX}:[^\s]{{1,94}}")
 
 
-class Routed(discord.ui.DynamicItem[discord.ui.Item[Any]], template=_ROUTED):
-    """Every ``munda:`` component of every message, routed to its handler."""
+async def route_click(interaction: discord.Interaction[Any]) -> None:
+    """Run the handler of a click on a ``munda:`` component (any other interaction is
+    left alone). Any refusal or failure is answered by :func:`bot.errors.answer_error`.
 
-    def __init__(self, item: discord.ui.Item[Any], found: Route, args: dict[str, Any]) -> None:
-        super().__init__(item)
-        self.route = found
-        self.args = args
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Routed:
-        found = find_route(match.string)
+    The click's own custom id and values are all a handler needs, so the router reads
+    them from the interaction: discord.py's DynamicItem would first rebuild every
+    component of the clicked message as a View (``View.from_message``) on each click."""
+    if interaction.type is not discord.InteractionType.component:
+        return
+    data: Any = interaction.data or {}
+    custom_id = data.get("custom_id")
+    if not isinstance(custom_id, str) or not ROUTED.fullmatch(custom_id):
+        return
+    try:
+        found = find_route(custom_id)
         if found is None:
             # A button of a feature that no longer exists: say so rather than fail silently.
-            await answer_error(
-                interaction, Refused("This button no longer does anything; run the command "
-                                     "again.")
-            )
-            raise LookupError(f"no route for {match.string!r}")
+            raise Refused("This button no longer does anything; run the command again.")
         route_found, args = found
-        return cls(item, route_found, await _resolved(interaction, route_found, args))
-
-    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
-        if self.route.only is None or interaction.user.id == self.args[self.route.only]:
-            return True
-        await answer_error(
-            interaction, Refused("Only the person who asked can answer this question.")
-        )
-        return False
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        values = list(getattr(self.item, "values", []))
-        try:
-            await self.route.handler(Click(interaction, values), **self.args)
-        except Exception as error:  # discord.py would only log it: answer instead
-            await answer_error(interaction, error)
+        args = await _resolved(interaction, route_found, args)
+        if route_found.only is not None and interaction.user.id != args[route_found.only]:
+            raise Refused("Only the person who asked can answer this question.")
+        values = [str(value) for value in data.get("values", [])]
+        await route_found.handler(Click(interaction, values), **args)
+    except Exception as error:  # discord.py would only log it: answer instead
+        await answer_error(interaction, error)
 
 
 async def _resolved(
@@ -306,6 +293,6 @@ async def _resolved(
     return resolved
 
 
-def routed_items(client: discord.Client) -> None:
+def routed_items(client: commands.Bot) -> None:
     """Route every ``munda:`` click of this client (called once at start-up)."""
-    client.add_dynamic_items(Routed)
+    client.add_listener(route_click, "on_interaction")
