@@ -110,15 +110,10 @@ def members(kind: type[E]) -> dict[object, E]:
     return {member.value: member for member in kind}
 
 
-def named(read: Sequence[str], row: Row) -> dict[str, Any]:
-    """A row of the columns ``read`` by name. Looking a name up in a database row searches
-    its columns one by one; a fighter's row has forty."""
-    return dict(zip(read, row, strict=True))
-
-
 def reader(read: Sequence[str], *names: str) -> Callable[[Row], tuple[Any, ...]]:
-    """The values of the columns ``names``, in that order, of a row of the columns ``read``:
-    by position, without building a dict of the whole row (:func:`named`) for a few."""
+    """The values of the columns ``names``, in that order, of a row of the columns ``read``,
+    by position. Looking a name up in a database row searches its columns one by one (a
+    fighter's row has forty), and a dict of the whole row costs more than the model."""
     getter = itemgetter(*(read.index(name) for name in names))
     if len(names) == 1:
         return lambda row: (getter(row),)
