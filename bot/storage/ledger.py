@@ -268,8 +268,15 @@ def _change_key(change: Change) -> tuple[str, str, str]:
     return change.subject, change.subject_id, change.path
 
 
+# zlib's fastest level: level 6 (the default) makes a gang's snapshot only a tenth
+# smaller for nearly three times the work, done by every write that touches a gang while
+# it holds the writer. Any level reads back the same (zlib.decompress).
+_SNAPSHOT_LEVEL = 1
+
+
 def pack_snapshot(snapshot: Snapshot) -> bytes:
-    return zlib.compress(snapshot.model_dump_json(by_alias=True).encode("utf-8"))
+    return zlib.compress(snapshot.model_dump_json(by_alias=True).encode("utf-8"),
+                         _SNAPSHOT_LEVEL)
 
 
 def unpack_snapshot(blob: bytes) -> Snapshot:
