@@ -21,7 +21,7 @@ from enum import Enum
 from operator import itemgetter
 from typing import Any, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
 from bot.storage import driver
 from rules.models import (
@@ -39,6 +39,7 @@ from rules.models import (
     Profile,
     Rarity,
     Territory,
+    TerritoryBoon,
     Vehicle,
     VehicleStatus,
     WeaponProfile,
@@ -422,21 +423,26 @@ def territory_row(territory: Territory, position: int) -> Values:
     )
 
 
+# A Boon's models nest further (recruit outcomes); territories that have any are few,
+# and their Boons are validated as they are read.
+_BOON_EFFECTS: TypeAdapter[list[TerritoryBoon]] = TypeAdapter(list[TerritoryBoon])
+
+
 def territory_from_row(row: Row) -> Territory:
-    return Territory.model_validate(
-        {
-            "id": row["id"],
-            "name": row["name"],
-            "income": row["income"],
-            "boons": loads_list(row["boons"]),
-            "can_be_staked": bool(row["can_be_staked"]),
-            "controller": row["controller"],
-            "income_only_for": row["income_only_for"],
-            "income_max_dice": row["income_max_dice"],
-            "income_double_injures": bool(row["income_double_injures"]),
-            "boon_effects": loads_list(row["boon_effects"]),
-        }
-    )
+    only_for = row["income_only_for"]
+    boon_effects = row["boon_effects"]
+    return _literal_model(Territory, {
+        "id": row["id"],
+        "name": row["name"],
+        "income": row["income"],
+        "boons": loads_list(row["boons"]),
+        "can_be_staked": bool(row["can_be_staked"]),
+        "income_only_for": None if only_for is None else ALIGNMENTS[only_for],
+        "income_max_dice": row["income_max_dice"],
+        "income_double_injures": bool(row["income_double_injures"]),
+        "boon_effects": [] if boon_effects == "[]" else _BOON_EFFECTS.validate_json(boon_effects),
+        "controller": row["controller"],
+    })
 
 
 # ------------------------------------------------------------------ battles
