@@ -63,6 +63,11 @@ def dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
+def dumps_list(values: Sequence[Any]) -> str:
+    """:func:`dumps` of a list: the same text, without the encoder for an empty one."""
+    return dumps(values) if values else "[]"
+
+
 def loads_list(text: str) -> Any:
     # Most of these lists are empty; skipping the decoder for them is a
     # measurable share of loading a gang.
@@ -238,10 +243,10 @@ def fighter_row(fighter: Fighter, position: int) -> Values:
         fighter.fighter_type, fighter.cost,
         *stats,
         fighter.xp, fighter.kills,
-        dumps([a.model_dump(mode="json") for a in fighter.advancements]),
-        dumps(fighter.skills), dumps(fighter.special_rules), fighter.status.value,
+        dumps_list([a.model_dump(mode="json") for a in fighter.advancements]),
+        dumps_list(fighter.skills), dumps_list(fighter.special_rules), fighter.status.value,
         fighter.captured_by, int(fighter.rescue_chance_given),
-        dumps(fighter.lasting_injuries), int(fighter.gang_hierarchy),
+        dumps_list(fighter.lasting_injuries), int(fighter.gang_hierarchy),
         int(fighter.critical_injury), int(fighter.escorted_to_doc),
         int(profile is not None), absent_stats, fighter.notes,
     )
@@ -298,7 +303,7 @@ VEHICLE_COLUMNS = (
 def vehicle_row(vehicle: Vehicle, position: int, in_stash: bool) -> Values:
     return (
         int(in_stash), position, vehicle.id, vehicle.name, name_key(vehicle.name),
-        vehicle.vehicle_type, vehicle.cost, dumps(vehicle.lasting_damage), vehicle.crew_id,
+        vehicle.vehicle_type, vehicle.cost, dumps_list(vehicle.lasting_damage), vehicle.crew_id,
         vehicle.status.value,
     )
 
@@ -349,7 +354,7 @@ def item_row(
         slot, fighter_pk, vehicle_pk, position, item.id, item.name, item.cost,
         item.kind.value, item.availability.rarity.value, item.availability.level,
         int(item.two_slots), int(item.grants_mounted), item.boon_of_sequence,
-        dumps([p.model_dump(mode="json") for p in item.profiles]),
+        dumps_list([p.model_dump(mode="json") for p in item.profiles]),
     )
 
 
