@@ -33,6 +33,7 @@ from rules.models import (
     EquipmentKind,
     Fighter,
     FighterCategory,
+    FighterEndState,
     FighterStatus,
     Gang,
     Item,
@@ -41,6 +42,7 @@ from rules.models import (
     Territory,
     TerritoryBoon,
     Vehicle,
+    VehicleEndState,
     VehicleStatus,
     WeaponProfile,
 )
@@ -84,14 +86,18 @@ _fields: dict[type[BaseModel], frozenset[str]] = {}
 def trusted_model(kind: type[M], values: dict[str, Any]) -> M:
     """The model ``kind`` with ``values`` (every field, by field name) as they are, without
     validation: for rows written from valid models only (what pydantic's own copy sets)."""
-    fields = _fields.get(kind)
-    if fields is None:
-        fields = _fields[kind] = frozenset(kind.model_fields)
-    if values.keys() != fields:
+    if values.keys() != _fields_of(kind):
         # A field added to a model and not to its columns would otherwise go missing.
         raise TypeError(f"{kind.__name__} read with fields {sorted(values)}")
     _verified.add(kind)
-    return _literal_model(kind, values)
+    return _unchecked(kind, values)
+
+
+def _fields_of(kind: type[BaseModel]) -> frozenset[str]:
+    fields = _fields.get(kind)
+    if fields is None:
+        fields = _fields[kind] = frozenset(kind.model_fields)
+    return fields
 
 
 _verified: set[type[BaseModel]] = set()
@@ -103,6 +109,10 @@ def _literal_model(kind: type[M], values: dict[str, Any]) -> M:
     models, and the check was a fifth of building one)."""
     if kind not in _verified:
         return trusted_model(kind, values)
+    return _unchecked(kind, values)
+
+
+def _unchecked(kind: type[M], values: dict[str, Any]) -> M:
     model = _new(kind)
     _set(model, "__dict__", values)
     _set(model, "__pydantic_fields_set__", set(values))
@@ -470,17 +480,31 @@ def battle_row(battle: Battle) -> Values:
     )
 
 
+_END_STATES: dict[str, type[BaseModel]] = {
+    "fighters": FighterEndState, "vehicles": VehicleEndState,
+}
+
+
 def battle_from_row(row: Row, gang_ids: Sequence[str]) -> Battle:
-    return Battle.model_validate(
-        {
-            "id": row["id"],
-            "gang_ids": list(gang_ids),
-            "scenario": row["scenario"],
-            "battlefield": row["battlefield"],
-            "winner": row["winner"],
-            "staked_territory": row["staked_territory"],
-            "campaign": bool(row["is_campaign"]),
-            "rescue_mission": bool(row["rescue_mission"]),
-            **json.loads(row["details"]),
-        }
-    )
+    values = {
+        "id": row["id"],
+        "gang_ids": list(gang_ids),
+        "scenario": row["scenario"],
+        "battlefield": row["battlefield"],
+        "winner": row["winner"],
+        "staked_territory": row["staked_territory"],
+        "campaign": bool(row["is_campaign"]),
+        "rescue_mission": bool(row["rescue_mission"]),
+        **json.loads(row["details"]),
+    }
+    if values.keys() != _fields_of(Battle) or any(
+        state.keys() != _fields_of(kind)
+        for key, kind in _END_STATES.items() for state in values[key]
+    ):
+        # Details stored before a field was added: validating fills in its default.
+        return Battle.model_validate(values)
+    # Otherwise a valid battle's JSON dump (battle_row), every field as the models have
+    # it: built as it is, as gangs are (a battle's end states were most of its reading).
+    for key, kind in _END_STATES.items():
+        values[key] = [_unchecked(kind, state) for state in values[key]]
+    return _unchecked(Battle, values)
