@@ -131,10 +131,8 @@ def reader(read: Sequence[str], *names: str) -> Callable[[Row], tuple[Any, ...]]
     """The values of the columns ``names``, in that order, of a row of the columns ``read``,
     by position. Looking a name up in a database row searches its columns one by one (a
     fighter's row has forty), and a dict of the whole row costs more than the model."""
-    getter = itemgetter(*(read.index(name) for name in names))
-    if len(names) == 1:
-        return lambda row: (getter(row),)
-    return getter
+    assert len(names) > 1  # itemgetter of one index returns the value, not a tuple
+    return itemgetter(*(read.index(name) for name in names))
 
 
 def placeholders(count: int) -> str:
@@ -263,8 +261,8 @@ def fighter_row(fighter: Fighter, position: int) -> Values:
     )
 
 
-# The keys of a fighter's row, for the equipment it carries.
-FIGHTER_PK = reader(FIGHTER_READ, "pk")
+# Where a fighter's row has its key, for the equipment it carries.
+FIGHTER_PK = FIGHTER_READ.index("pk")
 _FIGHTER_FIELDS = reader(
     FIGHTER_READ, "id", "name", "category", "fighter_type", "cost", "xp", "kills",
     "advancements", "skills", "special_rules", "status", "captured_by",

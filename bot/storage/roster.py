@@ -145,7 +145,7 @@ def gang_from_rows(rows: RosterRows) -> Gang:
         rows.gang,
         stash=owned.get((STASH, None), []),
         stash_vehicles=vehicles[1],
-        fighters=[fighter_model(row, owned.get((FIGHTER, FIGHTER_PK(row)[0]), []))
+        fighters=[fighter_model(row, owned.get((FIGHTER, row[FIGHTER_PK]), []))
                   for row in rows.fighters],
         vehicles=vehicles[0],
     )
