@@ -199,11 +199,11 @@ async def commit(
         await tx.update_battle(campaign.id, decision.battle)
     new_revision = revision + 1
     for pending in decision.actions:
-        action = await tx.apply(campaign.id, pending.result, actor=actor,
-                                battle_id=run.battle_id, step=pending.step, read=read)
+        action_id = await tx.apply_id(campaign.id, pending.result, actor=actor,
+                                      battle_id=run.battle_id, step=pending.step, read=read)
         read = None  # that action wrote the gangs it touched
         if pending.notice is not None:
-            await owed.owe_notice(tx, run, f"action:{action.id}", "\n".join(pending.notice))
+            await owed.owe_notice(tx, run, f"action:{action_id}", "\n".join(pending.notice))
     for number in scene.owe_stages:
         record = run.stage_record(number)
         if record is not None:

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from enum import Enum
+from operator import itemgetter
 from typing import Any, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
+from pydantic_core import to_json
 
 from bot.storage import driver
 from rules.models import (
@@ -32,13 +34,16 @@ from rules.models import (
     EquipmentKind,
     Fighter,
     FighterCategory,
+    FighterEndState,
     FighterStatus,
     Gang,
     Item,
     Profile,
     Rarity,
     Territory,
+    TerritoryBoon,
     Vehicle,
+    VehicleEndState,
     VehicleStatus,
     WeaponProfile,
 )
@@ -58,7 +63,12 @@ def now() -> str:
 
 
 def dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    """Compact JSON, as ``json.dumps(value, separators=(",", ":"), ensure_ascii=False)``
+    writes it, character for character, for anything but a float's exponent ("1e-7" for
+    "1e-07": the same number): one call into pydantic-core, five to ten times faster than
+    the json module for the small lists and values of a row or a ledger event. Stored
+    rows compare equal to freshly computed ones only if the text is the same."""
+    return to_json(value, inf_nan_mode="constants").decode()
 
 
 def loads_list(text: str) -> Any:
@@ -77,12 +87,33 @@ _fields: dict[type[BaseModel], frozenset[str]] = {}
 def trusted_model(kind: type[M], values: dict[str, Any]) -> M:
     """The model ``kind`` with ``values`` (every field, by field name) as they are, without
     validation: for rows written from valid models only (what pydantic's own copy sets)."""
+    if values.keys() != _fields_of(kind):
+        # A field added to a model and not to its columns would otherwise go missing.
+        raise TypeError(f"{kind.__name__} read with fields {sorted(values)}")
+    _verified.add(kind)
+    return _unchecked(kind, values)
+
+
+def _fields_of(kind: type[BaseModel]) -> frozenset[str]:
     fields = _fields.get(kind)
     if fields is None:
         fields = _fields[kind] = frozenset(kind.model_fields)
-    if values.keys() != fields:
-        # A field added to a model and not to its columns would otherwise go missing.
-        raise TypeError(f"{kind.__name__} read with fields {sorted(values)}")
+    return fields
+
+
+_verified: set[type[BaseModel]] = set()
+
+
+def _literal_model(kind: type[M], values: dict[str, Any]) -> M:
+    """:func:`trusted_model` for ``values`` written out as a dict literal, whose keys are
+    the same on every call: checked on the first one only (a gang is some sixty such
+    models, and the check was a fifth of building one)."""
+    if kind not in _verified:
+        return trusted_model(kind, values)
+    return _unchecked(kind, values)
+
+
+def _unchecked(kind: type[M], values: dict[str, Any]) -> M:
     model = _new(kind)
     _set(model, "__dict__", values)
     _set(model, "__pydantic_fields_set__", set(values))
@@ -96,10 +127,12 @@ def members(kind: type[E]) -> dict[object, E]:
     return {member.value: member for member in kind}
 
 
-def named(read: Sequence[str], row: Row) -> dict[str, Any]:
-    """A row of the columns ``read`` by name. Looking a name up in a database row searches
-    its columns one by one; a fighter's row has forty."""
-    return dict(zip(read, row, strict=True))
+def reader(read: Sequence[str], *names: str) -> Callable[[Row], tuple[Any, ...]]:
+    """The values of the columns ``names``, in that order, of a row of the columns ``read``,
+    by position. Looking a name up in a database row searches its columns one by one (a
+    fighter's row has forty), and a dict of the whole row costs more than the model."""
+    assert len(names) > 1  # itemgetter of one index returns the value, not a tuple
+    return itemgetter(*(read.index(name) for name in names))
 
 
 def placeholders(count: int) -> str:
@@ -123,6 +156,34 @@ GANG_COLUMNS = (
 # What roster.py selects: the key, then the columns.
 GANG_READ = ("pk", *GANG_COLUMNS)
 ALIGNMENTS = members(Alignment)
+_GANG_FIELDS = reader(
+    GANG_READ, "id", "name", "house", "owner", "alignment", "credits", "reputation",
+    "battles_fought", "notes",
+)
+
+
+def gang_model(
+    row: Row, *, stash: list[Item], stash_vehicles: list[Vehicle], fighters: list[Fighter],
+    vehicles: list[Vehicle],
+) -> Gang:
+    """The gang of ``row`` (a row of :data:`GANG_READ`) with what it owns."""
+    (gang_id, name, house, owner, alignment, credits, reputation, battles_fought,
+     notes) = _GANG_FIELDS(row)
+    return _literal_model(Gang, {
+        "id": gang_id,
+        "name": name,
+        "house": house,
+        "owner": owner,
+        "alignment": ALIGNMENTS[alignment],
+        "credits": credits,
+        "stash": stash,
+        "stash_vehicles": stash_vehicles,
+        "reputation": reputation,
+        "battles_fought": battles_fought,
+        "fighters": fighters,
+        "vehicles": vehicles,
+        "notes": notes,
+    })
 
 
 def gang_row(gang: Gang) -> Values:
@@ -151,72 +212,92 @@ _CATEGORIES = members(FighterCategory)
 _FIGHTER_STATUSES = members(FighterStatus)
 
 
-def _stat_values(profile: Profile | None) -> list[int]:
-    """The twelve columns: 0 where the profile is not set or lacks the characteristic
-    (``profile_set`` and ``absent_stats`` say which; migration 0008)."""
+_NO_STATS = (0,) * len(PROFILE_STATS)
+
+
+def _stat_columns(profile: Profile | None) -> tuple[tuple[int, ...], str]:
+    """The twelve columns, 0 where the profile is not set or lacks the characteristic, and
+    ``absent_stats``, which says which it lacks (with ``profile_set``; migration 0008)."""
     if profile is None:
-        return [0] * len(PROFILE_STATS)
-    return [profile.get(stat) or 0 for stat in PROFILE_STATS]
+        return _NO_STATS, "[]"
+    # The profile's fields are named as the stat columns ("int_" for Int), and hold ints
+    # or None: read as they are, not through Profile.get (a fifth of a fighter's row).
+    values = profile.__dict__
+    stats = tuple(values[column] for column in _STAT_COLUMNS)
+    if None not in stats:
+        return stats, "[]"
+    return (
+        tuple(value or 0 for value in stats),
+        dumps([stat for stat, value in zip(PROFILE_STATS, stats, strict=True) if value is None]),
+    )
 
 
-def _absent_stats(profile: Profile | None) -> str:
-    if profile is None:
-        return "[]"
-    return dumps([stat for stat in PROFILE_STATS if not profile.has(stat)])
+_STATS = reader(FIGHTER_READ, *_STAT_COLUMNS)
 
 
-def _profile_model(row: dict[str, Any]) -> Profile | None:
-    if not row["profile_set"]:
-        return None
-    # The stat columns are named as the profile's fields ("int_" for Int).
-    if row["absent_stats"] == "[]":
-        return trusted_model(Profile, {column: row[column] for column in _STAT_COLUMNS})
-    absent = set(loads_list(row["absent_stats"]))
-    return trusted_model(Profile, {
-        column: None if stat in absent else row[column]
-        for stat, column in zip(PROFILE_STATS, _STAT_COLUMNS, strict=True)
-    })
+def _profile_model(row: Row, absent_stats: str) -> Profile:
+    stats: Sequence[int | None] = _STATS(row)
+    if absent_stats != "[]":
+        absent = set(loads_list(absent_stats))
+        stats = [None if stat in absent else value
+                 for stat, value in zip(PROFILE_STATS, stats, strict=True)]
+    return _literal_model(Profile, dict(zip(_STAT_COLUMNS, stats, strict=True)))
 
 
 def fighter_row(fighter: Fighter, position: int) -> Values:
     profile = fighter.profile
+    stats, absent_stats = _stat_columns(profile)
     return (
         position, fighter.id, fighter.name, name_key(fighter.name), fighter.category.value,
         fighter.fighter_type, fighter.cost,
-        *_stat_values(profile),
+        *stats,
         fighter.xp, fighter.kills,
-        dumps([a.model_dump(mode="json") for a in fighter.advancements]),
+        dumps(fighter.advancements),
         dumps(fighter.skills), dumps(fighter.special_rules), fighter.status.value,
         fighter.captured_by, int(fighter.rescue_chance_given),
         dumps(fighter.lasting_injuries), int(fighter.gang_hierarchy),
         int(fighter.critical_injury), int(fighter.escorted_to_doc),
-        int(profile is not None), _absent_stats(profile), fighter.notes,
+        int(profile is not None), absent_stats, fighter.notes,
     )
 
 
-def fighter_model(row: dict[str, Any], equipment: list[Item]) -> Fighter:
-    """The fighter of ``row`` (:data:`FIGHTER_READ` by name), carrying ``equipment``."""
-    return trusted_model(Fighter, {
-        "id": row["id"],
-        "name": row["name"],
-        "category": _CATEGORIES[row["category"]],
-        "fighter_type": row["fighter_type"],
-        "cost": row["cost"],
-        "profile": _profile_model(row),
-        "xp": row["xp"],
-        "kills": row["kills"],
-        "advancements": [trusted_model(Advancement, a) for a in loads_list(row["advancements"])],
-        "skills": loads_list(row["skills"]),
-        "special_rules": loads_list(row["special_rules"]),
+# Where a fighter's row has its key, for the equipment it carries.
+FIGHTER_PK = FIGHTER_READ.index("pk")
+_FIGHTER_FIELDS = reader(
+    FIGHTER_READ, "id", "name", "category", "fighter_type", "cost", "xp", "kills",
+    "advancements", "skills", "special_rules", "status", "captured_by",
+    "rescue_chance_given", "lasting_injuries", "gang_hierarchy", "critical_injury",
+    "escorted_to_doc", "profile_set", "absent_stats", "notes",
+)
+
+
+def fighter_model(row: Row, equipment: list[Item]) -> Fighter:
+    """The fighter of ``row`` (a row of :data:`FIGHTER_READ`), carrying ``equipment``."""
+    (fighter_id, name, category, fighter_type, cost, xp, kills, advancements, skills,
+     special_rules, status, captured_by, rescue_chance_given, lasting_injuries,
+     gang_hierarchy, critical_injury, escorted_to_doc, profile_set, absent_stats,
+     notes) = _FIGHTER_FIELDS(row)
+    return _literal_model(Fighter, {
+        "id": fighter_id,
+        "name": name,
+        "category": _CATEGORIES[category],
+        "fighter_type": fighter_type,
+        "cost": cost,
+        "profile": _profile_model(row, absent_stats) if profile_set else None,
+        "xp": xp,
+        "kills": kills,
+        "advancements": [trusted_model(Advancement, a) for a in loads_list(advancements)],
+        "skills": loads_list(skills),
+        "special_rules": loads_list(special_rules),
         "equipment": equipment,
-        "status": _FIGHTER_STATUSES[row["status"]],
-        "captured_by": row["captured_by"],
-        "rescue_chance_given": bool(row["rescue_chance_given"]),
-        "lasting_injuries": loads_list(row["lasting_injuries"]),
-        "gang_hierarchy": bool(row["gang_hierarchy"]),
-        "critical_injury": bool(row["critical_injury"]),
-        "escorted_to_doc": bool(row["escorted_to_doc"]),
-        "notes": row["notes"],
+        "status": _FIGHTER_STATUSES[status],
+        "captured_by": captured_by,
+        "rescue_chance_given": bool(rescue_chance_given),
+        "lasting_injuries": loads_list(lasting_injuries),
+        "gang_hierarchy": bool(gang_hierarchy),
+        "critical_injury": bool(critical_injury),
+        "escorted_to_doc": bool(escorted_to_doc),
+        "notes": notes,
     })
 
 
@@ -238,19 +319,26 @@ def vehicle_row(vehicle: Vehicle, position: int, in_stash: bool) -> Values:
 
 VEHICLE_READ = ("pk", "gang_pk", *VEHICLE_COLUMNS)
 _VEHICLE_STATUSES = members(VehicleStatus)
+# The keys of a vehicle's row: its items', and whether it is in the Stash.
+VEHICLE_KEYS = reader(VEHICLE_READ, "pk", "in_stash")
+_VEHICLE_FIELDS = reader(
+    VEHICLE_READ, "id", "name", "vehicle_type", "cost", "lasting_damage", "crew_id", "status",
+)
 
 
-def vehicle_model(row: dict[str, Any], upgrades: list[Item], equipment: list[Item]) -> Vehicle:
-    return trusted_model(Vehicle, {
-        "id": row["id"],
-        "name": row["name"],
-        "vehicle_type": row["vehicle_type"],
-        "cost": row["cost"],
+def vehicle_model(row: Row, upgrades: list[Item], equipment: list[Item]) -> Vehicle:
+    vehicle_id, name, vehicle_type, cost, lasting_damage, crew_id, status = (
+        _VEHICLE_FIELDS(row))
+    return _literal_model(Vehicle, {
+        "id": vehicle_id,
+        "name": name,
+        "vehicle_type": vehicle_type,
+        "cost": cost,
         "upgrades": upgrades,
         "equipment": equipment,
-        "lasting_damage": loads_list(row["lasting_damage"]),
-        "crew_id": row["crew_id"],
-        "status": _VEHICLE_STATUSES[row["status"]],
+        "lasting_damage": loads_list(lasting_damage),
+        "crew_id": crew_id,
+        "status": _VEHICLE_STATUSES[status],
     })
 
 
@@ -275,7 +363,7 @@ def item_row(
         slot, fighter_pk, vehicle_pk, position, item.id, item.name, item.cost,
         item.kind.value, item.availability.rarity.value, item.availability.level,
         int(item.two_slots), int(item.grants_mounted), item.boon_of_sequence,
-        dumps([p.model_dump(mode="json") for p in item.profiles]),
+        dumps(item.profiles),
     )
 
 
@@ -288,7 +376,7 @@ _weapon_profiles: dict[str, list[WeaponProfile]] = {}
 def _availability(rarity: str, level: int | None) -> Availability:
     found = _availabilities.get((rarity, level))
     if found is None:
-        found = trusted_model(Availability, {"rarity": _RARITIES[rarity], "level": level})
+        found = _literal_model(Availability, {"rarity": _RARITIES[rarity], "level": level})
         _availabilities[(rarity, level)] = found
     return found
 
@@ -306,17 +394,28 @@ def _profiles(text: str) -> list[WeaponProfile]:
     return list(found)
 
 
-def item_model(row: dict[str, Any]) -> Item:
-    return trusted_model(Item, {
-        "name": row["name"],
-        "cost": row["cost"],
-        "kind": _KINDS[row["kind"]],
-        "availability": _availability(row["rarity"], row["level"]),
-        "two_slots": bool(row["two_slots"]),
-        "grants_mounted": bool(row["grants_mounted"]),
-        "profiles": _profiles(row["profiles"]),
-        "id": row["id"],
-        "boon_of_sequence": row["boon_of_sequence"],
+# Where an item's row puts it: its slot, and the fighter's or vehicle's key.
+ITEM_PLACE = reader(ITEM_READ, "slot", "fighter_pk", "vehicle_pk")
+_ITEM_FIELDS = reader(
+    ITEM_READ, "name", "cost", "kind", "rarity", "level", "two_slots", "grants_mounted",
+    "profiles", "id", "boon_of_sequence",
+)
+
+
+def item_model(row: Row) -> Item:
+    """The item of ``row`` (a row of :data:`ITEM_READ`)."""
+    (name, cost, kind, rarity, level, two_slots, grants_mounted, profiles, item_id,
+     boon_of_sequence) = _ITEM_FIELDS(row)
+    return _literal_model(Item, {
+        "name": name,
+        "cost": cost,
+        "kind": _KINDS[kind],
+        "availability": _availability(rarity, level),
+        "two_slots": bool(two_slots),
+        "grants_mounted": bool(grants_mounted),
+        "profiles": _profiles(profiles),
+        "id": item_id,
+        "boon_of_sequence": boon_of_sequence,
     })
 
 
@@ -334,25 +433,30 @@ def territory_row(territory: Territory, position: int) -> Values:
         dumps(territory.boons), int(territory.can_be_staked), territory.controller,
         territory.income_only_for.value if territory.income_only_for else None,
         territory.income_max_dice, int(territory.income_double_injures),
-        dumps([b.model_dump(mode="json") for b in territory.boon_effects]),
+        dumps(territory.boon_effects),
     )
+
+
+# A Boon's models nest further (recruit outcomes); territories that have any are few,
+# and their Boons are validated as they are read.
+_BOON_EFFECTS: TypeAdapter[list[TerritoryBoon]] = TypeAdapter(list[TerritoryBoon])
 
 
 def territory_from_row(row: Row) -> Territory:
-    return Territory.model_validate(
-        {
-            "id": row["id"],
-            "name": row["name"],
-            "income": row["income"],
-            "boons": loads_list(row["boons"]),
-            "can_be_staked": bool(row["can_be_staked"]),
-            "controller": row["controller"],
-            "income_only_for": row["income_only_for"],
-            "income_max_dice": row["income_max_dice"],
-            "income_double_injures": bool(row["income_double_injures"]),
-            "boon_effects": loads_list(row["boon_effects"]),
-        }
-    )
+    only_for = row["income_only_for"]
+    boon_effects = row["boon_effects"]
+    return _literal_model(Territory, {
+        "id": row["id"],
+        "name": row["name"],
+        "income": row["income"],
+        "boons": loads_list(row["boons"]),
+        "can_be_staked": bool(row["can_be_staked"]),
+        "income_only_for": None if only_for is None else ALIGNMENTS[only_for],
+        "income_max_dice": row["income_max_dice"],
+        "income_double_injures": bool(row["income_double_injures"]),
+        "boon_effects": [] if boon_effects == "[]" else _BOON_EFFECTS.validate_json(boon_effects),
+        "controller": row["controller"],
+    })
 
 
 # ------------------------------------------------------------------ battles
@@ -375,17 +479,31 @@ def battle_row(battle: Battle) -> Values:
     )
 
 
+_END_STATES: dict[str, type[BaseModel]] = {
+    "fighters": FighterEndState, "vehicles": VehicleEndState,
+}
+
+
 def battle_from_row(row: Row, gang_ids: Sequence[str]) -> Battle:
-    return Battle.model_validate(
-        {
-            "id": row["id"],
-            "gang_ids": list(gang_ids),
-            "scenario": row["scenario"],
-            "battlefield": row["battlefield"],
-            "winner": row["winner"],
-            "staked_territory": row["staked_territory"],
-            "campaign": bool(row["is_campaign"]),
-            "rescue_mission": bool(row["rescue_mission"]),
-            **json.loads(row["details"]),
-        }
-    )
+    values = {
+        "id": row["id"],
+        "gang_ids": list(gang_ids),
+        "scenario": row["scenario"],
+        "battlefield": row["battlefield"],
+        "winner": row["winner"],
+        "staked_territory": row["staked_territory"],
+        "campaign": bool(row["is_campaign"]),
+        "rescue_mission": bool(row["rescue_mission"]),
+        **json.loads(row["details"]),
+    }
+    if values.keys() != _fields_of(Battle) or any(
+        state.keys() != _fields_of(kind)
+        for key, kind in _END_STATES.items() for state in values[key]
+    ):
+        # Details stored before a field was added: validating fills in its default.
+        return Battle.model_validate(values)
+    # Otherwise a valid battle's JSON dump (battle_row), every field as the models have
+    # it: built as it is, as gangs are (a battle's end states were most of its reading).
+    for key, kind in _END_STATES.items():
+        values[key] = [_unchecked(kind, state) for state in values[key]]
+    return _unchecked(Battle, values)

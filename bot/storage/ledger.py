@@ -120,6 +120,11 @@ async def apply_world(
     writer's change can land in between), so the check is made against them instead of
     reading the same rows again; gangs they lack are read.
     """
+    if not action.changes:
+        # Rolls and notes only: no stored state to check or to keep for undo.
+        action_pk = await _insert_action(db, campaign_pk, action, _NOTHING_KEPT, [])
+        await db.executemany(_EVENT_INSERT, _event_rows(campaign_pk, action_pk, action))
+        return action_pk
     gang_ids, territory_ids = affected(action.changes)
     old_gangs, old_territories = await _stored_rows(db, campaign_pk, gang_ids,
                                                     territory_ids, read)
@@ -268,8 +273,19 @@ def _change_key(change: Change) -> tuple[str, str, str]:
     return change.subject, change.subject_id, change.path
 
 
+# zlib's fastest level: level 6 (the default) makes a gang's snapshot only a tenth
+# smaller for nearly three times the work, done by every write that touches a gang while
+# it holds the writer. Any level reads back the same (zlib.decompress).
+_SNAPSHOT_LEVEL = 1
+
+
 def pack_snapshot(snapshot: Snapshot) -> bytes:
-    return zlib.compress(snapshot.model_dump_json(by_alias=True).encode("utf-8"))
+    return zlib.compress(snapshot.model_dump_json(by_alias=True).encode("utf-8"),
+                         _SNAPSHOT_LEVEL)
+
+
+# The snapshot of an action that changes nothing (what _checked packs for it).
+_NOTHING_KEPT = pack_snapshot(Snapshot(gangs={}, territories={}))
 
 
 def unpack_snapshot(blob: bytes) -> Snapshot:

@@ -80,16 +80,19 @@ async def owe(
     fallback_channel_id: int | None,
 ) -> OutboxEntry:
     """Add a row unless ``key`` is owed (or was delivered) already; return the row."""
-    await db.execute(
+    # A new row comes back from the INSERT itself; one owed already is read.
+    inserted = await db.execute_fetchall(
         "INSERT INTO outbox (guild_id, key, channel_id, fallback_channel_id, payload, nonce,"
         " link, created_at, due_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT (guild_id, key) DO NOTHING",
+        f" ON CONFLICT (guild_id, key) DO NOTHING RETURNING {_COLUMNS}",
         (
             guild_id, key, channel_id, fallback_channel_id, dumps(payload),
             secrets.token_hex(NONCE_BYTES), dumps(link) if link is not None else None, now(),
             time.time(),
         ),
     )
+    if inserted:
+        return _entry(inserted[0])
     found = await get(db, guild_id, key)
     assert found is not None
     return found

@@ -13,32 +13,33 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from bot.storage.codec import (
-    ALIGNMENTS,
     FIGHTER,
     FIGHTER_COLUMNS,
+    FIGHTER_PK,
     FIGHTER_READ,
     GANG_COLUMNS,
     GANG_READ,
     ITEM_COLUMNS,
+    ITEM_PLACE,
     ITEM_READ,
     STASH,
     TERRITORY_COLUMNS,
     VEHICLE_COLUMNS,
     VEHICLE_EQUIPMENT,
+    VEHICLE_KEYS,
     VEHICLE_READ,
     VEHICLE_UPGRADE,
     Row,
     Values,
     fighter_model,
     fighter_row,
+    gang_model,
     gang_row,
     item_model,
     item_row,
-    named,
     placeholders,
     territory_from_row,
     territory_row,
-    trusted_model,
     vehicle_model,
     vehicle_row,
 )
@@ -123,39 +124,31 @@ async def fetch_gang_rows(
 def gang_from_rows(rows: RosterRows) -> Gang:
     """The gang as stored, built without validating it again (bot/storage/codec.py)."""
     owned: dict[tuple[str, int | None], list[Item]] = {}
-    for stored in rows.items:
-        row = named(ITEM_READ, stored)
-        owner = row["fighter_pk"] if row["slot"] == FIGHTER else row["vehicle_pk"]
-        owned.setdefault((row["slot"], owner), []).append(item_model(row))
+    for row in rows.items:
+        slot, fighter_pk, vehicle_pk = ITEM_PLACE(row)
+        owner = fighter_pk if slot == FIGHTER else vehicle_pk
+        found = owned.get((slot, owner))
+        if found is None:
+            found = owned[(slot, owner)] = []
+        found.append(item_model(row))
     vehicles: tuple[list[Vehicle], list[Vehicle]] = ([], [])
-    for stored in rows.vehicles:
-        row = named(VEHICLE_READ, stored)
-        vehicles[row["in_stash"]].append(
+    for row in rows.vehicles:
+        pk, in_stash = VEHICLE_KEYS(row)
+        vehicles[in_stash].append(
             vehicle_model(
                 row,
-                owned.get((VEHICLE_UPGRADE, row["pk"]), []),
-                owned.get((VEHICLE_EQUIPMENT, row["pk"]), []),
+                owned.get((VEHICLE_UPGRADE, pk), []),
+                owned.get((VEHICLE_EQUIPMENT, pk), []),
             )
         )
-    gang = named(GANG_READ, rows.gang)
-    fighters = [named(FIGHTER_READ, row) for row in rows.fighters]
-    return trusted_model(Gang, {
-        "id": gang["id"],
-        "name": gang["name"],
-        "house": gang["house"],
-        "owner": gang["owner"],
-        "alignment": ALIGNMENTS[gang["alignment"]],
-        "credits": gang["credits"],
-        "stash": owned.get((STASH, None), []),
-        "stash_vehicles": vehicles[1],
-        "reputation": gang["reputation"],
-        "battles_fought": gang["battles_fought"],
-        "fighters": [
-            fighter_model(row, owned.get((FIGHTER, row["pk"]), [])) for row in fighters
-        ],
-        "vehicles": vehicles[0],
-        "notes": gang["notes"],
-    })
+    return gang_model(
+        rows.gang,
+        stash=owned.get((STASH, None), []),
+        stash_vehicles=vehicles[1],
+        fighters=[fighter_model(row, owned.get((FIGHTER, row[FIGHTER_PK]), []))
+                  for row in rows.fighters],
+        vehicles=vehicles[0],
+    )
 
 
 async def fetch_territories(

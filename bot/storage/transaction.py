@@ -450,6 +450,22 @@ class Transaction:
         was computed from (load them inside this transaction to rule it out).
         ``read``: see :meth:`load_world_rows`.
         """
+        action_pk = await self.apply_id(campaign_id, result, actor=actor, battle_id=battle_id,
+                                        step=step, read=read)
+        return await ledger.get_action(self._db, await self._campaign(campaign_id), action_pk)
+
+    async def apply_id(
+        self,
+        campaign_id: str,
+        result: RuleResult,
+        *,
+        actor: str,
+        battle_id: str | None = None,
+        step: str | None = None,
+        read: WorldRows | None = None,
+    ) -> int:
+        """:meth:`apply`, returning the new action's id only: the action is not read back
+        (a closing Confirm's write names its notices after the id, and needs no more)."""
         pk = await self._campaign(campaign_id)
         action = ledger.Action(
             clause=result.clause, title=result.title, actor=actor, changes=result.changes,
@@ -459,7 +475,7 @@ class Transaction:
         self._last_action = action_pk
         for key, previous in self._sequences_before.items():
             await ledger.remember_sequence(self._db, action_pk, key, previous)
-        return await ledger.get_action(self._db, pk, action_pk)
+        return action_pk
 
     async def undo_last_action(
         self, campaign_id: str, *, actor: str, battle_id: str | None = None

@@ -6,6 +6,7 @@ import pytest
 
 from bot.storage import Campaign, StaleWorld, Storage, new_id
 from bot.storage.driver import IntegrityError
+from rules.dice import ScriptedRoller
 from rules.errors import InvalidRequest
 from rules.models import FighterStatus, Gang
 from rules.world import RuleResult, Workspace, World
@@ -60,6 +61,29 @@ async def test_every_roll_change_and_note_is_in_the_ledger(
     assert all(e.action_id != action.id for e in theirs)
     newest = await storage.recent_events(GUILD_A, campaign.id, limit=2)
     assert [e.id for e in newest] == sorted((e.id for e in newest), reverse=True)
+
+
+async def test_apply_id_returns_the_id_the_rolls_of_a_change_less_result_are_stored_under(
+    storage: Storage, campaign: Campaign
+) -> None:
+    wolves, kin = await two_gangs(storage, campaign)
+    world = await storage.load_world(GUILD_A, campaign.id, [wolves.id, kin.id])
+    ws = Workspace(world)
+    dice = ws.roll(ScriptedRoller([4]), "D6", "who goes first")
+    ws.note("Wolves go first.")
+    result = ws.finish(RuleResult, clause="TEST", title="Rolls only")
+    assert result.changes == []
+
+    async with storage.transaction(GUILD_A) as tx:
+        action_id = await tx.apply_id(campaign.id, result, actor="42", battle_id="bt1")
+        events = await tx.battle_events(campaign.id, "bt1")
+    assert [(e.kind, e.action_id) for e in events] == [("roll", action_id), ("note", action_id)]
+    assert events[0].roll == dice
+
+    # Undone, it puts nothing back: no gang was written.
+    undone = await storage.undo_last_action(GUILD_A, campaign.id, actor=ACTOR)
+    assert undone.id == action_id
+    assert await storage.load_world(GUILD_A, campaign.id, [wolves.id, kin.id]) == world
 
 
 async def test_a_removed_fighter_is_deleted_and_new_ones_inserted(
