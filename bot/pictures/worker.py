@@ -40,6 +40,8 @@ from rules.report import BattleReport
 from rules.world import World
 
 T = TypeVar("T")
+# Battle reports whose pictures are prepared at once (bot/ui/report_pictures.py).
+REPORTS_AT_ONCE = 2
 # About 100 KB a page: 32 rosters of four pages stay under 15 MB.
 DEFAULT_CACHE_ENTRIES = 32
 
@@ -94,6 +96,10 @@ class PictureWorker:
         self._entries = cache_entries
         self._drawing: dict[str, asyncio.Future[Any]] = {}
         self.drawn = 0
+        # The child draws one picture at a time: a battle report waiting its turn would
+        # only hold its campaign's ledger and its pictures in memory meanwhile (a hundred
+        # battles ending together at N = 1,000 raised the bot's peak memory past 200 MB).
+        self.report_turns = asyncio.Semaphore(REPORTS_AT_ONCE)
 
     async def run(self, draw: Callable[..., T], *args: object, **kwargs: object) -> T:
         """``draw(*args, **kwargs)`` in the child, uncached; ``draw`` and its arguments

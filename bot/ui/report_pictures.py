@@ -92,6 +92,12 @@ async def report_files(storage: Storage, worker: PictureWorker,
                        entry: OutboxEntry) -> list[OutgoingFile]:
     """The files of a battle report's row (the outbox's attachment maker): the card and
     the small chart, each left out (and logged) when it cannot be drawn."""
+    async with worker.report_turns:
+        return await _report_files(storage, worker, entry)
+
+
+async def _report_files(storage: Storage, worker: PictureWorker,
+                        entry: OutboxEntry) -> list[OutgoingFile]:
     recipe = ReportRecipe.model_validate((entry.link or {})["pictures"])
     card_name, chart_name = report_file_names(recipe.battle)
     files: list[OutgoingFile] = []

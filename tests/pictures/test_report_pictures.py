@@ -3,9 +3,11 @@ from a real campaign in the report's own transaction."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 from PIL import ImageChops
@@ -13,6 +15,7 @@ from PIL import ImageChops
 from bot.pictures import Measure, PictureWorker, battle_card, campaign_chart, casualties_of
 from bot.pictures.battle import CARD_WIDTH
 from bot.pictures.chart import CHART_HEIGHT, CHART_WIDTH
+from bot.pictures.worker import REPORTS_AT_ONCE
 from bot.storage import Campaign, Storage
 from bot.ui.pictures import battle_report_pictures
 from bot.ui.report_pictures import ReportRecipe, report_files
@@ -112,3 +115,44 @@ async def test_the_outbox_draws_the_reports_pictures_from_its_rows_recipe(
         assert [f.filename for f in await report_files(storage, worker, gone)] == [
             "battle-b1.png"]
     assert "the chart of report could not be drawn" in caplog.text
+
+
+class _Watched(PictureWorker):
+    """A real worker that notes how many battle cards are asked for at the same time."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asking = 0
+        self.most = 0
+
+    async def battle_card(self, *args: Any, **kwargs: Any) -> bytes:
+        self.asking += 1
+        self.most = max(self.most, self.asking)
+        try:
+            return await super().battle_card(*args, **kwargs)
+        finally:
+            self.asking -= 1
+
+
+async def test_reports_ending_together_are_prepared_a_few_at_a_time(
+    storage: Storage, campaign: Campaign
+) -> None:
+    # The child draws one picture at a time; reports waiting their turn would hold
+    # their campaign's ledger and pictures in memory meanwhile.
+    for name, prefix, gang_id in (("Ash Wolves", "a", "ash"), ("Web", "w", "web")):
+        await storage.create_gang(GUILD_A, campaign.id, full_gang(name, prefix, id=gang_id),
+                                  actor=ACTOR)
+    battle = Battle(id="b1", gang_ids=["ash", "web"], winner="ash")
+    report = await _fought(storage, campaign, battle)
+    gangs = {g.id: g for g in await storage.list_gangs(GUILD_A, campaign.id)}
+    recipe = ReportRecipe.of(campaign.id, battle, report, gangs)
+    link = {"kind": "pb", "campaign": campaign.id, "pictures": recipe.model_dump(mode="json")}
+    entries = [await storage.owe_message(GUILD_A, f"report-{n}", 10, {"content": "report"},
+                                         link=link) for n in range(6)]
+    worker = _Watched()
+    try:
+        drawn = await asyncio.gather(*(report_files(storage, worker, e) for e in entries))
+    finally:
+        worker.close()
+    assert all(len(files) == 2 for files in drawn)
+    assert worker.most == REPORTS_AT_ONCE
