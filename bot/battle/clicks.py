@@ -41,9 +41,11 @@ def _where(click: Click) -> tuple[Interaction, Call, int]:
 # A click answered with its own message's edit waits, once decided, for its write and
 # drawing; past this long it is acknowledged instead, and the message redrawn after.
 ANSWER_DEADLINE = 0.02
-# Whatever it waits for, a click is acknowledged this long after it arrived, well inside
-# Discord's 3 seconds (a refusal found later is then a private follow-up).
-LAST_MOMENT = 1.5
+# Whatever it waits for, a click is acknowledged this long after it arrived: the
+# player's button stops spinning within a quarter of a second even when a hundred
+# battles queue at the database, and Discord's 3 seconds are never near (a refusal
+# found later is then a private follow-up; docs/battle.md).
+LAST_MOMENT = 0.25
 
 
 class FirstAnswer:
