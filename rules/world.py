@@ -190,23 +190,8 @@ def _diff_models(
                 _NESTED_SUBJECTS[key], gang_id, key, old_value, new_value
             )
             continue
-        before = _dump_field(old, field, key)
-        after = _dump_field(new, field, key)
-        if key in _NESTED_SUBJECTS:
-            changes += _diff_records(_NESTED_SUBJECTS[key], gang_id, key, before, after)
-            continue
-        changes += [
-            Change(
-                subject=subject,
-                subject_id=subject_id,
-                subject_name=name,
-                gang_id=gang_id,
-                path=path,
-                before=value_before,
-                after=value_after,
-            )
-            for path, value_before, value_after in _diff_values(key, before, after)
-        ]
+        changes += _diff_key(subject, subject_id, name, gang_id, key,
+                             _dump_field(old, field, key), _dump_field(new, field, key))
     return changes
 
 
@@ -333,22 +318,22 @@ def _diff_subject(
         ]
     changes: list[Change] = []
     for key in _ordered_union(old, new):
-        if key in _NESTED_SUBJECTS:
-            changes += _diff_records(_NESTED_SUBJECTS[key], gang_id, key, old[key], new[key])
-            continue
-        changes += [
-            Change(
-                subject=subject,
-                subject_id=subject_id,
-                subject_name=name,
-                gang_id=gang_id,
-                path=path,
-                before=before,
-                after=after,
-            )
-            for path, before, after in _diff_values(key, old.get(key), new.get(key))
-        ]
+        changes += _diff_key(subject, subject_id, name, gang_id, key, old.get(key), new.get(key))
     return changes
+
+
+def _diff_key(
+    subject: str, subject_id: str, name: str, gang_id: str | None, key: str,
+    before: Any, after: Any,
+) -> list[Change]:
+    """The changes of one dumped field: a list of records diffed record by record."""
+    if key in _NESTED_SUBJECTS:
+        return _diff_records(_NESTED_SUBJECTS[key], gang_id, key, before, after)
+    return [
+        Change(subject=subject, subject_id=subject_id, subject_name=name, gang_id=gang_id,
+               path=path, before=value_before, after=value_after)
+        for path, value_before, value_after in _diff_values(key, before, after)
+    ]
 
 
 def _diff_records(
