@@ -215,17 +215,8 @@ def _diff_record_models(
         assert present is not None  # the id came from one of the two lists
         name = str(present.__dict__.get("name", record_id))
         if before is None or after is None:
-            changes.append(
-                Change(
-                    subject=subject,
-                    subject_id=record_id,
-                    subject_name=name,
-                    gang_id=gang_id,
-                    path=list_name,
-                    before=_dump(before),
-                    after=_dump(after),
-                )
-            )
+            changes.append(_whole_record(subject, record_id, name, gang_id, list_name,
+                                         _dump(before), _dump(after)))
         else:
             changes += _diff_models(subject, record_id, name, gang_id, before, after)
     return changes
@@ -336,6 +327,15 @@ def _diff_key(
     ]
 
 
+def _whole_record(
+    subject: str, record_id: str, name: str, gang_id: str | None, list_name: str,
+    before: dict[str, Any] | None, after: dict[str, Any] | None,
+) -> Change:
+    """A record added to or removed from a list (a fighter hired or gone): one change."""
+    return Change(subject=subject, subject_id=record_id, subject_name=name, gang_id=gang_id,
+                  path=list_name, before=before, after=after)
+
+
 def _diff_records(
     subject: str,
     gang_id: str | None,
@@ -351,17 +351,8 @@ def _diff_records(
         after = new_by_id.get(record_id)
         name = str((after or before or {}).get("name", record_id))
         if before is None or after is None:
-            changes.append(
-                Change(
-                    subject=subject,
-                    subject_id=record_id,
-                    subject_name=name,
-                    gang_id=gang_id,
-                    path=list_name,
-                    before=before,
-                    after=after,
-                )
-            )
+            changes.append(_whole_record(subject, record_id, name, gang_id, list_name,
+                                         before, after))
         else:
             changes += _diff_subject(subject, record_id, name, gang_id, before, after)
     return changes
