@@ -32,3 +32,25 @@ async def test_each_server_lists_only_its_own_campaigns(storage: Storage) -> Non
     await storage.delete_campaign(GUILD_B, made[GUILD_B][0])
     assert [c.id for c in await storage.list_campaigns(GUILD_B)] == made[GUILD_B][1:]
     assert [c.id for c in await storage.list_campaigns(GUILD_A)] == made[GUILD_A]
+
+
+async def test_deleting_a_default_hands_it_to_the_same_servers_next_campaign(
+    storage: Storage,
+) -> None:
+    # Server A's campaigns are the oldest in the file, so a choice made among every
+    # server's campaigns would land on one of A's, leaving B without a default.
+    a_first = await storage.create_campaign(GUILD_A, CampaignSettings(name="Ash Wastes"))
+    a_second = await storage.create_campaign(GUILD_A, CampaignSettings(name="Dust Falls"))
+    b_first = await storage.create_campaign(GUILD_B, CampaignSettings(name="Sump Deeps"))
+    b_second = await storage.create_campaign(GUILD_B, CampaignSettings(name="Hive Spire"))
+    b_third = await storage.create_campaign(GUILD_B, CampaignSettings(name="Ash Wastes"))
+    assert (await storage.get_default_campaign(GUILD_B)).id == b_first.id
+
+    await storage.delete_campaign(GUILD_B, b_first.id)
+
+    assert [c.id for c in await storage.list_campaigns(GUILD_B) if c.is_default] == [b_second.id]
+    assert (await storage.get_default_campaign(GUILD_B)).id == b_second.id
+    assert not (await storage.get_campaign(GUILD_B, b_third.id)).is_default
+    # Server A keeps its own default, and only that one.
+    assert [c.id for c in await storage.list_campaigns(GUILD_A) if c.is_default] == [a_first.id]
+    assert not (await storage.get_campaign(GUILD_A, a_second.id)).is_default
