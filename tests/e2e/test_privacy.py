@@ -121,3 +121,31 @@ async def test_a_server_that_removes_the_bot_loses_its_data_at_once(arena: Arena
     assert count(arena, "SELECT COUNT(*) FROM outbox WHERE guild_id = ?", spire) == 0
     assert count(arena, "SELECT COUNT(*) FROM campaigns WHERE guild_id = ?", underhive) == kept
 
+
+
+async def test_campaign_delete_asks_again_whether_the_clicker_is_still_an_arbitrator(
+    arena: Arena,
+) -> None:
+    driver = arena.driver
+    contested = "Contested Hive"
+    started = await slash(arena, "alice", "campaign create", name=contested)
+    assert "has begun" in started.content, started.content
+    await new_gang(driver, "bob", contested, "Grey Wolves")
+    made = await slash(arena, "alice", "campaign settings", campaign=contested,
+                       arbitrator_add="bob")
+    assert not made.ephemeral, said(made)
+    asked = await slash(arena, "bob", "campaign delete", campaign=contested)
+    assert asked.ephemeral and "[Confirm] [Cancel]" in asked.text(), said(asked)
+    # Between the question and the click, bob stops being an Arbitrator.
+    unmade = await slash(arena, "alice", "campaign settings", campaign=contested,
+                         arbitrator_remove="bob")
+    assert not unmade.ephemeral, said(unmade)
+    pk = campaign_pk(arena, contested)
+    before = held_by(arena, pk)
+    assert before["gangs"] == 1, before
+    late = await driver.click(asked, "Confirm", "bob")
+
+    assert "Only an Arbitrator of Contested Hive" in late.content, said(late)
+    assert "deleted" not in said(late)
+    assert count(arena, "SELECT COUNT(*) FROM campaigns WHERE name = ?", contested) == 1
+    assert held_by(arena, pk) == before
