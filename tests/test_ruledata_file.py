@@ -11,7 +11,7 @@ import pytest
 from bot.ruledata import read_rule_data
 from rules.data import check_ruleset, default_ruleset
 from rules.errors import InvalidRequest
-from rules.ruledata import RuleData, apply_rule_data, preview_lines, rule_data_of
+from rules.ruledata import MAX_ENTRIES, RuleData, apply_rule_data, preview_lines, rule_data_of
 
 EXAMPLE = Path(__file__).parents[1] / "docs" / "examples" / "rule-data-example.toml"
 HEAD = 'format = "munda-arbitrator/rule-data"\nversion = 1\n'
@@ -53,6 +53,19 @@ def test_schema_errors_name_the_field_and_the_entries_around_it() -> None:
         HEAD + '[[weapons]]\nname = "Quill pistol"\ncost = 5\n'
         '[[wargear]]\nname = "quill  Pistol"\ncost = 5\n')
     assert "version" in refusal('format = "munda-arbitrator/rule-data"\nversion = 2\n')
+
+
+def weapons_file(count: int) -> str:
+    return json.dumps({"format": "munda-arbitrator/rule-data", "version": 1,
+                       "weapons": [{"name": f"Gun {n}", "cost": 5} for n in range(count)]})
+
+
+def test_the_number_of_weapons_is_bounded() -> None:
+    assert len(read_rule_data(weapons_file(MAX_ENTRIES).encode(), "most.json").weapons) \
+        == MAX_ENTRIES
+    message = refusal(weapons_file(MAX_ENTRIES + 1), "more.json")
+    assert message.startswith("more.json is not valid rule data"), message
+    assert f"- weapons: List should have at most {MAX_ENTRIES} items" in message, message
 
 
 def test_the_file_extends_and_overrides_by_name() -> None:
