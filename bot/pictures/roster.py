@@ -61,6 +61,8 @@ BLOCK_GAP = 16
 HEADER_HEIGHT = 262
 RUNNING_HEADER_HEIGHT = 64
 FOOTER_HEIGHT = 36
+# Blocks end here at the lowest, above the footer.
+BLOCKS_END = A4_HEIGHT - MARGIN - FOOTER_HEIGHT
 BAND_HEIGHT = 40
 META_HEIGHT = 34
 TABLE_HEIGHT = 58
@@ -321,20 +323,27 @@ def _draw_footer(canvas: Canvas, page: int, pages: int) -> None:
 
 
 @dataclass
-class _Placed:
+class Placed:
+    """A block where it is drawn on its page."""
+
     block: Block
     x: float
     y: float
 
+    @property
+    def box(self) -> tuple[float, float, float, float]:
+        """Left, top, right, bottom: the pixels the block's outline covers."""
+        return self.x, self.y, self.x + COLUMN_WIDTH, self.y + self.block.height
 
-def _paginate(blocks: list[Block]) -> list[list[_Placed]]:
+
+def paginate(blocks: list[Block]) -> list[list[Placed]]:
     """Flow blocks down the left column, then the right, then onto a new page."""
-    bottom = A4_HEIGHT - MARGIN - FOOTER_HEIGHT
+    bottom = BLOCKS_END
     first_top = MARGIN + HEADER_HEIGHT
     later_top = MARGIN + RUNNING_HEADER_HEIGHT
     # The shortest column is page one's: a block cut to it fits in any column.
     tallest = bottom - first_top
-    pages: list[list[_Placed]] = [[]]
+    pages: list[list[Placed]] = [[]]
     column, top = 0, first_top
     y = top
     for block in blocks:
@@ -346,7 +355,7 @@ def _paginate(blocks: list[Block]) -> list[list[_Placed]]:
                 column, top = 0, later_top
             y = top
         x = MARGIN + column * (COLUMN_WIDTH + GUTTER)
-        pages[-1].append(_Placed(fitted, x, y))
+        pages[-1].append(Placed(fitted, x, y))
         y += fitted.height + BLOCK_GAP
     return pages
 
@@ -372,7 +381,7 @@ def roster_card(
         gang_names=dict(gang_names or {}),
         weapon_profiles={k.casefold(): v for k, v in (weapon_profiles or {}).items()},
     )
-    pages = _paginate(roster_blocks(gang, options))
+    pages = paginate(roster_blocks(gang, options))
     out = []
     for number, placed in enumerate(pages, start=1):
         canvas = Canvas()

@@ -5,8 +5,9 @@ from __future__ import annotations
 from PIL import ImageChops
 
 from bot.pictures import WeaponProfile, roster_card
-from bot.pictures.canvas import A4_HEIGHT, A4_WIDTH
+from bot.pictures.canvas import A4_HEIGHT, A4_WIDTH, MARGIN
 from bot.pictures.fonts import typeface
+from bot.pictures.roster import BLOCKS_END, RosterOptions, paginate, roster_blocks
 from tests import factories as f
 from tests.pictures.helpers import big_gang, decode, without_profile
 
@@ -28,6 +29,24 @@ def test_forty_fighters_take_several_pages_each_a4() -> None:
     for page in pages:
         assert decode(page).size == (A4_WIDTH, A4_HEIGHT)
     assert len(roster_card(big_gang(12))) < len(pages)
+
+
+def test_every_block_of_forty_fighters_ends_above_the_footer_on_its_page() -> None:
+    gang = big_gang(40)
+    layout = paginate(roster_blocks(gang, RosterOptions()))
+    pages = roster_card(gang)
+    assert len(layout) == len(pages)
+    for number, placed in enumerate(layout, start=1):
+        for item in placed:
+            left, top, right, bottom = item.box
+            where = f"page {number}: {item.block.title} at {item.box}"
+            assert left >= MARGIN and right <= A4_WIDTH - MARGIN, where
+            assert top >= MARGIN and bottom <= BLOCKS_END, where
+        # What is drawn agrees: between the blocks' end and the footer's line, bare paper.
+        image = decode(pages[number - 1]).convert("RGB")
+        paper = image.getpixel((0, 0))  # the paper colour after the PNG's palette
+        strip = image.crop((0, BLOCKS_END + 1, A4_WIDTH, A4_HEIGHT - MARGIN))
+        assert strip.getcolors() == [(strip.width * strip.height, paper)], f"page {number}"
 
 
 def test_the_same_roster_draws_the_same_bytes() -> None:
