@@ -13,12 +13,15 @@ import logging
 from collections.abc import Sequence
 from functools import cache
 from itertools import cycle
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.pictures import canvas
 from bot.pictures.canvas import hex_colour
 from bot.pictures.fonts import CJK_FONT
 from bot.pictures.series import GangSeries, Measure
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 CHART_WIDTH = 1200
 CHART_HEIGHT = 720
@@ -34,6 +37,17 @@ COLOURS = (
 PAPER = hex_colour(canvas.PAPER)
 INK = hex_colour(canvas.INK)
 MUTED = hex_colour(canvas.MUTED)
+STYLE: dict[Any, Any] = {
+    "font.family": FONTS,
+    "font.size": 13,
+    "axes.edgecolor": MUTED,
+    "axes.labelcolor": INK,
+    "xtick.color": INK,
+    "ytick.color": INK,
+    "text.color": INK,
+    # Names are players' text: "$x$" must stay dollars, not become (or break) maths.
+    "text.parse_math": False,
+}
 
 
 @cache
@@ -49,15 +63,11 @@ def _battle_label(value: float, _position: int) -> str:
     return "start" if value == 0 else f"{value:.0f}"
 
 
-def campaign_chart(
-    series: Sequence[GangSeries], measure: Measure, *, title: str | None = None,
-    scale: float = 1.0,
-) -> bytes:
-    """A PNG line chart (1200 x 720) of ``measure`` for each gang in ``series``.
-
-    ``scale`` shrinks or enlarges it whole, text and lines with it (0.5: a
-    600 x 360 thumbnail laid out exactly like the full chart).
-    """
+def chart_figure(
+    series: Sequence[GangSeries], measure: Measure, *, title: str | None = None
+) -> Figure:
+    """The chart as a matplotlib figure (1200 x 720 at 150 dpi): one line of ``measure``
+    per gang in ``series`` with points, titled and labelled with the measure."""
     # matplotlib takes about a second to import: only the process that draws a chart
     # pays for it, on the picture worker's thread (its warm-up draws one).
     import matplotlib
@@ -66,18 +76,7 @@ def campaign_chart(
     from matplotlib.ticker import FuncFormatter, MaxNLocator
 
     _register_fonts()
-    style: dict[Any, Any] = {
-        "font.family": FONTS,
-        "font.size": 13,
-        "axes.edgecolor": MUTED,
-        "axes.labelcolor": INK,
-        "xtick.color": INK,
-        "ytick.color": INK,
-        "text.color": INK,
-        # Names are players' text: "$x$" must stay dollars, not become (or break) maths.
-        "text.parse_math": False,
-    }
-    with matplotlib.rc_context(style):
+    with matplotlib.rc_context(STYLE):
         figure = Figure(figsize=(CHART_WIDTH / DPI, CHART_HEIGHT / DPI), dpi=DPI,
                         facecolor=PAPER, layout="constrained")
         FigureCanvasAgg(figure)
@@ -106,6 +105,22 @@ def campaign_chart(
         axes.yaxis.set_major_locator(MaxNLocator(integer=True))
         axes.grid(True, color="#d9cfbe", linewidth=0.8)
         axes.spines[["top", "right"]].set_visible(False)
-        out = io.BytesIO()
+    return figure
+
+
+def campaign_chart(
+    series: Sequence[GangSeries], measure: Measure, *, title: str | None = None,
+    scale: float = 1.0,
+) -> bytes:
+    """A PNG line chart (1200 x 720) of ``measure`` for each gang in ``series``.
+
+    ``scale`` shrinks or enlarges it whole, text and lines with it (0.5: a
+    600 x 360 thumbnail laid out exactly like the full chart).
+    """
+    import matplotlib
+
+    figure = chart_figure(series, measure, title=title)
+    out = io.BytesIO()
+    with matplotlib.rc_context(STYLE):
         figure.savefig(out, format="png", dpi=DPI * scale, facecolor=PAPER)
     return out.getvalue()

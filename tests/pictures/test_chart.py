@@ -6,7 +6,7 @@ import pytest
 from PIL import ImageChops
 
 from bot.pictures import ChartPoint, GangSeries, Measure, campaign_chart, canvas, chart_series
-from bot.pictures.chart import CHART_HEIGHT, CHART_WIDTH
+from bot.pictures.chart import CHART_HEIGHT, CHART_WIDTH, chart_figure
 from bot.storage import Campaign, Storage
 from rules.battle_record import record_battle_fought
 from rules.errors import InvalidRequest
@@ -116,6 +116,20 @@ async def test_series_follow_the_rosters_battle_by_battle(storage: Storage, camp
     assert chart.size == (CHART_WIDTH, CHART_HEIGHT)
     wealth = decode(campaign_chart(list(series.values()), Measure.WEALTH))
     assert ImageChops.difference(chart.convert("RGB"), wealth.convert("RGB")).getbbox()
+
+    # The Wealth chart plots each gang's Wealth at each battle, never another measure.
+    assert any(p.wealth != p.rating for points in expected.values() for p in points)
+    figure = chart_figure(list(series.values()), Measure.WEALTH)
+    axes = figure.axes[0]
+    assert axes.get_title(loc="left") == "Wealth over the campaign"
+    assert axes.get_ylabel() == "Wealth"
+    plotted = axes.get_lines()
+    assert [t.get_text() for t in figure.legends[0].get_texts()] == [
+        line.gang_name for line in series.values()]
+    for drawn, line in zip(plotted, series.values(), strict=True):
+        assert list(drawn.get_xdata()) == [p.battle for p in expected[line.gang_id]]
+        assert list(drawn.get_ydata()) == [p.wealth for p in expected[line.gang_id]], \
+            line.gang_name
 
 
 async def test_a_campaign_without_battles_has_no_lines(storage: Storage, campaign: Campaign):
