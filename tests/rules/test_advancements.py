@@ -69,6 +69,33 @@ def test_pb_6e_repeat_counts_the_same_characteristic_only(ruleset: RuleSet) -> N
 
 
 @pytest.mark.rule("PB-6E")
+def test_pb_6e_repeat_counts_the_characteristic_whichever_option_or_table_gave_it(
+    ruleset: RuleSet,
+) -> None:
+    # A Ganger takes Initiative on the Gangers' table, is promoted on it, then buys
+    # Initiative from the list: an option of another name than the table's line.
+    w = setup(FighterCategory.GANGER, xp=6 + 6 + 7)
+    first = roll_ganger_advancement(w, "g", "f1", ruleset, ScriptedRoller([3, 4]), stat="i",
+                                    skill_set="Agility")
+    promoted = roll_ganger_advancement(first.world, "g", "f1", ruleset,
+                                       ScriptedRoller([6, 6, 4]), skill_set="Agility")
+    hero = promoted.world.gang("g").fighter("f1")
+    assert hero.category is FighterCategory.SPECIALIST
+    table_line = hero.advancements[0]
+    option = '+1 Initiative or +1" Movement'
+    assert table_line.stat == "i" and table_line.name != option
+    bought = buy_advancement(promoted.world, "g", "f1", option, ruleset, NO_DICE, stat="i")
+    assert bought.xp_spent == 5 + 2 and bought.xp_left == 0
+    # Two earlier Initiative advancements from two other options: 4 XP more.
+    mixed = setup(xp=9, advancements=[
+        Advancement(name='+1" Movement or +1 Initiative', xp_cost=6, credits=10, stat="i"),
+        Advancement(name="+1 Initiative", xp_cost=5, credits=10, stat="i"),
+        Advancement(name=option, xp_cost=5, credits=10, stat="m"),
+    ])
+    assert buy_advancement(mixed, "g", "f1", option, ruleset, NO_DICE, stat="i").xp_spent == 9
+
+
+@pytest.mark.rule("PB-6E")
 @pytest.mark.parametrize("category", [FighterCategory.JUVE, FighterCategory.PROSPECT])
 def test_pb_6e_juves_and_prospects_pay_no_repeat_increase(
     ruleset: RuleSet, category: FighterCategory
