@@ -59,6 +59,15 @@ async def new_campaign(driver: Driver, name: str) -> None:
     assert "has begun" in text, text
 
 
+async def default_elsewhere(driver: Driver, name: str) -> None:
+    """A new campaign ``name`` made the server's default, so the campaigns a test makes
+    after it are not: what they show and suggest must come from their ``campaign``
+    option, never from the default."""
+    await new_campaign(driver, name)
+    text = await slash(driver, "alice", "campaign settings", campaign=name, default=True)
+    assert "Default campaign" in text and "yes" in text, text
+
+
 async def new_gang(
     driver: Driver, user: str, campaign: str, name: str, *, house: str = "Goliath",
     alignment: str = "Law Abiding", credits: int = 1000,

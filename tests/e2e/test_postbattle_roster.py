@@ -25,6 +25,7 @@ from tests.e2e.battle_helpers import (
     confirm,
     confirm_until,
     credits_of,
+    default_elsewhere,
     new_campaign,
     new_gang_with,
     number_after,
@@ -301,3 +302,31 @@ async def test_repairs_clean_house_hiring_boons_and_equipment(arena: Arena) -> N
     assert "Krug hands Boltgun back to the Stash." in taken.text()
     stash = await slash(d, "bob", "stash show", gang="Gearheads", campaign="Workshop")
     assert "Boltgun" in stash and "Autogun" not in stash
+
+
+async def test_boon_suggestions_are_the_chosen_gangs_territories_in_the_named_campaign(
+    arena: Arena,
+) -> None:
+    d = arena.driver
+    # The default campaign holds a gang of the same name with a Boon Territory of its own.
+    await default_elsewhere(d, "Boon Decoy")
+    await new_gang_with(d, "bob", "Boon Decoy", "Claimants", {})
+    await new_campaign(d, "Boon Claims")
+    await new_gang_with(d, "bob", "Boon Claims", "Claimants", {})
+    await new_gang_with(d, "dan", "Boon Claims", "Rivals", {})
+    for campaign, territory, gang in (("Boon Decoy", "Decoy Den", "Claimants"),
+                                      ("Boon Claims", "Our Turf", "Claimants"),
+                                      ("Boon Claims", "Their Turf", "Rivals")):
+        await slash(d, "alice", "campaign territory add", name=territory,
+                    template="Settlement", campaign=campaign)
+        await slash(d, "alice", "campaign territory assign", territory=territory, gang=gang,
+                    campaign=campaign)
+
+    async def offered(user: str, **values: object) -> list[str]:
+        choices = await d.autocomplete(GUILD, CHANNEL, user, "roster boon",
+                                       focused="territory", **values)
+        return [c.value for c in choices]
+
+    assert await offered("bob", gang="Claimants", campaign="Boon Claims") == ["Our Turf"]
+    assert await offered("dan", gang="Rivals", campaign="Boon Claims") == ["Their Turf"]
+    assert await offered("bob", gang="Claimants") == ["Decoy Den"]
