@@ -17,6 +17,7 @@ from tests.e2e.battle_helpers import (
     at_post_battle_actions,
     capture,
     credits_of,
+    default_elsewhere,
     held_captive,
     new_campaign,
     new_fighter,
@@ -36,6 +37,7 @@ pytestmark = pytest.mark.usefixtures("players")
 @pytest.mark.rule("PB-5.5")
 async def test_medical_escort_paid_and_a_stranger_refused(arena: Arena) -> None:
     d = arena.driver
+    await default_elsewhere(d, "Not The Escorts")
     await new_campaign(d, "Escorts")
     await new_gang_with(d, "bob", "Escorts", "Doc Seekers",
                         {"Varn": "Forge Tyrant", "Hollis": "Forge Boss"})
@@ -46,6 +48,16 @@ async def test_medical_escort_paid_and_a_stranger_refused(arena: Arena) -> None:
     await report(d, thread, "bob", "Doc Seekers", [("Critical Injury suffered", ["Hollis"])])
     await report(d, thread, "dan", "Pit Dogs")
     await at_post_battle_actions(d, thread, ["bob", "dan"])
+
+    # With no gang typed, each player is offered the fighters of their own gang only.
+    async def acting(user: str) -> list[str]:
+        choices = await d.autocomplete(GUILD, CHANNEL, user, "action take", focused="fighter",
+                                       campaign="Escorts")
+        return [c.value for c in choices]
+
+    assert await acting("bob") == ["Varn"]
+    assert await acting("dan") == ["Mange"]
+    assert await acting("eve") == []
 
     # A stranger cannot act for the gang, and nothing changes.
     before = all_text(d, thread)
