@@ -17,8 +17,10 @@ from tests.e2e.battle_helpers import (
     CHANNEL,
     GUILD,
     bot_ready,
+    default_elsewhere,
     new_campaign,
     new_gang_with,
+    slash,
 )
 
 STRING, SUB_COMMAND, SUB_COMMAND_GROUP = 3, 1, 2
@@ -71,6 +73,7 @@ async def test_every_option_naming_rule_data_suggests(arena: Arena) -> None:
 async def test_scenarios_skill_sets_and_skills_are_suggested(arena: Arena) -> None:
     await bot_ready(arena)
     d = arena.driver
+    await default_elsewhere(d, "Not The Skills")
     campaign = "Suggested Skills"
     await new_campaign(d, campaign)
     await new_gang_with(d, "bob", campaign, "Skill Seekers", {"Learner": "Forge Tyrant"})
@@ -87,3 +90,35 @@ async def test_scenarios_skill_sets_and_skills_are_suggested(arena: Arena) -> No
                               skill="")) == ["Bulging Biceps", "Bull Charge", "Crushing Blow",
                                      "Headbutt", "Hurl", "Iron Jaw"]
     assert await names("roster advance", "skill", skill="dodg") == ["Dodge"]
+
+
+async def test_names_are_suggested_from_the_campaign_the_command_names(arena: Arena) -> None:
+    await bot_ready(arena)
+    d = arena.driver
+    elsewhere, campaign = "Not The Names", "Suggested Names"
+    await default_elsewhere(d, elsewhere)
+    await new_gang_with(d, "bob", elsewhere, "Home Guard", {"Homebody": "Forge Tyrant"})
+    await slash(d, "alice", "campaign territory add", name="Home Well", template="Settlement",
+                campaign=elsewhere)
+    await new_campaign(d, campaign)
+    await new_gang_with(d, "bob", campaign, "Ash Runners",
+                        {"Runner": "Forge Tyrant", "Jumper": "Forge-born"})
+    await new_gang_with(d, "carol", campaign, "Dregs", {"Dreg": "Forge Tyrant"})
+    await slash(d, "alice", "campaign territory add", name="Sump Well", template="Settlement",
+                campaign=campaign)
+
+    async def names(command: str, focused: str, **values: object) -> list[str]:
+        choices = await d.autocomplete(GUILD, CHANNEL, "bob", command, focused=focused,
+                                       **values)
+        return [choice.value for choice in choices]
+
+    assert await names("gang show", "gang", campaign=campaign) == ["Ash Runners", "Dregs"]
+    assert await names("fighter equip", "fighter", gang="Ash Runners", campaign=campaign) == [
+        "Jumper", "Runner"]
+    assert await names("fighter equip", "fighter", campaign=campaign) == [
+        "Dreg", "Jumper", "Runner"]
+    assert await names("campaign territory assign", "territory", campaign=campaign) == [
+        "Sump Well"]
+    # Without the option, the server's default campaign is the one suggested from.
+    assert await names("gang show", "gang") == ["Home Guard"]
+    assert await names("campaign territory assign", "territory") == ["Home Well"]
