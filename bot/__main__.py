@@ -39,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     restore.add_argument("backup", type=Path, help="the backup file to restore")
     restore.add_argument("--config", type=Path, default=None)
+    restore.add_argument("--new", action="store_true",
+                         help="this machine has no database yet: create it from the backup")
     demo = commands.add_parser(
         "demo", help="play a scripted campaign offline and print what the players would see"
     )
@@ -73,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "backup":
             return asyncio.run(backup_now(config))
         if args.command == "restore":
-            return asyncio.run(restore_now(config, args.backup))
+            return asyncio.run(restore_now(config, args.backup, new=args.new))
         if args.command == "run":
             config.require_token()
             configure_logging(config.logging.level)
@@ -93,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def backup_now(config: Config) -> int:
-    from bot.backups import take_backup
+    from bot.backups import require_database, take_backup
     from bot.storage import Storage, StorageError
 
     if config.database.url:
@@ -101,6 +103,8 @@ async def backup_now(config: Config) -> int:
               "with pg_dump (docs/deploying.md).", file=sys.stderr)
         return 2
     try:
+        # Opening would create an empty database, and back that up.
+        require_database(config.database.path, "nothing to back up")
         storage = await Storage.open(config.database.path)
     except StorageError as error:
         print(f"munda-arbitrator: {error.message}", file=sys.stderr)
@@ -113,7 +117,7 @@ async def backup_now(config: Config) -> int:
     return 0
 
 
-async def restore_now(config: Config, backup: Path) -> int:
+async def restore_now(config: Config, backup: Path, *, new: bool = False) -> int:
     from bot.backups import restore_backup
     from bot.storage import StorageError
 
@@ -122,7 +126,7 @@ async def restore_now(config: Config, backup: Path) -> int:
               "with pg_restore or psql (docs/deploying.md).", file=sys.stderr)
         return 2
     try:
-        kept = await restore_backup(backup, config.database.path)
+        kept = await restore_backup(backup, config.database.path, new=new)
     except StorageError as error:
         print(f"munda-arbitrator: {error.message}", file=sys.stderr)
         return 2
