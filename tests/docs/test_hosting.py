@@ -220,3 +220,43 @@ def test_the_dockerfile_runs_the_readme_commands_on_an_official_image() -> None:
     [volume] = [json.loads(arg) for op, arg in instructions if op == "VOLUME"]
     assert all(Path(env[k]).is_relative_to(volume[0])
                for k in ("MUNDA_DATABASE_PATH", "MUNDA_DATABASE_BACKUP_DIR"))
+
+
+def guide_commands(heading: str) -> list[str]:
+    """The sh lines of one section of docs/hosting.md, continuation lines joined."""
+    guide = (ROOT / "docs" / "hosting.md").read_text("utf-8")
+    section = guide.split(f"## {heading}\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```sh\n(.*?)```", section.replace("\\\n", " "), re.S)
+    return [line.strip() for block in blocks for line in block.splitlines()
+            if line.strip() and not line.startswith("#")]
+
+
+def test_the_guides_backup_and_restore_commands_find_the_units_database() -> None:
+    """Run as written, each command reaches the database the unit runs on, not an
+    empty one of its own (backup and restore refuse to create one)."""
+    service = unit_entries(UNIT.read_text("utf-8"))["Service"]
+    unit_env = dict(v.split("=", 1) for v in service["Environment"] if v.startswith("MUNDA_"))
+    program, _run, *config = service["ExecStart"][0].split()
+    lines = [line for line in guide_commands("As a systemd service")
+             if re.search(r"munda-arbitrator (backup|restore)\b", line)]
+    assert {re.search(r"(backup|restore)\b", line).group(1)  # type: ignore[union-attr]
+            for line in lines} == {"backup", "restore"}
+    for line in lines:
+        words = line.split()
+        assert words[:3] == ["sudo", "-u", service["User"][0]], line
+        given = dict(w.split("=", 1) for w in words if re.fullmatch(r"MUNDA_\w+=\S+", w))
+        assert given == unit_env, line
+        assert program in words and " ".join(config) in line, line
+
+
+def test_the_containers_commands_use_the_image_and_its_volume() -> None:
+    instructions = dockerfile_instructions()
+    [volume] = [json.loads(arg) for op, arg in instructions if op == "VOLUME"]
+    [cmd] = [json.loads(arg) for op, arg in instructions if op == "CMD"]
+    lines = guide_commands("In a container")
+    runs = [line for line in lines if line.startswith("docker run")]
+    mounts = {m for line in runs for m in re.findall(r"-v (\S+)", line)}
+    assert mounts == {f"munda-data:{volume[0]}"}, mounts
+    for verb in ("backup", "restore"):
+        used = [line for line in lines if f"munda-arbitrator {verb}" in line]
+        assert used and all(f"{cmd[0]} {verb}" in line for line in used), verb
