@@ -5,6 +5,8 @@ FROM python:3.11-slim
 RUN useradd --system --create-home --home-dir /home/munda munda \
     && mkdir -p /app /data && chown munda:munda /app /data && chmod 0700 /data
 WORKDIR /app
+# The build folder less what .dockerignore leaves out: tokens (*.env), keys, config.toml,
+# databases and backups never enter a layer (docs/hosting.md, "In a container").
 COPY --chown=munda:munda . /app
 USER munda
 RUN python3 -m venv .venv && .venv/bin/pip install -e .

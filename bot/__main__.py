@@ -6,14 +6,16 @@ import argparse
 import asyncio
 import contextlib
 import logging
-import signal
 import sys
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.config import Config, ConfigError, load_config
 
 if TYPE_CHECKING:
+    from bot.startup import Shutdown
     from bot.storage import Storage
     from bot.storage.postgres import ShardClaim
 
@@ -39,6 +41,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     restore.add_argument("backup", type=Path, help="the backup file to restore")
     restore.add_argument("--config", type=Path, default=None)
+    restore.add_argument("--new", action="store_true",
+                         help="this machine has no database yet: create it from the backup")
     demo = commands.add_parser(
         "demo", help="play a scripted campaign offline and print what the players would see"
     )
@@ -73,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "backup":
             return asyncio.run(backup_now(config))
         if args.command == "restore":
-            return asyncio.run(restore_now(config, args.backup))
+            return asyncio.run(restore_now(config, args.backup, new=args.new))
         if args.command == "run":
             config.require_token()
             configure_logging(config.logging.level)
@@ -93,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def backup_now(config: Config) -> int:
-    from bot.backups import take_backup
+    from bot.backups import require_database, take_backup
     from bot.storage import Storage, StorageError
 
     if config.database.url:
@@ -101,6 +105,8 @@ async def backup_now(config: Config) -> int:
               "with pg_dump (docs/deploying.md).", file=sys.stderr)
         return 2
     try:
+        # Opening would create an empty database, and back that up.
+        require_database(config.database.path, "nothing to back up")
         storage = await Storage.open(config.database.path)
     except StorageError as error:
         print(f"munda-arbitrator: {error.message}", file=sys.stderr)
@@ -113,7 +119,7 @@ async def backup_now(config: Config) -> int:
     return 0
 
 
-async def restore_now(config: Config, backup: Path) -> int:
+async def restore_now(config: Config, backup: Path, *, new: bool = False) -> int:
     from bot.backups import restore_backup
     from bot.storage import StorageError
 
@@ -122,7 +128,7 @@ async def restore_now(config: Config, backup: Path) -> int:
               "with pg_restore or psql (docs/deploying.md).", file=sys.stderr)
         return 2
     try:
-        kept = await restore_backup(backup, config.database.path)
+        kept = await restore_backup(backup, config.database.path, new=new)
     except StorageError as error:
         print(f"munda-arbitrator: {error.message}", file=sys.stderr)
         return 2
@@ -133,13 +139,46 @@ async def restore_now(config: Config, backup: Path) -> int:
 
 
 async def run_bot(config: Config) -> int:
-    """Run until Discord closes us or SIGTERM/SIGINT asks for a clean shutdown."""
+    """Run until SIGTERM/SIGINT asks for a clean shutdown (or Discord closes us).
+
+    Discord and the database are tried again, one log line per try, for as long as
+    they cannot be reached (bot/startup.py); a configuration error or a refusal
+    (the database in use, too new or damaged) ends it at once with exit code 2.
+    """
     from bot.endpoints import apply_rest_base
-    from bot.storage.errors import StorageError
+    from bot.startup import Shutdown, Unreachable, pauses
+
+    apply_rest_base(config.discord)
+    shutdown = Shutdown()
+    shutdown.install()
+    waits = pauses()
+    try:
+        while True:
+            try:
+                return await _run_once(config, shutdown)
+            except Unreachable as error:
+                # Both answered, then Discord stopped answering while the bot logged in.
+                pause = next(waits)
+                log.warning("%s; starting again in %g s", error.message, pause)
+                if await shutdown.pause(pause):
+                    return 0
+    finally:
+        shutdown.uninstall()
+
+
+@dataclass
+class Opened:
+    """The database, opened, with what this process holds on it until it ends."""
+
+    storage: Storage
+    held: contextlib.AsyncExitStack
+    claim: ShardClaim | None
+
+
+async def _open_database(config: Config) -> Opened:
     from bot.storage.lockfile import database_lock
     from bot.storage.opening import open_storage
 
-    apply_rest_base(config.discord)
     # The lock is held until the process ends: a second bot on this database (on
     # PostgreSQL: for one of its shards) is refused.
     held = contextlib.AsyncExitStack()
@@ -150,53 +189,85 @@ async def run_bot(config: Config) -> int:
 
             claim = await claim_shards(config.database.url, config.discord.shards)
             held.push_async_callback(claim.release)
-            lock = None
         else:
             lock = held.enter_context(database_lock(config.database.path))
+            log.info("holding the database lock %s", lock)
         storage = await open_storage(config.database.target)
-    except BaseException as error:
+    except BaseException:
         await held.aclose()
-        if not isinstance(error, StorageError):
-            raise
+        raise
+    if claim is not None:
+        log.info("holding %s on the database (no other process may hold them)", claim.shards)
+    return Opened(storage, held, claim)
+
+
+async def _run_once(config: Config, shutdown: Shutdown) -> int:
+    from bot.startup import reach_discord, until_reached
+    from bot.storage.errors import StorageError
+
+    # The database first: its refusals (in use, too new, damaged) end the process
+    # at once, with or without a network.
+    try:
+        opened = await until_reached(partial(_open_database, config), shutdown)
+    except StorageError as error:
         print(f"munda-arbitrator: {error.message}", file=sys.stderr)
         return 2
+    if opened is None:
+        return 0
+    served = False
     try:
-        if lock is not None:
-            log.info("holding the database lock %s", lock)
-        if claim is not None:
-            log.info("holding %s on the database (no other process may hold them)",
-                     claim.shards)
-        return await _serve(config, storage, claim)
+        await until_reached(partial(reach_discord, config.discord, config.require_token()),
+                            shutdown)
+        if shutdown.asked.is_set():
+            return 0
+        served = True  # the bot closes the database from here on
+        return await _serve(config, opened.storage, shutdown, opened.claim)
     finally:
-        await held.aclose()
+        if not served:
+            await opened.storage.close()
+        await opened.held.aclose()
 
 
-async def _serve(config: Config, storage: Storage, claim: ShardClaim | None = None) -> int:
+async def _serve(config: Config, storage: Storage, shutdown: Shutdown,
+                 claim: ShardClaim | None = None) -> int:
+    import aiohttp
+    import discord
+
     from bot.app import make_bot
+    from bot.startup import TokenRefused, Unreachable, one_line
 
     bot = make_bot(config, storage)
     loop = asyncio.get_running_loop()
     stopping: set[asyncio.Task[None]] = set()
 
     def stop() -> None:
-        log.info("shutting down")
-        stopping.add(loop.create_task(bot.close()))
+        if not stopping:
+            stopping.add(loop.create_task(bot.close()))
 
     def claim_lost() -> None:
         # Another process may now take these shards: serving on would answer twice.
         log.error("lost the database connection holding %s: stopping, so that a restart "
                   "claims them again", claim.shards if claim else "the shards")
+        log.info("shutting down")
         stop()
 
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(sig, stop)
+    shutdown.on_ask(stop)
     if claim is not None:
         claim.when_lost(claim_lost)
     try:
         async with bot:
-            await bot.start(config.require_token())
+            try:
+                await bot.start(config.require_token())
+            except discord.LoginFailure:
+                raise TokenRefused("Discord refused the bot token: check MUNDA_DISCORD_TOKEN, "
+                                   "or [discord] token in the config file.") from None
+            except (aiohttp.ClientError, OSError, discord.DiscordServerError) as error:
+                if stopping:
+                    return 0
+                raise Unreachable(f"could not reach Discord at {config.discord.api_base}: "
+                                  f"{one_line(error)}") from None
     finally:
+        shutdown.forget(stop)
         if stopping:
             await asyncio.gather(*stopping)
         await storage.close()

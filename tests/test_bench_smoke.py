@@ -1,4 +1,4 @@
-"""The benchmark against bare discord.py still works (issue 7): a small run, no timings checked.
+"""The benchmark against bare discord.py still works: a small run, no timings checked.
 
 CI runs ``bench/bot_bench.py --quick`` (N = 10 campaigns, M = 1 and 2
 sequences at once) as a user would, in its own process with a database

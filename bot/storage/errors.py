@@ -19,6 +19,14 @@ class StorageError(Exception):
         self.message = message
 
 
+class DatabaseUnreachable(StorageError):
+    """The database server could not be reached (down, starting, full, no network):
+    unlike the other errors here, trying again later may well succeed."""
+
+    def __init__(self, where: str, reason: object) -> None:
+        super().__init__(f"could not reach the database {where}: {reason}")
+
+
 class DatabaseTooNew(StorageError):
     """The database file was written by a newer version of the bot."""
 

@@ -34,7 +34,7 @@ from bot.storage import outbox
 from bot.storage.at_once import Statement
 from bot.storage.database import Migration, load_migrations, migration_failed, pending
 from bot.storage.driver import POSTGRESQL, Dialect, IntegrityError, Row, numbered
-from bot.storage.errors import DatabaseDamaged, StorageError
+from bot.storage.errors import DatabaseDamaged, DatabaseUnreachable, StorageError
 from bot.storage.outbox import OutboxEntry
 from bot.storage.repository import Storage
 from bot.storage.transaction import Transaction
@@ -195,6 +195,13 @@ class _NothingKept(Exception):
     """A required statement of a write made at once changed nothing: roll it all back."""
 
 
+# Connection failures worth trying again: no route, refused, timed out, the server
+# starting up or shutting down, or out of connections. A refused password or a
+# missing database would fail the same way every time.
+_UNREACHABLE = (OSError, asyncpg.CannotConnectNowError, asyncpg.TooManyConnectionsError,
+                asyncpg.AdminShutdownError, asyncpg.CrashShutdownError)
+
+
 class PostgresStorage(Storage):
     """The campaign database on PostgreSQL: open with ``await open_storage(url)``
     (bot/storage/opening.py)."""
@@ -219,6 +226,8 @@ class PostgresStorage(Storage):
         where = _shown(url)
         try:
             pool = await asyncpg.create_pool(url, min_size=1, max_size=pool_size)
+        except _UNREACHABLE as error:
+            raise DatabaseUnreachable(where, error) from error
         except (OSError, asyncpg.PostgresError) as error:
             raise StorageError(f"Cannot connect to the database {where}: {error}") from error
         try:
@@ -453,6 +462,8 @@ async def claim_shards(url: str, shards: ShardSet) -> ShardClaim:
     try:
         raw = await asyncpg.connect(
             url, server_settings={"application_name": _process_name(), **_KEEPALIVES})
+    except _UNREACHABLE as error:
+        raise DatabaseUnreachable(where, error) from error
     except (OSError, asyncpg.PostgresError) as error:
         raise StorageError(f"Cannot connect to the database {where}: {error}") from error
     try:

@@ -1,4 +1,4 @@
-"""What the benchmarks (issue 7, docs/benchmarks.md) changed in storage and the outbox.
+"""What the benchmarks (docs/benchmarks.md) changed in storage and the outbox.
 
 - Reads have a connection of their own: a read never waits for a write
   transaction in progress, and sees the last commit.

@@ -140,9 +140,10 @@ async def test_the_shard_locks_never_meet_the_campaign_locks(
 
 
 async def test_an_unreachable_database_is_a_storage_error_without_its_password() -> None:
-    from bot.storage import StorageError
+    from bot.storage.errors import DatabaseUnreachable
 
-    with pytest.raises(StorageError) as refused:
+    # Its own kind of StorageError: start-up tries again instead of stopping.
+    with pytest.raises(DatabaseUnreachable) as refused:
         await claim_shards("postgresql://munda:secret@127.0.0.1:1/munda", ShardSet.of(1))
     assert refused.value.message.startswith(
-        "Cannot connect to the database postgresql://munda:***@127.0.0.1:1/munda")
+        "could not reach the database postgresql://munda:***@127.0.0.1:1/munda")
