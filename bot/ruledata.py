@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 import discord
 import tomli_w
+from pydantic import ValidationError
 
 from bot.call import actor_from
 from bot.errors import Refused
@@ -37,7 +38,7 @@ from rules.ruledata import (
     preview_lines,
     rule_data_of,
 )
-from rules.ruledata_reader import read_rule_data
+from rules.ruledata_reader import check_exportable, read_rule_data
 
 __all__ = ["StagedRuleData", "checked_with", "confirm", "document_bytes", "export_bytes",
            "export_file", "read_rule_data", "stage"]
@@ -53,7 +54,9 @@ class StagedRuleData(Model):
 def checked_with(campaign: Campaign, rule_data: RuleData, label: str) -> None:
     """Refuse content that would break the campaign's rule set once laid over it."""
     base = ruleset_for(campaign.model_copy(update={"rule_data": None, "trading_post": None}))
-    check_ruleset(apply_rule_data(base, rule_data), label)
+    merged = apply_rule_data(base, rule_data)
+    check_ruleset(merged, label)
+    check_exportable(merged, label)
 
 
 async def stage(
@@ -117,7 +120,12 @@ def export_bytes(
                                  "own_only to get the content it plays with.")
         content = RuleData.model_validate_json(campaign.rule_data)
     else:
-        content = rule_data_of(ruleset_for(campaign))
+        try:
+            content = rule_data_of(ruleset_for(campaign))
+        except ValidationError:
+            # Only rule data stored before its bounds were checked against the base.
+            raise InvalidRequest(f"{campaign.name} plays with more than one rule data file "
+                                 "may hold; export its own only (own_only).") from None
     return document_bytes(content, file_format)
 
 

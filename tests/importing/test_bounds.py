@@ -15,7 +15,13 @@ from bot.importing.campaigndoc import read_campaign_document
 from bot.importing.fetch import check_url
 from bot.importing.gangdoc import gang_document
 from bot.importing.gangfile import read_gang_file
-from bot.importing.limits import (
+from bot.importing.report import ImportReport
+from bot.importing.tradingpost import parse_trading_post, read_trading_post
+from bot.importing.values import read_id
+from bot.storage import Campaign
+from rules.data import default_ruleset
+from rules.errors import InvalidRequest
+from rules.limits import (
     MAX_ADVANCEMENTS,
     MAX_COUNT,
     MAX_FIGHTER_ITEMS,
@@ -30,12 +36,6 @@ from bot.importing.limits import (
     MAX_TEXT,
     MAX_TRADING_POST_ITEMS,
 )
-from bot.importing.report import ImportReport
-from bot.importing.tradingpost import parse_trading_post, read_trading_post
-from bot.importing.values import read_id
-from bot.storage import Campaign
-from rules.data import default_ruleset
-from rules.errors import InvalidRequest
 from rules.models import Advancement, CampaignSettings, Gang
 from tests.importing.conftest import fixture_bytes, id_maker, slag_kings
 
