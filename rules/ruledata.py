@@ -190,6 +190,25 @@ def _with_profiles(house: HouseList, catalogue: Sequence[Equipment]) -> HouseLis
     return house.model_copy(update={"fighters": templates}) if changed else house
 
 
+def _without_catalogue_profiles(house: HouseList, catalogue: Sequence[Equipment]) -> HouseList:
+    """Equipment List entries without the profiles :func:`_with_profiles` gave them: the
+    file reads back the same, and is not a copy of every weapon's profile per fighter type
+    (a full set of House Lists would otherwise outgrow what one file may hold)."""
+    profiles = {name_key(e.name): e for e in catalogue if e.profiles}
+    changed = False
+    templates = []
+    for template in house.fighters:
+        entries = []
+        for entry in template.equipment_list:
+            known = profiles.get(name_key(entry.name))
+            if known is not None and entry.profiles == known.profiles:
+                entry = entry.model_copy(update={"profiles": []})
+                changed = True
+            entries.append(entry)
+        templates.append(template.model_copy(update={"equipment_list": entries}))
+    return house.model_copy(update={"fighters": templates}) if changed else house
+
+
 # --------------------------------------------------------------------------- preview
 
 
@@ -240,7 +259,7 @@ def rule_data_of(ruleset: RuleSet) -> RuleData:
     wargear = [e for e in ruleset.trading_post if e.kind is not EquipmentKind.WEAPON]
     return RuleData(
         name=ruleset.name, description=ruleset.description[:MAX_DESCRIPTION],
-        houses=list(ruleset.houses),
+        houses=[_without_catalogue_profiles(h, ruleset.trading_post) for h in ruleset.houses],
         weapons=weapons, wargear=wargear, skill_sets=list(ruleset.skill_sets),
         hangers_on=list(ruleset.hangers_on), territories=list(ruleset.territories),
         **{key: getattr(ruleset, key) for key in WHOLE_TABLES},
