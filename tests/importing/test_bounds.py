@@ -203,6 +203,19 @@ def test_malformed_campaign_files_are_refused_in_words() -> None:
                                + b"1" * 5000 + b"}")
 
 
+
+def test_a_key_given_twice_is_refused_by_every_json_importer() -> None:
+    """JSON's last-one-wins would import a value the file also contradicts (TOML refuses
+    a repeated key itself)."""
+    gang = b'{"gang_name": "A", "gang_type": "Goliath", "gangers": [], "gang_name": "B"}'
+    assert 'gives the key "gang_name" twice in one object' in refusal(gang)
+    with pytest.raises(InvalidRequest, match='gives the key "version" twice'):
+        read_campaign_document(b'{"format": "munda-arbitrator/campaign", "version": 1, '
+                               b'"version": 2}')
+    with pytest.raises(InvalidRequest, match='gives the key "cost" twice'):
+        parse_trading_post(b'[{"name": "Sling", "cost": 5, "cost": 500}]', "post.json")
+
+
 @pytest.mark.parametrize("url", [
     "https://xn--yaktribe-.games/x", "https://xn--.games/",
     "https://yaktribe.games/x\r\nHost: evil",
