@@ -32,12 +32,14 @@ def event(kind: str, action_id: int | None = 1, **fields: Any) -> LedgerEvent:
     return LedgerEvent(**{**base, **fields})
 
 
-def roll(action_id: int = 1, **fields: Any) -> LedgerEvent:
+def roll(action_id: int | None = 1, **fields: Any) -> LedgerEvent:
     values = {"expression": "2D6", "faces": [3, 4], "total": 7, "purpose": "Rare availability"}
     return event("roll", action_id, **{**values, **fields})
 
 
-def change(path: str, before: Any, after: Any, action_id: int = 1, **fields: Any) -> LedgerEvent:
+def change(
+    path: str, before: Any, after: Any, action_id: int | None = 1, **fields: Any
+) -> LedgerEvent:
     values = {"subject": "fighter", "subject_id": "f1", "subject_name": "Grub",
               "gang_id": "g1", "path": path, "before": before, "after": after}
     return event("change", action_id, **{**values, **fields})

@@ -35,7 +35,6 @@ HOSTILE = settings(
 # Stand-ins spliced into the text after it is written: no writer makes these.
 DEEP = "\x00deep"
 HUGE = "\x00huge"
-SPLICED = {DEEP: lambda depth: "[" * depth + "]" * depth, HUGE: lambda digits: "9" * digits}
 
 any_text = st.text(st.characters(codec=None, exclude_categories=()), max_size=20)
 hostile = (
@@ -136,18 +135,22 @@ def written(doc: dict[str, Any], as_toml: bool, depth: int, digits: int,
             text = tomli_w.dumps(_without_none(doc))
         except (TypeError, ValueError, UnicodeEncodeError):
             text = 'name = "x"\n'
-        for stand_in, make in SPLICED.items():
-            text = text.replace(json.dumps(stand_in), make(depth if stand_in == DEEP else digits))
+        text = spliced(text, depth, digits)
         if repeated:
             text = 'name = "x"\nname = "y"\n' + text
         return text.encode("utf-8", "surrogatepass")
     text = json.dumps(doc)
-    for stand_in, make in SPLICED.items():
-        text = text.replace(json.dumps(stand_in), make(depth if stand_in == DEEP else digits))
+    text = spliced(text, depth, digits)
     if repeated and doc:
         key = json.dumps(next(iter(doc)))
         text = "{" + key + ": 1, " + text[1:]
     return text.encode()
+
+
+def spliced(text: str, depth: int, digits: int) -> str:
+    """The stand-ins replaced: nesting ``depth`` deep, a number of ``digits`` digits."""
+    nested = "[" * depth + "]" * depth
+    return text.replace(json.dumps(DEEP), nested).replace(json.dumps(HUGE), "9" * digits)
 
 
 def _without_none(node: Any) -> Any:
