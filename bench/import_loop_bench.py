@@ -52,7 +52,12 @@ from bot.importing import gangflow
 from bot.importing.campaigndoc import release_campaign
 from bot.importing.files import prepare_campaign_file, read_trading_post_file
 from bot.importing.gangdoc import gang_document
-from bot.importing.limits import (
+from bot.importing.preview import preview
+from bot.importing.worker import import_worker, settle_heap
+from bot.rulesets import ruleset_for
+from bot.storage import Campaign, Storage, new_id
+from bot.storage.exporting import ImportGrant
+from rules.limits import (
     MAX_ADVANCEMENTS,
     MAX_COLUMNS,
     MAX_FIGHTERS,
@@ -65,11 +70,6 @@ from bot.importing.limits import (
     MAX_TRADING_POST_ITEMS,
     MAX_VEHICLES,
 )
-from bot.importing.preview import preview
-from bot.importing.worker import import_worker, settle_heap
-from bot.rulesets import ruleset_for
-from bot.storage import Campaign, Storage, new_id
-from bot.storage.exporting import ImportGrant
 from rules.models import (
     Advancement,
     CampaignSettings,

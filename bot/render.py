@@ -34,21 +34,31 @@ def clip(text: str, limit: int) -> str:
 
 
 def safe(text: str, limit: int = 100, *, plain: bool = False) -> str:
-    """Escape markdown and mentions in user-supplied text and cap its length.
+    """Escape markdown and mentions in user-supplied text, keep it on one line and cap
+    its length.
 
-    ``plain`` text is for a terminal: nothing is escaped, control characters go.
+    One line: a text a player or a file gave (a ledger row of an imported campaign, a
+    skill of an imported gang) never starts a line of its own, where markdown would
+    read it as a header, a quote or a list. ``plain`` text is for a terminal: nothing
+    is escaped, control characters go.
     """
-    clipped = clip(text, limit)
+    clipped = clip(one_line(text), limit)
     if plain:
         return "".join(ch for ch in clipped if unicodedata.category(ch) != "Cc")
     return escape_mentions(escape_markdown(clipped))
+
+
+def one_line(text: str) -> str:
+    """``text`` with every line break (``\\n``, ``\\r``, U+2028...) made a space."""
+    return " ".join(text.splitlines()) if not text.isprintable() else text
 
 
 def roll_line(dice: DiceRoll, *, plain: bool = False) -> str:
     faces = ", ".join(str(face) for face in dice.faces) or "no dice"
     total = str(dice.total) if plain else f"**{dice.total}**"
     purpose = safe(dice.purpose, 120, plain=plain)
-    return f"🎲 {purpose}: {dice.expression} → [{faces}] = {total}"
+    # The expression of an imported roll is the file's text, like its purpose.
+    return f"🎲 {purpose}: {safe(dice.expression, 40, plain=plain)} → [{faces}] = {total}"
 
 
 def change_line(
@@ -84,7 +94,8 @@ def change_line(
             before, after = _value(change.before, plain), _value(change.after, plain)
             return f"✏️ {item} on {where}: {before} → {after}"
         return f"{verb} {item} {preposition} {where}"
-    label = change.path.replace("profile.", "").replace("_", " ")
+    # An imported row's path is the file's text: escaped like any other.
+    label = safe(change.path.replace("profile.", "").replace("_", " "), 60, plain=plain)
     before, after = _value(change.before, plain), _value(change.after, plain)
     if before == after:
         # Only an unnamed detail changed (an advancement's chosen characteristic);

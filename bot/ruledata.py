@@ -1,31 +1,34 @@
 """``/campaign ruledata``: read a campaign's own rule data file, preview it, store it on Confirm.
 
-The file (TOML or JSON, docs/rule-data.md) is read in a worker thread and
-checked whole before anything is kept: its syntax (a refusal names the line),
-its schema (a refusal names the field, with the names of the entries it sits
-in), and the rule set it makes with the campaign's shipped set (a Territory's
-free Hanger-on must exist, and so on). The checked content is staged with
-the staged imports; the Confirm button stores it in one transaction, all or
-nothing, and replaces the campaign's earlier own content whole.
+The file (TOML or JSON, docs/rule-data.md) is read in the import worker's
+child process (:mod:`bot.importing.worker`), off the event loop, and checked
+whole before anything is kept: its syntax (a refusal names the line), its
+bounds (:mod:`rules.limits`), its schema (a refusal names the field, with the
+names of the entries it sits in), and the rule set it makes with the
+campaign's shipped set (a Territory's free Hanger-on must exist, its export
+must import again, and so on). The checked content is staged with the staged
+imports; the Confirm button stores it in one transaction, all or nothing, and
+replaces the campaign's earlier own content whole.
 """
 
 from __future__ import annotations
 
-import asyncio
 import io
 import json
 from typing import Any, Literal
 
 import discord
 import tomli_w
+from pydantic import ValidationError
 
 from bot.call import actor_from
 from bot.errors import Refused
+from bot.importing.jobs import check_rule_data, read_rule_data_file
 from bot.importing.uploads import json_file
+from bot.importing.worker import import_worker
 from bot.rulesets import ruleset_for
 from bot.storage import Campaign, Transaction, new_id
 from bot.ui.confirm import Confirmed
-from rules.data import check_ruleset
 from rules.errors import InvalidRequest, NotFound
 from rules.models import Model, Profile
 from rules.profiles import profile_line
@@ -33,13 +36,12 @@ from rules.ruledata import (
     FORMAT,
     VERSION,
     RuleData,
-    apply_rule_data,
     preview_lines,
     rule_data_of,
 )
 from rules.ruledata_reader import read_rule_data
 
-__all__ = ["StagedRuleData", "checked_with", "confirm", "document_bytes", "export_bytes",
+__all__ = ["StagedRuleData", "confirm", "document_bytes", "export_bytes",
            "export_file", "read_rule_data", "stage"]
 
 
@@ -50,21 +52,12 @@ class StagedRuleData(Model):
     rule_data: RuleData
 
 
-def checked_with(campaign: Campaign, rule_data: RuleData, label: str) -> None:
-    """Refuse content that would break the campaign's rule set once laid over it."""
-    base = ruleset_for(campaign.model_copy(update={"rule_data": None, "trading_post": None}))
-    check_ruleset(apply_rule_data(base, rule_data), label)
-
-
 async def stage(
     tx: Transaction, campaign: Campaign, data: bytes, filename: str, user_id: str
 ) -> tuple[str, list[str]]:
     """Read, check and keep the file until Confirm; the token for the button and the preview."""
-    rule_data = await asyncio.to_thread(read_rule_data, data, filename)
-    if rule_data.is_empty:
-        raise InvalidRequest(f"{filename[:80]} holds no House List, weapon, wargear, skill set, "
-                             "Hanger-on or Territory: nothing to import.")
-    await asyncio.to_thread(checked_with, campaign, rule_data, filename[:80])
+    # In the import worker's child: validating a large file holds the GIL throughout.
+    rule_data = await import_worker.run(read_rule_data_file, data, filename, campaign)
     token = new_id()
     await tx.stage_import(campaign.id, token, user_id,
                           StagedRuleData(filename=filename[:200], rule_data=rule_data))
@@ -92,7 +85,7 @@ async def confirm(
     if user_id != actor.ledger_id:
         raise Refused("Only the person who asked can confirm this import.")
     # The campaign's rule set may have changed since the preview: check again.
-    checked_with(campaign, staged.rule_data, staged.filename[:80])
+    await import_worker.run(check_rule_data, campaign, staged.rule_data, staged.filename[:80])
     stored = await tx.set_rule_data(
         campaign_id, staged.rule_data.model_dump_json(by_alias=True),
         actor=actor.ledger_id, note=f"Rule data imported from {staged.filename[:80]}.",
@@ -117,7 +110,12 @@ def export_bytes(
                                  "own_only to get the content it plays with.")
         content = RuleData.model_validate_json(campaign.rule_data)
     else:
-        content = rule_data_of(ruleset_for(campaign))
+        try:
+            content = rule_data_of(ruleset_for(campaign))
+        except ValidationError:
+            # Only rule data stored before its bounds were checked against the base.
+            raise InvalidRequest(f"{campaign.name} plays with more than one rule data file "
+                                 "may hold; export its own only (own_only).") from None
     return document_bytes(content, file_format)
 
 

@@ -14,10 +14,11 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from bot.storage import Campaign, TradingPostEntry
-from rules.data import available_rulesets, load_ruleset
+from rules.data import available_rulesets, check_ruleset, load_ruleset
 from rules.errors import InvalidRequest
 from rules.models import Availability, Equipment, EquipmentKind, Rarity
 from rules.ruledata import RuleData, apply_rule_data
+from rules.ruledata_reader import check_exportable
 from rules.ruleset import RuleSet
 
 # Everything of an entry the rules read, as a hashable key for the cache.
@@ -76,3 +77,12 @@ def ruleset_for(campaign: Campaign) -> RuleSet:
         return _with_rule_data(campaign.settings.ruleset, campaign.rule_data)
     return _with_trading_post(campaign.settings.ruleset, campaign.rule_data,
                               _key(campaign.trading_post))
+
+
+def check_rule_data(campaign: Campaign, rule_data: RuleData, label: str) -> None:
+    """Refuse content that would break the campaign's rule set once laid over it, or make
+    one whose export could not be imported again."""
+    base = ruleset_for(campaign.model_copy(update={"rule_data": None, "trading_post": None}))
+    merged = apply_rule_data(base, rule_data)
+    check_ruleset(merged, label)
+    check_exportable(merged, label)

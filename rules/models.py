@@ -25,12 +25,24 @@ from pydantic import (
     model_validator,
 )
 
+from rules.limits import (
+    MAX_BOONS,
+    MAX_CREDITS,
+    MAX_DESCRIPTION,
+    MAX_EFFECTS,
+    MAX_RULE_TEXT,
+    MAX_SHORT_LIST,
+)
 from rules.names import valid_name
 
 # Every name is stored clean (rules.names): whatever brings one in (a command,
 # an import, a rule data file, a stored row) gets the same form and refusals.
 Name = Annotated[str, AfterValidator(valid_name)]
-Credits = Annotated[int, Field(ge=0, le=1_000_000)]
+Credits = Annotated[int, Field(ge=0, le=MAX_CREDITS)]
+# Texts of rule data (rules.limits): a skill, a special rule, a dice expression...
+RuleText = Annotated[str, Field(max_length=MAX_RULE_TEXT)]
+# ...and what players read at length: an injury result's description, a Boon.
+Description = Annotated[str, Field(max_length=MAX_DESCRIPTION)]
 # A gang's or fighter's notes, as a roster file or a player writes them.
 NOTES_MAX = 4000
 
@@ -480,7 +492,7 @@ class TerritoryBoon(Model):
     kind: BoonKind
     amount: int = Field(default=0, ge=0, le=20)  # Reputation gained
     expression: str | None = Field(default=None, max_length=32)  # credits, recruit dice
-    recruits: list[RecruitOutcome] = Field(default_factory=list)
+    recruits: list[RecruitOutcome] = Field(default_factory=list, max_length=MAX_SHORT_LIST)
     fighter_type: str | None = Field(default=None, max_length=100)  # free Hanger-on or Brute
     # Only a gang of this alignment gets the Boon ("Law Abiding: a free Rogue Doc").
     only_for: Alignment | None = None
@@ -493,7 +505,7 @@ class Territory(Model):
     name: Name
     # Dice expression or flat number from the data set: "D6x10", "D3x10", "0".
     income: str = Field(default="0", max_length=32)
-    boons: list[str] = Field(default_factory=list)
+    boons: list[Description] = Field(default_factory=list, max_length=MAX_BOONS)
     can_be_staked: bool = True
     # Only gangs of this alignment collect the income ("D6x10 (Outlaw)"); None: every gang.
     income_only_for: Alignment | None = None
@@ -504,9 +516,9 @@ class Territory(Model):
     # rolls a Lasting Injury (the Collapsed Dome).
     income_double_injures: bool = False
     # The Boons as data (PB-6C); ``boons`` stays the text players read.
-    boon_effects: list[TerritoryBoon] = Field(default_factory=list)
+    boon_effects: list[TerritoryBoon] = Field(default_factory=list, max_length=MAX_EFFECTS)
     # Gang id of the controller; None while unclaimed.
-    controller: str | None = None
+    controller: str | None = Field(default=None, max_length=64)
 
 
 # --------------------------------------------------------------------------- campaign

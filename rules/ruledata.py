@@ -33,6 +33,15 @@ from typing import Literal, TypeVar
 
 from pydantic import Field, field_validator, model_validator
 
+from rules.limits import (
+    MAX_DESCRIPTION,
+    MAX_HANGERS_ON,
+    MAX_HOUSES,
+    MAX_ITEMS,
+    MAX_RULE_TERRITORIES,
+    MAX_SKILL_SETS,
+    MAX_TABLE_ENTRIES,
+)
 from rules.models import Equipment, EquipmentKind, FighterCategory, Model, Territory
 from rules.names import name_key
 from rules.ruleset import (
@@ -49,8 +58,6 @@ from rules.ruleset import (
 
 FORMAT: Literal["munda-arbitrator/rule-data"] = "munda-arbitrator/rule-data"
 VERSION: Literal[1] = 1
-# Bounds that keep one file (and the stored copy of it) a reasonable size.
-MAX_ENTRIES = 1000
 _HANGER_ON_CATEGORIES = (FighterCategory.HANGER_ON, FighterCategory.BRUTE)
 
 T = TypeVar("T")
@@ -65,21 +72,24 @@ class RuleData(Model):
     format: Literal["munda-arbitrator/rule-data"] = FORMAT
     version: Literal[1] = VERSION
     name: str = Field(default="", max_length=100)
-    description: str = Field(default="", max_length=1000)
-    houses: list[HouseList] = Field(default_factory=list, max_length=100)
-    weapons: list[Equipment] = Field(default_factory=list, max_length=MAX_ENTRIES)
-    wargear: list[Equipment] = Field(default_factory=list, max_length=MAX_ENTRIES)
-    skill_sets: list[SkillSet] = Field(default_factory=list, max_length=100)
+    description: str = Field(default="", max_length=MAX_DESCRIPTION)
+    # Every list is bounded (rules.limits), and so is each list inside an entry.
+    houses: list[HouseList] = Field(default_factory=list, max_length=MAX_HOUSES)
+    weapons: list[Equipment] = Field(default_factory=list, max_length=MAX_ITEMS)
+    wargear: list[Equipment] = Field(default_factory=list, max_length=MAX_ITEMS)
+    skill_sets: list[SkillSet] = Field(default_factory=list, max_length=MAX_SKILL_SETS)
     # Hangers-on and Brutes on offer to every house (PB-6B.3).
-    hangers_on: list[FighterTemplate] = Field(default_factory=list, max_length=200)
-    territories: list[Territory] = Field(default_factory=list, max_length=200)
+    hangers_on: list[FighterTemplate] = Field(default_factory=list, max_length=MAX_HANGERS_ON)
+    territories: list[Territory] = Field(default_factory=list, max_length=MAX_RULE_TERRITORIES)
     # Whole tables: left out (None), the base's stays.
     fighter_injuries: InjuryTable | None = None
     crew_injuries: InjuryTable | None = None
     lasting_damage: InjuryTable | None = None
-    scenarios: list[Scenario] | None = Field(default=None, max_length=100)
-    hangers_on_limits: list[HangerOnLimit] | None = Field(default=None, max_length=100)
-    advancements: list[AdvancementOption] | None = Field(default=None, max_length=100)
+    scenarios: list[Scenario] | None = Field(default=None, max_length=MAX_TABLE_ENTRIES)
+    hangers_on_limits: list[HangerOnLimit] | None = Field(default=None,
+                                                          max_length=MAX_TABLE_ENTRIES)
+    advancements: list[AdvancementOption] | None = Field(default=None,
+                                                         max_length=MAX_TABLE_ENTRIES)
     ganger_advancements: GangerAdvancementTable | None = None
 
     @field_validator("weapons", mode="before")
@@ -180,6 +190,25 @@ def _with_profiles(house: HouseList, catalogue: Sequence[Equipment]) -> HouseLis
     return house.model_copy(update={"fighters": templates}) if changed else house
 
 
+def _without_catalogue_profiles(house: HouseList, catalogue: Sequence[Equipment]) -> HouseList:
+    """Equipment List entries without the profiles :func:`_with_profiles` gave them: the
+    file reads back the same, and is not a copy of every weapon's profile per fighter type
+    (a full set of House Lists would otherwise outgrow what one file may hold)."""
+    profiles = {name_key(e.name): e for e in catalogue if e.profiles}
+    changed = False
+    templates = []
+    for template in house.fighters:
+        entries = []
+        for entry in template.equipment_list:
+            known = profiles.get(name_key(entry.name))
+            if known is not None and entry.profiles == known.profiles:
+                entry = entry.model_copy(update={"profiles": []})
+                changed = True
+            entries.append(entry)
+        templates.append(template.model_copy(update={"equipment_list": entries}))
+    return house.model_copy(update={"fighters": templates}) if changed else house
+
+
 # --------------------------------------------------------------------------- preview
 
 
@@ -229,7 +258,8 @@ def rule_data_of(ruleset: RuleSet) -> RuleData:
     weapons = [e for e in ruleset.trading_post if e.kind is EquipmentKind.WEAPON]
     wargear = [e for e in ruleset.trading_post if e.kind is not EquipmentKind.WEAPON]
     return RuleData(
-        name=ruleset.name, description=ruleset.description[:1000], houses=list(ruleset.houses),
+        name=ruleset.name, description=ruleset.description[:MAX_DESCRIPTION],
+        houses=[_without_catalogue_profiles(h, ruleset.trading_post) for h in ruleset.houses],
         weapons=weapons, wargear=wargear, skill_sets=list(ruleset.skill_sets),
         hangers_on=list(ruleset.hangers_on), territories=list(ruleset.territories),
         **{key: getattr(ruleset, key) for key in WHOLE_TABLES},

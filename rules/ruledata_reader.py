@@ -15,12 +15,16 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from rules import jsontext
 from rules.errors import InvalidRequest, problems_found
-from rules.ruledata import RuleData
+from rules.limits import MAX_JSON_VALUES, MAX_NUMBER_DIGITS
+from rules.ruledata import RuleData, rule_data_of
+from rules.ruleset import RuleSet
 
 _TOML_LINE = re.compile(r"\(at line (\d+), column (\d+)\)")
 # Keys whose value names a list entry, in the order they are tried.
 _NAME_KEYS = ("house", "fighter_type", "vehicle_type", "name", "id")
+WHAT = "rule data"
 
 
 def read_rule_data(data: bytes, filename: str, label: str | None = None) -> RuleData:
@@ -40,14 +44,23 @@ def parse_document(data: bytes, filename: str, label: str) -> Any:
         raise InvalidRequest(f"{label} is not UTF-8 text.") from None
     as_json = filename.lower().endswith(".json") or text.lstrip().startswith("{")
     if as_json:
+        # Commas bound the values before the C decoder reads them all in one go.
+        if text.count(",") >= MAX_JSON_VALUES:
+            raise jsontext.too_many_values(WHAT, label)
         try:
-            return json.loads(text)
+            return jsontext.loads(text, WHAT, subject=label)
         except json.JSONDecodeError as error:
             raise InvalidRequest(f"{label}, line {error.lineno}, column {error.colno}: "
                                  f"not valid JSON ({error.msg}).") from None
     try:
         return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
+    except RecursionError:
+        raise InvalidRequest(f"{label} is nested too deeply to be {WHAT}.") from None
+    except ValueError as error:
+        if not isinstance(error, tomllib.TOMLDecodeError):
+            # Python's own bound on the digits of a number (4300) raises a bare ValueError.
+            raise InvalidRequest(f"{label} holds a number of more than {MAX_NUMBER_DIGITS} "
+                                 f"digits, too long to be {WHAT}.") from None
         message = str(error)
         where = _TOML_LINE.search(message)
         place = f", line {where.group(1)}, column {where.group(2)}" if where else ""
@@ -56,12 +69,31 @@ def parse_document(data: bytes, filename: str, label: str) -> Any:
 
 
 def rule_data_from(raw: Any, label: str) -> RuleData:
-    """Plain values checked against the format; a refusal names each bad field."""
+    """Plain values checked against the format; a refusal names each bad field.
+
+    The values are counted, their nesting and numbers bounded (:mod:`rules.limits`)
+    before the model reads them; the model bounds every list, text and number.
+    """
+    jsontext.check_plain(raw, WHAT, subject=label)
     try:
         return RuleData.model_validate(raw)
     except ValidationError as error:
         raise problems_found(f"{label} is not valid rule data",
                              [_problem(e, raw) for e in error.errors()]) from None
+
+
+def check_exportable(ruleset: RuleSet, label: str) -> None:
+    """Refuse content that, laid over its base, makes a rule set whose export could not be
+    imported again: a file within every bound plus the shipped set may exceed one."""
+    subject = f"{label} over the rule set it is laid over"
+    try:
+        whole = rule_data_of(ruleset)
+    except ValidationError as error:
+        raise problems_found(f"{subject} would make more than one rule data file may hold, "
+                             "so its export could not be imported back",
+                             [_problem(e, None) for e in error.errors()]) from None
+    exported = whole.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+    jsontext.check_plain(exported, WHAT, subject=subject)
 
 
 def _problem(error: Any, raw: Any) -> str:

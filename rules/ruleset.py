@@ -9,11 +9,37 @@ game value; that is the point.
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Annotated
 
 from pydantic import Field, field_validator, model_validator
 
 from rules.errors import InvalidRequest
-from rules.models import Equipment, FighterCategory, Model, Name, Profile, Territory
+from rules.limits import (
+    MAX_DICE_RESULT,
+    MAX_EFFECTS,
+    MAX_EQUIPMENT_LIST,
+    MAX_FIGHTER_TYPES,
+    MAX_HANGERS_ON,
+    MAX_REPUTATION,
+    MAX_SHORT_LIST,
+    MAX_SKILLS,
+    MAX_SPECIAL_RULES,
+    MAX_STAT_CHANGE,
+    MAX_TABLE_ENTRIES,
+    MAX_VEHICLE_TYPES,
+    MAX_XP_COST,
+)
+from rules.models import (
+    Credits,
+    Description,
+    Equipment,
+    FighterCategory,
+    Model,
+    Name,
+    Profile,
+    RuleText,
+    Territory,
+)
 from rules.profiles import parse_profile
 
 
@@ -39,36 +65,38 @@ class InjuryEffectKind(StrEnum):
 
 class InjuryEffect(Model):
     kind: InjuryEffectKind
-    stat: str | None = None
+    stat: RuleText | None = None
     # Positive amount makes the stat worse; "Impressive Scars: +1 Cool" is -1.
-    amount: int = 1
-    expression: str | None = None  # for XP and MULTIPLE
-    skill: str | None = None
-    reroll: list[str] = Field(default_factory=list)  # for MULTIPLE: result names re-rolled
+    amount: int = Field(default=1, ge=-MAX_STAT_CHANGE, le=MAX_STAT_CHANGE)
+    expression: RuleText | None = None  # for XP and MULTIPLE
+    skill: RuleText | None = None
+    # For MULTIPLE: result names re-rolled.
+    reroll: list[RuleText] = Field(default_factory=list, max_length=MAX_TABLE_ENTRIES)
     # The result applies once; a repeat counts as this other result ("Out Cold").
-    repeat_as: str | None = None
+    repeat_as: RuleText | None = None
     # Applies only when the fighter already has this result ("Partially
     # Deafened: none; a second time -1 Leadership").
     on_repeat: bool = False
     # For AFTER_BATTLE: the results of ``expression`` that bring Convalescence.
-    on_results: list[int] = Field(default_factory=list)
-    text: str | None = None
+    on_results: list[Annotated[int, Field(ge=1, le=MAX_DICE_RESULT)]] = Field(
+        default_factory=list, max_length=MAX_SHORT_LIST)
+    text: Description | None = None
 
 
 class InjuryEntry(Model):
-    low: int = Field(ge=1)
-    high: int = Field(ge=1)
+    low: int = Field(ge=1, le=MAX_DICE_RESULT)
+    high: int = Field(ge=1, le=MAX_DICE_RESULT)
     name: Name
-    effects: list[InjuryEffect] = Field(default_factory=list)
-    description: str = ""
+    effects: list[InjuryEffect] = Field(default_factory=list, max_length=MAX_EFFECTS)
+    description: Description = ""
 
 
 class InjuryTable(Model):
     """A D66 table (Lasting Injury) or a D6 table (vehicle Lasting Damage)."""
 
     name: Name
-    dice: str = "D66"
-    entries: list[InjuryEntry]
+    dice: RuleText = "D66"
+    entries: list[InjuryEntry] = Field(max_length=MAX_TABLE_ENTRIES)
 
     @model_validator(mode="after")
     def _no_overlaps(self) -> InjuryTable:
@@ -100,23 +128,24 @@ class Scenario(Model):
     min_gangs: int = Field(default=2, ge=2, le=4)
     max_gangs: int = Field(default=4, ge=2, le=4)
     # "Zone Mortalis" / "Sector Mechanicus" when the scenario dictates it (PRE-5).
-    battlefield: str | None = None
+    battlefield: RuleText | None = None
 
 
 class HangerOnLimit(Model):
-    min_reputation: int = Field(ge=0)
-    max_hangers_on: int = Field(ge=0)
+    min_reputation: int = Field(ge=0, le=MAX_REPUTATION)
+    max_hangers_on: int = Field(ge=0, le=MAX_HANGERS_ON)
 
 
 class AdvancementOption(Model):
     name: Name
-    xp_cost: int = Field(ge=0)
-    credits: int = Field(ge=0)
+    xp_cost: int = Field(ge=0, le=MAX_XP_COST)
+    credits: Credits
     # Characteristics the player may choose from; empty for skills.
-    stats: list[str] = Field(default_factory=list)
+    stats: list[RuleText] = Field(default_factory=list, max_length=MAX_SHORT_LIST)
     # Repeats of the same characteristic cost this much more XP each (not Juves/Prospects).
-    repeat_xp_increase: int = 2
-    categories: list[FighterCategory] = Field(default_factory=list)  # empty: any
+    repeat_xp_increase: int = Field(default=2, ge=0, le=MAX_XP_COST)
+    # Empty: any.
+    categories: list[FighterCategory] = Field(default_factory=list, max_length=MAX_SHORT_LIST)
 
 
 class GangerAdvancementEntry(Model):
@@ -125,14 +154,14 @@ class GangerAdvancementEntry(Model):
     low: int = Field(ge=2, le=12)
     high: int = Field(ge=2, le=12)
     name: Name
-    stats: list[str] = Field(default_factory=list)
-    credits: int = Field(ge=0)
+    stats: list[RuleText] = Field(default_factory=list, max_length=MAX_SHORT_LIST)
+    credits: Credits
     promote_to: FighterCategory | None = None
 
 
 class GangerAdvancementTable(Model):
-    xp_cost: int = 6
-    entries: list[GangerAdvancementEntry]
+    xp_cost: int = Field(default=6, ge=0, le=MAX_XP_COST)
+    entries: list[GangerAdvancementEntry] = Field(max_length=MAX_TABLE_ENTRIES)
 
 
 class FighterTemplate(Model):
@@ -140,17 +169,19 @@ class FighterTemplate(Model):
 
     fighter_type: Name
     category: FighterCategory
-    cost: int = Field(ge=0)
+    cost: Credits
     # What a fighter hired from the template starts with; None: the data gives none,
     # and the fighter's profile is "not set" until a player gives it.
     profile: Profile | None = None
     gang_hierarchy: bool = False
-    special_rules: list[str] = Field(default_factory=list)
-    skills: list[str] = Field(default_factory=list)
+    # Bounded as a fighter's own are in a gang file, so a fighter hired from the type
+    # is one its gang's export can bring back.
+    special_rules: list[RuleText] = Field(default_factory=list, max_length=MAX_SPECIAL_RULES)
+    skills: list[RuleText] = Field(default_factory=list, max_length=MAX_SKILLS)
     # Its own Equipment List, whose prices take precedence (PB-6B.5, PB-6D).
-    equipment_list: list[Equipment] = Field(default_factory=list)
+    equipment_list: list[Equipment] = Field(default_factory=list, max_length=MAX_EQUIPMENT_LIST)
     # A Hanger-on or Brute needs at least this Reputation (PB-6B.3).
-    min_reputation: int = Field(default=0, ge=0)
+    min_reputation: int = Field(default=0, ge=0, le=MAX_REPUTATION)
     # A figure the project ships as an example, to be replaced by a campaign's own.
     example: bool = False
 
@@ -168,7 +199,7 @@ class FighterTemplate(Model):
 
 class VehicleTemplate(Model):
     vehicle_type: Name
-    cost: int = Field(ge=0)
+    cost: Credits
 
 
 class SkillSet(Model):
@@ -187,8 +218,8 @@ class SkillSet(Model):
 
 class HouseList(Model):
     house: Name
-    fighters: list[FighterTemplate] = Field(default_factory=list)
-    vehicles: list[VehicleTemplate] = Field(default_factory=list)
+    fighters: list[FighterTemplate] = Field(default_factory=list, max_length=MAX_FIGHTER_TYPES)
+    vehicles: list[VehicleTemplate] = Field(default_factory=list, max_length=MAX_VEHICLE_TYPES)
 
 
 class RuleSet(Model):

@@ -32,12 +32,14 @@ def event(kind: str, action_id: int | None = 1, **fields: Any) -> LedgerEvent:
     return LedgerEvent(**{**base, **fields})
 
 
-def roll(action_id: int = 1, **fields: Any) -> LedgerEvent:
+def roll(action_id: int | None = 1, **fields: Any) -> LedgerEvent:
     values = {"expression": "2D6", "faces": [3, 4], "total": 7, "purpose": "Rare availability"}
     return event("roll", action_id, **{**values, **fields})
 
 
-def change(path: str, before: Any, after: Any, action_id: int = 1, **fields: Any) -> LedgerEvent:
+def change(
+    path: str, before: Any, after: Any, action_id: int | None = 1, **fields: Any
+) -> LedgerEvent:
     values = {"subject": "fighter", "subject_id": "f1", "subject_name": "Grub",
               "gang_id": "g1", "path": path, "before": before, "after": after}
     return event("change", action_id, **{**values, **fields})
@@ -219,3 +221,29 @@ def test_gang_change_lines_show_what_a_roster_edit_changed() -> None:
         "Grub: ws 4 → 3",
     ]
     assert gang_change_lines(before, before) == []
+
+
+# --------------------------------------------------------------------------- forged text
+
+FORGED = "x\n**#1 Forged** · <@1> · @everyone\r\n> quoted\u2028_tilted_"
+
+
+def test_every_text_of_an_imported_row_is_shown_escaped_and_on_one_line() -> None:
+    """A campaign file says what its ledger rows hold: none of it may start a line of its
+    own (a header, a quote) or set markdown, whichever field carries it."""
+    imported = {"imported_from": FORGED, "imported_at": AT, "actor": FORGED,
+                "clause": FORGED, "battle_id": FORGED, "step": FORGED}
+    events = [
+        change(FORGED, "Active", FORGED, action_id=None, subject_name=FORGED, **imported),
+        change(f"stash[{FORGED}]", None, {"name": FORGED}, action_id=None, **imported),
+        change("skills", [FORGED], [FORGED, {"name": FORGED}], action_id=None, **imported),
+        roll(action_id=None, expression=FORGED, purpose=FORGED, **imported),
+        note(FORGED, action_id=None, **imported),
+        event("undo", None, text=FORGED, **imported),
+    ]
+    lines = ledger_lines(events)
+    assert len(lines) == 7  # one header, six events
+    for line in lines:
+        assert not any(mark in line for mark in ("\n", "\r", "\u2028")), line
+        assert "**#1 Forged**" not in line and "_tilted_" not in line, line
+        assert "@everyone" not in line.replace("@\u200beveryone", ""), line

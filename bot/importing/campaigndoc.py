@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import math
 import re
-from collections.abc import Mapping
 from typing import Any
 
 import discord
@@ -28,30 +27,9 @@ from bot.importing.history import as_history
 from bot.storage import CampaignDocument
 from bot.storage.exporting import ImportGrant, PreparedImport, prepare_import, read_document
 from rules.errors import InvalidRequest
+from rules.limits import CAMPAIGN_LIST_LIMITS, CAMPAIGN_OTHER_LIST, MAX_DEPTH, MAX_STORED_INT
 
 SHOWN_ERRORS = 3
-
-# The most entries of each list a campaign file may have, by the list's key. The
-# per-gang lists match what /gang import accepts; the campaign-wide ones leave room
-# for years of play.
-LIST_LIMITS: Mapping[str, int] = {
-    "gangs": 200,
-    "fighters": 200,
-    "vehicles": 100,
-    "stash_vehicles": 100,
-    "stash": 1000,
-    "territories": 500,
-    "battles": 10_000,
-    "sequences": 10_000,
-    "ledger": 200_000,
-    "gang_imports": 1000,
-    "trading_post": 2000,
-}
-# Any other list (skills, equipment, dice faces, a sequence's stages...).
-OTHER_LIST_LIMIT = 1000
-MAX_DEPTH = 64
-# SQLite keeps signed 64-bit integers.
-INT_LIMIT = 2**63
 
 DAMAGED = "That campaign export is damaged and nothing was imported"
 
@@ -118,7 +96,7 @@ def check_values(document: Any) -> None:
             # Text with half a character is refused while decoding (load_json).
             continue
         elif isinstance(value, int):
-            if not -INT_LIMIT <= value < INT_LIMIT:
+            if not -MAX_STORED_INT - 1 <= value <= MAX_STORED_INT:
                 raise InvalidRequest(
                     f"{DAMAGED}: the number at {_place(where)} is too large "
                     f"({len(str(abs(value)))} digits)."
@@ -129,7 +107,7 @@ def check_values(document: Any) -> None:
 
 def _check_length(value: list[Any], where: str) -> None:
     key = re.sub(r"\[\d+\]$", "", where).rsplit(".", 1)[-1]
-    limit = LIST_LIMITS.get(key, OTHER_LIST_LIMIT)
+    limit = CAMPAIGN_LIST_LIMITS.get(key, CAMPAIGN_OTHER_LIST)
     if len(value) > limit:
         raise InvalidRequest(
             f"That campaign export is too large and nothing was imported: {_place(where)} "
@@ -169,7 +147,7 @@ async def grant_for(
 
 
 async def _is_member(guild: discord.Guild, user_id: str) -> bool:
-    if not (user_id.isascii() and user_id.isdigit()) or int(user_id) >= INT_LIMIT:
+    if not (user_id.isascii() and user_id.isdigit()) or int(user_id) > MAX_STORED_INT:
         return False
     if guild.get_member(int(user_id)) is not None:
         return True

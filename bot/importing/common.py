@@ -10,11 +10,10 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
-import re
 import zlib
 from typing import Any
 
-from bot.importing.limits import MAX_NUMBER_DIGITS
+from rules import jsontext
 from rules.errors import InvalidRequest
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -47,77 +46,25 @@ def decode_text(data: bytes) -> str:
         raise InvalidRequest("That file is not UTF-8 text.") from None
 
 
-# A \uD800-\uDFFF escape: JSON's only way to smuggle in half a character.
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-
-
-class _NumberTooLong(Exception):
-    pass
-
-
-def _read_int(text: str) -> int:
-    if len(text) - text.startswith("-") > MAX_NUMBER_DIGITS:
-        raise _NumberTooLong
-    return int(text)
-
-
-def _read_float(text: str) -> float:
-    if len(text) > 2 * MAX_NUMBER_DIGITS:
-        raise _NumberTooLong
-    return float(text)
-
-
-def _read_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    return dict(pairs)
-
-
 def load_json(data: bytes, what: str, *, max_values: int | None = None) -> Any:
     """Decoded JSON; InvalidRequest for anything that is not JSON text a gang could hold.
 
-    Numbers and objects are made by Python functions, not inside the C decoder,
-    so a worker thread decoding a file lets the event loop run in between (the
-    C decoder holds the GIL throughout). ``max_values`` bounds the entries of
-    every list and object together (counted as commas, before decoding): the
-    decoder reads texts without stopping, so only their number bounds the time.
+    The decoding itself is :func:`rules.jsontext.loads` (numbers too long, keys
+    given twice, nesting too deep, half characters refused). ``max_values`` bounds
+    the entries of every list and object together (counted as commas, before
+    decoding): the decoder reads texts without stopping, so only their number
+    bounds the time.
     """
     text = decode_text(data)
     if max_values is not None and text.count(",") >= max_values:
-        raise InvalidRequest(
-            f"That file holds more than {max_values} values (texts, numbers, list entries); "
-            f"this bot reads at most {max_values} in {what}. Nothing was imported."
-        )
+        raise jsontext.too_many_values(what, limit=max_values)
     try:
-        decoded = json.loads(
-            text, parse_int=_read_int, parse_float=_read_float, object_pairs_hook=_read_object
-        )
-    except _NumberTooLong:
-        raise InvalidRequest(
-            f"That file holds a number of more than {MAX_NUMBER_DIGITS} digits, too long to "
-            f"be {what}."
-        ) from None
+        return jsontext.loads(text, what)
     except json.JSONDecodeError as error:
         raise InvalidRequest(
             f"That file is not valid JSON, so not {what} "
             f"(line {error.lineno}, column {error.colno}: {error.msg})."
         ) from None
-    except RecursionError:
-        raise InvalidRequest(f"That file is nested too deeply to be {what}.") from None
-    if _SURROGATE_ESCAPE.search(text):
-        _require_whole_characters(decoded, what)
-    return decoded
-
-
-def _require_whole_characters(decoded: Any, what: str) -> None:
-    """Refuse text with a lone surrogate (escapes in pairs decode to one whole character)."""
-    try:
-        json.dumps(decoded, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidRequest(
-            "That file holds text with half a character in it (an unpaired escape "
-            f"between \\ud800 and \\udfff), so it is not {what}."
-        ) from None
-    except RecursionError:
-        raise InvalidRequest(f"That file is nested too deeply to be {what}.") from None
 
 
 def require_worker_thread(what: str) -> None:

@@ -10,7 +10,7 @@ The gang is exactly the storage layer's model. Read back into another
 campaign it gets fresh gang, fighter and vehicle ids (those are unique per
 campaign), item ids are kept (unique per gang only); a fighter held captive
 by a gang of the old campaign comes back Active. Its lists, numbers and texts
-are bounded as a Yaktribe export's are (``bot.importing.limits``).
+are bounded as a Yaktribe export's are (``rules.limits``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bot.importing.limits import (
+from bot.importing.parsed import ParsedGang
+from bot.importing.report import ImportReport
+from bot.render import clip
+from bot.storage import Campaign
+from rules.errors import InvalidRequest
+from rules.limits import (
     MAX_ADVANCEMENTS,
     MAX_COUNT,
     MAX_FIGHTER_ITEMS,
@@ -36,11 +41,6 @@ from bot.importing.limits import (
     MAX_VEHICLES,
     check_count,
 )
-from bot.importing.parsed import ParsedGang
-from bot.importing.report import ImportReport
-from bot.render import clip
-from bot.storage import Campaign
-from rules.errors import InvalidRequest
 from rules.models import Fighter, FighterStatus, Gang, Name, Territory
 from rules.tradingpost import MAX_CREDITS
 

@@ -6,11 +6,11 @@ from collections.abc import Callable, Mapping
 
 from bot.importing.common import load_json, require_worker_thread
 from bot.importing.gangdoc import is_gang_document, parse_gang_document
-from bot.importing.limits import MAX_JSON_VALUES
 from bot.importing.parsed import ParsedGang
 from bot.importing.yaktribe import parse_yaktribe
 from bot.storage import EXPORT_FORMAT
 from rules.errors import InvalidRequest
+from rules.limits import MAX_JSON_VALUES
 from rules.models import FighterCategory
 from rules.ruleset import RuleSet
 

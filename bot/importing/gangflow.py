@@ -1,6 +1,6 @@
 """``/gang import``: read the file in the import worker, stage it, store it on Confirm.
 
-The file is read (decoded, parsed, checked against ``bot.importing.limits``)
+The file is read (decoded, parsed, checked against ``rules.limits``)
 before the write transaction opens and off the event loop, in the import
 worker's child process: a large file must neither stall other servers'
 commands nor hold the database's write lock. Staging then checks that the

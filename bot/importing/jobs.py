@@ -11,12 +11,15 @@ from bot.importing.parsed import ParsedGang
 from bot.importing.plan import StagedGangImport
 from bot.importing.questions import answer
 from bot.importing.tradingpost import read_trading_post
-from bot.rulesets import ruleset_for
+from bot.rulesets import check_rule_data, ruleset_for
 from bot.storage import Campaign, new_id
+from rules.errors import InvalidRequest
 from rules.models import FighterCategory
+from rules.ruledata import RuleData
+from rules.ruledata_reader import read_rule_data
 
-__all__ = ["answer_staged", "prepare_campaign", "read_gang", "read_staged",
-           "read_trading_post", "ready"]
+__all__ = ["answer_staged", "check_rule_data", "prepare_campaign", "read_gang",
+           "read_rule_data_file", "read_staged", "read_trading_post", "ready"]
 
 
 def ready() -> int:
@@ -48,3 +51,14 @@ def answer_staged(state: str, index: int, value: str) -> tuple[str, StagedGangIm
     staged = StagedGangImport.model_validate_json(state)
     answer(staged.gang, staged.questions, index, value)
     return staged.model_dump_json(by_alias=True), staged
+
+
+def read_rule_data_file(data: bytes, filename: str, campaign: Campaign) -> RuleData:
+    """A rule data attachment read whole and checked against ``campaign``'s rule set."""
+    label = filename[:80] or "the file"
+    rule_data = read_rule_data(data, filename, label)
+    if rule_data.is_empty:
+        raise InvalidRequest(f"{label} holds no House List, weapon, wargear, skill set, "
+                             "Hanger-on or Territory: nothing to import.")
+    check_rule_data(campaign, rule_data, label)
+    return rule_data

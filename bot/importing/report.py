@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from bot.importing.limits import MAX_REPORT_FIELDS, MAX_REPORT_PROBLEMS
 from bot.render import clip
+from rules.limits import MAX_REPORT_FIELDS, MAX_REPORT_PROBLEMS
 
 
 class ImportReport(BaseModel):

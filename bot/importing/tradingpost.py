@@ -20,7 +20,7 @@ from the ``kind`` column when there is one, else from words in the category
 ("Basic Weapons", "Grenades" -> weapon; "Armour" -> armour; "Weapon
 Accessories", "Ammo" -> wargear).
 
-Bounds (``bot.importing.limits``): at most MAX_TRADING_POST_ITEMS rows and
+Bounds (``rules.limits``): at most MAX_TRADING_POST_ITEMS rows and
 MAX_COLUMNS columns; reading stops at the first row past the bound.
 """
 
@@ -35,17 +35,22 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from bot.importing.common import decode_text, load_json, require_worker_thread
-from bot.importing.limits import MAX_COLUMNS, MAX_JSON_VALUES, MAX_TRADING_POST_ITEMS, check_count
 from bot.importing.values import read_int, read_name
 from bot.render import clip
 from bot.storage import TradingPostEntry
 from rules.errors import InvalidRequest
+from rules.limits import (
+    MAX_COLUMNS,
+    MAX_CREDITS,
+    MAX_JSON_VALUES,
+    MAX_TRADING_POST_ITEMS,
+    check_count,
+)
 from rules.models import Availability, EquipmentKind
 
 if TYPE_CHECKING:
     from _csv import Reader
 
-MAX_COST = 1_000_000
 # Bad rows listed in the refusal before "and N more" (Discord messages are short).
 SHOWN_PROBLEMS = 12
 
@@ -223,7 +228,7 @@ def _entry(row: dict[str, Any]) -> TradingPostEntry:
     raw_category = row.get("category")
     category = " ".join(str(raw_category).split())[:100] if raw_category is not None else ""
     try:
-        cost = read_int(row.get("cost"), high=MAX_COST)
+        cost = read_int(row.get("cost"), high=MAX_CREDITS)
     except ValueError as error:
         problems.append(f"cost {error}")
     try:

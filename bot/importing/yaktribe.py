@@ -40,7 +40,7 @@ Decisions where the format is silent:
   the campaign and its Arbitrators.
 - ``gang_rating`` and ``wealth`` are computed by the bot; a different stated
   rating is reported. ``advance_count`` is not kept: the cost includes them.
-- Every list is bounded (``bot.importing.limits``); a file over a bound is
+- Every list is bounded (``rules.limits``); a file over a bound is
   refused whole, before the rest of it is read.
 """
 
@@ -54,7 +54,14 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from bot.importing.limits import (
+from bot.importing.parsed import ParsedGang
+from bot.importing.questions import ask_categories, ask_kinds
+from bot.importing.report import ImportReport
+from bot.importing.values import read_id, read_int, read_name, read_names
+from bot.render import clip
+from rules.errors import InvalidRequest
+from rules.limits import (
+    MAX_CREDITS,
     MAX_FIGHTER_ITEMS,
     MAX_FIGHTERS,
     MAX_GANG_ITEMS,
@@ -65,12 +72,6 @@ from bot.importing.limits import (
     MAX_TERRITORIES,
     check_count,
 )
-from bot.importing.parsed import ParsedGang
-from bot.importing.questions import ask_categories, ask_kinds
-from bot.importing.report import ImportReport
-from bot.importing.values import read_id, read_int, read_name, read_names
-from bot.render import clip
-from rules.errors import InvalidRequest
 from rules.models import (
     NOTES_MAX,
     PROFILE_STATS,
@@ -97,7 +98,6 @@ _KIND_KEYS = ("kind", "type", "category")
 
 SOURCE = "yaktribe"
 LABEL = "Yaktribe"
-MAX_CREDITS = 1_000_000
 
 GANG_FIELDS = frozenset({
     "gang_id", "gang_name", "gang_type", "gang_rating", "credits", "reputation", "wealth",

@@ -14,9 +14,9 @@ import pytest
 import pytest_asyncio
 
 from bot.arena import Arena, open_arena
-from bot.importing.limits import MAX_JSON_VALUES, MAX_SKILLS
 from fakediscord import Upload
 from fakediscord.result import InteractionResult
+from rules.limits import MAX_JSON_VALUES, MAX_SKILLS
 
 FIXTURES = Path(__file__).parent.parent / "importing" / "fixtures"
 U, G = "Underhive", "general"

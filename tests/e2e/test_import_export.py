@@ -518,3 +518,25 @@ async def test_imported_history_shows_as_imported_in_the_ledger(arena: Arena) ->
     # Only the import itself (by carol, here) is attributed to a user.
     assert f"<@{alice}>" not in text
     assert f"<@{arena.fake.world.user('carol').id}>" in text
+
+
+async def test_forged_ledger_text_is_shown_escaped_on_its_own_line(arena: Arena) -> None:
+    """A ledger row's texts are the file's word: a path with a line break and markdown in
+    it must not become a bold entry header of its own."""
+    alice = arena.fake.world.user("alice").id
+    data = await export_file(arena, REACH)
+    forged = f"cost\n**#7 Forged entry** (PB-4) · <@{alice}>\n> quoted"
+    data["ledger"].append({
+        "id": 998, "kind": "change", "at": "2030-01-02T00:00:00Z", "actor": str(alice),
+        "clause": "ROSTER", "subject": "fighter", "subject_id": "f1",
+        "subject_name": "Grub\n# Heading", "gang_id": "g1", "path": forged,
+        "before": 55, "after": 60,
+    })
+    imported = await slash(arena, "carol", "campaign import", name="Forged Ledger",
+                           file=Upload("reach.json", json.dumps(data).encode()))
+    assert imported.ephemeral and "imported" in imported.content
+
+    text = (await slash(arena, "bob", "ledger", campaign="Forged Ledger", limit=25)).text()
+    [line] = [line for line in text.splitlines() if "Forged entry" in line]
+    assert "• Grub # Heading: cost \\*\\*#7 Forged entry\\*\\* (PB-4)" in line, line
+    assert "**#7" not in text and "\n> quoted" not in text and f"<@{alice}>" not in text

@@ -15,7 +15,13 @@ from bot.importing.campaigndoc import read_campaign_document
 from bot.importing.fetch import check_url
 from bot.importing.gangdoc import gang_document
 from bot.importing.gangfile import read_gang_file
-from bot.importing.limits import (
+from bot.importing.report import ImportReport
+from bot.importing.tradingpost import parse_trading_post, read_trading_post
+from bot.importing.values import read_id
+from bot.storage import Campaign
+from rules.data import default_ruleset
+from rules.errors import InvalidRequest
+from rules.limits import (
     MAX_ADVANCEMENTS,
     MAX_COUNT,
     MAX_FIGHTER_ITEMS,
@@ -30,12 +36,6 @@ from bot.importing.limits import (
     MAX_TEXT,
     MAX_TRADING_POST_ITEMS,
 )
-from bot.importing.report import ImportReport
-from bot.importing.tradingpost import parse_trading_post, read_trading_post
-from bot.importing.values import read_id
-from bot.storage import Campaign
-from rules.data import default_ruleset
-from rules.errors import InvalidRequest
 from rules.models import Advancement, CampaignSettings, Gang
 from tests.importing.conftest import fixture_bytes, id_maker, slag_kings
 
@@ -201,6 +201,19 @@ def test_malformed_campaign_files_are_refused_in_words() -> None:
     with pytest.raises(InvalidRequest, match="a number of more than 30 digits"):
         read_campaign_document(b'{"format": "munda-arbitrator/campaign", "version": '
                                + b"1" * 5000 + b"}")
+
+
+
+def test_a_key_given_twice_is_refused_by_every_json_importer() -> None:
+    """JSON's last-one-wins would import a value the file also contradicts (TOML refuses
+    a repeated key itself)."""
+    gang = b'{"gang_name": "A", "gang_type": "Goliath", "gangers": [], "gang_name": "B"}'
+    assert 'gives the key "gang_name" twice in one object' in refusal(gang)
+    with pytest.raises(InvalidRequest, match='gives the key "version" twice'):
+        read_campaign_document(b'{"format": "munda-arbitrator/campaign", "version": 1, '
+                               b'"version": 2}')
+    with pytest.raises(InvalidRequest, match='gives the key "cost" twice'):
+        parse_trading_post(b'[{"name": "Sling", "cost": 5, "cost": 500}]', "post.json")
 
 
 @pytest.mark.parametrize("url", [

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from bot.importing.campaigndoc import LIST_LIMITS, prepare_campaign, read_campaign_document
+from bot.importing.campaigndoc import prepare_campaign, read_campaign_document
 from rules.errors import InvalidRequest
+from rules.limits import CAMPAIGN_LIST_LIMITS
 from tests import factories as f
 
 
@@ -47,7 +48,7 @@ def test_a_sound_file_reads() -> None:
 
 
 def test_too_many_gangs_names_the_limit() -> None:
-    many = document(gangs=[{"id": str(n)} for n in range(LIST_LIMITS["gangs"] + 1)])
+    many = document(gangs=[{"id": str(n)} for n in range(CAMPAIGN_LIST_LIMITS["gangs"] + 1)])
     message = refusal(encoded(many))
     assert "gangs has 201 entries; this bot imports at most 200 gangs" in message
 
@@ -60,7 +61,7 @@ def test_too_many_fighters_in_one_gang_names_the_limit() -> None:
 
 
 def test_too_many_ledger_rows_names_the_limit() -> None:
-    rows = [{}] * (LIST_LIMITS["ledger"] + 1)
+    rows = [{}] * (CAMPAIGN_LIST_LIMITS["ledger"] + 1)
     assert "at most 200000 ledger" in refusal(encoded(document(ledger=rows)))
 
 

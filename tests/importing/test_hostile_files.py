@@ -24,7 +24,13 @@ from bot.importing.campaigndoc import read_campaign_document
 from bot.importing.fetch import check_url
 from bot.importing.gangdoc import gang_document
 from bot.importing.gangfile import read_gang_file
-from bot.importing.limits import (
+from bot.importing.plan import StagedGangImport, plan_import
+from bot.importing.tradingpost import KNOWN, parse_trading_post, require_clean
+from bot.importing.yaktribe import FIGHTER_FIELDS, GANG_FIELDS, parse_yaktribe
+from bot.storage import Campaign, CampaignDocument
+from rules.data import default_ruleset
+from rules.errors import InvalidRequest
+from rules.limits import (
     MAX_FIGHTER_ITEMS,
     MAX_FIGHTERS,
     MAX_GANG_ITEMS,
@@ -33,12 +39,6 @@ from bot.importing.limits import (
     MAX_STASH_ITEMS,
     MAX_TRADING_POST_ITEMS,
 )
-from bot.importing.plan import StagedGangImport, plan_import
-from bot.importing.tradingpost import KNOWN, parse_trading_post, require_clean
-from bot.importing.yaktribe import FIGHTER_FIELDS, GANG_FIELDS, parse_yaktribe
-from bot.storage import Campaign, CampaignDocument
-from rules.data import default_ruleset
-from rules.errors import InvalidRequest
 from rules.models import CampaignSettings
 from tests.importing.conftest import id_maker, slag_kings
 

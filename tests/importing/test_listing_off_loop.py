@@ -20,8 +20,8 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Any
 
-from bot.importing.limits import MAX_TRADING_POST_ITEMS
 from bot.storage import Campaign, Storage, TradingPostEntry, campaigns
+from rules.limits import MAX_TRADING_POST_ITEMS
 from rules.models import Availability, EquipmentKind, Rarity
 from tests.storage.conftest import ACTOR, GUILD_A, campaign
 
