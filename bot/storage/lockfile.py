@@ -41,13 +41,14 @@ log = logging.getLogger(__name__)
 class DatabaseInUse(StorageError):
     """Another process holds the database's lock."""
 
-    def __init__(self, database: Path, lock: Path, holder: str) -> None:
+    def __init__(self, database: Path, lock: Path | None, holder: str) -> None:
         real = database.resolve()
         named = f"{database}" if real == database else f"{database} (the file {real})"
+        where = f"{holder}; lock file {lock}" if lock is not None else holder
         super().__init__(
             f"The database {named} is in use by another Munda Arbitrator process "
-            f"({holder}; lock file {lock}). Stop that process first: two processes on "
-            "one database would both answer every command."
+            f"({where}). Stop that process first: two processes on one database would "
+            "both answer every command."
         )
         self.lock = lock
 
@@ -69,7 +70,7 @@ def database_lock(database: Path) -> Iterator[Path]:
     path = lock_path(database)
     fd = _acquire(database, path)
     try:
-        inode = _lock_inode(database, path)
+        inode = _lock_inode(database)
         try:
             os.ftruncate(fd, 0)
             os.pwrite(fd, _holder_text().encode(), 0)
@@ -82,7 +83,7 @@ def database_lock(database: Path) -> Iterator[Path]:
         os.close(fd)
 
 
-def _lock_inode(database: Path, path: Path) -> int:
+def _lock_inode(database: Path) -> int:
     """flock the database file itself: the lock every name of it (hard links) shares.
 
     A new database is created empty first (as SQLite would), so that a hard link
@@ -99,9 +100,9 @@ def _lock_inode(database: Path, path: Path) -> int:
         os.close(fd)
         links = os.stat(database).st_nlink
         raise DatabaseInUse(
-            database, path,
-            f"through another name of the same file: it has {links} hard links, and "
-            "the lock file beside the name that process was given names it",
+            database, None,
+            f"through another name of the same file: it has {links} hard links; the lock "
+            "file beside the name that process was given names it",
         ) from None
     except BaseException:
         os.close(fd)
