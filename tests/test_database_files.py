@@ -143,3 +143,22 @@ def test_the_lock_is_held_by_one_holder_at_a_time(tmp_path: Path) -> None:
     assert not lock_path(database).exists()
     with database_lock(database):
         pass
+
+
+def test_the_lock_holds_for_every_name_of_the_file(tmp_path: Path) -> None:
+    database = tmp_path / "munda.db"
+    (tmp_path / "other").mkdir()
+    symlink, hard_link = tmp_path / "other" / "symlink.db", tmp_path / "other" / "hard.db"
+    with database_lock(database):
+        symlink.symlink_to(database)
+        os.link(database, hard_link)
+        assert lock_path(symlink) == lock_path(database)
+        with pytest.raises(DatabaseInUse) as refused, database_lock(symlink):
+            pass
+        assert f"(the file {database})" in refused.value.message
+        with pytest.raises(DatabaseInUse) as refused, database_lock(hard_link):
+            pass
+        assert "through another name of the same file" in refused.value.message
+        assert not lock_path(hard_link).exists()
+    with database_lock(hard_link):
+        pass

@@ -32,6 +32,7 @@ from bot.battle.flow import Decision, StartRequest
 from bot.battle.panel import ReportEdit, gang_names
 from bot.battle.state import PostBattleRun
 from bot.battle.store import (
+    CAMPAIGN_DELETED,
     active_run_at,
     active_run_in,
     commit,
@@ -44,9 +45,11 @@ from bot.battle.store import (
     store_decision,
 )
 from bot.call import Actor, Call, actor_from
+from bot.errors import Refused
 from bot.render import safe
 from bot.storage import Campaign, StaleWorld, Transaction, new_id
 from rules.dice import Roller
+from rules.errors import NotFound
 from rules.models import Battle, Gang
 from rules.sequence import Step, SubStep
 from rules.world import RuleResult, World
@@ -144,7 +147,10 @@ async def decide_and_store(
     """
 
     async def read_and_decide(tx: Transaction) -> tuple[Campaign, Decision, int, World]:
-        campaign = await tx.get_campaign(campaign_id)
+        try:
+            campaign = await tx.get_campaign(campaign_id)
+        except NotFound:
+            raise Refused(CAMPAIGN_DELETED) from None
         run, revision = await load_run_at(tx, campaign_id, battle_id)
         world = await load_battle_world(tx, campaign_id, run, rosters=rosters)
         decision = decide(campaign, run, world)

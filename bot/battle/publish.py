@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -27,6 +27,7 @@ from bot.battle.panel import gang_names
 from bot.battle.state import Phase, PostBattleRun, StageRecord
 from bot.battle.store import load_battle_world, load_run, load_run_at, runs_of
 from bot.locks import ServerLocks
+from bot.render import safe
 from bot.shards import owns_guild
 from bot.storage import Campaign, OutboxEntry, Storage, StorageError, Transaction
 from bot.ui.components import Components
@@ -424,3 +425,32 @@ async def resume_drawing(
     if adopted:
         await tx.save_sequence(campaign.id, run.key, run, battle_id=run.battle_id)
     return drawing
+
+
+def messages_of(run: PostBattleRun) -> list[int]:
+    """Every posted message of ``run`` that may carry buttons: its steps' pages and its
+    report panels."""
+    stages = [message for record in run.stages for message in record.message_ids]
+    panels = [r.message_id for r in run.reports.values() if r.message_id is not None]
+    return [*stages, *panels]
+
+
+async def show_campaign_deleted(
+    client: MundaBot, runs: Sequence[PostBattleRun], campaign_name: str
+) -> None:
+    """Edit the posted messages of a deleted campaign's runs to say so, without their
+    buttons (Channel.edit: the same edit that redraws a step). Best effort: a message
+    someone deleted, or a thread the bot lost, is left as it is."""
+    embed = discord.Embed(
+        title="Campaign deleted",
+        description=(f"The campaign **{safe(campaign_name)}** was deleted (/campaign delete), "
+                     "with this post-battle sequence: nothing more can be recorded here."),
+    )
+    for run in runs:
+        channel = Channel(client, run.target_channel_id)
+        for message_id in messages_of(run):
+            try:
+                await channel.edit(message_id, embed, None)
+            except discord.HTTPException as error:
+                log.info("could not mark message %s of a deleted campaign: %s",
+                         message_id, error)

@@ -11,19 +11,26 @@ was read, so that no decision is ever made from a stale run.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import sqlite3
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 from bot.battle import owed
 from bot.battle.flow import Decision
 from bot.battle.state import RUN_KEY_PREFIX, PostBattleRun, run_key
 from bot.errors import Refused
 from bot.storage import Campaign, StaleSequence, Storage, Transaction
+from bot.storage.driver import IntegrityError
 from bot.storage.roster import WorldRows
 from bot.storage.sequences import model_name
+from rules.errors import NotFound
 from rules.models import Battle
 from rules.world import World
 
+T = TypeVar("T")
 RUN_MODEL = model_name(PostBattleRun)
+CAMPAIGN_DELETED = ("This campaign was deleted (/campaign delete), with this post-battle "
+                    "sequence: nothing was recorded.")
 # A gang's active run is one of its latest battles': starting a run (or a pre-battle
 # sequence) closes the deferrals of every earlier one, so older runs need no loading.
 RECENT_BATTLES = 10
@@ -135,15 +142,41 @@ async def store_decision(
     Storage.transaction_whole otherwise)."""
     if saves_only(decision):
         run = decision.run
-        return await storage.save_sequence_at_once(guild_id, campaign.id, run.key, run,
-                                                   battle_id=run.battle_id, revision=revision)
+        return await unless_deleted(
+            storage, guild_id, campaign.id,
+            storage.save_sequence_at_once(guild_id, campaign.id, run.key, run,
+                                          battle_id=run.battle_id, revision=revision))
 
     async def write(tx: Transaction) -> int:
         return await commit(tx, campaign, decision, revision, actor=actor, world=world)
 
     # The ledger rows, the messages owed and the run: one round trip, the writer lock held
     # for SQLite's work only (bot/storage/on_thread.py).
-    return await storage.transaction_whole(guild_id, write)
+    return await unless_deleted(storage, guild_id, campaign.id,
+                                storage.transaction_whole(guild_id, write))
+
+
+async def unless_deleted(
+    storage: Storage, guild_id: int, campaign_id: str, write: Awaitable[T]
+) -> T:
+    """``write``, refused with a sentence when the campaign was deleted since the run was
+    read (the write then fails on the campaign's missing row: a NULL or dangling
+    ``campaign_pk``, or a campaign not found)."""
+    try:
+        return await write
+    except (IntegrityError, sqlite3.IntegrityError, NotFound):
+        if await campaign_exists(storage, guild_id, campaign_id):
+            raise
+        raise Refused(CAMPAIGN_DELETED) from None
+
+
+async def campaign_exists(storage: Storage, guild_id: int, campaign_id: str) -> bool:
+    try:
+        async with storage.read_only(guild_id) as tx:
+            await tx.get_campaign(campaign_id)
+    except NotFound:
+        return False
+    return True
 
 
 Finish = Callable[[Battle, World], World]
@@ -172,7 +205,8 @@ async def finish_and_store(
                               read=read)
         return stored, world
 
-    return await storage.transaction_whole(guild_id, write)
+    return await unless_deleted(storage, guild_id, campaign.id,
+                                storage.transaction_whole(guild_id, write))
 
 
 async def commit(

@@ -29,6 +29,7 @@ from pathlib import Path
 import aiosqlite
 
 from bot.private_files import create_private_file, mode_text
+from bot.storage.driver import Connection
 from bot.storage.errors import (
     DatabaseDamaged,
     DatabaseReadOnly,
@@ -36,7 +37,8 @@ from bot.storage.errors import (
     MigrationFailed,
     StorageError,
 )
-from bot.storage.name_migration import rekey_names
+from bot.storage.name_migration import rekey_by_skeleton, rekey_names
+from bot.storage.sqlite_driver import SqliteConnection
 from bot.storage.territory_migration import restore_territory_rules
 
 DEFAULT_BUSY_TIMEOUT_MS = 5_000
@@ -51,6 +53,9 @@ Step = Callable[[aiosqlite.Connection], Awaitable[None]]
 # Python steps by migration version: they see the schema of their own
 # version, so they use SQL of that schema, never the current codec.
 PYTHON_STEPS: dict[int, Step] = {6: rekey_names, 7: restore_territory_rules}
+SharedStep = Callable[[Connection], Awaitable[None]]
+# Steps of migrations that PostgreSQL has a twin of: the same step runs on both.
+SHARED_STEPS: dict[int, SharedStep] = {10: rekey_by_skeleton}
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,7 @@ class Migration:
     name: str
     sql: str
     step: Step | None = None
+    shared_step: SharedStep | None = None
 
 
 def load_migrations(folder: Traversable | None = None, *, first: int = 1) -> list[Migration]:
@@ -76,7 +82,8 @@ def load_migrations(folder: Traversable | None = None, *, first: int = 1) -> lis
             continue
         version = int(match.group(1))
         found.append(Migration(version, match.group(2), entry.read_text("utf-8"),
-                               PYTHON_STEPS.get(version) if sqlite else None))
+                               PYTHON_STEPS.get(version) if sqlite else None,
+                               SHARED_STEPS.get(version)))
     found.sort(key=lambda m: m.version)
     versions = [m.version for m in found]
     if versions != list(range(first, first + len(found))):
@@ -258,6 +265,8 @@ async def migrate(conn: aiosqlite.Connection, path: str, migrations: list[Migrat
                 await conn.execute(statement)
             if migration.step is not None:
                 await migration.step(conn)
+            if migration.shared_step is not None:
+                await migration.shared_step(SqliteConnection(conn))
             await conn.execute(f"PRAGMA user_version = {migration.version}")
             await conn.execute("COMMIT")
         except sqlite3.Error as error:

@@ -1,4 +1,4 @@
-"""The Python step of migration 0006: stored names made clean and re-keyed.
+"""The Python steps of migrations 0006 and 0010: stored names made clean and re-keyed.
 
 Older releases stored names with only whitespace collapsed and keyed them by
 case folding alone, so "Red Ones" and "Red Ones" + a zero-width space, or a
@@ -17,8 +17,15 @@ adds the number: a name's letters are kept as typed. A name with nothing visible
 their escapes, so hidden characters show) and written to the campaign's
 ledger with the old name, so players can see what happened and why.
 
+Migration 0010 (SQLite and its PostgreSQL twin) re-keys the stored names
+again when keys came to be the Unicode confusable skeleton (rules/names.py):
+names that were two before and look the same now (a Lisu "ꓣed Ones" beside
+"Red Ones") are handled exactly as above, by the same code: the plainer, then
+older, keeps its name, the other gets "(2)" and a ledger note.
+
 It uses the SQL of schema version 6, never the current codec, so it keeps
-working when later migrations change the tables.
+working when later migrations change the tables (the tables and columns it
+touches are the same at version 9, on either database).
 """
 
 from __future__ import annotations
@@ -32,6 +39,8 @@ from itertools import groupby
 
 import aiosqlite
 
+from bot.storage.driver import Connection
+from bot.storage.sqlite_driver import SqliteConnection
 from rules.names import MAX_LENGTH, clean, name_key, visible
 
 log = logging.getLogger(__name__)
@@ -39,6 +48,7 @@ log = logging.getLogger(__name__)
 ACTOR = "Munda Arbitrator upgrade"
 CLAUSE = "NAMES"
 _CHUNK = 500
+_PARKED = "\x01"
 
 
 @dataclass(frozen=True)
@@ -89,15 +99,26 @@ class _Rename:
 
 
 async def rekey_names(conn: aiosqlite.Connection) -> None:
+    """Migration 0006 (SQLite only)."""
+    db = SqliteConnection(conn)
+    await _rekey(db, 6)
+    for table, column, fallback in _PLAIN:
+        await _clean_plain(db, table, column, fallback)
+
+
+async def rekey_by_skeleton(db: Connection) -> None:
+    """Migration 0010, on either database: every key recomputed, new clashes renamed."""
+    await _rekey(db, 10)
+
+
+async def _rekey(db: Connection, version: int) -> None:
     at = datetime.now(UTC).isoformat(timespec="microseconds")
     for keyed in _KEYED:
-        rows = [_Row(*row) for row in await conn.execute_fetchall(keyed.select)]
+        rows = [_Row(*row) for row in await db.execute_fetchall(keyed.select)]
         renames = [r for r in _plan(keyed, rows) if (r.name, r.key) != (r.row.name, r.row.key)]
-        await _write(conn, keyed.table, renames)
+        await _write(db, keyed.table, renames)
         for rename in renames:
-            await _record(conn, keyed, rename, at)
-    for table, column, fallback in _PLAIN:
-        await _clean_plain(conn, table, column, fallback)
+            await _record(db, keyed, rename, at, version)
 
 
 def _plan(keyed: _Keyed, rows: list[_Row]) -> list[_Rename]:
@@ -133,16 +154,17 @@ def _clean(text: str, fallback: str) -> str:
     return clean(clean(text)[:MAX_LENGTH]) if visible(text) else fallback
 
 
-async def _write(conn: aiosqlite.Connection, table: str, renames: Sequence[_Rename]) -> None:
+async def _write(conn: Connection, table: str, renames: Sequence[_Rename]) -> None:
     # Keys are unique row by row: every changed row first parks on a key no
-    # name can have, so a row may take a key another row is giving up.
+    # name can have (clean names hold no control character; PostgreSQL's text
+    # takes no NUL), so a row may take a key another row is giving up.
     pks = [r.row.pk for r in renames]
     for start in range(0, len(pks), _CHUNK):
         chunk = pks[start : start + _CHUNK]
         await conn.execute(
-            f"UPDATE {table} SET name_key = char(0) || pk"
+            f"UPDATE {table} SET name_key = ? || CAST(pk AS TEXT)"
             f" WHERE pk IN ({','.join('?' * len(chunk))})",
-            chunk,
+            [_PARKED, *chunk],
         )
     await conn.executemany(
         f"UPDATE {table} SET name = ?, name_key = ? WHERE pk = ?",
@@ -150,15 +172,17 @@ async def _write(conn: aiosqlite.Connection, table: str, renames: Sequence[_Rena
     )
 
 
-async def _record(conn: aiosqlite.Connection, keyed: _Keyed, rename: _Rename, at: str) -> None:
+async def _record(
+    conn: Connection, keyed: _Keyed, rename: _Rename, at: str, version: int
+) -> None:
     row = rename.row
     if rename.reason is None:
         if rename.name != row.name:
-            log.info("Schema 6: %s %s name %r is now stored as %r.",
-                     keyed.kind, row.id, row.name, rename.name)
+            log.info("Schema %d: %s %s name %r is now stored as %r.",
+                     version, keyed.kind, row.id, row.name, rename.name)
         return
     log.warning(
-        "Schema 6: %s %s %r (%s %s) renamed to %r: %s.",
+        "Schema %d: %s %s %r (%s %s) renamed to %r: %s.", version,
         keyed.kind, row.id, row.name, keyed.scope_word, row.scope, rename.name, rename.reason,
     )
     note = f"The {keyed.kind} '{row.name}' is now called '{rename.name}': {rename.reason}."
@@ -178,7 +202,7 @@ async def _record(conn: aiosqlite.Connection, keyed: _Keyed, rename: _Rename, at
     )
 
 
-async def _clean_plain(conn: aiosqlite.Connection, table: str, column: str, fallback: str) -> None:
+async def _clean_plain(conn: Connection, table: str, column: str, fallback: str) -> None:
     changes: list[tuple[str, int]] = []
     for pk, text in await conn.execute_fetchall(f"SELECT pk, {column} FROM {table}"):
         cleaned = _clean(text, fallback)

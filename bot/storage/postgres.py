@@ -140,6 +140,8 @@ async def migrate(raw: asyncpg.Connection, where: str, migrations: list[Migratio
             try:
                 async with raw.transaction():
                     await raw.execute(migration.sql)
+                    if migration.shared_step is not None:
+                        await migration.shared_step(PostgresConnection(raw))
                     await raw.execute("DELETE FROM schema_version")
                     await raw.execute("INSERT INTO schema_version VALUES ($1)",
                                       migration.version)

@@ -27,6 +27,9 @@ class Confirmed:
 
     message: str
     announcement: str | None = None
+    # Work the change owes Discord, done once the click is answered (it may take longer
+    # than Discord waits for the answer).
+    after: Callable[[], Awaitable[None]] | None = None
 
 
 ConfirmHandler = Callable[[discord.Interaction[Any], str, str], Awaitable[Confirmed]]
@@ -40,6 +43,8 @@ def confirmation(action: str, handler: ConfirmHandler) -> None:
         await click.interaction.response.edit_message(content=outcome.message, view=None)
         if outcome.announcement:
             await click.interaction.followup.send(outcome.announcement)
+        if outcome.after is not None:
+            await outcome.after()
 
     async def cancelled(click: Click, campaign: str, target: str, user: int) -> None:
         await click.interaction.response.edit_message(

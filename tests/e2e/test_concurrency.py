@@ -12,10 +12,11 @@ Its own module: one bot process and database.
 from __future__ import annotations
 
 import asyncio
+import copy
 from typing import Any
 
 from bot.arena import Arena
-from fakediscord import InteractionResult
+from fakediscord import InteractionResult, Message
 from tests.e2e.battle_helpers import (
     STEPS_BEFORE_ACTIONS,
     battle_reported,
@@ -221,3 +222,60 @@ async def test_the_last_agreement_clicked_at_once_is_carried_out_once(arena: Are
     assert len(deferrals) == 1, [(a.title, a.notes) for a in after.actions]
     assert after.run.sequence.deferred == {
         after.gangs["Late Lamps"].id: ["B. Visit the Trading Post"]}
+
+
+async def _doomed_run(arena: Arena, camp: str) -> tuple[Any, Message]:
+    """A campaign of two gangs whose post-battle sequence waits at Receive Rewards."""
+    await campaign_of_two(arena, camp, f"{camp} Kings", f"{camp} Saints")
+    thread = await territory_battle(arena, camp, f"{camp} Kings", f"{camp} Kings",
+                                    f"{camp} Saints", "Glow Wells", "D6x10")
+    await eventually(lambda: open_stage(arena, thread), "the Wrap-up")
+    return thread, await to_step(arena, thread, "Receive Rewards", ["bob", "carol"])
+
+
+async def _told(result: InteractionResult) -> str:
+    return (await answers([result]))[0]
+
+
+async def _buttons_gone(arena: Arena, thread: Any) -> None:
+    def unbuttoned() -> bool:
+        return all(not m.buttons and not m.selects for m in in_thread(arena, thread))
+
+    await eventually(lambda: unbuttoned() or None, "every button of the thread removed")
+
+
+async def test_a_confirm_racing_the_campaigns_delete_gets_a_sentence(arena: Arena) -> None:
+    camp = "Doomed Race"
+    thread, rewards = await _doomed_run(arena, camp)
+    asked = await arena.driver.slash(G, CH, "alice", "campaign delete", campaign=camp)
+    assert asked.ephemeral, asked.content
+
+    deleted, clicked = await asyncio.gather(
+        arena.driver.click(asked, "Confirm", "alice"),
+        arena.driver.click(rewards, "Confirm", "bob"))
+
+    assert "has been deleted, with everything in it" in deleted.content
+    said = await _told(clicked)
+    assert "Something went wrong" not in said, said
+    # The click either went first (and was taken) or finds the campaign gone.
+    assert "This campaign was deleted" in said or "Confirmed" in said or not clicked.ephemeral, said
+    await _buttons_gone(arena, thread)
+    assert "was deleted" in rewards.embed_text()
+
+
+async def test_a_confirm_landing_after_the_delete_gets_a_sentence(arena: Arena) -> None:
+    camp = "Doomed Late"
+    thread, rewards = await _doomed_run(arena, camp)
+    # What the player's screen still shows: the step as it was, with its buttons.
+    seen = copy.deepcopy(rewards)
+    asked = await arena.driver.slash(G, CH, "alice", "campaign delete", campaign=camp)
+    deleted = await arena.driver.click(asked, "Confirm", "alice")
+    assert "has been deleted" in deleted.content
+    await _buttons_gone(arena, thread)
+    assert "was deleted" in rewards.embed_text() and camp in rewards.embed_text()
+
+    late = await arena.driver.forge(seen, "Confirm", "bob")
+
+    said = await _told(late)
+    assert "This campaign was deleted (/campaign delete)" in said, said
+    assert late.ephemeral or "Something went wrong" not in said

@@ -55,3 +55,36 @@ async def test_a_name_is_stored_without_its_hidden_characters(arena: Arena) -> N
     assert "**Grey Ones** (Goliath" in made.content and "\u200b" not in made.content
     renamed = await slash(arena, "bob", "gang edit", gang="Grey Ones", name="R\u0435d Ones")
     assert renamed.ephemeral and "looks the same as the gang 'Red Ones'" in renamed.content
+
+
+async def test_look_alikes_from_other_scripts_are_refused_naming_the_gang(arena: Arena) -> None:
+    before = await gang_names(arena)
+    # Lisu, Cherokee, Lisu, Armenian, Cherokee letters in place of Latin ones.
+    for fake in ("\ua4e3ed Ones", "\u13a1ed Ones", "Red \u13a4nes", "Red One\ua4e2",
+                 "Red O\u0578es"):
+        refused = await create_gang(arena, "bob", fake)
+        assert refused.ephemeral, fake
+        assert (f"The name '{fake}' looks the same as the gang 'Red Ones' in this campaign"
+                in refused.content), refused.content
+    assert await gang_names(arena) == before
+
+
+async def test_look_alike_fighters_are_refused_naming_the_fighter(arena: Arena) -> None:
+    made = await slash(arena, "alice", "fighter add", gang="Red Ones", name="Krag",
+                       category="Champion", cost=50)
+    assert not made.ephemeral, made.content
+    for fake in ("\ua4d7rag", "Kra\u0261"):  # Lisu K, Latin script g
+        refused = await slash(arena, "alice", "fighter add", gang="Red Ones", name=fake,
+                              category="Ganger", cost=50)
+        assert refused.ephemeral, fake
+        assert (f"The name '{fake}' looks the same as the fighter 'Krag' in this campaign"
+                in refused.content), refused.content
+
+
+async def test_names_a_player_can_tell_apart_are_allowed_in_any_script(arena: Arena) -> None:
+    # One letter apart, and Cyrillic names that look like no other gang.
+    for name in ("Rex", "Rox", "Жуки", "Шахтёры"):
+        made = await create_gang(arena, "carol", name)
+        assert not made.ephemeral, (name, made.content)
+    listed = await gang_names(arena)
+    assert all(name in listed for name in ("Rex", "Rox", "Жуки", "Шахтёры"))

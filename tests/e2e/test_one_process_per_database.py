@@ -97,6 +97,43 @@ async def test_a_second_bot_on_the_same_database_is_refused(arena: Arena) -> Non
     await still_answers(arena)
 
 
+@pytest.mark.parametrize("link", ["symlink", "hard link"])
+async def test_a_second_bot_through_another_name_of_the_file_is_refused(
+    arena: Arena, link: str
+) -> None:
+    # Another folder: a lock file beside the link would not be the first bot's.
+    elsewhere = arena.workdir / f"elsewhere-{link.replace(' ', '-')}"
+    elsewhere.mkdir()
+    other_name = elsewhere / "same.db"
+    if link == "symlink":
+        other_name.symlink_to(arena.database_path)
+    else:
+        os.link(arena.database_path, other_name)
+    arena.config_path.chmod(0o600)
+    identified = arena.fake.gateway.identify_count
+    try:
+        second = await bot_command("run", config=arena.config_path, workdir=arena.workdir,
+                                   env={"MUNDA_DATABASE_PATH": str(other_name)})
+
+        assert second.code == 2, second.stderr
+        lines = [line for line in second.stderr.splitlines() if "hard links)" not in line]
+        assert len(lines) == 1, second.stderr
+        assert lines[0].startswith(f"munda-arbitrator: The database {other_name}")
+        assert "is in use by another Munda Arbitrator process" in lines[0]
+        if link == "symlink":
+            assert f"(the file {arena.database_path})" in lines[0]
+            assert str(lock_file(arena)) in lines[0]
+            assert f"pid {bot_pid(arena)}" in lines[0]
+        else:
+            assert "through another name of the same file: it has 2 hard links" in lines[0]
+        assert arena.fake.gateway.identify_count == identified
+        assert sorted(p.name for p in elsewhere.iterdir()) == ["same.db"]
+        await still_answers(arena)
+    finally:
+        other_name.unlink()
+        elsewhere.rmdir()
+
+
 async def test_backup_works_beside_the_bot_and_is_private(arena: Arena) -> None:
     made = await launcher(arena, "backup")
     assert made.code == 0, made.stderr

@@ -85,6 +85,11 @@ def test_case_never_makes_two_names(text: str) -> None:
         "Ｒｅｄ　Ｏｎｅｓ",           # full width
         "𝐑𝐞𝐝 𝐎𝐧𝐞𝐬",                # mathematical bold
         "  red   ONES ",
+        "\ua4e3ed Ones",           # Lisu R
+        "\u13a1ed Ones",           # Cherokee R
+        "Red \u13a4nes",           # Cherokee O (with a tick the table spells O')
+        "Red One\ua4e2",           # Lisu S
+        "Red O\u0578es",           # Armenian n
     ],
 )
 def test_names_that_look_alike_are_the_same_name(twin: str) -> None:
@@ -99,10 +104,20 @@ def test_names_that_look_alike_are_the_same_name(twin: str) -> None:
         ("Café", "Cafe"),
         ("Burn", "Bum"),
         ("Red Ones", "Red Onez"),
+        ("Rex", "Rox"),
+        ("Маша", "Мама"),
+        ("Шахтёры", "Waxtepbi"),
+        ("Red Ơnes", "Red Ones"),  # an accent (the horn) on a Latin letter, as "Café"
     ],
 )
 def test_names_a_player_can_tell_apart_stay_different(one: str, other: str) -> None:
     assert not same_name(one, other)
+
+
+def test_fighters_in_other_scripts_meet_their_latin_twins() -> None:
+    assert same_name("\ua4d7rag", "Krag")  # Lisu K
+    assert same_name("Kra\u0261", "Krag")  # Latin script g
+    assert same_name("\u0399ron", "Iron")  # Greek capital iota is a capital I
 
 
 def test_case_insensitivity_holds_in_other_scripts_too() -> None:

@@ -1,4 +1,4 @@
-"""Names in storage: look-alikes are one name, and migration 0006 re-keys old files."""
+"""Names in storage: look-alikes are one name, and migrations 0006 and 0010 re-key old files."""
 
 from __future__ import annotations
 
@@ -11,11 +11,20 @@ import pytest
 
 from bot.storage import LATEST_VERSION, Campaign, MigrationFailed, Storage, new_id
 from bot.storage.database import Migration, connect, load_migrations
+from bot.storage.opening import open_storage
 from rules.errors import InvalidRequest
 from rules.models import CampaignSettings, Territory
 from tests import factories as f
 
-from .conftest import ACTOR, GUILD_A, GUILD_B, fetch, full_gang, write_old_territories
+from .conftest import (
+    ACTOR,
+    GUILD_A,
+    GUILD_B,
+    fetch,
+    full_gang,
+    migrated_then_changed,
+    write_old_territories,
+)
 
 CYRILLIC_RED_ONES = "Red \u041enes"  # Cyrillic capital O
 
@@ -198,3 +207,68 @@ async def test_territory_names_clash_in_the_migration_too(db_path: Path) -> None
         assert [t.name for t in territories] == ["Old Ruins", "\u041eld Ruins (2)"]
         added = Territory(id=new_id(), name="Slag Pits")
         await storage.add_territory(GUILD_A, "c1", added, actor=ACTOR)
+
+
+async def _keyed_by_hand_list(target: Path | str, *statements: str) -> None:
+    """A database at version 9 whose names were keyed by the old hand list of look-alikes:
+    a Lisu "ꓣed Ones" and a "Kraɡ" (Latin script g) were names of their own then."""
+    store = await open_storage(target)
+    campaign = await store.create_campaign(GUILD_A, CampaignSettings(name="Dust Falls"))
+    fighters = [f.fighter(name="Krag"), f.fighter(name="Grub")]
+    for name in ("Red Ones", "Blue Ones", "Маша"):
+        await store.create_gang(GUILD_A, campaign.id,
+                                f.gang(name=name, fighters=fighters if name == "Red Ones" else []),
+                                actor=ACTOR)
+    await store.close()
+    renames = [
+        "UPDATE gangs SET name = '\ua4e3ed Ones', name_key = '\ua4e3ed ones'"
+        " WHERE name = 'Blue Ones'",
+        "UPDATE fighters SET name = 'Kra\u0261', name_key = 'kra\u0261' WHERE name = 'Grub'",
+        # Keys the old code wrote, for a name the new key leaves alone.
+        "UPDATE gangs SET name_key = 'old key' WHERE name = 'Маша'",
+    ]
+    if isinstance(target, str):
+        await migrated_then_changed(target, *renames,
+                                    "UPDATE schema_version SET version = 9", *statements)
+        return
+    with sqlite3.connect(target) as conn:
+        for statement in [*renames, "PRAGMA user_version = 9", *statements]:
+            conn.execute(statement)
+
+
+async def test_migration_10_keys_names_by_their_skeleton_on_sqlite(db_path: Path) -> None:
+    await _migrates_to_skeleton_keys(db_path)
+
+
+async def test_migration_10_keys_names_by_their_skeleton_on_postgresql(
+    postgres_url: str,
+) -> None:
+    await _migrates_to_skeleton_keys(postgres_url)
+
+
+async def _migrates_to_skeleton_keys(target: Path | str) -> None:
+    """Look-alikes the old keys let in get a number and a ledger note; other keys are
+    recomputed; the plain name keeps its name."""
+    await _keyed_by_hand_list(target)
+    store = await open_storage(target)
+    try:
+        assert await store.schema_version() == LATEST_VERSION
+        (campaign,) = await store.list_campaigns(GUILD_A)
+        gangs = {g.name for g in await store.list_gangs(GUILD_A, campaign.id)}
+        # The plain name keeps its name; the look-alike only gets a number.
+        assert gangs == {"Red Ones", "\ua4e3ed Ones (2)", "Маша"}
+        assert (await store.get_gang_by_name(GUILD_A, campaign.id, "маша")).name == "Маша"
+        _gang, krag = await store.find_fighter(GUILD_A, campaign.id, "Kra\u0261 (2)")
+        assert krag.name == "Kra\u0261 (2)"
+        red = await store.get_gang_by_name(GUILD_A, campaign.id, "Red Ones")
+        events = await store.recent_events(GUILD_A, campaign.id, limit=20)
+        assert any(e.kind == "note" and "looked the same as the gang 'Red Ones'" in (e.text or "")
+                   for e in events)
+        assert any(e.kind == "note" and "looked the same as the fighter 'Krag'" in (e.text or "")
+                   for e in events)
+        with pytest.raises(InvalidRequest, match="looks the same as the gang 'Red Ones'"):
+            await store.create_gang(GUILD_A, campaign.id, f.gang(name="Red \u13a4nes"),
+                                    actor=ACTOR)
+        assert red.name == "Red Ones"
+    finally:
+        await store.close()
