@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
                 log.warning("%s", warning)
             return asyncio.run(run_bot(config))
         if args.command == "demo":
-            from bot.demo import run_demo
+            from demo.campaign import run_demo
 
             return run_demo(seed=args.seed, rules_only=args.rules_only, pictures=args.pictures)
     except ConfigError as error:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from bot.arena import Arena
+from demo.arena import Arena
 from fakediscord import InteractionResult
 from tests.e2e.battle_helpers import (
     STEPS_BEFORE_ACTIONS,

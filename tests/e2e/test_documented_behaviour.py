@@ -5,7 +5,7 @@ category (so a gang of a House outside the shipped House Lists makes post-battle
 
 from __future__ import annotations
 
-from bot.arena import Arena
+from demo.arena import Arena
 from tests.e2e import hostile
 from tests.e2e.helpers import ok, slash
 

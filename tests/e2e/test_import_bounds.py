@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from bot.arena import Arena, open_arena
 from bot.importing.limits import MAX_JSON_VALUES, MAX_SKILLS
+from demo.arena import Arena, open_arena
 from fakediscord import Upload
 from fakediscord.result import InteractionResult
 

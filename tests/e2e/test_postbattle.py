@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import re
 
-from bot.arena import Arena
+from demo.arena import Arena
 from tests.e2e.helpers import ok, said
 from tests.e2e.postbattle_steps import (
     CH,

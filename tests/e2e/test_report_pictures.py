@@ -12,9 +12,9 @@ import io
 
 from PIL import Image
 
-from bot.arena import Arena
 from bot.pictures.battle import CARD_WIDTH, FOOT_HEIGHT, ROW_HEIGHT, TITLE_HEIGHT
 from bot.pictures.chart import CHART_HEIGHT, CHART_WIDTH
+from demo.arena import Arena
 from fakediscord.entities import Attachment
 from tests.e2e.postbattle_steps import (
     G,

@@ -7,7 +7,7 @@ import re
 import pytest
 import pytest_asyncio
 
-from bot.arena import Arena
+from demo.arena import Arena
 from fakediscord import CommandInputError
 from tests.e2e.helpers import new_gang, ok, refused, said, slash, stash
 

@@ -7,7 +7,7 @@ gangs, carol is the Arbitrator): a campaign, two gangs, fighters, a
 territory, a refused edit, a pre-battle sequence and a whole post-battle
 sequence with both players confirming every step. It prints the channels as
 a readable transcript. ``--rules-only`` prints the rules engine's sequence
-without Discord instead (bot/demo_rules.py). ``--pictures DIR`` also writes
+without Discord instead (demo/rules_only.py). ``--pictures DIR`` also writes
 the pictures of the game to DIR: the roster card and the campaign chart as
 the bot attached them in the channel, and the battle's report card and small
 chart drawn from the demo's database at the end (bot/ui/pictures.py).
@@ -23,11 +23,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
-from bot.arena import Arena, open_arena
-from bot.demo_rules import DEMO_PROFILE, run_rules_demo
 from bot.pictures import PictureWorker
 from bot.storage import Storage
 from bot.ui.pictures import battle_report_pictures
+from demo.arena import Arena, open_arena
+from demo.rules_only import DEMO_PROFILE, run_rules_demo
 from fakediscord import InteractionResult
 from fakediscord.entities import Channel, Message
 from rules.report import battle_report
