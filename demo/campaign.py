@@ -24,13 +24,13 @@ from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
 from bot.pictures import PictureWorker
+from bot.report_record import composed_report
 from bot.storage import Storage
 from bot.ui.pictures import battle_report_pictures
 from demo.arena import Arena, open_arena
 from demo.rules_only import DEMO_PROFILE, run_rules_demo
 from fakediscord import InteractionResult
 from fakediscord.entities import Channel, Message
-from rules.report import battle_report
 
 T = TypeVar("T")
 
@@ -195,8 +195,9 @@ class Script:
                 campaign = await tx.get_campaign_by_name(CAMPAIGN)
                 [battle] = await tx.list_battles(campaign.id, limit=1)
                 world = await tx.load_world(campaign.id, battle.gang_ids)
-                drawn = await battle_report_pictures(tx, worker, campaign.id, battle,
-                                                     battle_report(world, battle), world.gangs)
+                report = await composed_report(tx, campaign.id, world, battle)
+                drawn = await battle_report_pictures(tx, worker, campaign.id, battle, report,
+                                                     world.gangs)
         finally:
             worker.close()
             await storage.close()

@@ -31,6 +31,10 @@ from rules.report import BattleReport
 FIRST_PAGE = 2800
 NEXT_PAGE = 3900
 TITLE_MAX = 256
+# The report's embed: up to four gangs' fields of at most 1024 characters each, with
+# a description of at most 1000, stays inside Discord's 6000 for the whole embed.
+REPORT_DESCRIPTION_MAX = 1000
+AFTERMATH_LINE_MAX = 300
 COLOUR_OPEN = discord.Colour.blurple()
 COLOUR_DONE = discord.Colour.green()
 COLOUR_UNDONE = discord.Colour.dark_grey()
@@ -256,7 +260,9 @@ def final_report_embed(
     thread_url: str | None,
     skirmish: bool = False,
 ) -> discord.Embed:
-    """PB-7: gangs, outcome and winner, territory won, enemies OOA, Gang Rating and Wealth."""
+    """PB-7: gangs, outcome and winner, territory won, enemies OOA, each gang's aftermath
+    (Out of Action and injuries, dead, captured, XP, credits, Territories), Gang Rating
+    and Wealth."""
     gangs = " vs ".join(safe(line.gang_name) for line in report.gangs)
     outcome = "Draw" if report.winner_name is None else f"Won by {safe(report.winner_name)}"
     description = outcome
@@ -270,20 +276,21 @@ def final_report_embed(
         description += f"\n[The battle's thread]({thread_url})"
     embed = discord.Embed(
         title=clip(f"Battle report: {gangs}", TITLE_MAX),
-        description=clip(description, 4000),
+        description=clip(description, REPORT_DESCRIPTION_MAX),
         colour=COLOUR_DONE,
     )
-    for line in report.gangs[:20]:
+    for line in report.gangs[:4]:
         result = {"win": "Winner", "loss": "Lost", "draw": "Draw"}[line.outcome]
         embed.add_field(
             name=clip(safe(line.gang_name), TITLE_MAX),
-            value=(
-                f"{result}\nEnemies Out of Action: {line.enemies_out_of_action}\n"
-                f"Gang Rating: {line.gang_rating}\nWealth: {line.wealth}"
-            ),
-            inline=True,
+            value=fit_lines([
+                result, f"Enemies Out of Action: {line.enemies_out_of_action}",
+                f"Gang Rating: {line.gang_rating}", f"Wealth: {line.wealth}",
+                *(clip(safe(part), AFTERMATH_LINE_MAX) for part in line.aftermath_lines),
+            ]),
+            inline=False,
         )
-    embed.set_footer(text=f"PB-7 · battle {report.battle_id}")
+    embed.set_footer(text=f"battle {report.battle_id}")
     return embed
 
 
