@@ -25,6 +25,7 @@ from bot.render import paginate, safe
 from bot.ui import FIELD_MAX, clip, fit_lines
 from rules.models import Battle, Fighter, Vehicle
 from rules.report import BattleReport
+from rules.sequence import STAGES, Step, skipped_in_skirmish
 
 # The first message of a stage carries three fields (at most ~3 x 1024) besides its
 # lines; 2800 characters of lines keeps the whole embed under Discord's 6000.
@@ -139,14 +140,29 @@ def start_embed(
     )
     embed.add_field(
         name="Next",
-        value=(
-            "Each player reports how their gang ended the battle in the thread, then "
-            "presses Submit. The seven steps follow, one message each."
-        ),
+        value=sequence_outline(run.sequence.skirmish),
         inline=False,
     )
     embed.set_footer(text=f"battle {battle.id}")
     return embed
+
+
+def sequence_outline(skirmish: bool) -> str:
+    """What follows the start, as the thread will show it: one message per step, the
+    parts of Update Roster each its own."""
+    stages = [stage for stage in STAGES if stage[0] is not Step.FINISHED
+              and not (skirmish and skipped_in_skirmish(*stage))]
+    parts = [substep.value.split(". ", 1)[1] for step, substep in stages if substep]
+    steps = list(dict.fromkeys(step.value for step, _ in stages))
+    named = [f"Update Roster ({', '.join(parts)})" if step == Step.UPDATE_ROSTER else step
+             for step in steps]
+    end = ("The battle report then goes to the campaign's report channel (or here, when "
+           "the campaign has none)." if not skirmish else "A skirmish sends no report.")
+    return (
+        "Each player reports how their gang ended the battle in the thread, then presses "
+        f"Submit. Then come {len(stages)} steps, one message each, which every player "
+        f"confirms: {', '.join(named)}. {end}"
+    )
 
 
 # --------------------------------------------------------------------------- reporting
@@ -317,7 +333,7 @@ def status_embed(
             for g, subs in run.sequence.deferred.items() if subs
         ]
         if deferred:
-            embed.add_field(name="Deferred (PB-6B.8)", value=fit_lines(deferred))
+            embed.add_field(name="Deferred sub-steps", value=fit_lines(deferred))
     else:
         embed.description = "Cancelled."
     if thread_url:
