@@ -57,3 +57,14 @@ def test_the_demo_writes_its_pictures_for_a_person_to_look_at(tmp_path: Path) ->
     }
     assert "(attachment roster-the-slag-lords.png" in done.stdout
     assert f"Pictures written: {folder / 'roster-the-slag-lords.png'}" in done.stdout
+
+
+def test_options_that_would_be_ignored_are_refused(tmp_path: Path) -> None:
+    for argv, said in ((["--seed", "3"], "--seed applies to --rules-only only"),
+                       (["--rules-only", "--pictures", str(tmp_path / "p")],
+                        "--pictures needs the full demo")):
+        done = subprocess.run([sys.executable, "-m", "bot", "demo", *argv],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2, argv
+        assert said in done.stderr and done.stdout == ""
+    assert not (tmp_path / "p").exists()
