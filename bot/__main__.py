@@ -1,4 +1,4 @@
-"""The launcher: ``munda-arbitrator run|demo`` (also ``python -m bot``)."""
+"""The launcher: ``munda-arbitrator run|backup|restore|demo|try`` (also ``python -m bot``)."""
 
 from __future__ import annotations
 
@@ -49,6 +49,10 @@ def _parser() -> argparse.ArgumentParser:
                       help="print the rules engine's post-battle sequence without the bot")
     demo.add_argument("--pictures", type=Path, default=None, metavar="DIR",
                       help="also write the game's roster card, chart and battle card to DIR")
+    commands.add_parser(
+        "try", help="use the bot by hand offline: type slash commands as alice, bob, carol "
+        "or dave against the fake Discord, click buttons by number"
+    )
     return parser
 
 
@@ -92,6 +96,10 @@ def main(argv: list[str] | None = None) -> int:
             for warning in config.exposure_warnings():
                 log.warning("%s", warning)
             return asyncio.run(run_bot(config))
+        if args.command == "try":
+            from demo.prompt import run_prompt
+
+            return run_prompt()
         if args.command == "demo":
             refused = demo_refusal(args.seed, args.rules_only, args.pictures)
             if refused:

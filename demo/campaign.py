@@ -27,10 +27,11 @@ from bot.pictures import PictureWorker
 from bot.report_record import composed_report
 from bot.storage import Storage
 from bot.ui.pictures import battle_report_pictures
-from demo.arena import Arena, open_arena
+from demo.arena import TOKEN, Arena, open_arena
 from demo.rules_only import DEMO_PROFILE, run_rules_demo
-from fakediscord import InteractionResult
+from fakediscord import FakeDiscord, InteractionResult
 from fakediscord.entities import Channel, Message
+from fakediscord.timeline import Timeline
 
 T = TypeVar("T")
 
@@ -75,8 +76,11 @@ def run_demo(*, seed: int, rules_only: bool, out: TextIO = sys.stdout,
 
 async def play(workdir: Path, pictures: Path | None = None) -> tuple[str, list[Path]]:
     """Play the scripted campaign; return the channels' transcript and the pictures written."""
-    async with open_arena(workdir, log_level="WARNING") as arena:
-        script = Script(arena)
+    fake = FakeDiscord.demo(token=TOKEN)
+    # Kept from before the bot connects: the transcript is the channels in time order.
+    timeline = Timeline(fake.world)
+    async with open_arena(workdir, fake=fake, log_level="WARNING") as arena:
+        script = Script(arena, timeline)
         await script.campaign_and_gangs()
         await script.battle()
         written = await script.pictures(pictures) if pictures is not None else []
@@ -84,9 +88,10 @@ async def play(workdir: Path, pictures: Path | None = None) -> tuple[str, list[P
 
 
 class Script:
-    def __init__(self, arena: Arena) -> None:
+    def __init__(self, arena: Arena, timeline: Timeline) -> None:
         self.arena = arena
         self.driver = arena.driver
+        self.timeline = timeline
 
     async def say(self, user: str, command: str, *, where: Channel | str = CHANNEL,
                   **options: Any) -> InteractionResult:
@@ -252,6 +257,8 @@ class Script:
         return found
 
     def transcript(self) -> str:
-        parts = [f"#{CHANNEL}\n" + self.driver.transcript(CHANNEL, guild=GUILD)]
-        parts.append(f"#{REPORTS}\n" + self.driver.transcript(REPORTS, guild=GUILD))
+        """Each channel in time order, as a person reading it in Discord saw it happen."""
+        parts = [f"== #{name} ({GUILD}) ==\n"
+                 + self.timeline.render(self.driver.channel(name, guild=GUILD))
+                 for name in (CHANNEL, REPORTS)]
         return "\n\n".join(parts) + "\n"

@@ -50,7 +50,8 @@ from rules.errors import InvalidRequest, NotEligible, OutOfStep
 from rules.models import Battle, Fighter
 from rules.report import BattleReport, RatingResult, battle_report, update_gang_rating
 from rules.ruleset import RuleSet
-from rules.steps import Step, SubStep
+from rules.steps import Step as Step
+from rules.steps import SubStep as SubStep
 from rules.tradingpost import AvailabilityResult, RareOffer, seek_rare_and_illegal
 from rules.world import World
 

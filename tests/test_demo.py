@@ -27,10 +27,17 @@ def test_demo_plays_a_battle_through_the_real_bot_and_prints_the_channels() -> N
                  "F. Update Gang Rating", "Report Results"):
         assert f"**✅ {step}" in text or f"**✅ Update Roster ({step})" in text, step
     assert "🎲 Lasting Injury for Zell: D66" in text
+    # In time order: the Wrap-up is posted after the clicks that made it, first as it
+    # opened; its confirmation comes later, as an edit.
+    assert text.index("> Bob clicked [Submit]") < text.index("**▶️ Wrap-up**")
+    assert text.index("**▶️ Wrap-up**") < text.index("edited '✅ Wrap-up'")
+    assert text.count("**▶️ Wrap-up**") == 1
     # The report reached the campaign's report channel, with mentions readable.
     report = text.split("== #campaign (Underhive) ==", 1)[1]
     assert "Battle report: The Slag Lords vs The Venom Court" in report
     assert "Territory won: Old Ruins" in report
+    # Each gang's aftermath, naming the fighters.
+    assert "Out of Action: Zell (" in report and "from income" in report
     assert "<@" not in text
 
 
