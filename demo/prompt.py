@@ -44,7 +44,8 @@ Other lines: "as bob" (who types: alice, bob, carol, dave), "in thread" (the new
 thread) or "in general" (a channel), a button's number (or "click 3"), "help", "quit"."""
 # ``name:value`` options: a value runs to the next `` word:`` or the end of the line.
 _OPTION = re.compile(r"(?:^|\s)([a-z_0-9]+):")
-SETTLE_SECONDS = 0.4
+SETTLE_SECONDS = 0.5
+SETTLE_LONGEST = 10.0
 
 
 @dataclass
@@ -82,9 +83,20 @@ async def _serve(workdir: Path, lines: TextIO, out: TextIO) -> int:
             said = await _act(arena, seat, line.strip())
             if said:
                 out.write(said + "\n")
-            await asyncio.sleep(SETTLE_SECONDS)
+            await _settled(timeline)
             out.write(_news(arena, timeline, seat))
             out.flush()
+
+
+async def _settled(timeline: Timeline) -> None:
+    """Wait until the bot has been quiet for a moment: what a line set off (follow-ups,
+    a step's message from the outbox) is shown with it, even on a busy machine."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + SETTLE_LONGEST
+    seen = -1
+    while len(timeline.entries) != seen and loop.time() < deadline:
+        seen = len(timeline.entries)
+        await asyncio.sleep(SETTLE_SECONDS)
 
 
 async def _act(arena: Arena, seat: Seat, line: str) -> str:

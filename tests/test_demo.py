@@ -31,7 +31,7 @@ def test_demo_plays_a_battle_through_the_real_bot_and_prints_the_channels() -> N
     # opened; its confirmation comes later, as an edit.
     assert text.index("> Bob clicked [Submit]") < text.index("**▶️ Wrap-up**")
     assert text.index("**▶️ Wrap-up**") < text.index("edited '✅ Wrap-up'")
-    assert text.count("**▶️ Wrap-up**") == 1
+    assert text.count("\n        | **▶️ Wrap-up**\n") == 1  # posted once, then only edited
     # The report reached the campaign's report channel, with mentions readable.
     report = text.split("== #campaign (Underhive) ==", 1)[1]
     assert "Battle report: The Slag Lords vs The Venom Court" in report
