@@ -65,8 +65,23 @@ class Timeline:
         if changed:
             author = lines[0].split(" [", 1)[0].split(":", 1)[0]
             self.entries.append(Entry(message.channel, [
-                f"{author} edited {_title(message)}:", *(f"    {line}" for line in changed),
+                f"{author} edited {_title(message)}:",
+                *(f"    {line}" for line in self._unrepeated(message.channel, changed)),
             ]))
+
+    def _unrepeated(self, channel: Channel, changed: list[str]) -> list[str]:
+        """The changed lines, with a run of added lines the channel's previous entry
+        already showed (an action's notice, then the step that lists it) said once."""
+        before = next((e for e in reversed(self.entries) if e.channel is channel), None)
+        if before is None:
+            return changed
+        # The head line carries the author before the text ("Bot: text").
+        shown = {_bare(line) for line in [before.lines[0].split(": ", 1)[-1], *before.lines]}
+        added = [line for line in changed if line.startswith("+ ")]
+        if len(added) < 2 or not all(_bare(line[2:]) in shown for line in added):
+            return changed
+        kept = [line for line in changed if not line.startswith("+ ")]
+        return [*kept, f"+ (the {len(added)} lines of the message above)"]
 
     def render(self, channel: Channel) -> str:
         """The channel and its threads, in time order; a thread's part indented under its
@@ -100,6 +115,11 @@ class Timeline:
                 where = place
             lines += entry.lines
         return readable_mentions(self.world, "\n".join(lines))
+
+
+def _bare(line: str) -> str:
+    """A line without its indent, embed bar or bold marks: the text a reader sees."""
+    return line.strip().removeprefix("| ").strip().replace("**", "")
 
 
 def _unmarked(lines: list[str]) -> list[str]:
