@@ -32,7 +32,7 @@ from demo.arena import TOKEN, Arena, open_arena
 from fakediscord import FakeDiscord
 from fakediscord.entities import Channel, Message
 from fakediscord.errors import FakeDiscordError
-from fakediscord.timeline import Timeline
+from fakediscord.timeline import Timeline, message_title
 
 GUILD = "Underhive"
 PEOPLE = ("alice", "bob", "carol", "dave")
@@ -180,7 +180,7 @@ def _news(arena: Arena, timeline: Timeline, seat: Seat) -> str:
     seat.shown = len(timeline.entries)
     seat.buttons = _pressable(arena, seat)
     listed = "\n".join(f"  {n}. [{b.get('label') or b['custom_id']}] on "
-                       f"{_named(m)}" for n, (m, b) in enumerate(seat.buttons, start=1))
+                       f"{message_title(m)}" for n, (m, b) in enumerate(seat.buttons, start=1))
     return (text + "\n" if text else "") + (f"Buttons:\n{listed}\n" if listed else "")
 
 
@@ -191,10 +191,3 @@ def _pressable(arena: Arena, seat: Seat) -> list[tuple[Message, dict[str, Any]]]
         m.ephemeral_to is not None and m.ephemeral_to.username == seat.user)]
     return [(m, b) for m in mine[-6:] for b in m.buttons
             if b.get("custom_id") and not b.get("disabled")]
-
-
-def _named(message: Message) -> str:
-    for embed in message.embeds:
-        if embed.get("title"):
-            return repr(str(embed["title"])[:50])
-    return repr(message.content[:50]) if message.content else "a message"

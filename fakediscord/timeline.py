@@ -65,7 +65,7 @@ class Timeline:
         if changed:
             author = lines[0].split(" [", 1)[0].split(":", 1)[0]
             self.entries.append(Entry(message.channel, [
-                f"{author} edited {_title(message)}:",
+                f"{author} edited {message_title(message)}:",
                 *(f"    {line}" for line in self._unrepeated(message.channel, changed)),
             ]))
 
@@ -128,7 +128,7 @@ def _unmarked(lines: list[str]) -> list[str]:
     return [head, *lines[1:]]
 
 
-def _title(message: Message) -> str:
+def message_title(message: Message) -> str:
     """How a reader names a message: its first embed's title, else its first words."""
     for embed in message.embeds:
         if embed.get("title"):
