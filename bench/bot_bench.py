@@ -5,7 +5,7 @@ shape) and M (post-battle sequences played at once), one case:
 
 1. a fresh fake Discord whose world matches the cached database of N
    campaigns (N servers, 8 players in each), and a copy of that database;
-2. the real bot process (``python -m bot run`` through ``bot.arena``, log
+2. the real bot process (``python -m bot run`` through ``demo.arena``, log
    level WARNING). Start-up is timed from launching the process to its answer
    to a click on a persistent post-battle button in the last server the
    gateway announced: by then the process is up, the database open and
@@ -104,7 +104,7 @@ from bench.build_db import (
     shard_of,
     stake_name,
 )
-from bot.arena import TOKEN, Arena
+from demo.arena import TOKEN, Arena
 from fakediscord import (
     CallbackType,
     Channel,

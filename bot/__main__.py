@@ -1,4 +1,4 @@
-"""The launcher: ``munda-arbitrator run|demo`` (also ``python -m bot``)."""
+"""The launcher: ``munda-arbitrator run|backup|restore|demo|try`` (also ``python -m bot``)."""
 
 from __future__ import annotations
 
@@ -46,14 +46,30 @@ def _parser() -> argparse.ArgumentParser:
     demo = commands.add_parser(
         "demo", help="play a scripted campaign offline and print what the players would see"
     )
-    demo.add_argument("--seed", type=int, default=7,
-                      help="dice seed of --rules-only (same seed, same game); the full demo "
-                      "rolls with secret seeds, so it plays differently each time")
+    demo.add_argument("--seed", type=int, default=None,
+                      help="dice seed of --rules-only (default 7; same seed, same game); the full "
+                      "demo rolls with secret seeds, so it plays differently each time")
     demo.add_argument("--rules-only", action="store_true",
                       help="print the rules engine's post-battle sequence without the bot")
     demo.add_argument("--pictures", type=Path, default=None, metavar="DIR",
                       help="also write the game's roster card, chart and battle card to DIR")
+    commands.add_parser(
+        "try", help="use the bot by hand offline: type slash commands as alice, bob, carol "
+        "or dave against the fake Discord, click buttons by number"
+    )
     return parser
+
+
+def demo_refusal(seed: int | None, rules_only: bool, pictures: Path | None) -> str | None:
+    """Why these demo options do not go together, or None: an option that would be
+    ignored is refused rather than silently dropped."""
+    if seed is not None and not rules_only:
+        return ("--seed applies to --rules-only only: the full demo rolls with the bot's "
+                "secret seeds. Add --rules-only, or leave out --seed.")
+    if pictures is not None and rules_only:
+        return ("--pictures needs the full demo (the bot draws the pictures); the "
+                "--rules-only walk draws none. Leave out one of them.")
+    return None
 
 
 def configure_logging(level: str) -> None:
@@ -84,10 +100,19 @@ def main(argv: list[str] | None = None) -> int:
             for warning in config.exposure_warnings():
                 log.warning("%s", warning)
             return asyncio.run(run_bot(config))
-        if args.command == "demo":
-            from bot.demo import run_demo
+        if args.command == "try":
+            from demo.prompt import run_prompt
 
-            return run_demo(seed=args.seed, rules_only=args.rules_only, pictures=args.pictures)
+            return run_prompt()
+        if args.command == "demo":
+            refused = demo_refusal(args.seed, args.rules_only, args.pictures)
+            if refused:
+                print(f"munda-arbitrator demo: {refused}", file=sys.stderr)
+                return 2
+            from demo.campaign import run_demo
+
+            return run_demo(seed=7 if args.seed is None else args.seed,
+                            rules_only=args.rules_only, pictures=args.pictures)
     except ConfigError as error:
         print(f"munda-arbitrator: {error}", file=sys.stderr)
         return 2

@@ -153,7 +153,7 @@ async def _escort(call: Call, campaign: Campaign, here: Situation, actor: Fighte
     question = (
         f"🩺 **Medical Escort** for {safe(patient.name)} by {safe(actor.name)} "
         f"({safe(here.gang.name)}): the Doc asks **{cost}** credits; the Stash holds "
-        f"{credits}. <@{here.gang.owner}>, pay? Unpaid, {safe(patient.name)} dies (PB-5.5)."
+        f"{credits}. <@{here.gang.owner}>, pay? Unpaid, {safe(patient.name)} dies."
     )
     view = decision_view(DecisionKind.ESCORT, campaign.id, here.battle.id, actor.id,
                          patient.id, cost, affordable=cost <= credits)
@@ -177,7 +177,7 @@ async def _repairs(call: Call, campaign: Campaign, here: Situation, actor: Fight
         f"🔧 **Negotiate Repairs** for {safe(vehicle.name)} by {safe(actor.name)} "
         f"({safe(here.gang.name)}): D6 {quote.die}, {quote.percent}% of its cost with "
         f"Upgrades: **{quote.cost}** credits{rattle}. <@{here.gang.owner}>, pay? "
-        "Unpaid, nothing changes (PB-5.6)."
+        "Unpaid, nothing changes."
     )
     view = decision_view(DecisionKind.REPAIRS, campaign.id, here.battle.id, actor.id,
                          vehicle.id, quote.die, affordable=quote.affordable)

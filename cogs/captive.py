@@ -112,7 +112,7 @@ class CaptiveCog(BotCog, commands.GroupCog, group_name="captive",
             trade_captive(await s.world(owner, captor, receiver), held.id, receiver.id, terms)
         gangs = [captor, receiver]
         question = (
-            f"🤝 **Captive trade** (PB-1.8): {safe(captor.name)} hands {safe(held.name)} "
+            f"🤝 **Captive trade**: {safe(captor.name)} hands {safe(held.name)} "
             f"(of {safe(owner.name)}) to {safe(receiver.name)}"
             + _credit_text(captor, receiver, credits_from_receiver, credits_from_captor) + "."
         )

@@ -25,7 +25,7 @@ GUIDES = (
     "Players: /gang create, then /fighter add; after a battle, /postbattle start and "
     "follow the thread. Arbitrators: /campaign create, then /campaign settings. "
     "Every command with examples is in docs/commands.md of the bot's source; the "
-    "Arbitrator's guide is docs/arbitrator.md."
+    "player's card is docs/player.md and the Arbitrator's guide docs/arbitrator.md."
 )
 
 Command = app_commands.Command[Any, ..., Any] | app_commands.Group

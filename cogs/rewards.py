@@ -53,9 +53,9 @@ if TYPE_CHECKING:
 
 class RewardsCog(BotCog, commands.GroupCog, group_name="rewards",
                  group_description="Scenario rewards after a battle"):
-    @slash("claim", "Enter a gang's scenario rewards (PB-3)",
+    @slash("claim", "Enter a gang's scenario rewards",
            gang="the gang that earned the rewards",
-           credit_dice="D6 of reward credits (x10); more than 4 rolls exactly 4 (PB-3.2)",
+           credit_dice="D6 of reward credits (x10); more than 4 rolls exactly 4",
            flat_credits="credits the scenario gives without a roll",
            reputation_gain="Reputation gained (applied before losses)",
            reputation_loss="Reputation lost",
@@ -169,7 +169,7 @@ def _reward(gang: Gang, credit_dice: int, flat_credits: int, gain: int, loss: in
 def _rolled_already(gang: str) -> Refused:
     return Refused(
         f"{safe(gang)} has already rolled its reward dice for this battle "
-        "(rewards are capped at 4D6 in all, PB-3.2). Claim credits, Reputation or items "
+        "(rewards are capped at 4D6 in all). Claim credits, Reputation or items "
         "without dice, or ask an Arbitrator to undo the earlier claim."
     )
 

@@ -388,7 +388,7 @@ class RosterCog(BotCog, commands.GroupCog, group_name="roster",
         else:
             question = (
                 f"⏸️ **{safe(owner.name)}** asks to finish **{chosen.value}** later, up to its "
-                "next pre-battle sequence (PB-6B.8). Every player"
+                "next pre-battle sequence. Every player"
                 + ("" if run.sequence.skirmish else " and an Arbitrator") + " must agree."
             )
             agreement = new_agreement(
@@ -429,7 +429,7 @@ class RosterCog(BotCog, commands.GroupCog, group_name="roster",
         owner, chosen = await _change_deferred(call, substep, gang, campaign,
                                                PostBattleSequence.reopen)
         await call.say(
-            f"**{safe(owner.name)}** is back in **{chosen.value}** (PB-6B.8): use the /roster "
+            f"**{safe(owner.name)}** is back in **{chosen.value}**: use the /roster "
             "commands of that sub-step, then `/roster done`."
         )
 

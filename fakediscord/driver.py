@@ -418,6 +418,10 @@ class Driver:
             what=f"a new message in #{ch.name}",
         )
 
+    def channel(self, channel: ChannelRef, *, guild: GuildRef | None = None) -> Channel:
+        """The channel named (or given) in ``guild``."""
+        return self._where(guild, channel)[1]
+
     def transcript(self, channel: ChannelRef, *, guild: GuildRef | None = None) -> str:
         _, ch = self._where(guild, channel)
         return self.services.transcript(ch)

@@ -107,6 +107,9 @@ class Interactions:
         record.payload = self._payload(record)
         self.by_id[record.id] = record
         self.by_token[record.token] = record
+        # For a listener keeping the channels' history (fakediscord/timeline.py); the
+        # gateway passes over what is not a message or a channel.
+        world.emit("INTERACTION_RECORDED", record)
         return record
 
     def _payload(self, rec: InteractionRecord) -> JsonObj:

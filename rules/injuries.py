@@ -260,8 +260,23 @@ def _roll_entry(context: _Context, rerolled: frozenset[str], purpose: str) -> In
         context.ws.note(f"{entry.name} ({dice.total}) is re-rolled.")
         dice = _roll(context, context.table.dice, f"{purpose}, re-roll of {entry.name}")
         entry = context.table.lookup(dice.total)
-    context.ws.note(f"{context.fighter.name} rolls {dice.total}: {entry.name}.")
+    context.ws.note(injury_rolled_note(context.fighter.name, dice.total, entry.name))
     return entry
+
+
+def injury_rolled_note(fighter_name: str, total: int, result: str) -> str:
+    """The note of one Lasting Injury roll; :func:`injury_of_note` reads it back."""
+    return f"{fighter_name} rolls {total}: {result}."
+
+
+def injury_of_note(fighter_name: str, note: str) -> str | None:
+    """The result named by ``note`` when it is :func:`injury_rolled_note` of this fighter
+    (the battle report reads the Wrap-up's notes in the ledger this way)."""
+    head, _, rest = note.partition(" rolls ")
+    total, colon, result = rest.partition(": ")
+    if head != fighter_name or not colon or not total.isdigit() or not result.endswith("."):
+        return None
+    return result[:-1]
 
 
 def _roll(context: _Context, expression: str, purpose: str) -> DiceRoll:

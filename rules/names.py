@@ -26,7 +26,9 @@ Accents are kept too: "Café" and "Cafe" are different names.
 
 from __future__ import annotations
 
+import difflib
 import unicodedata
+from collections.abc import Iterable
 
 from rules.confusables import prototype as _prototype
 
@@ -138,3 +140,23 @@ def name_taken(kind: str, wanted: str, existing: str, where: str) -> str:
         f"The name '{clean(wanted)}' looks the same as the {kind} '{existing}' {where}: "
         "please choose a name that can be told apart from it."
     )
+
+
+def nearest_name(wanted: str, names: Iterable[str]) -> str | None:
+    """The name a player most likely meant by ``wanted``, or None when none is close:
+    one containing what was typed, else the most alike (compared by :func:`name_key`)."""
+    keyed = {name_key(name): name for name in names}
+    typed = name_key(wanted)
+    if not typed:
+        return None
+    containing = [key for key in keyed if typed in key or key in typed]
+    if containing:
+        return keyed[min(containing, key=lambda key: abs(len(key) - len(typed)))]
+    close = difflib.get_close_matches(typed, list(keyed), n=1, cutoff=0.6)
+    return keyed[close[0]] if close else None
+
+
+def did_you_mean(wanted: str, names: Iterable[str]) -> str:
+    """`` Did you mean 'X'?`` for the nearest name, or nothing."""
+    found = nearest_name(wanted, names)
+    return f" Did you mean '{found}'?" if found is not None else ""

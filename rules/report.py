@@ -1,4 +1,4 @@
-"""Update Roster F and step 7: Gang Rating (PB-6F) and the report (PB-7).
+"""Update Roster F and the last step: Gang Rating (PB-6F) and the report (PB-7).
 
 The Gang Rating is always computed from the roster (:attr:`rules.models.Gang.rating`),
 so "recalculate only here" is kept by the sequence: it stores each gang's
@@ -14,14 +14,20 @@ earlier in the sequence reads that. Decisions where the texts are silent:
 - Enemies taken Out of Action come from the battle record; a gang missing
   from it took none. Rating and Wealth are the final ones, read after the
   Update Roster step.
+- The report is what the whole campaign reads, not the Arbitrator alone: it goes
+  to the campaign's report channel. Besides the figures above it gives each
+  gang's aftermath (rules/aftermath.py): its fighters Out of Action with their
+  Lasting Injuries, its dead and captured, the XP it earned, its credits from
+  rewards and income, and the Territories it won or lost.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
+from rules.aftermath import GangAftermath, Happening, aftermath
 from rules.errors import InvalidRequest, NotEligible
 from rules.models import Battle, Outcome
 from rules.wording import count, possessive
@@ -60,6 +66,33 @@ class GangReportLine(BaseModel):
     enemies_out_of_action: int
     gang_rating: int
     wealth: int
+    # Empty for a report composed without the battle's record (and in reports stored
+    # before it was given).
+    aftermath: GangAftermath = Field(default_factory=GangAftermath)
+
+    @property
+    def aftermath_lines(self) -> list[str]:
+        """The aftermath in words, one line per kind of thing that happened."""
+        done = self.aftermath
+        lines = []
+        if done.out_of_action:
+            lines.append("Out of Action: " + ", ".join(f.text for f in done.out_of_action))
+        if done.dead:
+            lines.append("Dead: " + ", ".join(done.dead))
+        if done.captured:
+            lines.append("Captured: " + ", ".join(
+                f"{c.name} (held by {c.held_by})" for c in done.captured))
+        if done.xp_earned:
+            lines.append("XP earned: " + ", ".join(f"{x.name} {x.xp}" for x in done.xp_earned))
+        credits = [f"{amount} from {source}" for amount, source in (
+            (done.reward_credits, "rewards"), (done.income_credits, "income")) if amount]
+        if credits:
+            lines.append("Credits: " + ", ".join(credits))
+        if done.territories_won:
+            lines.append("Territory won: " + ", ".join(done.territories_won))
+        if done.territories_lost:
+            lines.append("Territory lost: " + ", ".join(done.territories_lost))
+        return lines
 
 
 class BattleReport(RuleResult):
@@ -83,12 +116,12 @@ class BattleReport(RuleResult):
         lines = [f"{self.scenario or 'Battle'}: {names}; {outcome}."]
         if self.territory_name is not None:
             lines.append(f"Territory gained: {self.territory_name}.")
-        lines += [
-            f"{line.gang_name}: {count(line.enemies_out_of_action, 'enemy', 'enemies')} Out of "
-            "Action, "
-            f"Gang Rating {line.gang_rating}, Wealth {line.wealth}."
-            for line in self.gangs
-        ]
+        for line in self.gangs:
+            lines.append(
+                f"{line.gang_name}: {count(line.enemies_out_of_action, 'enemy', 'enemies')} Out "
+                f"of Action, Gang Rating {line.gang_rating}, Wealth {line.wealth}."
+            )
+            lines += [f"  {part}." for part in line.aftermath_lines]
         return "\n".join(lines)
 
 
@@ -110,12 +143,16 @@ def update_gang_rating(
     return ws.finish(RatingResult, clause="PB-6F", title="Update Gang Rating", ratings=ratings)
 
 
-def battle_report(world: World, battle: Battle) -> BattleReport:
-    """Compose the report to the Arbitrator (PB-7)."""
+def battle_report(
+    world: World, battle: Battle, happened: Sequence[Happening] = ()
+) -> BattleReport:
+    """Compose the report (PB-7); ``happened`` is the battle's record, for each gang's
+    aftermath (without it the report gives the figures only)."""
     if not battle.campaign:
         raise NotEligible("A skirmish has no Arbitrator to report to; the report is skipped.")
     ws = Workspace(world)
     lines = []
+    done = aftermath(world, battle, happened) if happened else {}
     for gang_id in battle.gang_ids:
         gang = ws.gang(gang_id)
         outcome: Outcome = "draw" if battle.draw else "win" if battle.winner == gang_id else "loss"
@@ -127,6 +164,7 @@ def battle_report(world: World, battle: Battle) -> BattleReport:
                 enemies_out_of_action=battle.enemies_out_of_action.get(gang_id, 0),
                 gang_rating=gang.rating,
                 wealth=gang.wealth,
+                aftermath=done.get(gang_id, GangAftermath()),
             )
         )
     winner_name = ws.gang(battle.winner).name if battle.winner is not None else None
@@ -144,5 +182,6 @@ def battle_report(world: World, battle: Battle) -> BattleReport:
         "territory_name": territory_name,
         "gangs": lines,
     }
-    ws.note("Report sent to the Arbitrator.")
+    ws.note("The battle report is posted for the whole campaign to read: in the campaign's "
+            "report channel, or where the sequence began when it has none.")
     return ws.finish(BattleReport, clause="PB-7", title="Report Results", **report_fields)

@@ -40,7 +40,6 @@ Decisions where the texts are silent:
 from __future__ import annotations
 
 from collections.abc import Collection
-from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -51,30 +50,12 @@ from rules.errors import InvalidRequest, NotEligible, OutOfStep
 from rules.models import Battle, Fighter
 from rules.report import BattleReport, RatingResult, battle_report, update_gang_rating
 from rules.ruleset import RuleSet
+from rules.steps import Step as Step
+from rules.steps import SubStep as SubStep
 from rules.tradingpost import AvailabilityResult, RareOffer, seek_rare_and_illegal
 from rules.world import World
 
 TRADE_ACTION = "Trade"
-
-
-class Step(StrEnum):
-    WRAP_UP = "Wrap-up"
-    ASSIGN_TERRITORY = "Assign/Reassign Territory"
-    RECEIVE_REWARDS = "Receive Rewards"
-    COLLECT_INCOME = "Collect Income"
-    POST_BATTLE_ACTIONS = "Post-battle Actions"
-    UPDATE_ROSTER = "Update Roster"
-    REPORT_RESULTS = "Report Results"
-    FINISHED = "Finished"
-
-
-class SubStep(StrEnum):
-    CLEAN_HOUSE = "A. Clean House"
-    TRADING_POST = "B. Visit the Trading Post"
-    TERRITORY_BOONS = "C. Gain Boons from Territories"
-    DISTRIBUTE_EQUIPMENT = "D. Distribute Equipment"
-    ADVANCEMENTS = "E. Purchase Advancements"
-    GANG_RATING = "F. Update Gang Rating"
 
 
 DEFERRABLE = (SubStep.TRADING_POST, SubStep.DISTRIBUTE_EQUIPMENT, SubStep.ADVANCEMENTS)

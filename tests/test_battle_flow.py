@@ -261,7 +261,7 @@ def test_acting_in_a_step_with_every_refusal() -> None:
         run = decision.run
     acted = flow.act(run, wolves, rewards, world, _note, who="Alice")
     assert acted.actions[0].notice is not None
-    assert acted.actions[0].notice[0] == "**A claim** (PB-2, by Alice)"
+    assert acted.actions[0].notice[0] == "**A claim** (by Alice)"
     assert acted.run.counters != run.counters  # the next action rolls on a new counter
     assert acted.scene.owe_stages == [run.stages[-1].number]
     done = flow.confirm(ALICE, campaign, run, world, run.stages[-1].number).run

@@ -27,10 +27,17 @@ def test_demo_plays_a_battle_through_the_real_bot_and_prints_the_channels() -> N
                  "F. Update Gang Rating", "Report Results"):
         assert f"**✅ {step}" in text or f"**✅ Update Roster ({step})" in text, step
     assert "🎲 Lasting Injury for Zell: D66" in text
+    # In time order: the Wrap-up is posted after the clicks that made it, first as it
+    # opened; its confirmation comes later, as an edit.
+    assert text.index("> Bob clicked [Submit]") < text.index("**▶️ Wrap-up**")
+    assert text.index("**▶️ Wrap-up**") < text.index("edited '✅ Wrap-up'")
+    assert text.count("\n        | **▶️ Wrap-up**\n") == 1  # posted once, then only edited
     # The report reached the campaign's report channel, with mentions readable.
     report = text.split("== #campaign (Underhive) ==", 1)[1]
     assert "Battle report: The Slag Lords vs The Venom Court" in report
     assert "Territory won: Old Ruins" in report
+    # Each gang's aftermath, naming the fighters.
+    assert "Out of Action: Zell (" in report and "from income" in report
     assert "<@" not in text
 
 
@@ -57,3 +64,14 @@ def test_the_demo_writes_its_pictures_for_a_person_to_look_at(tmp_path: Path) ->
     }
     assert "(attachment roster-the-slag-lords.png" in done.stdout
     assert f"Pictures written: {folder / 'roster-the-slag-lords.png'}" in done.stdout
+
+
+def test_options_that_would_be_ignored_are_refused(tmp_path: Path) -> None:
+    for argv, said in ((["--seed", "3"], "--seed applies to --rules-only only"),
+                       (["--rules-only", "--pictures", str(tmp_path / "p")],
+                        "--pictures needs the full demo")):
+        done = subprocess.run([sys.executable, "-m", "bot", "demo", *argv],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2, argv
+        assert said in done.stderr and done.stdout == ""
+    assert not (tmp_path / "p").exists()

@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from bot.demo_rules import DemoRun, play_rules_demo, run_rules_demo
+from demo.rules_only import DemoRun, play_rules_demo, run_rules_demo
 from rules.actions import MedicalEscortResult
 from rules.sequence import Step, SubStep
 from rules.tradingpost import AvailabilityResult, PurchaseResult, SaleResult

@@ -9,11 +9,16 @@ inside functions count as edges too: a reader meets them the same way.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("bot", "cogs", "rules", "fakediscord")
+PACKAGES = ("bot", "cogs", "rules", "fakediscord", "demo")
+# The product: what a host runs. It never reaches the fake Discord or the demo built on it.
+PRODUCT = ("bot", "cogs", "rules")
+TEST_DOUBLES = ("fakediscord", "demo")
 
 
 def project_modules(root: Path) -> dict[str, Path]:
@@ -159,3 +164,38 @@ def test_the_project_has_no_import_circles(tmp_path: Path) -> None:
     found = tangles(graph)
     assert not found, "import circles:\n" + "\n".join(
         described(tangle, graph, ROOT) for tangle in found)
+
+
+def in_packages(module: str, packages: tuple[str, ...]) -> bool:
+    return module.split(".")[0] in packages
+
+
+def reaches_the_fake(graph: dict[str, set[str]]) -> list[str]:
+    """Each import of the fake Discord or the demo by a module of the product, as a line."""
+    return sorted(f"{name} imports {target}" for name, targets in graph.items()
+                  if in_packages(name, PRODUCT)
+                  for target in targets if in_packages(target, TEST_DOUBLES))
+
+
+def test_the_product_never_imports_the_fake_discord_or_the_demo(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "bot/__init__.py": "",
+        "bot/__main__.py": "def main() -> None:\n    from demo.campaign import run_demo\n",
+        "cogs/__init__.py": "",
+        "rules/__init__.py": "",
+        "fakediscord/__init__.py": "from bot import app\n",
+        "bot/app.py": "",
+        "demo/__init__.py": "",
+        "demo/campaign.py": "from fakediscord import Driver\nimport bot.app\n",
+    })
+    assert reaches_the_fake(import_graph(tmp_path)) == ["bot.__main__ imports demo.campaign"]
+    # The launcher alone may start the demo, and only from inside its function (a lazy import).
+    found = [line for line in reaches_the_fake(import_graph(ROOT))
+             if not line.startswith("bot.__main__ imports demo.")]
+    assert not found, "the product imports its test double:\n" + "\n".join(found)
+    # ...and starting the bot loads neither (the launcher's import waits for `demo`).
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, bot.__main__, bot.app\n"
+         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('fakediscord', 'demo')))"],
+        capture_output=True, text=True, timeout=120, cwd=ROOT, check=True)
+    assert loaded.stdout.strip() == "[]", loaded.stdout

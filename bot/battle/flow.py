@@ -363,7 +363,7 @@ def _open_stage(
         decision.actions.append(Pending(result, label))
         run.count_action(stage)
         lines = result_lines(result) or ["Nothing to roll or change."]
-        record.lines += [f"**{safe(result.title, 120)}** ({result.clause})", *lines]
+        record.lines += [f"**{safe(result.title, 120)}**", *lines]
         world = result.world
     return world
 
@@ -542,7 +542,7 @@ def act(
         bookkeeping(run, result)
     run.count_action(stage)
     lines = result_lines(result)
-    heading = f"**{safe(result.title, 120)}** ({result.clause}, by {safe(who, 60)})"
+    heading = f"**{safe(result.title, 120)}** (by {safe(who, 60)})"
     record.lines += [heading, *lines]
     return Decision(
         run=run, scene=Scene(stages=[record.number], owe_stages=[record.number]),

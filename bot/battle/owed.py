@@ -20,13 +20,13 @@ import discord
 from bot.battle import render, views
 from bot.battle.panel import gang_names, report_scope
 from bot.battle.state import Phase, PostBattleRun, StageRecord, StageStatus, run_key
+from bot.report_record import composed_report
 from bot.rulesets import ruleset_for
 from bot.storage import Campaign, OutboxEntry, Transaction
 from bot.storage.at_once import Statement
 from bot.storage.sequences import set_in_state_statement
 from bot.ui.components import Components
 from bot.ui.report_pictures import ReportRecipe
-from rules.report import battle_report
 from rules.world import World
 
 if TYPE_CHECKING:
@@ -157,7 +157,7 @@ async def owe_report(
     """Owe the battle report (PB-7) to the report channel; where the battle began if that
     channel refuses it. True when it was delivered already (its id is adopted)."""
     battle = await tx.get_battle(campaign.id, run.battle_id)
-    report = battle_report(world, battle)
+    report = await composed_report(tx, campaign.id, world, battle)
     embed = render.final_report_embed(report, thread_url(tx.guild_id, run))
     target = campaign.report_channel_id or run.channel_id
     # What to attach, drawn when the outbox sends it (bot/ui/report_pictures.py).

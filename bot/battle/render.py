@@ -25,12 +25,17 @@ from bot.render import paginate, safe
 from bot.ui import FIELD_MAX, clip, fit_lines
 from rules.models import Battle, Fighter, Vehicle
 from rules.report import BattleReport
+from rules.sequence import STAGES, Step, skipped_in_skirmish
 
 # The first message of a stage carries three fields (at most ~3 x 1024) besides its
 # lines; 2800 characters of lines keeps the whole embed under Discord's 6000.
 FIRST_PAGE = 2800
 NEXT_PAGE = 3900
 TITLE_MAX = 256
+# The report's embed: up to four gangs' fields of at most 1024 characters each, with
+# a description of at most 1000, stays inside Discord's 6000 for the whole embed.
+REPORT_DESCRIPTION_MAX = 1000
+AFTERMATH_LINE_MAX = 300
 COLOUR_OPEN = discord.Colour.blurple()
 COLOUR_DONE = discord.Colour.green()
 COLOUR_UNDONE = discord.Colour.dark_grey()
@@ -135,14 +140,29 @@ def start_embed(
     )
     embed.add_field(
         name="Next",
-        value=(
-            "Each player reports how their gang ended the battle in the thread, then "
-            "presses Submit. The seven steps follow, one message each."
-        ),
+        value=sequence_outline(run.sequence.skirmish),
         inline=False,
     )
     embed.set_footer(text=f"battle {battle.id}")
     return embed
+
+
+def sequence_outline(skirmish: bool) -> str:
+    """What follows the start, as the thread will show it: one message per step, the
+    parts of Update Roster each its own."""
+    stages = [stage for stage in STAGES if stage[0] is not Step.FINISHED
+              and not (skirmish and skipped_in_skirmish(*stage))]
+    parts = [substep.value.split(". ", 1)[1] for step, substep in stages if substep]
+    steps = list(dict.fromkeys(step.value for step, _ in stages))
+    named = [f"Update Roster ({', '.join(parts)})" if step == Step.UPDATE_ROSTER else step
+             for step in steps]
+    end = ("The battle report then goes to the campaign's report channel (or here, when "
+           "the campaign has none)." if not skirmish else "A skirmish sends no report.")
+    return (
+        "Each player reports how their gang ended the battle in the thread, then presses "
+        f"Submit. Then come {len(stages)} steps, one message each, which every player "
+        f"confirms: {', '.join(named)}. {end}"
+    )
 
 
 # --------------------------------------------------------------------------- reporting
@@ -256,7 +276,9 @@ def final_report_embed(
     thread_url: str | None,
     skirmish: bool = False,
 ) -> discord.Embed:
-    """PB-7: gangs, outcome and winner, territory won, enemies OOA, Gang Rating and Wealth."""
+    """PB-7: gangs, outcome and winner, territory won, enemies OOA, each gang's aftermath
+    (Out of Action and injuries, dead, captured, XP, credits, Territories), Gang Rating
+    and Wealth."""
     gangs = " vs ".join(safe(line.gang_name) for line in report.gangs)
     outcome = "Draw" if report.winner_name is None else f"Won by {safe(report.winner_name)}"
     description = outcome
@@ -270,20 +292,21 @@ def final_report_embed(
         description += f"\n[The battle's thread]({thread_url})"
     embed = discord.Embed(
         title=clip(f"Battle report: {gangs}", TITLE_MAX),
-        description=clip(description, 4000),
+        description=clip(description, REPORT_DESCRIPTION_MAX),
         colour=COLOUR_DONE,
     )
-    for line in report.gangs[:20]:
+    for line in report.gangs[:4]:
         result = {"win": "Winner", "loss": "Lost", "draw": "Draw"}[line.outcome]
         embed.add_field(
             name=clip(safe(line.gang_name), TITLE_MAX),
-            value=(
-                f"{result}\nEnemies Out of Action: {line.enemies_out_of_action}\n"
-                f"Gang Rating: {line.gang_rating}\nWealth: {line.wealth}"
-            ),
-            inline=True,
+            value=fit_lines([
+                result, f"Enemies Out of Action: {line.enemies_out_of_action}",
+                f"Gang Rating: {line.gang_rating}", f"Wealth: {line.wealth}",
+                *(clip(safe(part), AFTERMATH_LINE_MAX) for part in line.aftermath_lines),
+            ]),
+            inline=False,
         )
-    embed.set_footer(text=f"PB-7 · battle {report.battle_id}")
+    embed.set_footer(text=f"battle {report.battle_id}")
     return embed
 
 
@@ -310,7 +333,7 @@ def status_embed(
             for g, subs in run.sequence.deferred.items() if subs
         ]
         if deferred:
-            embed.add_field(name="Deferred (PB-6B.8)", value=fit_lines(deferred))
+            embed.add_field(name="Deferred sub-steps", value=fit_lines(deferred))
     else:
         embed.description = "Cancelled."
     if thread_url:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Collection
 
 from bot.storage.codec import Row
 from bot.storage.decoded import KeptByRow
-from bot.storage.driver import Connection, the_row
+from bot.storage.driver import Connection, first_row, the_row
 from bot.storage.ledger import Action, apply_world
 from bot.storage.offloop import is_large, off_loop_if
 from bot.storage.roster import (
@@ -25,7 +25,7 @@ from bot.storage.roster import (
 from rules.copying import deep_copy
 from rules.errors import InvalidRequest, NotFound
 from rules.models import Fighter, FighterStatus, Gang, Item, Territory, Vehicle
-from rules.names import name_key
+from rules.names import did_you_mean, name_key
 from rules.world import Change, World, diff_worlds
 
 ROSTER_CLAUSE = "ROSTER"
@@ -116,9 +116,14 @@ def _created(gang: Gang) -> list[Change]:
 
 
 async def gang_id_by_name(db: Connection, campaign_pk: int, name: str) -> str:
-    row = await the_row(db, "SELECT id FROM gangs WHERE campaign_pk = ? AND name_key = ?",
-                        (campaign_pk, name_key(name)),
-                        f"There is no gang called '{name}' in this campaign.")
+    row = await first_row(db, "SELECT id FROM gangs WHERE campaign_pk = ? AND name_key = ?",
+                          (campaign_pk, name_key(name)))
+    if row is None:
+        # A typo is the likely cause: name the gang the player probably meant.
+        names = await db.execute_fetchall("SELECT name FROM gangs WHERE campaign_pk = ?",
+                                          (campaign_pk,))
+        raise NotFound(f"There is no gang called '{name}' in this campaign."
+                       + did_you_mean(name, (str(r[0]) for r in names)))
     return str(row[0])
 
 

@@ -30,7 +30,7 @@ def prebattle_embed(
         rescue = scenario.rescue
         captive = gangs[rescue.owner_gang_id].fighter(rescue.captive_fighter_id)
         scenario_text = (
-            f"**{RESCUE_TEXT}** (PB-1.7): {safe(gangs[rescue.owner_gang_id].name)} comes for "
+            f"**{RESCUE_TEXT}**: {safe(gangs[rescue.owner_gang_id].name)} comes for "
             f"{safe(captive.name)}, held by {safe(gangs[rescue.captor_gang_id].name)}. "
             "It replaces the scenario roll."
         )
@@ -50,24 +50,24 @@ def prebattle_embed(
         + (" · **Underdog**" if place.underdog else "")
         for place in result.order
     ]
-    embed.add_field(name="Order by Gang Rating (PRE-1, PRE-2)", value=fit_lines(order),
+    embed.add_field(name="Order by Gang Rating", value=fit_lines(order),
                     inline=False)
     if any(place.tie_break is TieBreak.ROLL_OFF for place in result.order):
         rolloff = [roll_line(dice) for dice in result.rolls if "roll-off" in dice.purpose]
         embed.add_field(name=ROLL_OFF_FIELD,
                         value=fit_lines(rolloff), inline=False)
     underdog = gangs[result.underdog_id]
-    embed.add_field(name="Underdog (PRE-3)", value=safe(underdog.name), inline=True)
-    embed.add_field(name="Scenario (PRE-4)", value=fit_lines([safe(scenario.name)]),
+    embed.add_field(name="Underdog", value=safe(underdog.name), inline=True)
+    embed.add_field(name="Scenario", value=fit_lines([safe(scenario.name)]),
                     inline=True)
-    embed.add_field(name="Battlefield (PRE-5)", value=battlefield_text(result), inline=False)
-    embed.add_field(name="Priority (PRE-6)", value=fit_lines([safe(result.priority, 500)]),
+    embed.add_field(name="Battlefield", value=battlefield_text(result), inline=False)
+    embed.add_field(name="Priority", value=fit_lines([safe(result.priority, 500)]),
                     inline=False)
     embed.add_field(name="Every roll", value=fit_lines([roll_line(d) for d in result.rolls]
                                                        or ["No dice were needed."]),
                     inline=False)
     if closed:
-        embed.add_field(name="Deferred sub-steps now closed (PB-6B.8)", value=fit_lines(closed),
+        embed.add_field(name="Deferred sub-steps now closed", value=fit_lines(closed),
                         inline=False)
     embed.set_footer(text=f"Battle recorded ({battle.id}): after the battle, start its "
                           "post-battle sequence with /postbattle start.")

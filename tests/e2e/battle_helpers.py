@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
-from bot.arena import Arena
+from demo.arena import Arena
 from fakediscord import Driver, InteractionResult
 from fakediscord.entities import Channel, Message
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from bot.arena import Arena, open_arena
+from demo.arena import Arena, open_arena
 from tests.e2e.battle_helpers import bot_ready, ensure_member
 
 E2E = Path(__file__).parent

@@ -11,8 +11,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from bot.arena import Arena
 from bot.storage import Storage
+from demo.arena import Arena
 from fakediscord.result import InteractionResult
 
 U, G = "Underhive", "general"

@@ -12,7 +12,7 @@ import asyncio
 import re
 from typing import Any
 
-from bot.arena import Arena
+from demo.arena import Arena
 from fakediscord import InteractionResult
 from fakediscord.entities import Message
 from tests.e2e.helpers import ok

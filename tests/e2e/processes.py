@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.arena import TOKEN
+from demo.arena import TOKEN
 
 REFUSED_WITHIN = 30.0
 

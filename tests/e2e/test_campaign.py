@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.arena import Arena
 from bot.storage import Storage
+from demo.arena import Arena
 from fakediscord.errors import CommandInputError
 from fakediscord.result import InteractionResult
 from rules.models import Fighter, FighterCategory

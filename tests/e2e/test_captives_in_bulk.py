@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.arena import Arena
+from demo.arena import Arena
 from rules.models import Fighter, FighterCategory
 from tests.e2e.battle_helpers import (
     CHANNEL,

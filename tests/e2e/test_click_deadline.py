@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 
-from bot.arena import Arena
+from demo.arena import Arena
 from fakediscord.common import CallbackType
 from tests.e2e.postbattle_steps import campaign_of_two, eventually, report_panel, start
 

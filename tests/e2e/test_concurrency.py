@@ -15,7 +15,7 @@ import asyncio
 import copy
 from typing import Any
 
-from bot.arena import Arena
+from demo.arena import Arena
 from fakediscord import InteractionResult, Message
 from tests.e2e.battle_helpers import (
     STEPS_BEFORE_ACTIONS,

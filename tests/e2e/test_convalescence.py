@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.arena import Arena
+from demo.arena import Arena
 from fakediscord import Driver, InteractionResult
 from fakediscord.entities import Channel
 from tests.e2e.battle_helpers import (

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot import failpoints
-from bot.arena import Arena, BotExited
 from bot.battle.state import PostBattleRun
 from bot.storage import ActionRecord, LedgerEvent, OutboxEntry, Storage
+from demo.arena import Arena, BotExited
 from fakediscord.entities import Message
 from rules.models import Gang
 from tests.e2e.postbattle_steps import (

@@ -5,7 +5,7 @@ category (so a gang of a House outside the shipped House Lists makes post-battle
 
 from __future__ import annotations
 
-from bot.arena import Arena
+from demo.arena import Arena
 from tests.e2e import hostile
 from tests.e2e.helpers import ok, slash
 
@@ -21,7 +21,7 @@ async def test_help_lists_every_command_of_the_tree_privately(arena: Arena) -> N
         assert f"/{top}" in lines, (top, text)
         assert all(part in lines[f"/{top}"] for part in rest), (command.path, lines[f"/{top}"])
     assert "territory add/list/assign" in lines["/campaign"]
-    assert "docs/arbitrator.md" in shown.text()
+    assert "docs/arbitrator.md" in shown.text() and "docs/player.md" in shown.text()
 
 
 async def test_fighters_by_hand_get_gang_hierarchy_from_their_category(arena: Arena) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest_asyncio
 
-from bot.arena import Arena
+from demo.arena import Arena
 from tests.e2e.helpers import G, U, new_gang, ok, refused, said, slash, stash
 
 

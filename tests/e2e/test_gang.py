@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bot.arena import Arena
+from demo.arena import Arena
 from fakediscord.errors import CommandInputError
 from fakediscord.result import InteractionResult
 from rules.models import EquipmentKind, Fighter, FighterCategory, Item

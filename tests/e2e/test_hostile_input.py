@@ -21,7 +21,7 @@ import pytest_asyncio
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from bot.arena import Arena
+from demo.arena import Arena
 from fakediscord import BotResponseError, CommandInputError, Upload, WaitTimeout
 from tests.e2e import hostile
 from tests.e2e.battle_helpers import (

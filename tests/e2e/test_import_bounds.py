@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from bot.arena import Arena, open_arena
+from demo.arena import Arena, open_arena
 from fakediscord import Upload
 from fakediscord.result import InteractionResult
 from rules.limits import MAX_JSON_VALUES, MAX_SKILLS

@@ -20,8 +20,8 @@ import pytest
 import pytest_asyncio
 from aiohttp import web
 
-from bot.arena import Arena, open_arena
 from bot.rulesets import ruleset_for
+from demo.arena import Arena, open_arena
 from fakediscord import Upload
 from fakediscord.entities import Message
 from fakediscord.result import InteractionResult

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.arena import Arena
 from bot.storage import Storage
 from bot.ui.custom_ids import CUSTOM_ID_MAX, id_key
+from demo.arena import Arena
 from fakediscord.entities import Message
 from rules.models import Gang
 from tests.e2e.postbattle_steps import (

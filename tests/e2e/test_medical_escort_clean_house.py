@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from bot.arena import Arena
+from demo.arena import Arena
 from tests.e2e.battle_helpers import (
     CHANNEL,
     GUILD,

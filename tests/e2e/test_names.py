@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.arena import Arena
+from demo.arena import Arena
 from fakediscord.result import InteractionResult
 from tests.e2e.helpers import slash
 

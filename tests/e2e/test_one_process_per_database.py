@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from bot.arena import TOKEN, Arena, open_arena
+from demo.arena import TOKEN, Arena, open_arena
 from tests.e2e.processes import Finished, bot_command
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.arena import Arena
+from demo.arena import Arena
 from fakediscord.entities import Message
 from tests.e2e.postbattle_steps import (
     G,

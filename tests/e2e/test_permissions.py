@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from bot.arena import TOKEN, Arena, open_arena
+from demo.arena import TOKEN, Arena, open_arena
 from fakediscord import FakeDiscord, InteractionResult, Message, Perm, Upload
 from tests.e2e import hostile
 from tests.e2e.battle_helpers import (

@@ -10,11 +10,11 @@ import io
 
 from PIL import Image
 
-from bot.arena import Arena
 from bot.pictures.canvas import A4_HEIGHT, A4_WIDTH
 from bot.pictures.chart import CHART_HEIGHT, CHART_WIDTH
 from bot.pictures.roster import roster_card
 from bot.storage import Campaign, Storage
+from demo.arena import Arena
 from fakediscord.entities import Attachment
 from fakediscord.result import InteractionResult
 from rules.battle_record import record_battle_fought

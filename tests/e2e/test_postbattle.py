@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import re
 
-from bot.arena import Arena
+from demo.arena import Arena
 from tests.e2e.helpers import ok, said
 from tests.e2e.postbattle_steps import (
     CH,
@@ -70,6 +70,13 @@ async def test_two_gang_campaign_battle_all_seven_steps_and_report(arena: Arena)
     text = report.embed_text()
     assert "Won by Iron Fangs" in text and "Territory won: Old Ruins" in text
     assert "Enemies Out of Action: 1" in text
+    # What the battle did to each gang, in words the whole campaign reads.
+    fields = {f["name"]: f["value"] for f in report.embeds[0]["fields"]}
+    assert "Out of Action: Sump Rats 3 (" in fields["Sump Rats"], fields
+    assert "from income" in fields["Iron Fangs"] and "Territory won: Old Ruins" in fields[
+        "Iron Fangs"]
+    assert "Territory won: Old Ruins" not in fields["Sump Rats"]
+    assert "PB-7" not in text
     for name in ("Iron Fangs", "Sump Rats"):
         shown = await gang_show(arena, name, camp)
         field = report.embeds[0]["fields"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.arena import Arena
+from demo.arena import Arena
 from tests.e2e.battle_helpers import (
     CHANNEL,
     GUILD,

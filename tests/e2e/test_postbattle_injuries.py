@@ -13,9 +13,9 @@ import re
 
 import pytest
 
-from bot.arena import Arena
 from bot.battle import panel, views
 from bot.battle.state import GangReport, PostBattleRun
+from demo.arena import Arena
 from fakediscord.entities import Channel
 from rules.data import default_ruleset
 from rules.errors import InvalidRequest

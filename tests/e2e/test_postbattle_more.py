@@ -12,9 +12,9 @@ import re
 import sqlite3
 from typing import Any
 
-from bot.arena import Arena
 from bot.battle.state import PostBattleRun
 from bot.storage import Storage
+from demo.arena import Arena
 from fakediscord.entities import Message
 from tests.e2e.helpers import ok, said
 from tests.e2e.postbattle_steps import (

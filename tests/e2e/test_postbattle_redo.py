@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from bot.arena import Arena, open_arena
 from bot.battle.state import PostBattleRun
 from bot.storage import Storage
+from demo.arena import Arena, open_arena
 from fakediscord.entities import Message
 from rules.dice import SeededRoller
 from rules.sequence import STAGES, Step

@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from bot.arena import Arena
+from demo.arena import Arena
 from tests.e2e.battle_helpers import (
     KILLS_SECTION,
     NOT_ROLLED,

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from bot.arena import Arena
+from demo.arena import Arena
 from rules.data import default_ruleset
 from rules.models import FighterCategory
 from tests.e2e.battle_helpers import (

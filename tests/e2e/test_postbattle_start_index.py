@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 
-from bot.arena import Arena
+from demo.arena import Arena
 from fakediscord import InteractionResult
 from fakediscord.common import CallbackType
 from rules.names import name_key

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from bot.arena import Arena
+from demo.arena import Arena
 from tests.e2e.battle_helpers import (
     CHANNEL,
     GUILD,
@@ -58,7 +58,7 @@ async def test_prebattle_posts_one_message_and_records_the_battle(arena: Arena) 
     assert "🎲 scenario roll (D6, Scripted Scenario chart): D6 → [" in text
     # PRE-5: no agreement, so a D6; PRE-6: priority follows the scenario.
     assert re.search(r"no agreement, so a D6 → \d \(4\+ Sector Mechanicus\)", text)
-    assert "Priority (PRE-6)" in text
+    assert "Priority: " in text and "PRE-" not in text
     battle_id = re.search(r"Battle recorded \(([0-9a-f]+)\)", text)
     assert battle_id is not None
 
@@ -118,7 +118,7 @@ async def test_rescue_mission_replaces_the_scenario_roll(arena: Arena) -> None:
     assert wrong.ephemeral and "Rescue Mission" in wrong.content
     text = await slash(d, "dan", "prebattle", gang1="Kin", gang2="Jailers",
                        rescue_captive="Lost Boy", campaign="Rescue")
-    assert "**Rescue Mission** (PB-1.7): Kin comes for Lost Boy, held by Jailers." in text
+    assert "**Rescue Mission**: Kin comes for Lost Boy, held by Jailers." in text
     assert "🎲 scenario roll" not in text
     choices = await d.autocomplete(GUILD, CHANNEL, "dan", "postbattle start", focused="battle",
                                    campaign="Rescue", winner="Kin")

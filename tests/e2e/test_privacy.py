@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
-from bot.arena import Arena
+from demo.arena import Arena
 from tests.e2e.battle_helpers import bot_ready, new_fighter, new_gang, until
 from tests.e2e.helpers import G, U, said, slash
 

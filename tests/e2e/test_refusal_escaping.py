@@ -7,7 +7,7 @@ both reach the player through bot.errors. Its own module: one bot process.
 
 from __future__ import annotations
 
-from bot.arena import Arena
+from demo.arena import Arena
 from tests.e2e.battle_helpers import ensure_member
 
 G, CH, CAMP, STAR = "Underhive", "general", "Escapes", "*Star*"

@@ -12,9 +12,15 @@ import io
 
 from PIL import Image
 
-from bot.arena import Arena
-from bot.pictures.battle import CARD_WIDTH, FOOT_HEIGHT, ROW_HEIGHT, TITLE_HEIGHT
+from bot.pictures.battle import (
+    CARD_WIDTH,
+    FOOT_HEIGHT,
+    LINE_HEIGHT,
+    ROW_HEIGHT,
+    TITLE_HEIGHT,
+)
 from bot.pictures.chart import CHART_HEIGHT, CHART_WIDTH
+from demo.arena import Arena
 from fakediscord.entities import Attachment
 from tests.e2e.postbattle_steps import (
     G,
@@ -53,7 +59,11 @@ async def test_a_finished_battles_report_arrives_with_its_card_and_chart(
     card, chart = report.attachments
     assert card.filename.startswith("battle-") and card.filename.endswith(".png")
     assert chart.filename == card.filename.removesuffix(".png") + "-chart.png"
-    # The card: a band, a row per gang, the foot.
-    assert decoded(card).size == (CARD_WIDTH, TITLE_HEIGHT + 2 * ROW_HEIGHT + FOOT_HEIGHT)
+    # The card: a band, a row per gang (a line more for each line of its aftermath past
+    # the first, as the embed gives them after the figures), the foot.
+    shown = [len(field["value"].splitlines()[4:]) for field in report.embeds[0]["fields"]]
+    assert shown[1] >= 1  # Rust Kin 3 went Out of Action
+    rows = sum(ROW_HEIGHT + LINE_HEIGHT * max(0, lines - 1) for lines in shown)
+    assert decoded(card).size == (CARD_WIDTH, TITLE_HEIGHT + rows + FOOT_HEIGHT)
     assert decoded(chart).size == (CHART_WIDTH // 2, CHART_HEIGHT // 2)
     assert not report.ephemeral

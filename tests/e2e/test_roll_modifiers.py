@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from bot.arena import Arena
+from demo.arena import Arena
 
 
 async def test_roll_with_a_modifier_is_rolled_openly(arena: Arena) -> None:

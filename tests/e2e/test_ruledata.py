@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest_asyncio
 
-from bot.arena import Arena
+from demo.arena import Arena
 from fakediscord import Upload
 from fakediscord.result import InteractionResult
 from rules.models import EquipmentKind, FighterCategory

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from bot.arena import TOKEN, Arena, open_arena
 from bot.storage import Storage
+from demo.arena import TOKEN, Arena, open_arena
 from fakediscord import FakeDiscord, NotConnected, guild_id_on_shard
 from tests.e2e.battle_helpers import bot_ready
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from bot.arena import Arena
+from demo.arena import Arena
 
 
 async def test_roll_is_public_and_shows_faces(arena: Arena) -> None:

@@ -7,7 +7,7 @@ import re
 import pytest
 import pytest_asyncio
 
-from bot.arena import Arena
+from demo.arena import Arena
 from fakediscord import CommandInputError
 from tests.e2e.helpers import new_gang, ok, refused, said, slash, stash
 
@@ -121,6 +121,10 @@ async def test_ledger_shows_edits_with_before_after_who_and_when(arena: Arena) -
 async def test_ledger_refusals_and_limits(arena: Arena) -> None:
     assert "no battle" in await refused(arena, "bob", "ledger", battle="nope")
     assert "no gang called" in await refused(arena, "bob", "ledger", gang="Ghost Rats")
+    # A typo gets the nearest gang's name.
+    await new_gang(arena, "bob", "The Slag Lords")
+    assert ("There is no gang called 'Slag Lord' in this campaign. Did you mean "
+            "'The Slag Lords'?") in await refused(arena, "bob", "gang show", gang="Slag Lord")
     with pytest.raises(CommandInputError):
         await slash(arena, "bob", "ledger", limit=26)
     with pytest.raises(CommandInputError):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from bot.arena import Arena
+from demo.arena import Arena
 from tests.e2e.battle_helpers import (
     CHANNEL,
     GUILD,

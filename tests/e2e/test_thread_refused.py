@@ -6,7 +6,7 @@ Discord's answer and which permissions would give later battles a thread.
 
 from __future__ import annotations
 
-from bot.arena import Arena
+from demo.arena import Arena
 from fakediscord.common import Perm
 from tests.e2e.postbattle_steps import ARENA, CH, G, campaign_of_two, eventually, titled
 

@@ -31,11 +31,11 @@ import asyncpg
 import pytest_asyncio
 
 from bot import failpoints
-from bot.arena import TOKEN, Arena
 from bot.battle.state import PostBattleRun
 from bot.storage import ActionRecord, LedgerEvent
 from bot.storage.opening import open_storage
 from bot.storage.postgres import SHARD_LOCKS
+from demo.arena import TOKEN, Arena
 from fakediscord import Channel, FakeDiscord, Perm, guild_id_on_shard
 from fakediscord.entities import Message
 from tests.e2e.postbattle_steps import STEPS

@@ -36,6 +36,11 @@ def test_casualties_name_the_fighters_and_how_they_fell() -> None:
         "ash": ["Жук (Seriously Injured)"],
         "web": ["Vexa (Out of Action, Critical Injury)"],
     }
+    # A fighter cleared from the roster since (a death) is never named by its id.
+    gone = battle.model_copy(update={"fighters": [
+        FighterEndState(gang_id="web", fighter_id="8411417c4b62", out_of_action=True)]})
+    assert casualties_of(gone, parts["world"].gangs)["web"] == [
+        "a fighter no longer on the roster (Out of Action)"]
 
 
 def test_the_card_decodes_and_grows_with_the_gangs() -> None:

@@ -10,7 +10,16 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from rules.models import CampaignSettings, Gang
-from rules.names import checked_name, clean, name_key, name_taken, same_name, visible
+from rules.names import (
+    checked_name,
+    clean,
+    did_you_mean,
+    name_key,
+    name_taken,
+    nearest_name,
+    same_name,
+    visible,
+)
 
 # Any text, including the characters the normaliser exists for.
 texts = st.text(
@@ -170,3 +179,14 @@ def test_a_refusal_names_the_look_alike_it_clashes_with() -> None:
     alike = name_taken("gang", "Red Оnes", "Red Ones", "in this campaign")
     assert "looks the same as the gang 'Red Ones' in this campaign" in alike
     assert "choose a name that can be told apart" in alike
+
+
+def test_the_nearest_name_is_suggested_for_a_typo() -> None:
+    gangs = ["The Slag Lords", "The Venom Court", "Ash Wolves"]
+    assert nearest_name("Slag Lord", gangs) == "The Slag Lords"
+    assert nearest_name("venom", gangs) == "The Venom Court"
+    assert nearest_name("Ash Wolfs", gangs) == "Ash Wolves"
+    assert nearest_name("Goliath Forge", gangs) is None
+    assert nearest_name("  ", gangs) is None
+    assert did_you_mean("Slag Lord", gangs) == " Did you mean 'The Slag Lords'?"
+    assert did_you_mean("Nobody", gangs) == ""

@@ -7,7 +7,7 @@ gangs, carol is the Arbitrator): a campaign, two gangs, fighters, a
 territory, a refused edit, a pre-battle sequence and a whole post-battle
 sequence with both players confirming every step. It prints the channels as
 a readable transcript. ``--rules-only`` prints the rules engine's sequence
-without Discord instead (bot/demo_rules.py). ``--pictures DIR`` also writes
+without Discord instead (demo/rules_only.py). ``--pictures DIR`` also writes
 the pictures of the game to DIR: the roster card and the campaign chart as
 the bot attached them in the channel, and the battle's report card and small
 chart drawn from the demo's database at the end (bot/ui/pictures.py).
@@ -23,14 +23,15 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
-from bot.arena import Arena, open_arena
-from bot.demo_rules import DEMO_PROFILE, run_rules_demo
 from bot.pictures import PictureWorker
+from bot.report_record import composed_report
 from bot.storage import Storage
 from bot.ui.pictures import battle_report_pictures
-from fakediscord import InteractionResult
+from demo.arena import TOKEN, Arena, open_arena
+from demo.rules_only import DEMO_PROFILE, run_rules_demo
+from fakediscord import FakeDiscord, InteractionResult
 from fakediscord.entities import Channel, Message
-from rules.report import battle_report
+from fakediscord.timeline import Timeline
 
 T = TypeVar("T")
 
@@ -75,8 +76,11 @@ def run_demo(*, seed: int, rules_only: bool, out: TextIO = sys.stdout,
 
 async def play(workdir: Path, pictures: Path | None = None) -> tuple[str, list[Path]]:
     """Play the scripted campaign; return the channels' transcript and the pictures written."""
-    async with open_arena(workdir, log_level="WARNING") as arena:
-        script = Script(arena)
+    fake = FakeDiscord.demo(token=TOKEN)
+    # Kept from before the bot connects: the transcript is the channels in time order.
+    timeline = Timeline(fake.world)
+    async with open_arena(workdir, fake=fake, log_level="WARNING") as arena:
+        script = Script(arena, timeline)
         await script.campaign_and_gangs()
         await script.battle()
         written = await script.pictures(pictures) if pictures is not None else []
@@ -84,9 +88,10 @@ async def play(workdir: Path, pictures: Path | None = None) -> tuple[str, list[P
 
 
 class Script:
-    def __init__(self, arena: Arena) -> None:
+    def __init__(self, arena: Arena, timeline: Timeline) -> None:
         self.arena = arena
         self.driver = arena.driver
+        self.timeline = timeline
 
     async def say(self, user: str, command: str, *, where: Channel | str = CHANNEL,
                   **options: Any) -> InteractionResult:
@@ -195,8 +200,9 @@ class Script:
                 campaign = await tx.get_campaign_by_name(CAMPAIGN)
                 [battle] = await tx.list_battles(campaign.id, limit=1)
                 world = await tx.load_world(campaign.id, battle.gang_ids)
-                drawn = await battle_report_pictures(tx, worker, campaign.id, battle,
-                                                     battle_report(world, battle), world.gangs)
+                report = await composed_report(tx, campaign.id, world, battle)
+                drawn = await battle_report_pictures(tx, worker, campaign.id, battle, report,
+                                                     world.gangs)
         finally:
             worker.close()
             await storage.close()
@@ -251,6 +257,8 @@ class Script:
         return found
 
     def transcript(self) -> str:
-        parts = [f"#{CHANNEL}\n" + self.driver.transcript(CHANNEL, guild=GUILD)]
-        parts.append(f"#{REPORTS}\n" + self.driver.transcript(REPORTS, guild=GUILD))
+        """Each channel in time order, as a person reading it in Discord saw it happen."""
+        parts = [f"== #{name} ({GUILD}) ==\n"
+                 + self.timeline.render(self.driver.channel(name, guild=GUILD))
+                 for name in (CHANNEL, REPORTS)]
         return "\n\n".join(parts) + "\n"
