@@ -59,6 +59,8 @@ class FighterCategory(StrEnum):
     CREW = "Crew"
     BRUTE = "Brute"
     HANGER_ON = "Hanger-on"
+    # A House List's beast (Phyrr Cat, Cyber-Mastiff): hired like a fighter, no Gang Fighter.
+    EXOTIC_BEAST = "Exotic Beast"
 
     @property
     def has_gang_hierarchy(self) -> bool:
@@ -190,6 +192,10 @@ class Equipment(Model):
     grants_mounted: bool = False
     # A weapon's profile lines where the rule data or the roster file gives them.
     profiles: list[WeaponProfile] = Field(default_factory=list, max_length=8)
+    # An Equipment List entry the list marks as open at the Trading Post too (its tick).
+    trading_post: bool = False
+    # Where a shipped entry's figures come from (a source file), for people checking them.
+    source: str = Field(default="", max_length=200)
 
     @field_validator("availability", mode="before")
     @classmethod

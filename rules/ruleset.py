@@ -153,6 +153,13 @@ class FighterTemplate(Model):
     min_reputation: int = Field(default=0, ge=0)
     # A figure the project ships as an example, to be replaced by a campaign's own.
     example: bool = False
+    # "0-X" of a House List: at most this many in one gang; None for no limit.
+    max_in_gang: int | None = Field(default=None, ge=0, le=99)
+    # Skill sets the type may pick from (PB-6E): Primary and Secondary, by set name.
+    primary_skills: list[Name] = Field(default_factory=list, max_length=20)
+    secondary_skills: list[Name] = Field(default_factory=list, max_length=20)
+    # Where a shipped entry's figures come from (a source file), for people checking them.
+    source: str = Field(default="", max_length=200)
 
     @field_validator("profile", mode="before")
     @classmethod
@@ -169,6 +176,7 @@ class FighterTemplate(Model):
 class VehicleTemplate(Model):
     vehicle_type: Name
     cost: int = Field(ge=0)
+    source: str = Field(default="", max_length=200)
 
 
 class SkillSet(Model):
@@ -178,6 +186,7 @@ class SkillSet(Model):
     skills: list[Name] = Field(min_length=6, max_length=6)
     # Content the project ships as an example, to be replaced by a campaign's own.
     example: bool = False
+    source: str = Field(default="", max_length=200)
 
     def skill(self, name: str) -> str | None:
         """The set's spelling of ``name``, if the set has it."""
