@@ -45,8 +45,8 @@ from pydantic import ValidationError
 
 from rules.dice import parse
 from rules.errors import InvalidRequest, NotFound, problems_found
-from rules.names import loosely_same
 from rules.models import PROFILE_STATS, BoonKind, FighterCategory, Territory
+from rules.names import loosely_same
 from rules.ruledata import RuleData, apply_rule_data
 from rules.ruledata_reader import parse_document, rule_data_from
 from rules.ruleset import InjuryEffect, InjuryEffectKind, InjuryTable, RuleSet
@@ -181,7 +181,7 @@ def _build(source: _Source, chain: tuple[str, ...]) -> tuple[RuleSet, dict[str, 
     else:
         base_set, base_files = _build(_resolve_base(base, source, manifest),
                                       (*chain, source.key))
-        base_set = base_set.model_copy(update=dict.fromkeys(replaces, []))
+        base_set = base_set.model_copy(update={key: [] for key in replaces})
         ruleset = apply_rule_data(base_set, own)
         ruleset = ruleset.model_copy(update={"description": own.description
                                              or base_set.description})

@@ -155,7 +155,8 @@ def _names_after(lines: list[str], start: int, end: int, label: str) -> list[str
     return []
 
 
-def house_fighters(root: Path, house: str, report: Report) -> tuple[list[Fighter], list[dict[str, Any]]]:
+def house_fighters(root: Path, house: str, report: Report
+                   ) -> tuple[list[Fighter], list[dict[str, Any]]]:
     """A House's fighter types (with skill access) and its vehicles (name and cost)."""
     path = root / GANG_LISTS / HOUSES[house]
     lines = read_lines(path)
@@ -194,9 +195,9 @@ def house_fighters(root: Path, house: str, report: Report) -> tuple[list[Fighter
             continue
         seen.add((name.casefold(), category))
         profile_lines, profile_source = lines, path
+        body = [ln.strip() for ln in lines[heading.line:end]]
         included = next((inc for tag, inc in includes.items()
-                         if any(ln.strip().startswith(f"<{tag}") for ln in lines[heading.line:end])),
-                        None)
+                         if any(ln.startswith(f"<{tag}") for ln in body)), None)
         start, stop = heading.line, end
         if included is not None:
             profile_source = included
