@@ -51,7 +51,7 @@ from rules.ruledata import RuleData, apply_rule_data
 from rules.ruledata_reader import parse_document, rule_data_from
 from rules.ruleset import InjuryEffect, InjuryEffectKind, InjuryTable, RuleSet
 
-DEFAULT_RULESET = "necromunda-2023"
+DEFAULT_RULESET = "core-2023"
 MANIFEST = "manifest.toml"
 # The key of a manifest that names the set this one is laid over.
 _BASE_KEY = "base"

@@ -596,7 +596,7 @@ def skill_sets(root: Path, report: Report) -> list[dict[str, Any]]:
             if heading.level != 2:
                 continue
             end = section_end(marks, heading, len(lines))
-            names = [m.group(1).strip() for h in marks
+            names = [_title(m.group(1).strip()) for h in marks
                      if heading.line < h.line < end and h.level == 3
                      for m in [_SKILL.match(h.text)] if m]
             set_name = heading.text.split(":")[-1].strip()
@@ -608,6 +608,16 @@ def skill_sets(root: Path, report: Report) -> list[dict[str, Any]]:
             result.append({"name": set_name, "skills": names,
                            "source": source_of(root, path)})
     return result
+
+
+_SMALL_WORDS = frozenset({"of", "the", "and", "on", "to", "in", "a"})
+
+
+def _title(name: str) -> str:
+    """A skill name with the headings' capitals on small words undone ("Nerves of Steel")."""
+    words = name.split(" ")
+    return " ".join([words[0], *(w.lower() if w.lower() in _SMALL_WORDS else w
+                                 for w in words[1:])])
 
 
 # --------------------------------------------------------------------------- Hangers-on
