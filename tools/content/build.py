@@ -135,6 +135,9 @@ def _matched(entries: list[dict[str, Any]], catalogue: dict[str, dict[str, Any]]
     names: set[str] = set()
     for entry in entries:
         keys = loose_keys(entry["name"])
+        if entry["kind"] == "weapon":
+            # Grenades sections list "Frag" for the Armoury's "Frag grenade".
+            keys += loose_keys(f"{entry['name']} grenade")
         item = next((catalogue[k] for k in keys if k in catalogue), None)
         if item is not None:
             entry = {**entry, "name": item["name"]}
