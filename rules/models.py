@@ -209,6 +209,9 @@ class Equipment(Model):
         return 2 if self.two_slots else 1
 
 
+_CATALOGUE_ONLY = frozenset({"trading_post", "source"})
+
+
 class Item(Equipment):
     """One item a gang owns: in its Stash, carried by a fighter or fitted to a vehicle.
 
@@ -220,6 +223,15 @@ class Item(Equipment):
     # Id of the post-battle sequence whose Territory Boon granted the item: it
     # cannot be sold during that same sequence (PB-6B.4).
     boon_of_sequence: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _not_a_catalogue_entry(cls, value: object) -> object:
+        """An owned item is not an offer: the list's tick and the data's source stay with
+        the catalogue entry it was bought from (and are not stored)."""
+        if isinstance(value, dict) and ("trading_post" in value or "source" in value):
+            return {k: v for k, v in value.items() if k not in _CATALOGUE_ONLY}
+        return value
 
 
 # --------------------------------------------------------------------------- fighters
