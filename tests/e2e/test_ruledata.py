@@ -146,8 +146,10 @@ async def test_an_unknown_house_asks_for_categories_and_keeps_weapon_profiles(
     assert not preview.message.component("Confirm").get("disabled")
     await arena.driver.click(preview, "Confirm", "bob")
     card = await ok(arena, "carol", "fighter show", fighter="Mother Hush")
-    assert "Vein Sword" in card and "S S+1 · AP -2" in card and "Melee, Parry" in card
-    assert "High: " in card and "Weapon slots\n2 of 3" in card
+    flat = " ".join(card.split())
+    assert "Vein Sword E/- -/- S+1 -2 1 - Melee, Parry" in flat
+    assert "Hush Caster (Low)" in flat and '- High 6"/18" -/- 5 -1 2 6+ Unstable' in flat
+    assert "Weapon slots\n2 of 3" in card
     familiar = await ok(arena, "carol", "gang show", gang="The Hushed Brood")
     assert 'M5" WS3+ BS- S3' in familiar
 
