@@ -46,6 +46,7 @@ from pydantic import ValidationError
 from rules.dice import parse
 from rules.errors import InvalidRequest, NotFound, problems_found
 from rules.models import PROFILE_STATS, BoonKind, FighterCategory, Territory
+from rules.names import loosely_same
 from rules.ruledata import RuleData, apply_rule_data
 from rules.ruledata_reader import parse_document, rule_data_from
 from rules.ruleset import InjuryEffect, InjuryEffectKind, InjuryTable, RuleSet
@@ -54,6 +55,12 @@ DEFAULT_RULESET = "core-2023"
 MANIFEST = "manifest.toml"
 # The key of a manifest that names the set this one is laid over.
 _BASE_KEY = "base"
+# A manifest's lists of the base the set replaces whole instead of merging by name
+# (a new edition's House Lists do not keep the old one's types), and its sources
+# (for people: repository, commit, licence).
+_REPLACES_KEY = "replaces"
+_SOURCES_KEY = "sources"
+_REPLACEABLE = ("houses", "trading_post", "skill_sets", "hangers_on", "territories")
 # Keys that describe a file rather than give a table.
 _ABOUT_THE_FILE = frozenset({"format", "version"})
 
@@ -113,7 +120,7 @@ def check_ruleset(ruleset: RuleSet, label: str) -> None:
 
 @functools.cache
 def default_ruleset() -> RuleSet:
-    """The ``core-2023`` set, loaded once."""
+    """The default set (the shipped Necromunda content), loaded once."""
     return load_ruleset(DEFAULT_RULESET)
 
 
@@ -167,13 +174,14 @@ def _build(source: _Source, chain: tuple[str, ...]) -> tuple[RuleSet, dict[str, 
     each table of the rule set."""
     if source.key in chain:
         raise InvalidRequest(f"{source.label}: its 'base' leads back to itself.")
-    own, files, base = _read_set(source)
+    own, files, base, replaces = _read_set(source)
     manifest = source.file_label(MANIFEST)
     if base is None:
         ruleset = _validate(source, own, files)
     else:
         base_set, base_files = _build(_resolve_base(base, source, manifest),
                                       (*chain, source.key))
+        base_set = base_set.model_copy(update={key: [] for key in replaces})
         ruleset = apply_rule_data(base_set, own)
         ruleset = ruleset.model_copy(update={"description": own.description
                                              or base_set.description})
@@ -182,8 +190,10 @@ def _build(source: _Source, chain: tuple[str, ...]) -> tuple[RuleSet, dict[str, 
     return ruleset.model_copy(update={"name": name}), files
 
 
-def _read_set(source: _Source) -> tuple[RuleData, dict[str, _Table], object | None]:
-    """The set's files read as one rule data file, the file of each table, the ``base``."""
+def _read_set(source: _Source
+              ) -> tuple[RuleData, dict[str, _Table], object | None, list[str]]:
+    """The set's files read as one rule data file, the file of each table, the ``base``
+    and the base's lists the set replaces whole."""
     if not source.root.joinpath(MANIFEST).is_file():
         raise InvalidRequest(f"{source.label} is not a rule data set: it has no {MANIFEST}.")
     files = sorted(
@@ -194,13 +204,19 @@ def _read_set(source: _Source) -> tuple[RuleData, dict[str, _Table], object | No
     given: dict[str, Any] = {}
     tables: dict[str, _Table] = {}
     base: object | None = None
+    replaces: list[str] = []
     for entry in files:
         label = source.file_label(entry.name)
         raw = _read_file(entry, label)
+        for key in (_BASE_KEY, _REPLACES_KEY, _SOURCES_KEY):
+            if key in raw and entry.name != MANIFEST:
+                raise InvalidRequest(f"{label}: '{key}' belongs in {MANIFEST}.")
         if _BASE_KEY in raw:
-            if entry.name != MANIFEST:
-                raise InvalidRequest(f"{label}: 'base' belongs in {MANIFEST}.")
             base = raw.pop(_BASE_KEY)
+        if _REPLACES_KEY in raw:
+            replaces = _replaced(raw.pop(_REPLACES_KEY), label)
+        if not isinstance(raw.pop(_SOURCES_KEY, []), list):
+            raise InvalidRequest(f"{label}: 'sources' must be a list of tables.")
         content = rule_data_from(raw, label)
         for key in content.model_fields_set - _ABOUT_THE_FILE:
             if key in given:
@@ -214,7 +230,15 @@ def _read_set(source: _Source) -> tuple[RuleData, dict[str, _Table], object | No
     for key in ("weapons", "wargear"):
         if key in tables:
             tables["trading_post"] = tables[key]
-    return whole, tables, base
+    if replaces and base is None:
+        raise InvalidRequest(f"{source.file_label(MANIFEST)}: 'replaces' needs a 'base'.")
+    return whole, tables, base, replaces
+
+
+def _replaced(value: object, label: str) -> list[str]:
+    if not isinstance(value, list) or any(v not in _REPLACEABLE for v in value):
+        raise InvalidRequest(f"{label}: 'replaces' lists some of {', '.join(_REPLACEABLE)}.")
+    return [str(v) for v in value]
 
 
 def _read_file(entry: Traversable, label: str) -> dict[str, Any]:
@@ -328,11 +352,11 @@ def _territory_problem(territory: Territory, ruleset: RuleSet) -> str | None:
         if effect.kind is BoonKind.RECRUIT_ROLL and not effect.recruits:
             return "its recruit roll names no recruit"
         if effect.kind is BoonKind.FREE_HANGER_ON:
-            wanted = (effect.fighter_type or "").casefold()
+            wanted = effect.fighter_type or ""
             offered = [t.fighter_type for t in ruleset.hangers_on
-                       if t.fighter_type.casefold() == wanted]
+                       if loosely_same(t.fighter_type, wanted)]
             offered += [t.fighter_type for h in ruleset.houses for t in h.fighters
-                        if t.fighter_type.casefold() == wanted]
+                        if loosely_same(t.fighter_type, wanted)]
             if not offered:
                 return f"its free Hanger-on {effect.fighter_type!r} is not in the rule set"
         if effect.kind is BoonKind.MANUAL and not effect.text.strip():

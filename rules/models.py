@@ -71,6 +71,8 @@ class FighterCategory(StrEnum):
     CREW = "Crew"
     BRUTE = "Brute"
     HANGER_ON = "Hanger-on"
+    # A House List's beast (Phyrr Cat, Cyber-Mastiff): hired like a fighter, no Gang Fighter.
+    EXOTIC_BEAST = "Exotic Beast"
 
     @property
     def has_gang_hierarchy(self) -> bool:
@@ -202,6 +204,10 @@ class Equipment(Model):
     grants_mounted: bool = False
     # A weapon's profile lines where the rule data or the roster file gives them.
     profiles: list[WeaponProfile] = Field(default_factory=list, max_length=8)
+    # An Equipment List entry the list marks as open at the Trading Post too (its tick).
+    trading_post: bool = False
+    # Where a shipped entry's figures come from (a source file), for people checking them.
+    source: str = Field(default="", max_length=200)
 
     @field_validator("availability", mode="before")
     @classmethod
@@ -215,6 +221,9 @@ class Equipment(Model):
         return 2 if self.two_slots else 1
 
 
+_CATALOGUE_ONLY = frozenset({"trading_post", "source"})
+
+
 class Item(Equipment):
     """One item a gang owns: in its Stash, carried by a fighter or fitted to a vehicle.
 
@@ -226,6 +235,15 @@ class Item(Equipment):
     # Id of the post-battle sequence whose Territory Boon granted the item: it
     # cannot be sold during that same sequence (PB-6B.4).
     boon_of_sequence: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _not_a_catalogue_entry(cls, value: object) -> object:
+        """An owned item is not an offer: the list's tick and the data's source stay with
+        the catalogue entry it was bought from (and are not stored)."""
+        if isinstance(value, dict) and ("trading_post" in value or "source" in value):
+            return {k: v for k, v in value.items() if k not in _CATALOGUE_ONLY}
+        return value
 
 
 # --------------------------------------------------------------------------- fighters

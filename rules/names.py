@@ -27,6 +27,7 @@ Accents are kept too: "Café" and "Cafe" are different names.
 from __future__ import annotations
 
 import difflib
+import re
 import unicodedata
 from collections.abc import Iterable
 
@@ -160,3 +161,46 @@ def did_you_mean(wanted: str, names: Iterable[str]) -> str:
     """`` Did you mean 'X'?`` for the nearest name, or nothing."""
     found = nearest_name(wanted, names)
     return f" Did you mean '{found}'?" if found is not None else ""
+
+
+_LOOSE_SPELLINGS = (("armor", "armour"), ("&", " and "))
+_LOOSE_DROP = re.compile(r"[^a-z0-9 ]+")
+
+
+def loose_keys(name: str) -> list[str]:
+    """Forms a catalogue name is matched in across sources, strictest first.
+
+    Case, punctuation, quotes, "armor"/"armour" and a closing plural aside
+    ("Frag grenades" is the Armoury's "Frag grenade"); then without a bracket
+    ("Shotgun (solid & scatter)" is "Shotgun"). Each source spells items its
+    own way; a first match in this order is the one meant.
+    """
+    text = clean(name).casefold()
+    for old, new in _LOOSE_SPELLINGS:
+        text = text.replace(old, new)
+    forms = [text, re.sub(r"\([^)]*\)", " ", text)]
+    keys: list[str] = []
+    for form in forms:
+        words = _LOOSE_DROP.sub(" ", form.replace("-", " ")).split()
+        if not words:
+            continue
+        for variant in (words, [*words[:-1], _singular(words[-1])]):
+            key = " ".join(variant)
+            if key not in keys:
+                keys.append(key)
+    return keys
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("ses") or word.endswith("xes"):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def loosely_same(a: str, b: str) -> bool:
+    """Whether two sources' names for a catalogue entry are the same (:func:`loose_keys`)."""
+    return bool(set(loose_keys(a)) & set(loose_keys(b)))

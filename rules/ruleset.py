@@ -21,6 +21,7 @@ from rules.limits import (
     MAX_FIGHTER_TYPES,
     MAX_HANGERS_ON,
     MAX_REPUTATION,
+    MAX_RULE_TEXT,
     MAX_SHORT_LIST,
     MAX_SKILLS,
     MAX_SPECIAL_RULES,
@@ -184,6 +185,13 @@ class FighterTemplate(Model):
     min_reputation: int = Field(default=0, ge=0, le=MAX_REPUTATION)
     # A figure the project ships as an example, to be replaced by a campaign's own.
     example: bool = False
+    # "0-X" of a House List: at most this many in one gang; None for no limit.
+    max_in_gang: int | None = Field(default=None, ge=0, le=99)
+    # Skill sets the type may pick from (PB-6E): Primary and Secondary, by set name.
+    primary_skills: list[Name] = Field(default_factory=list, max_length=MAX_SHORT_LIST)
+    secondary_skills: list[Name] = Field(default_factory=list, max_length=MAX_SHORT_LIST)
+    # Where a shipped entry's figures come from (a source file), for people checking them.
+    source: str = Field(default="", max_length=MAX_RULE_TEXT)
 
     @field_validator("profile", mode="before")
     @classmethod
@@ -200,6 +208,7 @@ class FighterTemplate(Model):
 class VehicleTemplate(Model):
     vehicle_type: Name
     cost: Credits
+    source: str = Field(default="", max_length=MAX_RULE_TEXT)
 
 
 class SkillSet(Model):
@@ -209,6 +218,7 @@ class SkillSet(Model):
     skills: list[Name] = Field(min_length=6, max_length=6)
     # Content the project ships as an example, to be replaced by a campaign's own.
     example: bool = False
+    source: str = Field(default="", max_length=MAX_RULE_TEXT)
 
     def skill(self, name: str) -> str | None:
         """The set's spelling of ``name``, if the set has it."""

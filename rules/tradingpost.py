@@ -68,7 +68,7 @@ from rules.models import (
     Vehicle,
     VehicleStatus,
 )
-from rules.names import same_name
+from rules.names import loosely_same, same_name
 from rules.ruleset import FighterTemplate, HouseList, RuleSet, VehicleTemplate
 from rules.wording import count, possessive
 from rules.world import RuleResult, Workspace, World
@@ -344,10 +344,12 @@ def normalise_black_market(text: str) -> str:
 
 
 def _template_named(templates: Iterable[FighterTemplate], name: str) -> FighterTemplate | None:
+    templates = list(templates)
     for template in templates:
         if same_name(template.fighter_type, name):
             return template
-    return None
+    # Sources spell the same type differently ("Rogue Doc", "Rogue Docs").
+    return next((t for t in templates if loosely_same(t.fighter_type, name)), None)
 
 
 def _equipment_named(catalogue: Iterable[Equipment], name: str) -> Equipment | None:

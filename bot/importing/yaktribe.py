@@ -87,7 +87,7 @@ from rules.models import (
     Profile,
     WeaponProfile,
 )
-from rules.names import name_key
+from rules.names import loosely_same, name_key
 from rules.ruleset import FighterTemplate, HouseList, RuleSet
 
 T = TypeVar("T")
@@ -125,6 +125,7 @@ _PROFILE_KEYS: dict[str, tuple[str, ...]] = {
 # Keywords in a fighter type, most specific first ("Ganger (Juve)" is a Juve).
 _KEYWORDS: tuple[tuple[str, FighterCategory], ...] = (
     (r"hangers?[\s-]*on", FighterCategory.HANGER_ON),
+    (r"exotic[\s-]*beast", FighterCategory.EXOTIC_BEAST),
     (r"brute", FighterCategory.BRUTE),
     (r"crew", FighterCategory.CREW),
     (r"prospect", FighterCategory.PROSPECT),
@@ -608,6 +609,15 @@ def _template(
         for template in candidates.fighters:
             if loose_key(template.fighter_type) in keys:
                 return template
+    # The shipped lists name some types with their House ("Goliath Forge Tyrant") and
+    # spell others in the plural: the House's name and a closing "s" aside.
+    for candidates in lists:
+        prefix = candidates.house.casefold() + " "
+        for template in candidates.fighters:
+            own = template.fighter_type.casefold()
+            bare = own[len(prefix):] if own.startswith(prefix) else own
+            if any(loosely_same(bare, w) or loosely_same(own, w) for w in wanted):
+                return template
     return None
 
 
@@ -704,6 +714,11 @@ def _catalogue_entry(
     for catalogue in (own, ruleset.trading_post):
         for entry in catalogue:
             if loose_key(entry.name) in wanted:
+                return entry
+    # "Frag Grenades" is the Armoury's "Frag grenade"; "Mesh Armor (5+)" its "Mesh armour".
+    for catalogue in (own, ruleset.trading_post):
+        for entry in catalogue:
+            if loosely_same(entry.name, name):
                 return entry
     return None
 

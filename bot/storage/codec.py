@@ -414,6 +414,9 @@ def item_model(row: Row) -> Item:
         "two_slots": bool(two_slots),
         "grants_mounted": bool(grants_mounted),
         "profiles": _profiles(profiles),
+        # Catalogue-only fields: an owned item never has them (rules.models.Item).
+        "trading_post": False,
+        "source": "",
         "id": item_id,
         "boon_of_sequence": boon_of_sequence,
     })

@@ -6,7 +6,15 @@ import discord
 
 from bot.render import safe
 from bot.ui import fit_lines
-from rules.models import PROFILE_STATS, Fighter, FighterStatus, Gang, Item, Profile
+from rules.models import (
+    PROFILE_STATS,
+    EquipmentKind,
+    Fighter,
+    FighterStatus,
+    Gang,
+    Item,
+    Profile,
+)
 from rules.profiles import LABELS as STAT_LABELS
 from rules.profiles import stat_text
 from rules.tradingpost import MAX_WEAPON_SLOTS
@@ -41,6 +49,37 @@ def item_line(item: Item) -> str:
     return "\n".join(lines)
 
 
+WEAPON_HEADS = ("Weapon", "Rng S/L", "Acc S/L", "S", "AP", "D", "Am", "Traits")
+
+
+def weapon_rows(items: list[Item]) -> list[tuple[str, ...]]:
+    """One row per profile line of each weapon, as the official roster sheet prints it: the
+    weapon's name on its first line, "- <profile>" on the others; a weapon without a
+    profile is one row of blanks."""
+    rows: list[tuple[str, ...]] = []
+    for item in items:
+        if not item.profiles:
+            rows.append((item.name, "-", "-", "-", "-", "-", "-", ""))
+        for index, line in enumerate(item.profiles):
+            label = item.name if index == 0 else f"- {line.name or item.name}"
+            if index == 0 and line.name:
+                label = f"{item.name} ({line.name})"
+            rows.append((label, f"{line.short_range}/{line.long_range}",
+                         f"{line.short_accuracy}/{line.long_accuracy}", line.strength,
+                         line.ap, line.damage, line.ammo, ", ".join(line.traits)))
+    return rows
+
+
+def weapon_table(items: list[Item], limit: int = FIELD_CHARS) -> str | None:
+    """The weapons as a monospace profile table, or None when it would not fit ``limit``."""
+    rows = [WEAPON_HEADS, *weapon_rows(items)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(WEAPON_HEADS) - 1)]
+    lines = ["  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)),
+                        row[-1]]).rstrip().replace("`", "'") for row in rows]
+    text = "```\n" + "\n".join(lines) + "\n```"
+    return text if len(text) <= limit else None
+
+
 def fighter_embed(gang: Gang, fighter: Fighter, captor: str | None = None) -> discord.Embed:
     kind = safe(fighter.fighter_type) or "no type"
     status = fighter.status.value
@@ -54,8 +93,13 @@ def fighter_embed(gang: Gang, fighter: Fighter, captor: str | None = None) -> di
     embed.add_field(name="Cost", value=f"{fighter.cost} ({fighter.total_cost} with gear)")
     embed.add_field(name="XP", value=f"{fighter.xp} · {fighter.kills} kills")
     embed.add_field(name="Weapon slots", value=f"{fighter.weapon_slots} of {MAX_WEAPON_SLOTS}")
+    weapons = [i for i in fighter.equipment if i.kind is EquipmentKind.WEAPON]
+    table = weapon_table(weapons) if weapons else None
+    if table is not None:
+        embed.add_field(name="Weapons", value=table, inline=False)
+    shown = [i for i in fighter.equipment if table is None or i not in weapons]
     lists = [
-        ("Equipment", [item_line(i) for i in fighter.equipment]),
+        ("Equipment" if table is None else "Wargear", [item_line(i) for i in shown]),
         ("Skills", [safe(s) for s in fighter.skills]),
         ("Special rules", [safe(s) for s in fighter.special_rules]),
         ("Lasting injuries", [safe(s) for s in fighter.lasting_injuries]),

@@ -86,9 +86,11 @@ async def test_hiring_from_the_campaign_list_gives_its_profile(arena: Arena) -> 
 async def test_the_card_shows_each_weapon_profile(arena: Arena) -> None:
     await ok(arena, "bob", "fighter equip", fighter="Mother Vellum", item="Quill launcher")
     card = await ok(arena, "carol", "fighter show", fighter="Mother Vellum")
-    assert "Quill launcher" in card
-    assert 'Barbed: Rng 8"/24" · Acc -/-1 · S 4 · AP -1 · D 1 · Am 5+ · Blast (3")' in card
-    assert "Ink: " in card and "Blind" in card
+    # A profile table as on the roster sheet: one row per profile line.
+    flat = " ".join(card.split())
+    assert "Weapon Rng S/L Acc S/L S AP D Am Traits" in flat
+    assert 'Quill launcher (Barbed) 8"/24" -/-1 4 -1 1 5+ Blast (3")' in flat
+    assert "- Ink " in flat and "Blind" in flat
 
 
 async def test_bad_rule_data_names_the_line_or_field_and_changes_nothing(arena: Arena) -> None:
@@ -144,8 +146,10 @@ async def test_an_unknown_house_asks_for_categories_and_keeps_weapon_profiles(
     assert not preview.message.component("Confirm").get("disabled")
     await arena.driver.click(preview, "Confirm", "bob")
     card = await ok(arena, "carol", "fighter show", fighter="Mother Hush")
-    assert "Vein Sword" in card and "S S+1 · AP -2" in card and "Melee, Parry" in card
-    assert "High: " in card and "Weapon slots\n2 of 3" in card
+    flat = " ".join(card.split())
+    assert "Vein Sword E/- -/- S+1 -2 1 - Melee, Parry" in flat
+    assert "Hush Caster (Low)" in flat and '- High 6"/18" -/- 5 -1 2 6+ Unstable' in flat
+    assert "Weapon slots\n2 of 3" in card
     familiar = await ok(arena, "carol", "gang show", gang="The Hushed Brood")
     assert 'M5" WS3+ BS- S3' in familiar
 

@@ -343,3 +343,45 @@ def test_the_campaigns_own_trading_post_prices_items(ruleset: RuleSet) -> None:
     parsed = parse(slag_kings(), own)
     assert [i.cost for i in parsed.gang.stash] == [25, 25, 0]  # Medicae kit: not on it
     assert parsed.report.unknown_items["Medicae kit"] == 2  # the Stash's and the Doc's
+
+
+@pytest.mark.parametrize(("house", "types"), [
+    ("Goliath", [("Forge Tyrant", FighterCategory.LEADER),
+                 ("Goliath Bruiser", FighterCategory.GANGER),
+                 ("Zerker", FighterCategory.BRUTE)]),
+    ("Escher", [("Gang Queen (Leader)", FighterCategory.LEADER),
+                ("Death Maiden", FighterCategory.CHAMPION),
+                ("Phelynx", FighterCategory.EXOTIC_BEAST)]),
+    ("Orlock", [("Orlock Road Captain", FighterCategory.LEADER),
+                ("Wreckers", FighterCategory.PROSPECT),
+                ("Iron Rider", FighterCategory.CREW)]),
+    ("Van Saar", [("Prime", FighterCategory.LEADER), ("Subtek", FighterCategory.JUVE),
+                  ("Arachni-Rig Servo Suit", FighterCategory.BRUTE)]),
+    ("Cawdor", [("Word-Keeper", FighterCategory.LEADER),
+                ("Redemptionist Deacon", FighterCategory.CHAMPION),
+                ("Bonepickers", FighterCategory.JUVE)]),
+    ("Delaque", [("Master of Shadows", FighterCategory.LEADER),
+                 ("Nacht Ghul", FighterCategory.CHAMPION),
+                 ("Ghosts", FighterCategory.GANGER)]),
+])
+def test_a_gang_of_each_house_matches_the_shipped_lists_without_a_question(
+        house: str, types: list[tuple[str, FighterCategory]]) -> None:
+    from rules.data import load_ruleset
+
+    content = load_ruleset("necromunda-2023")
+    data = slag_kings()
+    data["gang_type"] = house
+    items = [{"name": "Frag Grenades", "qty": 1}, {"name": "Mesh Armor", "qty": 1},
+             {"name": "Stub Guns", "qty": 1}]
+    data["gangers"] = [{**data["gangers"][0], "ganger_id": n + 1, "name": f"F{n}",
+                        "type": kind, "equipment": items}
+                       for n, (kind, _) in enumerate(types)]
+    for ganger in data["gangers"]:
+        ganger.pop("category", None)
+    parsed = parse(data, content)
+    assert parsed.questions == []
+    assert [f.category for f in parsed.gang.fighters] == [c for _, c in types]
+    assert not parsed.report.unknown_items
+    names = {i.name for f in parsed.gang.fighters for i in f.equipment}
+    assert names == {content.trading_post_item(n).name
+                     for n in ("Frag grenade", "Mesh armour", "Stub gun")}

@@ -171,6 +171,9 @@ _equipment_fields: dict[str, st.SearchStrategy[Any]] = {
     "name": name_text, "cost": credits, "kind": st.sampled_from(EquipmentKind),
     "availability": availabilities, "two_slots": st.booleans(), "grants_mounted": st.booleans(),
     "profiles": st.lists(weapon_profiles, max_size=2),
+    # Only the shipped catalogue's entries have them (an Equipment List's Trading Post tick,
+    # the data's source); an owned item or a campaign's own Trading Post line never does.
+    "trading_post": st.just(False), "source": st.just(""),
 }
 trading_post_entries = every_field(TradingPostEntry, **_equipment_fields,
                                    category=texts(max_size=100))()

@@ -1,0 +1,1 @@
+"""Developer tools run by hand (not part of the bot)."""
