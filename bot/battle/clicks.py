@@ -160,8 +160,8 @@ async def _answer_panel(
     run = stored.run
     panel = run.reports[run.gang_ids[gang]].message_id
     answered = False
-    if stored.revision and panel is not None and _clicked(interaction) == panel \
-            and answer.claim():
+    if (stored.revision and panel is not None and _clicked(interaction) == panel
+            and answer.claim()):
         embed, view = owed.panel_parts(stored.campaign, run, stored.world, gang)
         answered = await answer.edit_clicked(guild_id, stored, embed, view)
     await answer.acknowledge()
