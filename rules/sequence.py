@@ -40,7 +40,6 @@ Decisions where the texts are silent:
 from __future__ import annotations
 
 from collections.abc import Collection
-from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -51,50 +50,26 @@ from rules.errors import InvalidRequest, NotEligible, OutOfStep
 from rules.models import Battle, Fighter
 from rules.report import BattleReport, RatingResult, battle_report, update_gang_rating
 from rules.ruleset import RuleSet
+from rules.stages import (
+    DEFERRABLE,
+    STAGES,
+    Stage,
+    Step,
+    SubStep,
+    skipped_in_skirmish,
+    stage_label,
+)
 from rules.tradingpost import AvailabilityResult, RareOffer, seek_rare_and_illegal
 from rules.world import World
 
 TRADE_ACTION = "Trade"
 
-
-class Step(StrEnum):
-    WRAP_UP = "Wrap-up"
-    ASSIGN_TERRITORY = "Assign/Reassign Territory"
-    RECEIVE_REWARDS = "Receive Rewards"
-    COLLECT_INCOME = "Collect Income"
-    POST_BATTLE_ACTIONS = "Post-battle Actions"
-    UPDATE_ROSTER = "Update Roster"
-    REPORT_RESULTS = "Report Results"
-    FINISHED = "Finished"
-
-
-class SubStep(StrEnum):
-    CLEAN_HOUSE = "A. Clean House"
-    TRADING_POST = "B. Visit the Trading Post"
-    TERRITORY_BOONS = "C. Gain Boons from Territories"
-    DISTRIBUTE_EQUIPMENT = "D. Distribute Equipment"
-    ADVANCEMENTS = "E. Purchase Advancements"
-    GANG_RATING = "F. Update Gang Rating"
-
-
-DEFERRABLE = (SubStep.TRADING_POST, SubStep.DISTRIBUTE_EQUIPMENT, SubStep.ADVANCEMENTS)
-
-Stage = tuple[Step, SubStep | None]
-
-STAGES: tuple[Stage, ...] = (
-    (Step.WRAP_UP, None),
-    (Step.ASSIGN_TERRITORY, None),
-    (Step.RECEIVE_REWARDS, None),
-    (Step.COLLECT_INCOME, None),
-    (Step.POST_BATTLE_ACTIONS, None),
-    *((Step.UPDATE_ROSTER, sub) for sub in SubStep),
-    (Step.REPORT_RESULTS, None),
-    (Step.FINISHED, None),
-)
-
-
-def stage_label(step: Step, substep: SubStep | None = None) -> str:
-    return step.value if substep is None else f"{step.value} ({substep.value})"
+# The stages themselves (their order, and which are deferrable or campaign-only) are
+# declared in rules/stages.py; these names are also read from here.
+__all__ = [
+    "DEFERRABLE", "STAGES", "ActionRecord", "AtStage", "PostBattleSequence", "Stage", "Step",
+    "SubStep", "skipped_in_skirmish", "stage_label",
+]
 
 
 class AtStage:
@@ -114,13 +89,6 @@ class AtStage:
     @property
     def label(self) -> str:
         return stage_label(self.step, self.substep)
-
-
-def skipped_in_skirmish(step: Step, substep: SubStep | None = None) -> bool:
-    """The campaign-only parts of PB-0."""
-    return step in (Step.POST_BATTLE_ACTIONS, Step.REPORT_RESULTS) or (
-        substep is SubStep.ADVANCEMENTS
-    )
 
 
 class ActionRecord(Protocol):

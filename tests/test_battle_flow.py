@@ -73,8 +73,8 @@ def _refused(kind: type[Exception], text: str, call: object, *args: object,
 
 
 def test_the_decisions_import_nothing_from_discord() -> None:
-    for module in ("flow", "panel", "state", "stages"):
-        tree = ast.parse(Path(f"bot/battle/{module}.py").read_text())
+    for module in ("bot/battle/flow", "bot/battle/panel", "bot/battle/state", "rules/stages"):
+        tree = ast.parse(Path(f"{module}.py").read_text())
         imported = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
         imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import)
                      for a in n.names]

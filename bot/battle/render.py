@@ -13,7 +13,6 @@ from collections.abc import Mapping, Sequence
 import discord
 
 from bot.battle.panel import injuries_text
-from bot.battle.stages import instructions, is_interactive
 from bot.battle.state import (
     GangReport,
     Phase,
@@ -25,6 +24,7 @@ from bot.render import paginate, safe
 from bot.ui import FIELD_MAX, clip, fit_lines
 from rules.models import Battle, Fighter, Vehicle
 from rules.report import BattleReport
+from rules.stages import declared
 
 # The first message of a stage carries three fields (at most ~3 x 1024) besides its
 # lines; 2800 characters of lines keeps the whole embed under Discord's 6000.
@@ -79,7 +79,7 @@ def stage_pages(
     """The stage as one embed per message: the first with its status, then the rest of its lines."""
     if record.lines:
         lines = record.lines
-    elif record.status is StageStatus.OPEN and is_interactive(record.stage):
+    elif record.status is StageStatus.OPEN and declared(record.stage).interactive:
         lines = ["Nothing done yet: the players act with the commands below."]
     else:
         lines = ["Nothing was rolled or changed in this step."]
@@ -93,7 +93,7 @@ def stage_pages(
     if record.note:
         embed.add_field(name="Note", value=clip(record.note, FIELD_MAX), inline=False)
     if record.status is StageStatus.OPEN and run.in_progress:
-        embed.add_field(name="What to do", value=clip(instructions(record.stage), FIELD_MAX),
+        embed.add_field(name="What to do", value=clip(declared(record.stage).shows, FIELD_MAX),
                         inline=False)
     confirmed, awaited = confirmation_lines(run, record, names)
     embed.add_field(name="Confirmed", value=fit_lines(confirmed), inline=True)
