@@ -89,9 +89,10 @@ async def one_run(sequences: int) -> float:
                 guild = 5000 + i
                 while run.current is not None and run.phase is Phase.SEQUENCE:
                     stage = run.current.number
-                    await engine.confirm_stage(client, guild, ALICE, campaign_id, "b1", stage)
-                    stored = await engine.confirm_stage(client, guild, BOB, campaign_id, "b1",
-                                                        stage)
+                    await engine.confirm_stage(
+                        engine.RunCall(client, guild, ALICE, campaign_id, "b1"), stage)
+                    stored = await engine.confirm_stage(
+                        engine.RunCall(client, guild, BOB, campaign_id, "b1"), stage)
                     run = stored.run
                     confirms += 2
             return (time.process_time() - started) / confirms

@@ -68,7 +68,7 @@ async def test_a_confirmation_that_owes_nothing_leaves_the_outbox_alone_a_closin
     await storage.owe_message(GUILD, "step 2", general.id, owed.body(content="step 2"))
     scans = count_scans(storage)
     # The click answered with its own message's edit: nothing is left to draw.
-    await engine.show(cast(Any, bot), GUILD, engine.Stored(campaign, alice, world, 2),
+    await engine.show(cast(Any, bot), GUILD, engine.StoredDecision(campaign, alice, world, 2),
                       except_stage=1)
     assert scans == [] and general.messages == []
 
@@ -76,7 +76,7 @@ async def test_a_confirmation_that_owes_nothing_leaves_the_outbox_alone_a_closin
     flow.open_next(closing, ARBITER, campaign, _battle(), world)
     assert owes_messages(closing) and closing.scene.owe_stages == [2]
     closing.scene.stages = []  # the edits of its posted messages are not checked here
-    await engine.show(cast(Any, bot), GUILD, engine.Stored(campaign, closing, world, 3))
+    await engine.show(cast(Any, bot), GUILD, engine.StoredDecision(campaign, closing, world, 3))
     assert scans == [GUILD]  # delivered before the click is answered
     assert [m.content for m in general.messages] == ["step 2"]
 

@@ -52,9 +52,10 @@ async def test_a_closing_confirm_reads_each_roster_once(
     checked_first = without = 0
     while run.current is not None and run.phase is Phase.SEQUENCE:
         stage = run.current.number
-        await engine.confirm_stage(bot, GUILD, ALICE, campaign_id, "b1", stage)
+        await engine.confirm_stage(engine.RunCall(bot, GUILD, ALICE, campaign_id, "b1"), stage)
         statements.clear()
-        closing = await engine.confirm_stage(bot, GUILD, BOB, campaign_id, "b1", stage)
+        closing = await engine.confirm_stage(engine.RunCall(bot, GUILD, BOB, campaign_id, "b1"),
+                                             stage)
         run = closing.run
         touching = [bool(affected(p.result.changes)[0]) for p in closing.decision.actions]
         fighter_reads = [sql for sql in statements if " FROM fighters WHERE gang_pk IN " in sql]

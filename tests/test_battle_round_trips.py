@@ -93,12 +93,12 @@ async def test_a_confirm_is_one_trip_to_read_and_decide_and_one_to_write(
     held = WRITER_LOCK.holds
 
     trips.clear()
-    alice = await engine.confirm_stage(bot, GUILD, ALICE, campaign_id, "b1", 1)
+    alice = await engine.confirm_stage(engine.RunCall(bot, GUILD, ALICE, campaign_id, "b1"), 1)
     assert alice.revision and not alice.decision.actions  # one confirmation of two
     assert len(trips) == 2, trips  # the read and decision; the run saved
 
     trips.clear()
-    closing = await engine.confirm_stage(bot, GUILD, BOB, campaign_id, "b1", 1)
+    closing = await engine.confirm_stage(engine.RunCall(bot, GUILD, BOB, campaign_id, "b1"), 1)
     assert closing.decision.actions and closing.decision.scene.owe_stages == [2]
     assert len(trips) == 2, trips  # the read and decision; rolls, message owed and run
     assert WRITER_LOCK.holds - held == 2

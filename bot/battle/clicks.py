@@ -20,6 +20,7 @@ import discord
 from discord.utils import MISSING
 
 from bot.battle import engine, owed, publish, render, views
+from bot.battle.engine import RunCall
 from bot.battle.flow import Scene
 from bot.battle.panel import ReportEdit, gang_names
 from bot.battle.state import StageRecord
@@ -107,7 +108,7 @@ class FirstAnswer:
             await self.settled()
             await self.interaction.followup.send(text, view=view, ephemeral=True)
 
-    async def edit_clicked(self, guild_id: int, stored: engine.Stored, embed: discord.Embed,
+    async def edit_clicked(self, guild_id: int, stored: engine.StoredDecision, embed: discord.Embed,
                            view: Components | None) -> bool:
         """Answer with the edit of the message clicked, showing ``stored``'s revision;
         acknowledge instead when a newer one is drawn (True when edited). The caller has
@@ -145,8 +146,8 @@ async def _edit_panel(click: Click, campaign: str, battle: str, gang: int,
     interaction, call, guild_id = _where(click)
 
     async def body(answer: FirstAnswer) -> None:
-        stored = await engine.edit_report(interaction.client, guild_id, call.actor, campaign,
-                                          battle, gang, edit, acknowledge=answer.acknowledge,
+        stored = await engine.edit_report(RunCall.of(call, campaign, battle), gang, edit,
+                                          acknowledge=answer.acknowledge,
                                           decided=answer.decided)
         await _answer_panel(answer, guild_id, stored, gang)
 
@@ -154,7 +155,7 @@ async def _edit_panel(click: Click, campaign: str, battle: str, gang: int,
 
 
 async def _answer_panel(
-    answer: FirstAnswer, guild_id: int, stored: engine.Stored, gang: int
+    answer: FirstAnswer, guild_id: int, stored: engine.StoredDecision, gang: int
 ) -> None:
     interaction = answer.interaction
     run = stored.run
@@ -219,10 +220,10 @@ async def submit(click: Click, campaign: str, battle: str, gang: int) -> None:
     async def body(answer: FirstAnswer) -> None:
         # Who may submit is answered at once; what the report lacks comes after (the
         # Wrap-up it may roll takes longer than Discord waits for an answer).
-        await engine.check_report(client, guild_id, call.actor, campaign, battle, gang)
+        at = RunCall.of(call, campaign, battle)
+        await engine.check_report(at, gang)
         await answer.acknowledge()
-        stored = await engine.submit_report(client, guild_id, call.actor, campaign, battle,
-                                            gang)
+        stored = await engine.submit_report(at, gang)
         await engine.show(client, guild_id, stored)
         await interaction.followup.send(stored.note, ephemeral=True)
 
@@ -261,9 +262,8 @@ async def _confirmed(answer: FirstAnswer, campaign: str, battle: str, stage: int
     call = Call.of(interaction)
     guild_id = call.guild_id
     stored = await engine.confirm_stage(
-        interaction.client, guild_id, call.actor, campaign, battle, stage, gang,
-        on_behalf=on_behalf, by=engine.who(interaction), acknowledge=answer.acknowledge,
-        decided=answer.decided)
+        RunCall.of(call, campaign, battle), stage, gang, on_behalf=on_behalf,
+        by=engine.who(interaction), acknowledge=answer.acknowledge, decided=answer.decided)
     if not stored.revision:  # a double click: say so, change nothing
         await answer.tell(stored.note)
         return
@@ -294,11 +294,11 @@ async def behalf(click: Click, campaign: str, battle: str, stage: int) -> None:
 
 
 async def _ask(click: Click, kind: str, campaign: str, battle: str, stage: int) -> None:
-    interaction, call, guild_id = _where(click)
+    interaction, call, _guild_id = _where(click)
 
     async def body(answer: FirstAnswer) -> None:
-        question = await engine.really_question(interaction.client, guild_id, call.actor,
-                                                kind, campaign, battle, stage)
+        question = await engine.really_question(RunCall.of(call, campaign, battle), kind,
+                                                stage)
         await answer.tell(question, views.really_view(kind, campaign, battle, stage))
 
     await _answering(interaction, body)
@@ -319,10 +319,8 @@ async def really(click: Click, kind: str, campaign: str, battle: str, stage: int
     interaction, call, guild_id = _where(click)
     client = interaction.client
     await interaction.response.defer()  # an undo takes back every action of its step
-    if kind == "undo":
-        stored = await engine.undo_stage(client, guild_id, call.actor, campaign, battle, stage)
-    else:
-        stored = await engine.cancel_run(client, guild_id, call.actor, campaign, battle)
+    at = RunCall.of(call, campaign, battle)
+    stored = await (engine.undo_stage(at, stage) if kind == "undo" else engine.cancel_run(at))
     await engine.show(client, guild_id, stored)
     # The question's own message says what was done (and loses its button), once shown.
     await interaction.edit_original_response(content=stored.note, view=None)
