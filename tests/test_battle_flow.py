@@ -285,13 +285,13 @@ def test_undo_with_every_refusal_then_the_wrap_up_reopens_the_reports() -> None:
     assert not any(r.submitted for r in decision.run.reports.values())
     assert decision.scene.notices[0][0] == "undo:1"
     assert run.phase is Phase.SEQUENCE  # the run given is untouched
-    assert "Undo **Wrap-up**?" in flow.really_question("undo", ARBITER, campaign, run, 1)
+    assert "Undo **Wrap-up**?" in flow.undo_or_cancel_question("undo", ARBITER, campaign, run, 1)
 
 
 def test_cancel_with_every_refusal() -> None:
     campaign = _campaign()
     _refused(Refused, "Only an Arbitrator", flow.cancel, BOB, campaign, _run())
-    _refused(Refused, "Only an Arbitrator", flow.really_question, "cancel", BOB, campaign,
+    _refused(Refused, "Only an Arbitrator", flow.undo_or_cancel_question, "cancel", BOB, campaign,
              _run(), 0)
     decision = flow.cancel(ARBITER, campaign, _run())
     assert decision.run.phase is Phase.CANCELLED and decision.run.cancelled_by == 99

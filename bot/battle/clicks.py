@@ -26,12 +26,7 @@ from bot.battle.panel import ReportEdit, gang_names
 from bot.battle.state import StageRecord
 from bot.call import Call, Interaction
 from bot.ui.components import Components
-from bot.ui.routes import Click, Handler, route
-
-
-def on(spec: views.Spec) -> Callable[[Handler], Handler]:
-    """Register the decorated handler for ``spec``'s custom ids."""
-    return route(spec.name, *spec.params)
+from bot.ui.routes import Click, Route, route
 
 
 def _where(click: Click) -> tuple[Interaction, Call, int]:
@@ -172,21 +167,21 @@ async def _answer_panel(
         await interaction.followup.send(stored.note, ephemeral=True)
 
 
-@on(views.SECTION)
+@route(views.SECTION)
 async def section(click: Click, campaign: str, battle: str, gang: int) -> None:
     await _edit_panel(click, campaign, battle, gang,
                       ReportEdit(kind="section", section=click.value or "psi"))
 
 
-@on(views.PICK)
+@route(views.PICK)
 async def pick(click: Click, campaign: str, battle: str, gang: int, section: str,
                slot: int) -> None:
     await _edit_panel(click, campaign, battle, gang, ReportEdit(
         kind="pick", section=section, slot=slot, values=[v for v in click.values if v != "-"]))
 
 
-def _chosen_values(spec: views.Spec, kind: str) -> None:
-    """Route ``spec``: a select of the panel whose chosen values make an edit of ``kind``.
+def _chosen_values(declared: Route, kind: str) -> None:
+    """Route ``declared``: a select of the panel whose chosen values make an edit of ``kind``.
     A route argument after the gang names what the select is about and fills the
     ReportEdit field of its name (the fighter of an injury, the section of an amount)."""
 
@@ -194,7 +189,7 @@ def _chosen_values(spec: views.Spec, kind: str) -> None:
         await _edit_panel(click, campaign, battle, gang,
                           ReportEdit(kind=kind, values=list(click.values), **about))
 
-    on(spec)(chosen)
+    route(declared)(chosen)
 
 
 for _select, _kind in ((views.INJURY_FIGHTER, "injfighter"), (views.INJURY, "injury"),
@@ -202,17 +197,17 @@ for _select, _kind in ((views.INJURY_FIGHTER, "injfighter"), (views.INJURY, "inj
     _chosen_values(_select, _kind)
 
 
-@on(views.TOGGLE)
+@route(views.TOGGLE)
 async def toggle(click: Click, campaign: str, battle: str, gang: int, what: str) -> None:
     await _edit_panel(click, campaign, battle, gang, ReportEdit(kind=what))
 
 
-@on(views.PAGE)
+@route(views.PAGE)
 async def page(click: Click, campaign: str, battle: str, gang: int, direction: str) -> None:
     await _edit_panel(click, campaign, battle, gang, ReportEdit(kind=direction))
 
 
-@on(views.SUBMIT)
+@route(views.SUBMIT)
 async def submit(click: Click, campaign: str, battle: str, gang: int) -> None:
     interaction, call, guild_id = _where(click)
     client = interaction.client
@@ -283,12 +278,12 @@ async def _confirmed(answer: FirstAnswer, campaign: str, battle: str, stage: int
     await interaction.followup.send(stored.note, ephemeral=True)
 
 
-@on(views.CONFIRM)
+@route(views.CONFIRM)
 async def confirm(click: Click, campaign: str, battle: str, stage: int) -> None:
     await _confirm(click, campaign, battle, stage, None, on_behalf=False)
 
 
-@on(views.BEHALF)
+@route(views.BEHALF)
 async def behalf(click: Click, campaign: str, battle: str, stage: int) -> None:
     await _confirm(click, campaign, battle, stage, click.value, on_behalf=True)
 
@@ -297,25 +292,26 @@ async def _ask(click: Click, kind: str, campaign: str, battle: str, stage: int) 
     interaction, call, _guild_id = _where(click)
 
     async def body(answer: FirstAnswer) -> None:
-        question = await engine.really_question(RunCall.of(call, campaign, battle), kind,
+        question = await engine.undo_or_cancel_question(RunCall.of(call, campaign, battle), kind,
                                                 stage)
-        await answer.tell(question, views.really_view(kind, campaign, battle, stage))
+        await answer.tell(question, views.yes_view(kind, campaign, battle, stage))
 
     await _answering(interaction, body)
 
 
-@on(views.UNDO)
+@route(views.UNDO)
 async def undo(click: Click, campaign: str, battle: str, stage: int) -> None:
     await _ask(click, "undo", campaign, battle, stage)
 
 
-@on(views.CANCEL)
+@route(views.CANCEL)
 async def cancel(click: Click, campaign: str, battle: str, stage: int) -> None:
     await _ask(click, "cancel", campaign, battle, stage)
 
 
-@on(views.REALLY)
-async def really(click: Click, kind: str, campaign: str, battle: str, stage: int) -> None:
+@route(views.YES_UNDO_OR_CANCEL)
+async def yes_undo_or_cancel(click: Click, kind: str, campaign: str, battle: str,
+                             stage: int) -> None:
     interaction, call, guild_id = _where(click)
     client = interaction.client
     await interaction.response.defer()  # an undo takes back every action of its step

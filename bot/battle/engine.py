@@ -515,8 +515,8 @@ async def cancel_run(at: RunCall) -> StoredDecision:
     )
 
 
-async def really_question(at: RunCall, kind: str, stage_no: int) -> str:
+async def undo_or_cancel_question(at: RunCall, kind: str, stage_no: int) -> str:
     async with at.client.storage.read_only(at.guild_id) as tx:
         campaign = await tx.get_campaign(at.campaign_id)
         run, _revision = await load_run_at(tx, at.campaign_id, at.battle_id)
-    return flow.really_question(kind, at.actor, campaign, run, stage_no)
+    return flow.undo_or_cancel_question(kind, at.actor, campaign, run, stage_no)

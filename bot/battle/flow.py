@@ -64,7 +64,7 @@ class Pending:
 
 @dataclass
 class Scene:
-    """What the channel needs once a decision is stored.
+    """What the channel shows of a decision once it is stored (its scene, as on a stage).
 
     ``owe_*`` are new messages (owed in the same transaction, delivered by the
     outbox); ``stages`` / ``reports`` / ``report_gangs`` are messages to redraw;
@@ -620,7 +620,7 @@ def cancel(
     return Decision(run=run, scene=scene)
 
 
-def really_question(
+def undo_or_cancel_question(
     kind: str, actor: Actor, campaign: Campaign, run: PostBattleRun, stage_no: int
 ) -> str:
     """The question the Undo and Cancel buttons ask, once their checks pass."""

@@ -98,9 +98,15 @@ Handler = Callable[..., Awaitable[None]]
 
 @dataclass(frozen=True)
 class Route:
+    """A route's name and arguments, and once registered (:func:`route`) its handler.
+
+    A route declared apart from its handler (``Route("pb:confirm", (Id("campaign"), ...))``,
+    drawn by a module that must not import the handlers) is registered by handing the
+    declaration itself to :func:`route`."""
+
     name: str
     params: tuple[Param, ...]
-    handler: Handler
+    handler: Handler | None = None
     # The argument holding the only user id allowed to click (a question asked of one person).
     only: str | None = None
 
@@ -110,7 +116,7 @@ class Route:
         parts += [f"(?P<{p.name}>{p.pattern})" for p in self.params]
         return re.compile(":".join(parts))
 
-    def custom_id(self, args: Sequence[Any]) -> str:
+    def custom_id(self, *args: Any) -> str:
         if len(args) != len(self.params):
             raise TypeError(f"route {self.name} takes {len(self.params)} arguments")
         parts = [p.write(a) for p, a in zip(self.params, args, strict=True)]
@@ -131,12 +137,14 @@ ROUTES: dict[str, Route] = {}
 
 
 def route(
-    name: str, *params: Param, only: str | None = None
+    name: str | Route, *params: Param, only: str | None = None
 ) -> Callable[[Handler], Handler]:
-    """Register the decorated ``handler(click, **args)`` for ``munda:<name>:<args>``."""
+    """Register the decorated ``handler(click, **args)`` for ``munda:<name>:<args>`` (or
+    for a declared :class:`Route`'s name and arguments)."""
+    declared = name if isinstance(name, Route) else Route(name, params)
 
     def register_route(handler: Handler) -> Handler:
-        register(name, *params, handler=handler, only=only)
+        register(declared.name, *declared.params, handler=handler, only=only)
         return handler
 
     return register_route
@@ -163,12 +171,12 @@ def find_route(custom_id: str) -> tuple[Route, dict[str, Any]] | None:
     return None
 
 
-def custom_id(name: str, *args: Any) -> str:
-    return ROUTES[name].custom_id(args)
+def custom_id(name: str | Route, *args: Any) -> str:
+    return (name if isinstance(name, Route) else ROUTES[name]).custom_id(*args)
 
 
 def button(
-    name: str,
+    name: str | Route,
     *args: Any,
     label: str,
     style: discord.ButtonStyle = discord.ButtonStyle.secondary,
@@ -194,7 +202,7 @@ def option(
 
 
 def select(
-    name: str,
+    name: str | Route,
     *args: Any,
     options: Sequence[discord.SelectOption],
     placeholder: str | None = None,
@@ -264,6 +272,7 @@ async def route_click(interaction: discord.Interaction[Any]) -> None:
             # A button of a feature that no longer exists: say so rather than fail silently.
             raise Refused("This button no longer does anything; run the command again.")
         route_found, args = found
+        assert route_found.handler is not None  # what ROUTES holds was registered
         args = await _resolved(interaction, route_found, args)
         if route_found.only is not None and interaction.user.id != args[route_found.only]:
             raise Refused("Only the person who asked can answer this question.")
