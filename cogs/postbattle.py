@@ -3,8 +3,8 @@
 Thin adapters over :mod:`bot.battle.engine`: the players report their gangs'
 end states and confirm each step with the buttons in the battle's thread;
 these commands start a run, show its status, and give Arbitrators the same
-confirm-on-behalf, undo and cancel as the buttons. The cog also registers
-the dynamic buttons (so clicks on old messages work after a restart) and, at
+confirm-on-behalf, undo and cancel as the buttons. The cog also imports the
+buttons' routes (so clicks on old messages work after a restart) and, at
 start-up, posts whatever stage message a crash left unposted.
 """
 

@@ -21,7 +21,7 @@ from bot.battle.state import (
     StageStatus,
 )
 from bot.render import paginate, safe
-from bot.ui import FIELD_MAX, clip, fit_lines
+from bot.ui import FIELD_MAX, clip, continued, fit_lines, page_footer
 from rules.models import Battle, Fighter, Vehicle
 from rules.report import BattleReport
 from rules.stages import declared
@@ -102,13 +102,13 @@ def stage_pages(
     total = len(rest) + 1
     embed.set_footer(text=clip(
         f"Post-battle sequence · step {record.number}"
-        + (f" · page 1 of {total}" if total > 1 else ""), 200,
+        + (f" · {page_footer(1, total)}" if total > 1 else ""), 200,
     ))
     pages = [embed]
     for number, page in enumerate(rest, start=2):
-        more = discord.Embed(title=clip(f"{record.label} (continued)", TITLE_MAX),
+        more = discord.Embed(title=continued(record.label),
                              description=page, colour=colour)
-        more.set_footer(text=f"page {number} of {total}")
+        more.set_footer(text=page_footer(number, total))
         pages.append(more)
     return pages
 

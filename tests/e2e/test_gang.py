@@ -130,15 +130,15 @@ async def test_thirty_fighters_are_paged_not_crashed(arena: Arena) -> None:
             ), actor="seed")
     shown = await slash(arena, "carol", "gang show", gang="Horde")
     assert shown.embed is not None
-    pages = int(shown.embed["footer"]["text"].split("/")[1])
+    pages = int(shown.embed["footer"]["text"].split(" of ")[1])
     assert pages > 1
     # The pages that do not fit the first message come as follow-ups.
-    while f"Page {pages}/{pages}" not in shown.text():
+    while f"page {pages} of {pages}" not in shown.text():
         await shown.wait_followups(len(shown.followups) + 1)
     text = shown.text()
     for n in range(30):
         assert f"Horde {n:02d}" in text
-    assert "Page 1/" in text
+    assert "page 1 of " in text
 
 
 async def test_others_cannot_edit_and_nothing_changes(arena: Arena) -> None:
