@@ -6,18 +6,16 @@ raised before anything is answered, so the router answers it privately. A
 click that changed the message it was made on is answered with that
 message's edit itself (one call to Discord instead of an acknowledgement and
 an edit) when that comes within ANSWER_DEADLINE of the decision; otherwise
-it is acknowledged then (:class:`FirstAnswer`). The rest of the scene is
-drawn after.
+it is acknowledged then: the router hands each of these routes its
+:class:`~bot.ui.first_answer.FirstAnswer` (``click.answer``) with those
+deadlines. The rest of the scene is drawn after.
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import discord
-from discord.utils import MISSING
 
 from bot.battle import engine, owed, publish, render, views
 from bot.battle.engine import RunCall
@@ -26,6 +24,7 @@ from bot.battle.panel import ReportEdit, gang_names
 from bot.battle.state import StageRecord
 from bot.call import Call, Interaction
 from bot.ui.components import Components
+from bot.ui.first_answer import FirstAnswer
 from bot.ui.routes import Click, Route, route
 
 
@@ -34,99 +33,19 @@ def _where(click: Click) -> tuple[Interaction, Call, int]:
     return click.interaction, call, call.guild_id
 
 
-# A click answered with its own message's edit waits, once decided, for its write and
-# drawing; past this long it is acknowledged instead, and the message redrawn after.
-ANSWER_DEADLINE = 0.02
-# Whatever it waits for, a click is acknowledged this long after it arrived: the
-# player's button stops spinning within a quarter of a second even when a hundred
-# battles queue at the database, and Discord's 3 seconds are never near (a refusal
-# found later is then a private follow-up; docs/battle.md).
-LAST_MOMENT = 0.25
-
-
-class FirstAnswer:
-    """A click's first response, made once: a refusal or a note before the decision; then
-    its own message's edit when that comes within ANSWER_DEADLINE of the decision,
-    otherwise an acknowledgement; and an acknowledgement LAST_MOMENT after the click
-    whatever it waits for."""
-
-    def __init__(self, interaction: Interaction) -> None:
-        self.interaction = interaction
-        self._claimed = False
-        self._acknowledging: asyncio.Task[Any] | None = None
-        loop = asyncio.get_running_loop()
-        self._last = loop.call_later(LAST_MOMENT, self._late)
-        self._timer: asyncio.TimerHandle | None = None
-
-    def decided(self) -> None:
-        """The click is decided (no refusal left): start the deadline."""
-        if self._timer is None and not self._claimed:
-            self._timer = asyncio.get_running_loop().call_later(ANSWER_DEADLINE, self._late)
-
-    def _late(self) -> None:
-        if not self._claimed:
-            self._claimed = True
-            self._acknowledging = asyncio.ensure_future(self.interaction.response.defer())
-
-    def claim(self) -> bool:
-        """Whether the caller may make the first response itself (nothing else will)."""
-        if self._claimed:
-            return False
-        self._claimed = True
-        self._stop()
-        return True
-
-    def _stop(self) -> None:
-        self._last.cancel()
-        if self._timer is not None:
-            self._timer.cancel()
-
-    async def acknowledge(self) -> None:
-        """Acknowledge now, unless the click is answered (or being answered) already."""
-        if self.claim():
-            await self.interaction.response.defer()
-        await self.settled()
-
-    async def settled(self) -> None:
-        """Stop the deadlines; wait for an acknowledgement they started (before a
-        follow-up)."""
-        self._stop()
-        if self._acknowledging is not None:
-            await self._acknowledging
-
-    async def tell(self, text: str, view: discord.ui.View = MISSING) -> None:
-        """Say ``text`` privately: as the first response while it is still this one's to
-        make, else (acknowledged already) as a follow-up."""
-        if self.claim():
-            await self.interaction.response.send_message(text, view=view, ephemeral=True)
-        else:
-            await self.settled()
-            await self.interaction.followup.send(text, view=view, ephemeral=True)
-
-    async def edit_clicked(self, guild_id: int, stored: engine.StoredDecision, embed: discord.Embed,
-                           view: Components | None) -> bool:
-        """Answer with the edit of the message clicked, showing ``stored``'s revision;
-        acknowledge instead when a newer one is drawn (True when edited). The caller has
-        claimed the first response."""
-        response = self.interaction.response
-        edited = await publish.answer_with(
-            guild_id, stored.run, stored.revision,
-            lambda: response.edit_message(
-                embed=embed, view=view.as_view() if view is not None else None))
-        if not edited:
-            await response.defer()
-        return edited
-
-
-async def _answering(interaction: Interaction,
-                     body: Callable[[FirstAnswer], Awaitable[None]]) -> None:
-    answer = FirstAnswer(interaction)
-    try:
-        await body(answer)
-    finally:
-        # An error after the decision is answered by the router: after an acknowledgement
-        # in flight, if any.
-        await answer.settled()
+async def _edit_clicked(answer: FirstAnswer, guild_id: int, stored: engine.StoredDecision,
+                        embed: discord.Embed, view: Components | None) -> bool:
+    """Answer with the edit of the message clicked, showing ``stored``'s revision;
+    acknowledge instead when a newer one is drawn (True when edited). The caller has
+    claimed the first response."""
+    response = answer.interaction.response
+    edited = await publish.answer_with(
+        guild_id, stored.run, stored.revision,
+        lambda: response.edit_message(
+            embed=embed, view=view.as_view() if view is not None else None))
+    if not edited:
+        await response.defer()
+    return edited
 
 
 def _clicked(interaction: Interaction) -> int | None:
@@ -138,15 +57,11 @@ def _clicked(interaction: Interaction) -> int | None:
 
 async def _edit_panel(click: Click, campaign: str, battle: str, gang: int,
                       edit: ReportEdit) -> None:
-    interaction, call, guild_id = _where(click)
-
-    async def body(answer: FirstAnswer) -> None:
-        stored = await engine.edit_report(RunCall.of(call, campaign, battle), gang, edit,
-                                          acknowledge=answer.acknowledge,
-                                          decided=answer.decided)
-        await _answer_panel(answer, guild_id, stored, gang)
-
-    await _answering(interaction, body)
+    _interaction, call, guild_id = _where(click)
+    answer = click.answer
+    stored = await engine.edit_report(RunCall.of(call, campaign, battle), gang, edit,
+                                      acknowledge=answer.acknowledge, decided=answer.decided)
+    await _answer_panel(answer, guild_id, stored, gang)
 
 
 async def _answer_panel(
@@ -159,7 +74,7 @@ async def _answer_panel(
     if (stored.revision and panel is not None and _clicked(interaction) == panel
             and answer.claim()):
         embed, view = owed.panel_parts(stored.campaign, run, stored.world, gang)
-        answered = await answer.edit_clicked(guild_id, stored, embed, view)
+        answered = await _edit_clicked(answer, guild_id, stored, embed, view)
     await answer.acknowledge()
     await engine.show(interaction.client, guild_id, stored,
                       except_panel=gang if answered else None)
@@ -167,13 +82,13 @@ async def _answer_panel(
         await interaction.followup.send(stored.note, ephemeral=True)
 
 
-@route(views.SECTION)
+@route(views.SECTION, first_answer=True)
 async def section(click: Click, campaign: str, battle: str, gang: int) -> None:
     await _edit_panel(click, campaign, battle, gang,
                       ReportEdit(kind="section", section=click.value or "psi"))
 
 
-@route(views.PICK)
+@route(views.PICK, first_answer=True)
 async def pick(click: Click, campaign: str, battle: str, gang: int, section: str,
                slot: int) -> None:
     await _edit_panel(click, campaign, battle, gang, ReportEdit(
@@ -189,7 +104,7 @@ def _chosen_values(declared: Route, kind: str) -> None:
         await _edit_panel(click, campaign, battle, gang,
                           ReportEdit(kind=kind, values=list(click.values), **about))
 
-    route(declared)(chosen)
+    route(declared, first_answer=True)(chosen)
 
 
 for _select, _kind in ((views.INJURY_FIGHTER, "injfighter"), (views.INJURY, "injury"),
@@ -197,32 +112,27 @@ for _select, _kind in ((views.INJURY_FIGHTER, "injfighter"), (views.INJURY, "inj
     _chosen_values(_select, _kind)
 
 
-@route(views.TOGGLE)
+@route(views.TOGGLE, first_answer=True)
 async def toggle(click: Click, campaign: str, battle: str, gang: int, what: str) -> None:
     await _edit_panel(click, campaign, battle, gang, ReportEdit(kind=what))
 
 
-@route(views.PAGE)
+@route(views.PAGE, first_answer=True)
 async def page(click: Click, campaign: str, battle: str, gang: int, direction: str) -> None:
     await _edit_panel(click, campaign, battle, gang, ReportEdit(kind=direction))
 
 
-@route(views.SUBMIT)
+@route(views.SUBMIT, first_answer=True)
 async def submit(click: Click, campaign: str, battle: str, gang: int) -> None:
     interaction, call, guild_id = _where(click)
-    client = interaction.client
-
-    async def body(answer: FirstAnswer) -> None:
-        # Who may submit is answered at once; what the report lacks comes after (the
-        # Wrap-up it may roll takes longer than Discord waits for an answer).
-        at = RunCall.of(call, campaign, battle)
-        await engine.check_report(at, gang)
-        await answer.acknowledge()
-        stored = await engine.submit_report(at, gang)
-        await engine.show(client, guild_id, stored)
-        await interaction.followup.send(stored.note, ephemeral=True)
-
-    await _answering(interaction, body)
+    # Who may submit is answered at once; what the report lacks comes after (the
+    # Wrap-up it may roll takes longer than Discord waits for an answer).
+    at = RunCall.of(call, campaign, battle)
+    await engine.check_report(at, gang)
+    await click.answer.acknowledge()
+    stored = await engine.submit_report(at, gang)
+    await engine.show(interaction.client, guild_id, stored)
+    await interaction.followup.send(stored.note, ephemeral=True)
 
 
 # --------------------------------------------------------------------------- steps
@@ -239,16 +149,6 @@ def answers_with_its_edit(scene: Scene, record: StageRecord, clicked: int | None
     several pages is acknowledged, then redrawn.)"""
     return (record.number in scene.stages and not scene.owe_report
             and bool(record.message_ids) and clicked == record.message_ids[0])
-
-
-async def _confirm(click: Click, campaign: str, battle: str, stage: int, gang: str | None,
-                   *, on_behalf: bool) -> None:
-    interaction = click.interaction
-
-    async def body(answer: FirstAnswer) -> None:
-        await _confirmed(answer, campaign, battle, stage, gang, on_behalf=on_behalf)
-
-    await _answering(interaction, body)
 
 
 async def _confirmed(answer: FirstAnswer, campaign: str, battle: str, stage: int,
@@ -270,41 +170,37 @@ async def _confirmed(answer: FirstAnswer, campaign: str, battle: str, stage: int
         names = gang_names(stored.world)
         pages = render.stage_pages(run, record, names)
         if len(pages) == 1 and answer.claim():
-            answered = await answer.edit_clicked(guild_id, stored, pages[0],
-                                                 owed.stage_view(run, record, names))
+            answered = await _edit_clicked(answer, guild_id, stored, pages[0],
+                                           owed.stage_view(run, record, names))
     await answer.acknowledge()
     await engine.show(interaction.client, guild_id, stored,
                       except_stage=stage if answered else None)
     await interaction.followup.send(stored.note, ephemeral=True)
 
 
-@route(views.CONFIRM)
+@route(views.CONFIRM, first_answer=True)
 async def confirm(click: Click, campaign: str, battle: str, stage: int) -> None:
-    await _confirm(click, campaign, battle, stage, None, on_behalf=False)
+    await _confirmed(click.answer, campaign, battle, stage, None, on_behalf=False)
 
 
-@route(views.BEHALF)
+@route(views.BEHALF, first_answer=True)
 async def behalf(click: Click, campaign: str, battle: str, stage: int) -> None:
-    await _confirm(click, campaign, battle, stage, click.value, on_behalf=True)
+    await _confirmed(click.answer, campaign, battle, stage, click.value, on_behalf=True)
 
 
 async def _ask(click: Click, kind: str, campaign: str, battle: str, stage: int) -> None:
-    interaction, call, _guild_id = _where(click)
-
-    async def body(answer: FirstAnswer) -> None:
-        question = await engine.undo_or_cancel_question(RunCall.of(call, campaign, battle), kind,
-                                                stage)
-        await answer.tell(question, views.yes_view(kind, campaign, battle, stage))
-
-    await _answering(interaction, body)
+    call = Call.of(click.interaction)
+    question = await engine.undo_or_cancel_question(RunCall.of(call, campaign, battle), kind,
+                                                    stage)
+    await click.answer.tell(question, views.yes_view(kind, campaign, battle, stage))
 
 
-@route(views.UNDO)
+@route(views.UNDO, first_answer=True)
 async def undo(click: Click, campaign: str, battle: str, stage: int) -> None:
     await _ask(click, "undo", campaign, battle, stage)
 
 
-@route(views.CANCEL)
+@route(views.CANCEL, first_answer=True)
 async def cancel(click: Click, campaign: str, battle: str, stage: int) -> None:
     await _ask(click, "cancel", campaign, battle, stage)
 

@@ -34,6 +34,7 @@ from discord.ext import commands
 from bot.errors import Refused, answer_error
 from bot.render import clip
 from bot.ui import custom_ids
+from bot.ui.first_answer import FirstAnswer
 
 PREFIX = "munda"
 # Discord's limits for components (docs: Message Components).
@@ -87,10 +88,19 @@ class Click:
 
     interaction: discord.Interaction[Any]
     values: list[str] = field(default_factory=list)
+    first: FirstAnswer | None = None
 
     @property
     def value(self) -> str | None:
         return self.values[0] if self.values else None
+
+    @property
+    def answer(self) -> FirstAnswer:
+        """The click's first response, with its deadlines (a route registered with
+        ``first_answer=True``)."""
+        if self.first is None:
+            raise TypeError("this route was registered without first_answer=True")
+        return self.first
 
 
 Handler = Callable[..., Awaitable[None]]
@@ -109,6 +119,8 @@ class Route:
     handler: Handler | None = None
     # The argument holding the only user id allowed to click (a question asked of one person).
     only: str | None = None
+    # The router gives the handler a FirstAnswer (click.answer) and settles it.
+    first_answer: bool = False
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -137,23 +149,25 @@ ROUTES: dict[str, Route] = {}
 
 
 def route(
-    name: str | Route, *params: Param, only: str | None = None
+    name: str | Route, *params: Param, only: str | None = None, first_answer: bool = False
 ) -> Callable[[Handler], Handler]:
     """Register the decorated ``handler(click, **args)`` for ``munda:<name>:<args>`` (or
     for a declared :class:`Route`'s name and arguments)."""
     declared = name if isinstance(name, Route) else Route(name, params)
 
     def register_route(handler: Handler) -> Handler:
-        register(declared.name, *declared.params, handler=handler, only=only)
+        register(declared.name, *declared.params, handler=handler, only=only,
+                 first_answer=first_answer)
         return handler
 
     return register_route
 
 
-def register(name: str, *params: Param, handler: Handler, only: str | None = None) -> None:
+def register(name: str, *params: Param, handler: Handler, only: str | None = None,
+             first_answer: bool = False) -> None:
     if not re.fullmatch(r"[a-z][a-z0-9-]{0,15}(:[a-z][a-z0-9-]{0,15})?", name):
         raise ValueError(f"bad route name {name!r}")
-    ROUTES[name] = Route(name, params, handler, only)
+    ROUTES[name] = Route(name, params, handler, only, first_answer)
 
 
 def find_route(custom_id: str) -> tuple[Route, dict[str, Any]] | None:
@@ -277,7 +291,14 @@ async def route_click(interaction: discord.Interaction[Any]) -> None:
         if route_found.only is not None and interaction.user.id != args[route_found.only]:
             raise Refused("Only the person who asked can answer this question.")
         values = [str(value) for value in data.get("values", [])]
-        await route_found.handler(Click(interaction, values), **args)
+        first = FirstAnswer(interaction) if route_found.first_answer else None
+        try:
+            await route_found.handler(Click(interaction, values, first), **args)
+        finally:
+            if first is not None:
+                # An error after the decision is answered below: after an
+                # acknowledgement in flight, if any.
+                await first.settled()
     except Exception as error:  # discord.py would only log it: answer instead
         await answer_error(interaction, error)
 
