@@ -234,82 +234,81 @@ def yes_button(kind: str, campaign_id: str, battle_id: str,
 
 def report_view(scope: ReportScope, arbitrated: bool = True) -> Components:
     """The report panel of one gang: section, its selects, toggles, Submit."""
-    view = Components()
+    items: list[discord.ui.Item[Any]] = []
     run, index = scope.run, scope.gang_index
     c, b = run.campaign_id, run.battle_id
     section = current_section(scope)
     page = current_page(scope, section)
-    view.add_item(section_select(run, index, sections(scope), section))
+    items.append(section_select(run, index, sections(scope), section))
     if section == INJURIES:
-        _add_injury_selects(view, scope, page)
+        items += _injury_selects(scope, page)
     elif section in AMOUNTS or section == DAMAGE:
-        items = slot_items(scope, section, page, 0)
-        view.add_item(pick_select(c, b, index, section, 0, items, single=section == DAMAGE))
+        first = slot_items(scope, section, page, 0)
+        items.append(pick_select(c, b, index, section, 0, first, single=section == DAMAGE))
         if section in AMOUNTS:
-            view.add_item(amount_select(c, b, index, section, amount_placeholder(scope, section)))
+            items.append(amount_select(c, b, index, section, amount_placeholder(scope, section)))
         elif (vehicle := damage_target(scope)) is not None:
             table = scope.ruleset.lasting_damage
-            view.add_item(damage_select(
+            items.append(damage_select(
                 c, b, index, vehicle.id,
                 [(e.name, e.name, faces(table, e)) for e in injury_results(table)],
                 damage_placeholder(scope, vehicle)))
     else:
         for slot in range(SELECTS_PER_PAGE):
-            items = slot_items(scope, section, page, slot)
-            if not items and slot > 0:
+            chosen = slot_items(scope, section, page, slot)
+            if not chosen and slot > 0:
                 break
-            view.add_item(pick_select(c, b, index, section, slot, items,
-                                      single=section == "enemies"))
+            items.append(pick_select(c, b, index, section, slot, chosen,
+                                     single=section == "enemies"))
     pages = page_count(scope, section)
     if pages > 1:
-        view.add_item(page_button(c, b, index, "prev", disabled=page == 0,
+        items.append(page_button(c, b, index, "prev", disabled=page == 0,
                                   label=f"◀ Page {page}"))
-        view.add_item(page_button(c, b, index, "next", disabled=page >= pages - 1,
+        items.append(page_button(c, b, index, "next", disabled=page >= pages - 1,
                                   label=f"Page {page + 2} ▶"))
     report = scope.report
-    view.add_item(toggle_button(c, b, index, "bottled",
+    items.append(toggle_button(c, b, index, "bottled",
                                 f"Bottled out: {'yes' if report.bottled_out else 'no'}"))
-    view.add_item(toggle_button(c, b, index, "left",
+    items.append(toggle_button(c, b, index, "left",
                                 f"Models left: {'yes' if report.models_left else 'no'}"))
-    view.add_item(submit_button(c, b, index, resubmit=report.submitted))
+    items.append(submit_button(c, b, index, resubmit=report.submitted))
     if arbitrated:
-        view.add_item(cancel_button(c, b, 0, row=4))
-    return view
+        items.append(cancel_button(c, b, 0, row=4))
+    return Components(*items)
 
 
-def _add_injury_selects(view: Components, scope: ReportScope, page: int) -> None:
+def _injury_selects(scope: ReportScope, page: int) -> list[discord.ui.Item[Any]]:
     """The fighter select (one page of the Out of Action fighters) and its result select."""
     run, index = scope.run, scope.gang_index
     target = injury_target(scope)
     marks = scope.report.fighters
     fighters = out_of_action(scope)[page * PER_SELECT:(page + 1) * PER_SELECT]
-    view.add_item(injury_fighter_select(run.campaign_id, run.battle_id, index, [
+    selects: list[discord.ui.Item[Any]] = [injury_fighter_select(
+        run.campaign_id, run.battle_id, index, [
         (f.id, f.name, injuries_text(marks[f.id].injuries_rolled) or "not rolled at the table",
          target is not None and f.id == target.id)
         for f in fighters
-    ]))
+    ])]
     if target is None:
-        return
+        return selects
     table = injury_table_for(target, scope.ruleset)
-    view.add_item(injury_select(
+    selects.append(injury_select(
         run.campaign_id, run.battle_id, index, target.id,
         [(e.name, e.name, faces(table, e)) for e in injury_results(table)],
         injury_placeholder(target, table, marks[target.id].injuries_rolled),
     ))
+    return selects
 
 
 def stage_view(run: PostBattleRun, record: StageRecord, names: dict[str, str]) -> Components:
     """Confirm for players; Undo, Cancel and Confirm-for-a-player for Arbitrators."""
-    view = Components()
-    c, b = run.campaign_id, run.battle_id
-    view.add_item(confirm_button(c, b, record.number))
-    view.add_item(undo_button(c, b, record.number))
-    view.add_item(cancel_button(c, b, record.number))
+    c, b, number = run.campaign_id, run.battle_id, record.number
+    items: list[discord.ui.Item[Any]] = [
+        confirm_button(c, b, number), undo_button(c, b, number), cancel_button(c, b, number)]
     awaited = [g for g in run.gang_ids if g not in record.confirmations]
     if awaited:
-        view.add_item(behalf_select(c, b, record.number,
-                                    [(g, names.get(g, g)) for g in awaited]))
-    return view
+        items.append(behalf_select(c, b, number, [(g, names.get(g, g)) for g in awaited]))
+    return Components(*items)
 
 
 def yes_view(kind: str, campaign_id: str, battle_id: str, stage_no: int) -> discord.ui.View:
