@@ -40,7 +40,7 @@ Decisions where the texts are silent:
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -53,6 +53,7 @@ from rules.ruleset import RuleSet
 from rules.stages import (
     DEFERRABLE,
     STAGES,
+    AtStage,
     Stage,
     Step,
     SubStep,
@@ -70,25 +71,6 @@ __all__ = [
     "DEFERRABLE", "STAGES", "ActionRecord", "AtStage", "PostBattleSequence", "Stage", "Step",
     "SubStep", "skipped_in_skirmish", "stage_label",
 ]
-
-
-class AtStage:
-    """The ``stage`` and ``label`` of a model holding a step and, in Update Roster, its
-    sub-step: the sequence itself, and each stage a post-battle run records."""
-
-    # For the type checker only: an annotation here would make pydantic add the fields
-    # again, ahead of the model's own.
-    if TYPE_CHECKING:
-        step: Step
-        substep: SubStep | None
-
-    @property
-    def stage(self) -> Stage:
-        return (self.step, self.substep)
-
-    @property
-    def label(self) -> str:
-        return stage_label(self.step, self.substep)
 
 
 class ActionRecord(Protocol):

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from rules.battle_record import record_battle_fought
 from rules.cleanhouse import clean_house
@@ -78,6 +78,25 @@ class SequenceAtStage(Protocol):
     def report(self, world: World, battle: Battle) -> BattleReport: ...
 
 
+class AtStage:
+    """The ``stage`` and ``label`` of a model holding a step and, in Update Roster, its
+    sub-step: the sequence itself, and each stage a post-battle run records."""
+
+    # For the type checker only: an annotation here would make pydantic add the fields
+    # again, ahead of the model's own.
+    if TYPE_CHECKING:
+        step: Step
+        substep: SubStep | None
+
+    @property
+    def stage(self) -> Stage:
+        return (self.step, self.substep)
+
+    @property
+    def label(self) -> str:
+        return stage_label(self.step, self.substep)
+
+
 @dataclass(frozen=True)
 class StageInputs:
     """What the computations of a stage read besides the world and the dice."""
@@ -100,7 +119,7 @@ def _none(_inputs: StageInputs) -> list[Computation]:
 
 
 @dataclass(frozen=True)
-class StageDeclaration:
+class StageDeclaration(AtStage):
     """One stage of the sequence: what it computes, what it shows, and how it is played."""
 
     step: Step
@@ -110,14 +129,6 @@ class StageDeclaration:
     interactive: bool = False
     deferrable: bool = False
     campaign_only: bool = False
-
-    @property
-    def stage(self) -> Stage:
-        return (self.step, self.substep)
-
-    @property
-    def label(self) -> str:
-        return stage_label(self.step, self.substep)
 
     @property
     def rolls_as_it_opens(self) -> bool:
