@@ -139,7 +139,7 @@ class MundaBot(commands.Bot):
         discord.py calls this only for a real removal, never for a server that is
         merely unavailable during an outage. See docs/privacy.md.
         """
-        deleted = await self.storage.forget_server(guild.id)
+        deleted = await self.storage.write(guild.id).forget_server()
         log.info("removed from server %d: deleted its %d campaigns", guild.id, deleted)
 
     async def close(self) -> None:

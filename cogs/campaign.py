@@ -275,7 +275,7 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
     @slash("export", "The whole campaign as a JSON file")
     async def export(self, call: Call, campaign: CampaignName | None = None) -> None:
         found = await _arbitrated(call, campaign)
-        document = await call.storage.export_campaign(call.guild_id, found.id)
+        document = await call.storage.read(call.guild_id).export_campaign(found.id)
         file = json_file(document.model_dump_json(by_alias=True).encode(),
                          file_stem(found.name, "campaign"), call.interaction.filesize_limit)
         # A backup for the Arbitrator who asked, not a post for the channel.

@@ -28,7 +28,7 @@ GUILD = 1001  # the same as tests/test_battle_round_trips.py's, whose run is sto
 async def test_reading_the_campaign_then_its_run_is_two_queries(
     storage: Storage, db_path: Path
 ) -> None:
-    campaign = await storage.create_campaign(GUILD, CampaignSettings(name="Dust Falls"))
+    campaign = await storage.write(GUILD).create_campaign(CampaignSettings(name="Dust Falls"))
     conn = await connect(db_path)
     statements: list[str] = []
     try:

@@ -46,7 +46,7 @@ async def test_a_closing_confirm_reads_each_roster_once(
 ) -> None:
     campaign_id, run = await _stored_run(storage)
     # Its income is the first roll of a step that changes a gang (Collect Income).
-    await storage.add_territory(GUILD, campaign_id,
+    await storage.write(GUILD).add_territory(campaign_id,
                                 f.territory("Sump", id="t1", controller="g1"), actor="10")
     bot = cast(Any, Bot(storage))
     checked_first = without = 0

@@ -77,7 +77,7 @@ async def run_of(interaction: Interaction, campaign: Campaign, gang: Gang) -> Po
 
 async def battle_of(interaction: Interaction, campaign: Campaign, run: PostBattleRun) -> Battle:
     call = Call.of(interaction)
-    return await call.storage.get_battle(call.guild_id, campaign.id, run.battle_id)
+    return await call.storage.read(call.guild_id).get_battle(campaign.id, run.battle_id)
 
 
 async def battle_world(interaction: Interaction, campaign: Campaign, run: PostBattleRun) -> World:
@@ -86,10 +86,10 @@ async def battle_world(interaction: Interaction, campaign: Campaign, run: PostBa
     storage, guild_id = call.storage, call.guild_id
     gang_ids = list(run.gang_ids)
     for gang_id in run.gang_ids:
-        for owner, _captive in await storage.captives_held_by(guild_id, campaign.id, gang_id):
+        for owner, _captive in await storage.read(guild_id).captives_held_by(campaign.id, gang_id):
             if owner.id not in gang_ids:
                 gang_ids.append(owner.id)
-    return await storage.load_world(guild_id, campaign.id, gang_ids)
+    return await storage.read(guild_id).load_world(campaign.id, gang_ids)
 
 
 async def act(
@@ -491,15 +491,15 @@ async def carry_out(interaction: Interaction, agreement: Agreement) -> Agreement
     # The last "yes" clicked twice at once passes the check in _answer twice: only the
     # first carries it out; the others find it done (read again under the lock).
     async with _carrying((guild_id, agreement.key)):
-        stored = await storage.load_sequence(guild_id, agreement.campaign_id, agreement.key,
-                                             Agreement)
+        stored = await storage.read(guild_id).load_sequence(agreement.campaign_id,
+                                                            agreement.key, Agreement)
         if stored is not None and stored.status is not AgreementStatus.OPEN:
             await interaction.edit_original_response(content=stored.text(), view=None)
             return AgreementOutcome(summary=stored.outcome)
         outcome = await handler(interaction, agreement)
         agreement.status = AgreementStatus.DONE
         agreement.outcome = outcome.summary
-        await storage.save_sequence(guild_id, agreement.campaign_id, agreement.key, agreement)
+        await storage.write(guild_id).save_sequence(agreement.campaign_id, agreement.key, agreement)
     await interaction.edit_original_response(content=agreement.text(), view=None)
     return outcome
 

@@ -17,18 +17,20 @@ async def test_each_server_lists_only_its_own_campaigns(storage: Storage) -> Non
     for guild, name in [(GUILD_A, "Ash Wastes"), (GUILD_B, "Sump Deeps"),
                         (GUILD_A, "Dust Falls"), (GUILD_B, "Ash Wastes"),
                         (GUILD_B, "Hive Spire")]:
-        made[guild].append((await storage.create_campaign(guild, CampaignSettings(name=name))).id)
+        made[guild].append((await storage.write(guild).create_campaign(
+            CampaignSettings(name=name))).id)
 
     for guild, ids in made.items():
-        listed = await storage.list_campaigns(guild)
+        listed = await storage.read(guild).list_campaigns()
         assert [c.id for c in listed] == ids
         assert {c.guild_id for c in listed} == {guild}
         async with storage.read_only(guild) as tx:
             assert [c.id for c in await tx.list_campaigns()] == ids
-    assert [c.name for c in await storage.list_campaigns(GUILD_A)] == ["Ash Wastes", "Dust Falls"]
-    assert await storage.list_campaigns(GUILD_C) == []
+    assert [c.name for c in await storage.read(GUILD_A).list_campaigns(
+        )] == ["Ash Wastes", "Dust Falls"]
+    assert await storage.read(GUILD_C).list_campaigns() == []
 
     # Deleting one server's campaign leaves the other's list as it was.
-    await storage.delete_campaign(GUILD_B, made[GUILD_B][0])
-    assert [c.id for c in await storage.list_campaigns(GUILD_B)] == made[GUILD_B][1:]
-    assert [c.id for c in await storage.list_campaigns(GUILD_A)] == made[GUILD_A]
+    await storage.write(GUILD_B).delete_campaign(made[GUILD_B][0])
+    assert [c.id for c in await storage.read(GUILD_B).list_campaigns()] == made[GUILD_B][1:]
+    assert [c.id for c in await storage.read(GUILD_A).list_campaigns()] == made[GUILD_A]
