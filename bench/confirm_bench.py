@@ -50,21 +50,21 @@ def _gang(gang_id: str, owner: str, prefix: str) -> Gang:
 
 async def _sequence_at_first_step(storage: Storage, guild: int) -> tuple[str, PostBattleRun]:
     """A campaign with a reported battle whose run stands at its first step."""
-    campaign = await storage.create_campaign(guild, CampaignSettings(name="Bench"),
+    campaign = await storage.write(guild).create_campaign(CampaignSettings(name="Bench"),
                                              arbitrator_user_ids=[99])
     gangs = [_gang("g1", "10", "Ash"), _gang("g2", "20", "Iron")]
     for gang in gangs:
-        await storage.create_gang(guild, campaign.id, gang, actor="10")
-    await storage.add_territory(guild, campaign.id, f.territory("Sump", id="t1", controller="g1"),
-                                actor="10")
-    battle = await storage.create_battle(
-        guild, campaign.id, Battle(id="b1", gang_ids=["g1", "g2"], winner="g1", campaign=True))
+        await storage.write(guild).create_gang(campaign.id, gang, actor="10")
+    await storage.write(guild).add_territory(
+        campaign.id, f.territory("Sump", id="t1", controller="g1"), actor="10")
+    battle = await storage.write(guild).create_battle(
+        campaign.id, Battle(id="b1", gang_ids=["g1", "g2"], winner="g1", campaign=True))
     world = f.world(*gangs)
     run = flow.new_run(ALICE, campaign, battle, world, skirmish=False, sequence_id="s1",
                        channel_id=5)
     run = flow.submit_report(ALICE, campaign, run, world, 0).run
     decision = flow.submit_report(BOB, campaign, run, world, 1)
-    world = await storage.load_world(guild, campaign.id, ["g1", "g2"])
+    world = await storage.read(guild).load_world(campaign.id, ["g1", "g2"])
     world = flow.open_wrap_up(decision, BOB, campaign, battle, world)
     assert decision.battle is not None
     async with storage.transaction(guild) as tx:
@@ -89,9 +89,10 @@ async def one_run(sequences: int) -> float:
                 guild = 5000 + i
                 while run.current is not None and run.phase is Phase.SEQUENCE:
                     stage = run.current.number
-                    await engine.confirm_stage(client, guild, ALICE, campaign_id, "b1", stage)
-                    stored = await engine.confirm_stage(client, guild, BOB, campaign_id, "b1",
-                                                        stage)
+                    await engine.confirm_stage(
+                        engine.RunCall(client, guild, ALICE, campaign_id, "b1"), stage)
+                    stored = await engine.confirm_stage(
+                        engine.RunCall(client, guild, BOB, campaign_id, "b1"), stage)
                     run = stored.run
                     confirms += 2
             return (time.process_time() - started) / confirms

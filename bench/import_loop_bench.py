@@ -273,7 +273,7 @@ class Bench:
     async def campaign_import(self, data: bytes, name: str) -> None:
         """/campaign import (the grant is given whole: there is no server to ask)."""
         # Who may import: the cog lists the server's campaigns first, and again for the name.
-        await self.storage.list_campaigns(GUILD)
+        await self.storage.read(GUILD).list_campaigns()
         prepared = await prepare_campaign_file(data)
         document = prepared.document
         grant = ImportGrant(

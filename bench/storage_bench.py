@@ -163,17 +163,17 @@ async def main() -> None:
 
         async def load_gang() -> None:
             guild, campaign, gangs = pick()
-            await storage.get_gang(guild, campaign, gangs[0])
+            await storage.read(guild).get_gang(campaign, gangs[0])
 
         async def load_world() -> None:
             guild, campaign, gangs = pick()
-            await storage.load_world(guild, campaign, gangs[:2])
+            await storage.read(guild).load_world(campaign, gangs[:2])
 
         prepared: list[tuple[int, str, RuleResult]] = []
 
         async def apply_step() -> None:
             guild, campaign, result = prepared.pop()
-            await storage.apply(guild, campaign, result, actor=ACTOR, battle_id="b", step="4")
+            await storage.write(guild).apply(campaign, result, actor=ACTOR, battle_id="b", step="4")
 
         async def full_step() -> None:
             guild, campaign, gangs = pick()
@@ -184,11 +184,11 @@ async def main() -> None:
 
         async def recent() -> None:
             guild, campaign, gangs = pick()
-            await storage.recent_events(guild, campaign, gang_id=gangs[0], limit=20)
+            await storage.read(guild).recent_events(campaign, gang_id=gangs[0], limit=20)
 
         # Each prepared result comes from a different campaign, so none is stale.
         for guild, campaign, gangs in rng.sample(made, min(args.runs, len(made))):
-            world = await storage.load_world(guild, campaign, gangs[:2])
+            world = await storage.read(guild).load_world(campaign, gangs[:2])
             prepared.append((guild, campaign, post_battle_step(world, gangs[0], roller)))
 
         print(f"{'operation (ms)':<44} {'p50':>8} {'p99':>8} {'mean':>8}")

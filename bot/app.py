@@ -87,7 +87,7 @@ class MundaBot(commands.Bot):
         # Fonts opened while the commands sync: no player's first card waits for them.
         self._warming = asyncio.create_task(self._warm_up_pictures())
         await discover_gateway(self.config.discord, self.http)
-        # One dynamic item routes every button and select, those sent before a restart too.
+        # One router routes every button and select, those sent before a restart too.
         routed_items(self)
         for name in self._cog_names:
             await self.load_extension(name)
@@ -139,7 +139,7 @@ class MundaBot(commands.Bot):
         discord.py calls this only for a real removal, never for a server that is
         merely unavailable during an outage. See docs/privacy.md.
         """
-        deleted = await self.storage.forget_server(guild.id)
+        deleted = await self.storage.write(guild.id).forget_server()
         log.info("removed from server %d: deleted its %d campaigns", guild.id, deleted)
 
     async def close(self) -> None:

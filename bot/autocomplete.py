@@ -138,7 +138,7 @@ async def campaign_names(interaction: Interaction, current: str) -> Choices:
     if interaction.guild_id is None:
         return []
     try:
-        found = await interaction.client.storage.list_campaigns(interaction.guild_id)
+        found = await interaction.client.storage.read(interaction.guild_id).list_campaigns()
     except (RulesError, Refused, StorageError):
         return []
     return choose((c.name for c in found), current)

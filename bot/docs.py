@@ -13,8 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from bot.battle.stages import instructions, is_interactive
-from rules.sequence import STAGES, Step, skipped_in_skirmish, stage_label
+from rules.stages import POST_BATTLE
 
 PLAYER_PAGE = Path(__file__).parents[1] / "docs" / "player.md"
 BEGIN = ("<!-- the steps below are written by `python -m bot.docs player`; "
@@ -25,18 +24,18 @@ END = "<!-- end of the written steps -->"
 def player_steps() -> str:
     """The post-battle steps in order, as a player meets them in the thread."""
     parts: list[str] = []
-    for number, stage in enumerate((s for s in STAGES if s[0] is not Step.FINISHED), start=1):
+    for number, stage in enumerate(POST_BATTLE, start=1):
         who = (
             "**Your turn**: the bot works nothing out by itself here. Type the commands "
             "the message names, then press **Confirm**."
-            if is_interactive(stage) else
+            if stage.interactive else
             "**The bot's turn**: it works the step out as it opens, openly in the thread. "
             "Check what it did, do what the message asks, then press **Confirm**."
         )
-        if skipped_in_skirmish(*stage):
+        if stage.campaign_only:
             who += " Campaign battles only: a skirmish skips this step."
-        quoted = "\n".join(f"> {line}" for line in instructions(stage).splitlines())
-        parts.append(f"### {number}. {stage_label(*stage)}\n\n{who}\n\n{quoted}\n")
+        quoted = "\n".join(f"> {line}" for line in stage.shows.splitlines())
+        parts.append(f"### {number}. {stage.label}\n\n{who}\n\n{quoted}\n")
     return "\n".join(parts)
 
 

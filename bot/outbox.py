@@ -421,7 +421,7 @@ class Outbox:
                 entry: OutboxEntry | None = seen
                 if self._settled_at.get(seen.id, 0) > scanned_at:
                     # Another pass recorded an outcome since the scan: read it again.
-                    entry = await self.storage.outbox_entry(seen.guild_id, seen.id)
+                    entry = await self.storage.read(seen.guild_id).outbox_entry(seen.id)
                 if entry is None or not entry.pending or entry.channel_id != channel_id:
                     continue
                 wait = max(entry.due_at, self._paused_until) - time.time()
@@ -475,7 +475,7 @@ class Outbox:
         if decision.action == "redirect":
             log.warning("outbox: channel %s refused %s (%s); using channel %s instead",
                         entry.channel_id, entry.key, failure.reason, entry.fallback_channel_id)
-            await self.storage.outbox_redirect(guild, entry.id, failure.reason)
+            await self.storage.write(guild).outbox_redirect(entry.id, failure.reason)
             self._settled(entry)
             # Its new channel has its own queue: another pass now (and a kick, should a
             # concurrent pass have cleared the flag).
@@ -485,15 +485,15 @@ class Outbox:
         if decision.action == "give up":
             log.error("outbox: Discord refused %s for good (%s); it will not be sent",
                       entry.key, failure.reason)
-            await self.storage.outbox_give_up(guild, entry.id, failure.reason)
+            await self.storage.write(guild).outbox_give_up(entry.id, failure.reason)
             self._settled(entry)
             return None
         if failure.is_global:
             self._paused_until = max(self._paused_until, time.time() + decision.delay)
         log.warning("outbox: %s not delivered (%s, attempt %d); next try in %.1f s",
                     entry.key, failure.reason, entry.attempts + 1, decision.delay)
-        await self.storage.outbox_retry(guild, entry.id, failure.reason,
-                                        time.time() + decision.delay)
+        await self.storage.write(guild).outbox_retry(entry.id, failure.reason,
+                                                     time.time() + decision.delay)
         self._settled(entry)
         # The loop may be asleep for its whole scan interval (this attempt may have been a
         # flush's): wake it so that it sleeps until this row is due instead.
@@ -530,8 +530,8 @@ class Outbox:
             # (and deduplicated) for ever.
             log.exception("outbox: recording where %s went failed; marking it delivered only",
                           entry.key)
-            await self.storage.outbox_delivered(entry.guild_id, entry.id, accepted.message_id,
-                                                accepted.channel_id)
+            await self.storage.write(entry.guild_id).outbox_delivered(
+                entry.id, accepted.message_id, accepted.channel_id)
             return
         if hooks is not None and hooks.after is not None:
             try:

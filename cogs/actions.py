@@ -5,7 +5,7 @@ gang's run; the ``action`` option offers only what the fighter may do now
 (:func:`rules.actions.available_actions`). Medical Escort and Negotiate
 Repairs come in two parts: the cost is rolled openly and stored, then the
 gang's player answers with the Pay / Don't pay buttons
-(:class:`bot.battle.interactive.DecisionButton`); asking again before
+(:func:`bot.battle.interactive.decision_view`); asking again before
 answering shows the stored roll instead of rolling another. ``/action list``
 shows every eligible fighter with its open actions.
 """
@@ -40,7 +40,7 @@ from bot.render import safe
 from bot.runs import Situation, action_kind, gangs_in_runs, situation
 from bot.slash import FIGHTERS_GANG, slash
 from bot.storage import Campaign
-from bot.ui.ledger import lines_embeds
+from bot.ui import lines_embeds
 from rules.actions import (
     ActionKind,
     Actor,
@@ -239,8 +239,9 @@ async def _quote(call: Call, campaign: Campaign, here: Situation, quote_title: s
     """The number stored for a price rolled before and not yet decided on; else the result
     of rolling it now in the Post-battle Actions step (``price``, "the price for X", names
     it in the refusal when it was rolled meanwhile)."""
-    stored = await stored_quote(call.storage, call.guild_id, campaign.id, here.battle.id,
-                                quote_title, decision_title)
+    async with call.storage.read_only(call.guild_id) as tx:
+        stored = await stored_quote(tx, campaign.id, here.battle.id, quote_title,
+                                    decision_title)
     if stored is not None:
         return stored
     refusal = f"{price} has just been rolled; use the command again to see it and answer."

@@ -39,7 +39,7 @@ from bot.render import clip, safe
 from bot.rulesets import check_ruleset_name, ruleset_for
 from bot.slash import slash, value_choices
 from bot.storage import Campaign, TradingPostEntry
-from bot.ui import checked, clean_name, paged_embeds
+from bot.ui import checked, clean_name, lines_embeds
 from bot.ui.campaign import (
     SettingsChange,
     availability_counts,
@@ -163,7 +163,7 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
                 raise NotFound("This server has no campaign yet; start one with /campaign create.")
             lines = [campaign_line(c, len(await tx.list_gangs(c.id))) for c in campaigns]
         await call.answer_embeds(
-            paged_embeds("Campaigns on this server", lines, discord.Colour.blue())
+            lines_embeds("Campaigns on this server", lines, colour=discord.Colour.blue())
         )
 
     # ------------------------------------------------------------------ settings
@@ -250,9 +250,9 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
         async with call.read(campaign) as s:
             territories = await s.territories()
             holders = {g.id: g.name for g in await s.gangs()}
-        await call.answer_embeds(paged_embeds(f"{safe(s.campaign.name)}: Territories",
+        await call.answer_embeds(lines_embeds(f"{safe(s.campaign.name)}: Territories",
                                               territory_lines(territories, holders),
-                                              discord.Colour.dark_green()))
+                                              colour=discord.Colour.dark_green()))
 
     @slash("assign", "Give a Territory to a gang, or unclaim it", under=territory,
            gang="the gang that now holds it (leave empty to make it unclaimed)")
@@ -278,7 +278,7 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
     @slash("export", "The whole campaign as a JSON file")
     async def export(self, call: Call, campaign: CampaignName | None = None) -> None:
         found = await _arbitrated(call, campaign)
-        document = await call.storage.export_campaign(call.guild_id, found.id)
+        document = await call.storage.read(call.guild_id).export_campaign(found.id)
         file = json_file(document.model_dump_json(by_alias=True).encode(),
                          file_stem(found.name, "campaign"), call.interaction.filesize_limit)
         # A backup for the Arbitrator who asked, not a post for the channel.
@@ -404,8 +404,8 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
         else:
             entries = [TradingPostEntry(**e.model_dump()) for e in ruleset_for(found).trading_post]
             source = f"the rule set {safe(found.settings.ruleset)}"
-        embeds = paged_embeds(f"{safe(found.name)}: Trading Post", trading_post_lines(entries),
-                              discord.Colour.dark_teal())
+        embeds = lines_embeds(f"{safe(found.name)}: Trading Post", trading_post_lines(entries),
+                              colour=discord.Colour.dark_teal())
         for embed in embeds:
             embed.set_footer(text=f"{len(entries)} items, from {source}"[:200])
         await call.answer_embeds(embeds)

@@ -31,8 +31,7 @@ from bot.errors import Refused
 from bot.options import CampaignName, CaptiveName, GangName
 from bot.render import result_lines, safe
 from bot.slash import slash
-from bot.ui import bounded, checked
-from bot.ui.ledger import lines_embeds
+from bot.ui import bounded, checked, lines_embeds
 from rules.captives import (
     CaptiveTradeResult,
     CaptiveTradeTerms,

@@ -27,7 +27,7 @@ from bot.options import CampaignName, GangName, HouseName, NewName
 from bot.render import safe
 from bot.slash import slash
 from bot.storage import new_id
-from bot.ui import checked, clean_name, paged_embeds
+from bot.ui import checked, clean_name, lines_embeds
 from bot.ui.confirm import Confirmed, confirm_view, confirmation
 from bot.ui.import_questions import ANSWER, ANSWER_PARAMS, IMPORT_GANG, answer_clicked, import_view
 from bot.ui.pictures import (
@@ -154,8 +154,8 @@ class GangCog(BotCog, commands.GroupCog, group_name="gang",
         whose = f" belonging to {owner.mention}" if owner else ""
         lines = [gang_line(g) for g in gangs] or [f"No gangs{whose} yet: found one with "
                                                   "/gang create."]
-        await call.answer_embeds(paged_embeds(f"{safe(s.campaign.name)}: gangs", lines,
-                                              discord.Colour.dark_gold()))
+        await call.answer_embeds(lines_embeds(f"{safe(s.campaign.name)}: gangs", lines,
+                                              colour=discord.Colour.dark_gold()))
 
     # ------------------------------------------------------------------ edit
 

@@ -3,8 +3,8 @@
 Thin adapters over :mod:`bot.battle.engine`: the players report their gangs'
 end states and confirm each step with the buttons in the battle's thread;
 these commands start a run, show its status, and give Arbitrators the same
-confirm-on-behalf, undo and cancel as the buttons. The cog also registers
-the dynamic buttons (so clicks on old messages work after a restart) and, at
+confirm-on-behalf, undo and cancel as the buttons. The cog also imports the
+buttons' routes (so clicks on old messages work after a restart) and, at
 start-up, posts whatever stage message a crash left unposted.
 """
 
@@ -20,10 +20,10 @@ from bot.autocomplete import DRAW
 
 # clicks: imported for its routes (the run's buttons), which the one router takes.
 from bot.battle import clicks, engine, owed, publish, render  # noqa: F401
-from bot.battle.engine import StartRequest, Stored
+from bot.battle.engine import RunCall, StartRequest, StoredDecision
 from bot.battle.start_index import StartAsked, index_of
 from bot.battle.state import PostBattleRun
-from bot.call import Actor, Call, Scope
+from bot.call import Call, Scope
 from bot.cog import BotCog, adds
 from bot.errors import Refused
 from bot.importing.worker import settle_heap
@@ -41,9 +41,6 @@ if TYPE_CHECKING:
 # Every command here names a post-battle run by one of its gangs.
 slash = slash_with(gang="a gang in the sequence")
 log = logging.getLogger(__name__)
-# Where an Arbitrator's decision acts, as the engine's functions take it: the bot, the
-# server, the Arbitrator, and the run's campaign and battle.
-RunAt = tuple["MundaBot", int, Actor, str, str]
 
 
 # --------------------------------------------------------------------------- the cog
@@ -177,7 +174,7 @@ class PostBattleCog(BotCog, commands.GroupCog, group_name="postbattle",
         self, call: Call, gang: GangName, campaign: CampaignName | None = None
     ) -> None:
         await self._arbitrate(call, gang, campaign, lambda at, target: (
-            engine.confirm_stage(*at, None, target.id, on_behalf=True,
+            engine.confirm_stage(at, None, target.id, on_behalf=True,
                                  by=engine.who(call.interaction))))
 
     @slash("undo", "Arbitrator: undo the last confirmed step of a sequence")
@@ -185,25 +182,24 @@ class PostBattleCog(BotCog, commands.GroupCog, group_name="postbattle",
         self, call: Call, gang: GangName, campaign: CampaignName | None = None
     ) -> None:
         await self._arbitrate(call, gang, campaign,
-                              lambda at, _gang: engine.undo_stage(*at, None))
+                              lambda at, _gang: engine.undo_stage(at, None))
 
     @slash("cancel", "Arbitrator: cancel a post-battle sequence")
     async def cancel(
         self, call: Call, gang: GangName, campaign: CampaignName | None = None
     ) -> None:
         await self._arbitrate(call, gang, campaign,
-                              lambda at, _gang: engine.cancel_run(*at))
+                              lambda at, _gang: engine.cancel_run(at))
 
     async def _arbitrate(self, call: Call, gang: str, campaign: str | None,
-                         decide: Callable[[RunAt, Gang], Awaitable[Stored]]) -> None:
+                         decide: Callable[[RunCall, Gang], Awaitable[StoredDecision]]) -> None:
         """An Arbitrator's step in the named gang's run: decided, shown, and noted privately."""
         async with call.read(campaign) as s:
             s.require_arbitrator()
             run = await _run_for(s, gang)
             target = await s.gang(gang)
         await call.defer()
-        at = (self.bot, call.guild_id, call.actor, run.campaign_id, run.battle_id)
-        stored = await decide(at, target)
+        stored = await decide(RunCall.of(call, run.campaign_id, run.battle_id), target)
         await engine.show(self.bot, call.guild_id, stored)
         await call.interaction.followup.send(stored.note, ephemeral=True)
 

@@ -21,9 +21,9 @@ from bot.options import CampaignName, GangName, StashItem, TradingPostItem
 from bot.render import safe
 from bot.slash import slash
 from bot.storage import new_id
-from bot.ui import bounded, typed_item
+from bot.ui import bounded, lines_embeds, typed_item
 from bot.ui.fighter import item_line
-from bot.ui.ledger import gang_change_lines, lines_embeds
+from bot.ui.ledger import gang_change_lines
 from rules.errors import InsufficientCredits, InvalidRequest
 from rules.models import Gang
 from rules.tradingpost import MAX_CREDITS, catalogue_entry, gain

@@ -40,7 +40,7 @@ Decisions where the texts are silent:
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -50,58 +50,27 @@ from rules.errors import InvalidRequest, NotEligible, OutOfStep
 from rules.models import Battle, Fighter
 from rules.report import BattleReport, RatingResult, battle_report, update_gang_rating
 from rules.ruleset import RuleSet
-from rules.steps import Step as Step
-from rules.steps import SubStep as SubStep
+from rules.stages import (
+    DEFERRABLE,
+    STAGES,
+    AtStage,
+    Stage,
+    Step,
+    SubStep,
+    skipped_in_skirmish,
+    stage_label,
+)
 from rules.tradingpost import AvailabilityResult, RareOffer, seek_rare_and_illegal
 from rules.world import World
 
 TRADE_ACTION = "Trade"
 
-
-DEFERRABLE = (SubStep.TRADING_POST, SubStep.DISTRIBUTE_EQUIPMENT, SubStep.ADVANCEMENTS)
-
-Stage = tuple[Step, SubStep | None]
-
-STAGES: tuple[Stage, ...] = (
-    (Step.WRAP_UP, None),
-    (Step.ASSIGN_TERRITORY, None),
-    (Step.RECEIVE_REWARDS, None),
-    (Step.COLLECT_INCOME, None),
-    (Step.POST_BATTLE_ACTIONS, None),
-    *((Step.UPDATE_ROSTER, sub) for sub in SubStep),
-    (Step.REPORT_RESULTS, None),
-    (Step.FINISHED, None),
-)
-
-
-def stage_label(step: Step, substep: SubStep | None = None) -> str:
-    return step.value if substep is None else f"{step.value} ({substep.value})"
-
-
-class AtStage:
-    """The ``stage`` and ``label`` of a model holding a step and, in Update Roster, its
-    sub-step: the sequence itself, and each stage a post-battle run records."""
-
-    # For the type checker only: an annotation here would make pydantic add the fields
-    # again, ahead of the model's own.
-    if TYPE_CHECKING:
-        step: Step
-        substep: SubStep | None
-
-    @property
-    def stage(self) -> Stage:
-        return (self.step, self.substep)
-
-    @property
-    def label(self) -> str:
-        return stage_label(self.step, self.substep)
-
-
-def skipped_in_skirmish(step: Step, substep: SubStep | None = None) -> bool:
-    """The campaign-only parts of PB-0."""
-    return step in (Step.POST_BATTLE_ACTIONS, Step.REPORT_RESULTS) or (
-        substep is SubStep.ADVANCEMENTS
-    )
+# The stages themselves (their order, and which are deferrable or campaign-only) are
+# declared in rules/stages.py; these names are also read from here.
+__all__ = [
+    "DEFERRABLE", "STAGES", "ActionRecord", "AtStage", "PostBattleSequence", "Stage", "Step",
+    "SubStep", "skipped_in_skirmish", "stage_label",
+]
 
 
 class ActionRecord(Protocol):

@@ -22,14 +22,14 @@ GUILD = 1
 async def _campaigns(path: Path) -> list[str]:
     storage = await Storage.open(path)
     try:
-        return sorted(c.name for c in await storage.list_campaigns(GUILD))
+        return sorted(c.name for c in await storage.read(GUILD).list_campaigns())
     finally:
         await storage.close()
 
 
 async def test_rotation_keeps_the_newest(tmp_path: Path) -> None:
     storage = await Storage.open(tmp_path / "live.db")
-    await storage.create_campaign(GUILD, CampaignSettings(name="Dust Falls"))
+    await storage.write(GUILD).create_campaign(CampaignSettings(name="Dust Falls"))
     start = datetime(2026, 1, 1, tzinfo=UTC)
     try:
         for hour in range(5):
@@ -49,9 +49,9 @@ async def test_rotation_keeps_the_newest(tmp_path: Path) -> None:
 async def test_restore_puts_the_backup_back_and_keeps_the_old_file(tmp_path: Path) -> None:
     live = tmp_path / "live.db"
     storage = await Storage.open(live)
-    await storage.create_campaign(GUILD, CampaignSettings(name="Before"))
+    await storage.write(GUILD).create_campaign(CampaignSettings(name="Before"))
     backup = await take_backup(storage, tmp_path / "backups", kept=2)
-    await storage.create_campaign(GUILD, CampaignSettings(name="After"))
+    await storage.write(GUILD).create_campaign(CampaignSettings(name="After"))
     await storage.close()
 
     kept = await restore_backup(backup, live)
@@ -64,7 +64,7 @@ async def test_restore_puts_the_backup_back_and_keeps_the_old_file(tmp_path: Pat
 async def test_restore_refuses_a_damaged_backup_and_changes_nothing(tmp_path: Path) -> None:
     live = tmp_path / "live.db"
     storage = await Storage.open(live)
-    await storage.create_campaign(GUILD, CampaignSettings(name="Keep me"))
+    await storage.write(GUILD).create_campaign(CampaignSettings(name="Keep me"))
     await storage.close()
     bad = tmp_path / "bad.db"
     bad.write_bytes(b"garbage" * 500)

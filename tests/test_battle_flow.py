@@ -73,8 +73,8 @@ def _refused(kind: type[Exception], text: str, call: object, *args: object,
 
 
 def test_the_decisions_import_nothing_from_discord() -> None:
-    for module in ("flow", "panel", "state", "stages"):
-        tree = ast.parse(Path(f"bot/battle/{module}.py").read_text())
+    for module in ("bot/battle/flow", "bot/battle/panel", "bot/battle/state", "rules/stages"):
+        tree = ast.parse(Path(f"{module}.py").read_text())
         imported = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
         imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import)
                      for a in n.names]
@@ -285,13 +285,13 @@ def test_undo_with_every_refusal_then_the_wrap_up_reopens_the_reports() -> None:
     assert not any(r.submitted for r in decision.run.reports.values())
     assert decision.scene.notices[0][0] == "undo:1"
     assert run.phase is Phase.SEQUENCE  # the run given is untouched
-    assert "Undo **Wrap-up**?" in flow.really_question("undo", ARBITER, campaign, run, 1)
+    assert "Undo **Wrap-up**?" in flow.undo_or_cancel_question("undo", ARBITER, campaign, run, 1)
 
 
 def test_cancel_with_every_refusal() -> None:
     campaign = _campaign()
     _refused(Refused, "Only an Arbitrator", flow.cancel, BOB, campaign, _run())
-    _refused(Refused, "Only an Arbitrator", flow.really_question, "cancel", BOB, campaign,
+    _refused(Refused, "Only an Arbitrator", flow.undo_or_cancel_question, "cancel", BOB, campaign,
              _run(), 0)
     decision = flow.cancel(ARBITER, campaign, _run())
     assert decision.run.phase is Phase.CANCELLED and decision.run.cancelled_by == 99

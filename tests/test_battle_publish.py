@@ -65,10 +65,10 @@ async def test_a_confirmation_that_owes_nothing_leaves_the_outbox_alone_a_closin
     alice = flow.confirm(ALICE, campaign, _reported(), world, 1)
     assert not owes_messages(alice)
     # Something of the server is owed: the outbox loop's to deliver, not this click's.
-    await storage.owe_message(GUILD, "step 2", general.id, owed.body(content="step 2"))
+    await storage.write(GUILD).owe_message("step 2", general.id, owed.body(content="step 2"))
     scans = count_scans(storage)
     # The click answered with its own message's edit: nothing is left to draw.
-    await engine.show(cast(Any, bot), GUILD, engine.Stored(campaign, alice, world, 2),
+    await engine.show(cast(Any, bot), GUILD, engine.StoredDecision(campaign, alice, world, 2),
                       except_stage=1)
     assert scans == [] and general.messages == []
 
@@ -76,7 +76,7 @@ async def test_a_confirmation_that_owes_nothing_leaves_the_outbox_alone_a_closin
     flow.open_next(closing, ARBITER, campaign, _battle(), world)
     assert owes_messages(closing) and closing.scene.owe_stages == [2]
     closing.scene.stages = []  # the edits of its posted messages are not checked here
-    await engine.show(cast(Any, bot), GUILD, engine.Stored(campaign, closing, world, 3))
+    await engine.show(cast(Any, bot), GUILD, engine.StoredDecision(campaign, closing, world, 3))
     assert scans == [GUILD]  # delivered before the click is answered
     assert [m.content for m in general.messages] == ["step 2"]
 
@@ -108,7 +108,7 @@ async def test_a_drawing_edits_and_posts_again_its_messages_and_keeps_no_view(
     general = fake.channel("general", "Underhive")
     guild = general.guild_id  # the fake's own server: new at each test
     assert guild is not None
-    campaign = await storage.create_campaign(guild, CampaignSettings(name="Underhive"))
+    campaign = await storage.write(guild).create_campaign(CampaignSettings(name="Underhive"))
     world, run = _world(), _reported()
     run.thread_id = general.id
     posted = await drawing_client.http.send_message(

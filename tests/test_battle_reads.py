@@ -28,7 +28,7 @@ GUILD = 1001  # the same as tests/test_battle_round_trips.py's, whose run is sto
 async def test_reading_the_campaign_then_its_run_is_two_queries(
     storage: Storage, db_path: Path
 ) -> None:
-    campaign = await storage.create_campaign(GUILD, CampaignSettings(name="Dust Falls"))
+    campaign = await storage.write(GUILD).create_campaign(CampaignSettings(name="Dust Falls"))
     conn = await connect(db_path)
     statements: list[str] = []
     try:
@@ -51,7 +51,7 @@ async def test_closing_a_step_whose_next_rolls_nothing_reads_no_battle(
     campaign_id, _run = await _stored_run(storage)
     bot = cast(Any, Bot(storage))
     for by in (ALICE, BOB):  # the Wrap-up closes; Assign Territory rolls as it opens
-        await engine.confirm_stage(bot, GUILD, by, campaign_id, "b1", 1)
+        await engine.confirm_stage(engine.RunCall(bot, GUILD, by, campaign_id, "b1"), 1)
     battles_read: list[str] = []
     read = battles.get
 
@@ -60,8 +60,8 @@ async def test_closing_a_step_whose_next_rolls_nothing_reads_no_battle(
         return await read(db, campaign_pk, battle_id)
 
     monkeypatch.setattr(battles, "get", counted)
-    await engine.confirm_stage(bot, GUILD, ALICE, campaign_id, "b1", 2)
-    closing = await engine.confirm_stage(bot, GUILD, BOB, campaign_id, "b1", 2)
+    await engine.confirm_stage(engine.RunCall(bot, GUILD, ALICE, campaign_id, "b1"), 2)
+    closing = await engine.confirm_stage(engine.RunCall(bot, GUILD, BOB, campaign_id, "b1"), 2)
     assert closing.run.current is not None
     assert (closing.run.current.step, closing.run.current.substep) == (
         Step.RECEIVE_REWARDS, None)

@@ -46,15 +46,16 @@ async def test_a_closing_confirm_reads_each_roster_once(
 ) -> None:
     campaign_id, run = await _stored_run(storage)
     # Its income is the first roll of a step that changes a gang (Collect Income).
-    await storage.add_territory(GUILD, campaign_id,
+    await storage.write(GUILD).add_territory(campaign_id,
                                 f.territory("Sump", id="t1", controller="g1"), actor="10")
     bot = cast(Any, Bot(storage))
     checked_first = without = 0
     while run.current is not None and run.phase is Phase.SEQUENCE:
         stage = run.current.number
-        await engine.confirm_stage(bot, GUILD, ALICE, campaign_id, "b1", stage)
+        await engine.confirm_stage(engine.RunCall(bot, GUILD, ALICE, campaign_id, "b1"), stage)
         statements.clear()
-        closing = await engine.confirm_stage(bot, GUILD, BOB, campaign_id, "b1", stage)
+        closing = await engine.confirm_stage(engine.RunCall(bot, GUILD, BOB, campaign_id, "b1"),
+                                             stage)
         run = closing.run
         touching = [bool(affected(p.result.changes)[0]) for p in closing.decision.actions]
         fighter_reads = [sql for sql in statements if " FROM fighters WHERE gang_pk IN " in sql]

@@ -52,15 +52,15 @@ def trips(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
 
 async def _stored_run(storage: Storage) -> tuple[str, PostBattleRun]:
     """A campaign whose battle's reports are in and whose Wrap-up is open, as stored."""
-    campaign = await storage.create_campaign(
-        GUILD, CampaignSettings(name="Underhive"), arbitrator_user_ids=[99])
+    campaign = await storage.write(GUILD).create_campaign(
+        CampaignSettings(name="Underhive"), arbitrator_user_ids=[99])
     rats = [f.fighter(f"Rat {n}", FighterCategory.GANGER, id=f"r{n}") for n in range(3)]
     wolves = [f.fighter(f"Wolf {n}", FighterCategory.GANGER, id=f"w{n}") for n in range(2)]
     gangs = [f.gang("Ash Wolves", fighters=wolves, id="g1", owner="10"),
              f.gang("Iron Fangs", fighters=rats, id="g2", owner="20")]
     for gang in gangs:
-        await storage.create_gang(GUILD, campaign.id, gang, actor="10")
-    battle = await storage.create_battle(GUILD, campaign.id, Battle(
+        await storage.write(GUILD).create_gang(campaign.id, gang, actor="10")
+    battle = await storage.write(GUILD).create_battle(campaign.id, Battle(
         id="b1", gang_ids=["g1", "g2"], winner="g1", campaign=True))
     world = f.world(*gangs)
     run = flow.new_run(ALICE, campaign, battle, world, skirmish=False, sequence_id="s1",
@@ -89,16 +89,16 @@ async def test_a_confirm_is_one_trip_to_read_and_decide_and_one_to_write(
     campaign_id, run = await _stored_run(storage)
     bot = cast(Any, Bot(storage))
     for _ in range(ANSWERING_LANES):  # each reader's connection is opened at its first read
-        await storage.get_campaign(GUILD, campaign_id)
+        await storage.read(GUILD).get_campaign(campaign_id)
     held = WRITER_LOCK.holds
 
     trips.clear()
-    alice = await engine.confirm_stage(bot, GUILD, ALICE, campaign_id, "b1", 1)
+    alice = await engine.confirm_stage(engine.RunCall(bot, GUILD, ALICE, campaign_id, "b1"), 1)
     assert alice.revision and not alice.decision.actions  # one confirmation of two
     assert len(trips) == 2, trips  # the read and decision; the run saved
 
     trips.clear()
-    closing = await engine.confirm_stage(bot, GUILD, BOB, campaign_id, "b1", 1)
+    closing = await engine.confirm_stage(engine.RunCall(bot, GUILD, BOB, campaign_id, "b1"), 1)
     assert closing.decision.actions and closing.decision.scene.owe_stages == [2]
     assert len(trips) == 2, trips  # the read and decision; rolls, message owed and run
     assert WRITER_LOCK.holds - held == 2
@@ -119,7 +119,7 @@ async def test_a_confirm_is_one_trip_to_read_and_decide_and_one_to_write(
 async def test_a_transaction_run_whole_is_written_on_the_database_thread_all_or_nothing(
     storage: Storage, trips: list[int]
 ) -> None:
-    campaign = await storage.create_campaign(GUILD, CampaignSettings(name="Underhive"))
+    campaign = await storage.write(GUILD).create_campaign(CampaignSettings(name="Underhive"))
     loop_thread = threading.get_ident()
     threads: list[int] = []
 
@@ -133,20 +133,20 @@ async def test_a_transaction_run_whole_is_written_on_the_database_thread_all_or_
     with pytest.raises(RuntimeError, match="refused after the writes"):
         await storage.transaction_whole(GUILD, rename_twice_then_fail)
     assert len(trips) == 1 and threads and threads[0] != loop_thread
-    assert (await storage.get_campaign(GUILD, campaign.id)).name == "Underhive"
+    assert (await storage.read(GUILD).get_campaign(campaign.id)).name == "Underhive"
 
     async def rename(tx: Transaction) -> str:
         return (await tx.rename_campaign(campaign.id, "Dust Falls")).name
 
     assert await storage.transaction_whole(GUILD, rename) == "Dust Falls"
-    assert (await storage.get_campaign(GUILD, campaign.id)).name == "Dust Falls"
+    assert (await storage.read(GUILD).get_campaign(campaign.id)).name == "Dust Falls"
 
 
 @pytest.mark.sqlite_only("the one SQLite writer lock and its connection's thread")
 async def test_a_write_made_in_one_trip_lets_the_writer_lock_go_once_it_is_queued(
     storage: Storage
 ) -> None:
-    campaign = await storage.create_campaign(GUILD, CampaignSettings(name="Underhive"))
+    campaign = await storage.write(GUILD).create_campaign(CampaignSettings(name="Underhive"))
     started, gate = threading.Event(), threading.Event()
 
     async def slow_rename(tx: Transaction) -> None:
@@ -169,13 +169,13 @@ async def test_a_write_made_in_one_trip_lets_the_writer_lock_go_once_it_is_queue
     finally:
         gate.set()  # the thread is never left waiting
     await asyncio.gather(first, second)
-    assert (await storage.get_campaign(GUILD, campaign.id)).name == "Dust Falls"
+    assert (await storage.read(GUILD).get_campaign(campaign.id)).name == "Dust Falls"
 
 
 async def test_a_transaction_or_read_run_whole_keeps_all_or_nothing_on_either_driver(
     storage: Storage
 ) -> None:
-    campaign = await storage.create_campaign(GUILD, CampaignSettings(name="Underhive"))
+    campaign = await storage.write(GUILD).create_campaign(CampaignSettings(name="Underhive"))
 
     async def rename_then_fail(tx: Transaction) -> None:
         await tx.rename_campaign(campaign.id, "Ash Wastes")

@@ -20,10 +20,10 @@ from tests.test_battle_round_trips import GUILD, Bot, _stored_run
 async def test_two_clicks_share_their_campaign_and_never_a_run(storage: Storage) -> None:
     campaign_id, _run = await _stored_run(storage)
     bot = cast(Any, Bot(storage))
-    alice = await engine.confirm_stage(bot, GUILD, ALICE, campaign_id, "b1", 1)
+    alice = await engine.confirm_stage(engine.RunCall(bot, GUILD, ALICE, campaign_id, "b1"), 1)
     shown = alice.run.model_dump_json()
 
-    bob = await engine.confirm_stage(bot, GUILD, BOB, campaign_id, "b1", 1)
+    bob = await engine.confirm_stage(engine.RunCall(bot, GUILD, BOB, campaign_id, "b1"), 1)
     assert bob.campaign is alice.campaign
     assert bob.run is not alice.run and alice.run.model_dump_json() == shown
     first = alice.run.stage_record(1)
@@ -31,7 +31,7 @@ async def test_two_clicks_share_their_campaign_and_never_a_run(storage: Storage)
     assert alice.run.current is first and bob.run.current is not None
     assert bob.run.current.number == 2
 
-    again = await engine.confirm_stage(bot, GUILD, ALICE, campaign_id, "b1", 1)
+    again = await engine.confirm_stage(engine.RunCall(bot, GUILD, ALICE, campaign_id, "b1"), 1)
     assert again.revision == 0 and again.note.startswith("Already confirmed")
     assert again.run is not bob.run and again.campaign is alice.campaign
     async with storage.read_only(GUILD) as tx:

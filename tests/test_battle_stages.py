@@ -1,13 +1,13 @@
-"""Which steps compute something as they open (bot/battle/stages.py): the others open
+"""Which steps compute something as they open (rules/stages.py): the others open
 from names and owners alone, and the Confirm that opens them reads no roster and no
 battle (bot/battle/engine.py). The list and the computations must agree."""
 
 from __future__ import annotations
 
-from bot.battle.stages import StageInputs, opening_computations, rolls_as_it_opens
 from rules.data import default_ruleset
 from rules.models import Battle
 from rules.sequence import STAGES, PostBattleSequence, SubStep
+from rules.stages import StageInputs, declared, opening_computations
 from tests import factories as f
 
 
@@ -19,6 +19,6 @@ def test_a_step_rolls_as_it_opens_exactly_when_it_has_computations() -> None:
         ruleset=default_ruleset(), in_recovery_before=[], captor_by_fighter={},
     )
     rolling = [stage for stage in STAGES if opening_computations(stage, inputs)]
-    assert [stage for stage in STAGES if rolls_as_it_opens(stage)] == rolling
+    assert [stage for stage in STAGES if declared(stage).rolls_as_it_opens] == rolling
     assert (rolling[0][1], rolling[-1][1]) == (None, None) and len(rolling) == 6
     assert sum(substep is SubStep.CLEAN_HOUSE for _step, substep in rolling) == 1

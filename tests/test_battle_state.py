@@ -324,16 +324,16 @@ async def store(tmp_path: Path) -> AsyncIterator[Storage]:
 
 
 async def _stored(storage: Storage) -> tuple[Campaign, PostBattleRun]:
-    campaign = await storage.create_campaign(GUILD, CampaignSettings(name="Runs"))
+    campaign = await storage.write(GUILD).create_campaign(CampaignSettings(name="Runs"))
     world = _world()
     for gang in world.gangs.values():
         # Fighter names are unique in a campaign.
         for fighter in gang.fighters:
             fighter.name = f"{gang.name} {fighter.name}"
-        await storage.create_gang(GUILD, campaign.id, gang, actor="1")
+        await storage.write(GUILD).create_gang(campaign.id, gang, actor="1")
     run = _run(world)
-    await storage.create_battle(GUILD, campaign.id, Battle(id="b1", gang_ids=["g1", "g2"]))
-    await storage.save_sequence(GUILD, campaign.id, run.key, run, battle_id="b1")
+    await storage.write(GUILD).create_battle(campaign.id, Battle(id="b1", gang_ids=["g1", "g2"]))
+    await storage.write(GUILD).save_sequence(campaign.id, run.key, run, battle_id="b1")
     return campaign, run
 
 
@@ -360,7 +360,7 @@ async def test_start_up_draws_what_is_missing_and_rolls_nothing(store: Storage) 
         assert owed[-1] == f"pb:{run.sequence.id}:report"
         run.report_message_id = 5
         assert await resume_drawing(tx, GUILD, campaign, run) is None
-    assert await store.list_actions(GUILD, campaign.id, battle_id="b1") == []  # nothing rolled
+    assert await store.read(GUILD).list_actions(campaign.id, battle_id="b1") == []  # nothing rolled
 
 
 class _OnlySeeds(BaseModel):
@@ -378,10 +378,10 @@ async def test_a_stored_run_that_cannot_be_read_is_refused_without_quoting_it(
     store: Storage,
 ) -> None:
     campaign, run = await _stored(store)
-    await store.save_sequence(GUILD, campaign.id, run.key, _OnlySeeds(seeds=run.seeds))
+    await store.write(GUILD).save_sequence(campaign.id, run.key, _OnlySeeds(seeds=run.seeds))
     for model in (PostBattleRun, _NeedsMore):  # the run's own model, and any model at all
         with pytest.raises(StorageError) as refused:
-            await store.load_sequence(GUILD, campaign.id, run.key, model)
+            await store.read(GUILD).load_sequence(campaign.id, run.key, model)
         error = refused.value
         assert "battle_id: Field required" in str(error)
         told = "\n".join([str(error), str(error.__cause__), str(error.__context__),
@@ -393,31 +393,31 @@ async def test_a_stored_run_that_cannot_be_read_is_refused_without_quoting_it(
 async def test_undone_rolls_stay_in_the_ledger_marked_undone(store: Storage) -> None:
     campaign, run = await _stored(store)
     wrap_up = (Step.WRAP_UP, None)
-    world = await store.load_world(GUILD, campaign.id, run.gang_ids)
+    world = await store.read(GUILD).load_world(campaign.id, run.gang_ids)
 
     def rolled(title: str) -> RuleResult:
         ws = Workspace(world)
         ws.roll(run.roller(wrap_up), "D66", "Lasting Injury for Rat 1")
         return ws.finish(RuleResult, clause="PB-1.1", title=title)
 
-    undone = await store.apply(GUILD, campaign.id, rolled("Wrap-up"), actor="7",
+    undone = await store.write(GUILD).apply(campaign.id, rolled("Wrap-up"), actor="7",
                                battle_id="b1", step="Wrap-up")
     undone_roller = run.roller(wrap_up)
     undone_stream = [undone_roller.face(6) for _ in range(40)]
-    await store.undo_last_action(GUILD, campaign.id, actor="8", battle_id="b1")
+    await store.write(GUILD).undo_last_action(campaign.id, actor="8", battle_id="b1")
     run.count_action(wrap_up)
     # One D66 can match by chance (1 in 36); forty faces of the redo's stream cannot.
     redo_roller = run.roller(wrap_up)
     assert [redo_roller.face(6) for _ in range(40)] != undone_stream
-    kept = await store.apply(GUILD, campaign.id, rolled("Wrap-up"), actor="7",
+    kept = await store.write(GUILD).apply(campaign.id, rolled("Wrap-up"), actor="7",
                              battle_id="b1", step="Wrap-up")
 
-    events = await store.battle_events(GUILD, campaign.id, "b1")
+    events = await store.read(GUILD).battle_events(campaign.id, "b1")
     by_action = {(e.action_id, e.kind): e for e in events}
     assert by_action[(undone.id, "roll")].undone  # still there, marked
     assert not by_action[(kept.id, "roll")].undone
     assert [e.undone for e in events if e.kind == "undo"] == [False]
-    lines = ledger_lines(await store.recent_events(GUILD, campaign.id, battle_id="b1"))
+    lines = ledger_lines(await store.read(GUILD).recent_events(campaign.id, battle_id="b1"))
     headers = [line for line in lines if line.startswith("**")]
     assert [("↩️ undone" in h, f"#{undone.id} " in h) for h in headers] == [
         (False, False), (False, False), (True, True)]  # newest first: redo, undo, undone

@@ -26,7 +26,7 @@ Make = Callable[[str, str, str], str]
 
 def test_every_component_of_a_run_has_its_handler_in_the_one_router() -> None:
     assert clicks.confirm is not None  # importing the handlers registers the run's routes
-    for spec in views.SPECS:
+    for spec in views.ROUTES:
         assert spec.name in ROUTES, spec.name
         assert ROUTES[spec.name].params == spec.params, spec.name
     custom_id = views.PICK.custom_id("5e1f0a9c3b7d", "0d4c2b8a6e10", 2, "by1", 1)
@@ -60,7 +60,7 @@ ITEMS: dict[str, Make] = {
     "behalf": lambda c, b, f: views.BEHALF.custom_id(c, b, 9999),
     "undo": lambda c, b, f: views.UNDO.custom_id(c, b, 9999),
     "cancel": lambda c, b, f: views.CANCEL.custom_id(c, b, 9999),
-    "really": lambda c, b, f: views.REALLY.custom_id("cancel", c, b, 9999),
+    "really": lambda c, b, f: views.YES_UNDO_OR_CANCEL.custom_id("cancel", c, b, 9999),
     "pay": lambda c, b, f: _pay(DecisionKind.ESCORT, c, b, f, f + "v", 999, True),
     "agree": lambda c, b, f: _agree(c, b, "yes"),
 }
@@ -103,7 +103,7 @@ def test_the_bots_own_ids_keep_the_custom_ids_posted_before() -> None:
         f"munda:pb:sec:{c}:{b}:1": views.SECTION.custom_id(c, b, 1),
         f"munda:pb:pick:{c}:{b}:1:ooa:0": views.PICK.custom_id(c, b, 1, "ooa", 0),
         f"munda:pb:inj:{c}:{b}:0:{f}": views.INJURY.custom_id(c, b, 0, f),
-        f"munda:pb:really:undo:{c}:{b}:7": views.REALLY.custom_id("undo", c, b, 7),
+        f"munda:pb:really:undo:{c}:{b}:7": views.YES_UNDO_OR_CANCEL.custom_id("undo", c, b, 7),
         f"munda:pb:confirm:{c}:{b}:12": views.CONFIRM.custom_id(c, b, 12),
         f"munda:pay:r:{c}:{b}:{f}:{f}:4:n": _pay(DecisionKind.REPAIRS, c, b, f, f, 4, False),
         f"munda:agree:{c}:{f}:no": _agree(c, f, "no"),

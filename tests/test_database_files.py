@@ -40,7 +40,7 @@ def usual_umask() -> Iterator[None]:
 async def _database(folder: Path) -> Path:
     path = folder / "munda.db"
     async with await Storage.open(path) as storage:
-        await storage.create_campaign(GUILD, CampaignSettings(name="Dust Falls"))
+        await storage.write(GUILD).create_campaign(CampaignSettings(name="Dust Falls"))
     return path
 
 
@@ -119,13 +119,13 @@ async def test_a_database_sqlite_will_not_write_is_refused(tmp_path: Path) -> No
         await conn.close()
     # A writable one passes the same probe and keeps its data.
     async with await Storage.open(database) as storage:
-        assert [c.name for c in await storage.list_campaigns(GUILD)] == ["Dust Falls"]
+        assert [c.name for c in await storage.read(GUILD).list_campaigns()] == ["Dust Falls"]
 
 
 async def test_a_new_database_and_its_wal_are_the_owners_only(tmp_path: Path) -> None:
     database = tmp_path / "munda.db"
     async with await Storage.open(database) as storage:
-        await storage.create_campaign(GUILD, CampaignSettings(name="Dust Falls"))
+        await storage.write(GUILD).create_campaign(CampaignSettings(name="Dust Falls"))
         for path in (database, Path(f"{database}-wal"), Path(f"{database}-shm")):
             assert stat.S_IMODE(path.stat().st_mode) == 0o600, path.name
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from bot.battle.stages import StageInputs, opening_computations
 from bot.battle.state import PostBattleRun
 from rules.data import default_ruleset
 from rules.dice import ScriptedRoller
 from rules.income import IncomeResult
 from rules.models import Battle
 from rules.sequence import PostBattleSequence, Step
+from rules.stages import StageInputs, opening_computations
 from rules.world import World
 from tests import factories as make
 

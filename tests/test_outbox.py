@@ -21,7 +21,7 @@ import sys
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -133,14 +133,14 @@ async def drain(outbox: Outbox, passes: int = 50) -> None:
 
 
 async def test_owing_the_same_key_twice_owes_one_message_per_server(storage: Storage) -> None:
-    first = await storage.owe_message(GUILD, "report:1", 10, text("a"))
-    again = await storage.owe_message(GUILD, "report:1", 10, text("b"))
+    first = await storage.write(GUILD).owe_message("report:1", 10, text("a"))
+    again = await storage.write(GUILD).owe_message("report:1", 10, text("b"))
     assert again == first and again.payload == text("a")
     assert len(first.nonce) <= 25  # Discord's limit
-    elsewhere = await storage.owe_message(OTHER_GUILD, "report:1", 20, text("c"))
+    elsewhere = await storage.write(OTHER_GUILD).owe_message("report:1", 20, text("c"))
     assert elsewhere.id != first.id
-    assert [e.key for e in await storage.outbox_entries(GUILD)] == ["report:1"]
-    assert await storage.outbox_entry(OTHER_GUILD, first.id) is None  # scoped by server
+    assert [e.key for e in await storage.read(GUILD).outbox_entries()] == ["report:1"]
+    assert await storage.read(OTHER_GUILD).outbox_entry(first.id) is None  # scoped by server
 
 
 async def test_a_rolled_back_transaction_owes_nothing(storage: Storage) -> None:
@@ -159,13 +159,13 @@ async def test_owed_messages_are_posted_once_with_their_ids_recorded(
 ) -> None:
     general = channel_id(fake, "general")
     hello = f"Hello <@{fake.user('bob').id}> @everyone"
-    await storage.owe_message(GUILD, "hello", general, text(hello))
+    await storage.write(GUILD).owe_message("hello", general, text(hello))
     assert await outbox.deliver_due() is None
     messages = posted(fake, "general")
     assert [m.content for m in messages] == [hello]
     assert messages[0].mentioned_user_ids() == [fake.user("bob").id]
     assert messages[0].pinged_user_ids() == []  # allowed_mentions went with it
-    entry = await storage.owed_message(GUILD, "hello")
+    entry = await storage.read(GUILD).owed_message("hello")
     assert entry is not None and not entry.pending
     assert (entry.message_id, entry.delivered_channel_id) == (messages[0].id, general)
     assert await outbox.deliver_due() is None
@@ -177,16 +177,16 @@ async def test_three_500s_then_delivered_once(
 ) -> None:
     campaign = channel_id(fake, "campaign")
     fault = fake.fail_requests("POST", f"/channels/{campaign}/messages", status=500, times=3)
-    await storage.owe_message(GUILD, "report", campaign, text("Battle report"))
+    await storage.write(GUILD).owe_message("report", campaign, text("Battle report"))
     first_wait = await outbox.deliver_due()
     assert first_wait is not None and posted(fake, "campaign") == []
-    entry = await storage.owed_message(GUILD, "report")
+    entry = await storage.read(GUILD).owed_message("report")
     assert entry is not None and entry.pending and entry.attempts == 1
     assert entry.last_error is not None and "500" in entry.last_error
     await drain(outbox)
     assert len(fault.hits) == 3 and fault.remaining == 0
     assert [m.content for m in posted(fake, "campaign")] == ["Battle report"]
-    entry = await storage.owed_message(GUILD, "report")
+    entry = await storage.read(GUILD).owed_message("report")
     assert entry is not None and entry.attempts == 4 and not entry.pending
 
 
@@ -196,11 +196,11 @@ async def test_a_429_waits_its_retry_after_before_trying_again(
     campaign = channel_id(fake, "campaign")
     fault = fake.fail_requests("POST", f"/channels/{campaign}/messages", status=429,
                                retry_after=0.4)
-    await storage.owe_message(GUILD, "report", campaign, text("Battle report"))
+    await storage.write(GUILD).owe_message("report", campaign, text("Battle report"))
     wait = await outbox.deliver_due()
     # The worker asks to wait what Discord said (a little less: time went by since).
     assert wait is not None and 0.3 < wait <= 0.4
-    entry = await storage.owed_message(GUILD, "report")
+    entry = await storage.read(GUILD).owed_message("report")
     assert entry is not None and entry.attempts == 1 and "429" in (entry.last_error or "")
     assert await outbox.deliver_due() is not None  # still too early: no second request
     assert len(fault.hits) == 1 and posted(fake, "campaign") == []
@@ -214,10 +214,10 @@ async def test_a_global_429_holds_every_channel(
     general, campaign = channel_id(fake, "general"), channel_id(fake, "campaign")
     fake.fail_requests("POST", re.compile(r"/channels/\d+/messages"), status=429,
                        retry_after=0.3, is_global=True)
-    await storage.owe_message(GUILD, "a", general, text("a"))
+    await storage.write(GUILD).owe_message("a", general, text("a"))
     first = await outbox.deliver_due()
     assert first is not None
-    await storage.owe_message(GUILD, "b", campaign, text("b"))
+    await storage.write(GUILD).owe_message("b", campaign, text("b"))
     assert await outbox.deliver_due() is not None
     assert posted(fake, "campaign") == []  # the other channel waits for the global limit too
     await drain(outbox)
@@ -230,9 +230,9 @@ async def test_a_channel_keeps_its_order_while_others_go_on(
 ) -> None:
     general, campaign = channel_id(fake, "general"), channel_id(fake, "campaign")
     fake.fail_requests("POST", f"/channels/{general}/messages", status=503, times=2)
-    await storage.owe_message(GUILD, "step 4", general, text("step 4"))
-    await storage.owe_message(GUILD, "step 5", general, text("step 5"))
-    await storage.owe_message(GUILD, "report", campaign, text("report"))
+    await storage.write(GUILD).owe_message("step 4", general, text("step 4"))
+    await storage.write(GUILD).owe_message("step 5", general, text("step 5"))
+    await storage.write(GUILD).owe_message("report", campaign, text("report"))
     assert await outbox.deliver_due() is not None
     assert posted(fake, "general") == []  # step 5 waits behind step 4
     assert [m.content for m in posted(fake, "campaign")] == ["report"]
@@ -241,15 +241,26 @@ async def test_a_channel_keeps_its_order_while_others_go_on(
 
 
 def count_row_reads(storage: Storage) -> list[int]:
-    """Count the outbox's reads of one row (a spy on the real storage's method)."""
+    """Count the outbox's reads of one row (a spy on the real storage's one-call reads)."""
     reads: list[int] = []
-    read_row = storage.outbox_entry
+    one_call = storage.read
 
-    async def counted(guild_id: int, pk: int) -> OutboxEntry | None:
-        reads.append(pk)
-        return await read_row(guild_id, pk)
+    class Counted:
+        def __init__(self, guild_id: int) -> None:
+            self.reading = one_call(guild_id)
 
-    storage.outbox_entry = counted  # type: ignore[method-assign]
+        def __getattr__(self, name: str) -> Any:
+            method = getattr(self.reading, name)
+            if name != "outbox_entry":
+                return method
+
+            async def counted(pk: int) -> OutboxEntry | None:
+                reads.append(pk)
+                return cast(OutboxEntry | None, await method(pk))
+
+            return counted
+
+    storage.read = lambda guild_id: cast(Transaction, Counted(guild_id))  # type: ignore[method-assign]
     return reads
 
 
@@ -258,7 +269,7 @@ async def test_a_pass_posts_what_it_scanned_without_reading_each_row_again(
 ) -> None:
     general = channel_id(fake, "general")
     for step in ("step 1", "step 2", "step 3"):
-        await storage.owe_message(GUILD, step, general, text(step))
+        await storage.write(GUILD).owe_message(step, general, text(step))
     reads = count_row_reads(storage)
     assert await outbox.deliver_due() is None
     assert [m.content for m in posted(fake, "general")] == ["step 1", "step 2", "step 3"]
@@ -270,8 +281,8 @@ async def test_two_passes_at_once_post_each_row_once_reading_again_only_what_the
 ) -> None:
     general, campaign = channel_id(fake, "general"), channel_id(fake, "campaign")
     for step in ("step 1", "step 2", "step 3"):
-        await storage.owe_message(GUILD, step, general, text(step))
-    await storage.owe_message(GUILD, "report", campaign, text("report"))
+        await storage.write(GUILD).owe_message(step, general, text(step))
+    await storage.write(GUILD).owe_message("report", campaign, text("report"))
     reads = count_row_reads(storage)
     # A click's flush and the loop's pass scan the same rows before either posts one.
     assert await asyncio.gather(outbox.flush(GUILD), outbox.deliver_due()) == [None, None]
@@ -296,13 +307,13 @@ async def test_an_answer_lost_after_discord_accepted_posts_nothing_new(
     storage: Storage, outbox: Outbox, fake: FakeDiscord
 ) -> None:
     general = channel_id(fake, "general")
-    entry = await storage.owe_message(GUILD, "report", general, text("Battle report"))
+    entry = await storage.write(GUILD).owe_message("report", general, text("Battle report"))
     # As if an earlier attempt had reached Discord and its answer had been lost (a
     # timeout, or the bot killed before it recorded the id): the message exists.
     earlier = await posted_by_a_lost_attempt(fake, general, entry)
     await drain(outbox)
     assert [m.id for m in posted(fake, "general")] == [earlier.message_id]
-    delivered = await storage.owed_message(GUILD, "report")
+    delivered = await storage.read(GUILD).owed_message("report")
     assert delivered is not None and delivered.message_id == earlier.message_id
 
 
@@ -311,19 +322,19 @@ async def test_a_channel_that_is_gone_hands_the_message_to_its_fallback(
 ) -> None:
     general = channel_id(fake, "general")
     missing = 999_999_999
-    await storage.owe_message(GUILD, "report", missing, text("report"),
+    await storage.write(GUILD).owe_message("report", missing, text("report"),
                               fallback_channel_id=general)
-    await storage.owe_message(GUILD, "lost", missing, text("lost"))
-    await storage.owe_message(GUILD, "after", missing, text("after"))
+    await storage.write(GUILD).owe_message("lost", missing, text("lost"))
+    await storage.write(GUILD).owe_message("after", missing, text("after"))
     with caplog.at_level(logging.ERROR, logger="bot.outbox"):
         await drain(outbox)
     assert [m.content for m in posted(fake, "general")] == ["report"]
-    report = await storage.owed_message(GUILD, "report")
+    report = await storage.read(GUILD).owed_message("report")
     assert report is not None and report.delivered_channel_id == general
-    lost = await storage.owed_message(GUILD, "lost")
+    lost = await storage.read(GUILD).owed_message("lost")
     assert lost is not None and lost.failed_at is not None and not lost.pending
     assert "refused lost for good" in caplog.text
-    after = await storage.owed_message(GUILD, "after")  # not stuck behind the lost one
+    after = await storage.read(GUILD).owed_message("after")  # not stuck behind the lost one
     assert after is not None and after.failed_at is not None
 
 
@@ -341,16 +352,16 @@ async def test_hooks_store_the_id_with_the_delivery_and_a_failing_hook_sends_not
             raise RuntimeError("hook bug")
 
     async def after(entry: OutboxEntry, accepted: Accepted) -> None:
-        stored = await storage.outbox_entry(GUILD, entry.id)  # committed by now
+        stored = await storage.read(GUILD).outbox_entry(entry.id)  # committed by now
         seen.append(("after", accepted.message_id, stored is not None and stored.pending))
 
     outbox.on_delivered("test", record, after)
-    await storage.owe_message(GUILD, "good", general, text("good"), link={"kind": "test"})
-    await storage.owe_message(GUILD, "bad", general, text("bad"), link={"kind": "test"})
+    await storage.write(GUILD).owe_message("good", general, text("good"), link={"kind": "test"})
+    await storage.write(GUILD).owe_message("bad", general, text("bad"), link={"kind": "test"})
     await drain(outbox)
     good, bad = posted(fake, "general")
     assert seen == [("in", good.id, False), ("after", good.id, False), ("in", bad.id, False)]
-    entry = await storage.owed_message(GUILD, "bad")
+    entry = await storage.read(GUILD).owed_message("bad")
     assert entry is not None and entry.message_id == bad.id  # delivered, not sent again
     await drain(outbox)
     assert len(posted(fake, "general")) == 2
@@ -362,7 +373,7 @@ async def test_what_is_owed_survives_a_restart_and_the_loop_delivers_it(
     path = tmp_path / "restart.sqlite3"
     general = channel_id(fake, "general")
     first = await Storage.open(path)
-    await first.owe_message(GUILD, "report", general, text("Battle report"))
+    await first.write(GUILD).owe_message("report", general, text("Battle report"))
     await first.close()  # the bot stops before sending it
 
     storage = await Storage.open(path)
@@ -372,7 +383,7 @@ async def test_what_is_owed_survives_a_restart_and_the_loop_delivers_it(
         await fake.world.notifier.wait_for(lambda: bool(posted(fake, "general")),
                                            timeout=10.0, what="the owed report")
         worker.kick()  # a kick with nothing owed sends nothing more
-        await storage.owe_message(GUILD, "next", general, text("next"))
+        await storage.write(GUILD).owe_message("next", general, text("next"))
         worker.kick()
         await fake.world.notifier.wait_for(lambda: len(posted(fake, "general")) == 2,
                                            timeout=10.0, what="the next message")
@@ -386,14 +397,14 @@ async def test_old_delivered_rows_are_pruned_and_pending_ones_kept(
     storage: Storage, outbox: Outbox, fake: FakeDiscord, tmp_path: Path
 ) -> None:
     general = channel_id(fake, "general")
-    await storage.owe_message(GUILD, "sent", general, text("sent"))
+    await storage.write(GUILD).owe_message("sent", general, text("sent"))
     await outbox.deliver_due()
     fake.fail_requests("POST", f"/channels/{general}/messages", status=503, times=5)
-    await storage.owe_message(GUILD, "waiting", general, text("waiting"))
+    await storage.write(GUILD).owe_message("waiting", general, text("waiting"))
     await outbox.deliver_due()
     assert await storage.prune_outbox(timedelta(days=30)) == 0
     assert await storage.prune_outbox(timedelta(0)) == 1
-    assert [e.key for e in await storage.outbox_entries(GUILD)] == ["waiting"]
+    assert [e.key for e in await storage.read(GUILD).outbox_entries()] == ["waiting"]
 
 
 def test_delivered_and_failed_are_exclusive_in_the_schema(tmp_path: Path) -> None:
@@ -417,12 +428,12 @@ async def test_a_failed_flush_wakes_the_loop_to_retry_when_due(
     # The default scan interval: without being woken the loop would sleep a minute.
     worker = Outbox(storage, HttpSender(lambda: fake.base_url, lambda: FAKE_TOKEN), policy=FAST)
     try:
-        await storage.owe_message(GUILD, "first", general, text("first"))
+        await storage.write(GUILD).owe_message("first", general, text("first"))
         worker.start()
         await fake.world.notifier.wait_for(lambda: len(posted(fake, "general")) == 1,
                                            timeout=10.0, what="the first message")
         fake.fail_requests("POST", f"/channels/{general}/messages", status=503)
-        await storage.owe_message(GUILD, "second", general, text("second"))
+        await storage.write(GUILD).owe_message("second", general, text("second"))
         await worker.flush()  # what the bot does right after a commit: this attempt fails
         entry = await delivered(storage, "second")
     finally:
@@ -434,7 +445,7 @@ async def test_a_failed_flush_wakes_the_loop_to_retry_when_due(
 async def delivered(storage: Storage, key: str) -> OutboxEntry:
     """Wait until the worker has recorded ``key`` as delivered."""
     for _ in range(200):
-        entry = await storage.owed_message(GUILD, key)
+        entry = await storage.read(GUILD).owed_message(key)
         if entry is not None and not entry.pending:
             return entry
         await asyncio.sleep(0.05)
@@ -452,14 +463,14 @@ async def test_the_retry_after_a_5xx_carries_the_rows_nonce(
 ) -> None:
     campaign = channel_id(fake, "campaign")
     fault = fake.fail_requests("POST", f"/channels/{campaign}/messages", status=502, times=2)
-    entry = await storage.owe_message(GUILD, "report", campaign, text("Battle report"))
+    entry = await storage.write(GUILD).owe_message("report", campaign, text("Battle report"))
     await drain(outbox)
     assert len(fault.hits) == 2
     [message] = posted(fake, "campaign")
     # What reached Discord on the third attempt: the row's own nonce, enforced.
     assert message.extra.get("nonce") == entry.nonce
     assert message.extra.get("enforce_nonce") is True
-    delivered = await storage.owed_message(GUILD, "report")
+    delivered = await storage.read(GUILD).owed_message("report")
     assert delivered is not None and delivered.attempts == 3
     assert delivered.message_id == message.id
 
@@ -469,7 +480,7 @@ async def test_an_answer_lost_on_a_retry_posts_nothing_new(
 ) -> None:
     general = channel_id(fake, "general")
     fake.fail_requests("POST", f"/channels/{general}/messages", status=500)
-    entry = await storage.owe_message(GUILD, "report", general, text("Battle report"))
+    entry = await storage.write(GUILD).owe_message("report", general, text("Battle report"))
     assert await outbox.deliver_due() is not None  # the first attempt: a 500, nothing made
     assert posted(fake, "general") == []
     # As if the second attempt had reached Discord and its answer had been lost: the
@@ -477,7 +488,7 @@ async def test_an_answer_lost_on_a_retry_posts_nothing_new(
     earlier = await posted_by_a_lost_attempt(fake, general, entry)
     await drain(outbox)
     assert [m.id for m in posted(fake, "general")] == [earlier.message_id]
-    delivered = await storage.owed_message(GUILD, "report")
+    delivered = await storage.read(GUILD).owed_message("report")
     assert delivered is not None and delivered.message_id == earlier.message_id
     assert delivered.attempts == 2
 
@@ -524,7 +535,7 @@ async def test_a_process_holding_some_shards_delivers_only_its_own_servers_rows(
     async with storage.transaction(theirs) as tx:
         for n in range(501):
             await tx.owe_message(f"theirs {n}", campaign, text(f"theirs {n}"))
-    await storage.owe_message(mine, "mine", general, text("mine"))
+    await storage.write(mine).owe_message("mine", general, text("mine"))
     worker = Outbox(storage, HttpSender(lambda: fake.base_url, lambda: FAKE_TOKEN, timeout=5.0),
                     policy=FAST, shards=ShardSet.of(2, [1]))
     try:

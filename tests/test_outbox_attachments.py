@@ -44,9 +44,9 @@ async def test_a_row_naming_pictures_is_posted_once_with_its_files(
     outbox.on_attachments(pages)
     campaign = channel_id(fake, "campaign")
     fault = fake.fail_requests("POST", f"/channels/{campaign}/messages", status=502, times=2)
-    entry = await storage.owe_message(GUILD, "report", campaign, text("Battle report"),
+    entry = await storage.write(GUILD).owe_message("report", campaign, text("Battle report"),
                                       link=PICTURES)
-    await storage.owe_message(GUILD, "plain", campaign, text("no pictures"))
+    await storage.write(GUILD).owe_message("plain", campaign, text("no pictures"))
     await drain(outbox)
 
     assert len(fault.hits) == 2
@@ -58,7 +58,7 @@ async def test_a_row_naming_pictures_is_posted_once_with_its_files(
     assert plain.attachments == []
     # Made at each attempt (three), and only for the row that names pictures.
     assert pages.made == ["report"] * 3
-    delivered = await storage.owed_message(GUILD, "report")
+    delivered = await storage.read(GUILD).owed_message("report")
     assert delivered is not None and delivered.message_id == report.id
 
 
@@ -67,7 +67,7 @@ async def test_an_answer_lost_after_the_files_went_posts_nothing_new(
 ) -> None:
     outbox.on_attachments(Pages())
     general = channel_id(fake, "general")
-    entry = await storage.owe_message(GUILD, "report", general, text("Battle report"),
+    entry = await storage.write(GUILD).owe_message("report", general, text("Battle report"),
                                       link=PICTURES)
     # As if an attempt had reached Discord with its files and its answer had been lost.
     earlier = await outbox.sender.send(general, {**entry.payload, "nonce": entry.nonce,
@@ -83,7 +83,7 @@ async def _sent_without_files(
 ) -> Message:
     """Owe a report with pictures, deliver it, and check it went out as text alone."""
     general = channel_id(fake, "general")
-    await storage.owe_message(GUILD, "report", general, text("Battle report"), link=PICTURES)
+    await storage.write(GUILD).owe_message("report", general, text("Battle report"), link=PICTURES)
     with caplog.at_level(logging.ERROR, logger="bot.outbox"):
         await drain(outbox)
     [message] = posted(fake, "general")
@@ -109,6 +109,6 @@ async def test_files_discord_refuses_are_dropped_and_the_message_sent_once(
     outbox.on_attachments(Pages(count=11))  # one more than Discord takes
     message = await _sent_without_files(storage, outbox, fake, caplog)
     assert "refused the files of report" in caplog.text
-    delivered = await storage.owed_message(GUILD, "report")
+    delivered = await storage.read(GUILD).owed_message("report")
     assert delivered is not None and delivered.message_id == message.id
     assert delivered.failed_at is None

@@ -78,7 +78,7 @@ def test_thirty_long_fighters_stay_within_discord_limits() -> None:
         assert sum(1 for n in names if n.startswith(member.name[:20])) == 1
     assert embeds[0].title == LONG
     assert all((e.title or "").endswith("(continued)") for e in embeds[1:])
-    assert embeds[-1].footer.text == f"Page {len(embeds)}/{len(embeds)}"
+    assert embeds[-1].footer.text == f"page {len(embeds)} of {len(embeds)}"
     # Long lists end with a count instead of overflowing the field.
     assert field(embeds, "Stash").endswith("more")
     assert field(embeds, "Territories").endswith("more")

@@ -15,8 +15,8 @@ from rules.errors import InvalidRequest
 from rules.limits import (
     MAX_EQUIPMENT_LIST,
     MAX_FIGHTER_TYPES,
-    MAX_ITEMS,
     MAX_HOUSES,
+    MAX_ITEMS,
     MAX_JSON_VALUES,
     MAX_RULE_TERRITORIES,
     MAX_RULE_TEXT,

@@ -16,12 +16,12 @@ ALICE, BOB, STRANGER, ARBITER = Actor(10), Actor(20), Actor(30), Actor(99)
 
 
 async def _campaign(storage: Storage) -> Campaign:
-    campaign = await storage.create_campaign(GUILD, CampaignSettings(name="Underhive"),
+    campaign = await storage.write(GUILD).create_campaign(CampaignSettings(name="Underhive"),
                                              arbitrator_user_ids=[99])
     for name, gang_id, owner in (("Ash Wolves", "g1", "10"), ("Iron Fangs", "g2", "20"),
                                  ("Sump Rats", "g3", "30"), ("Grey Lice", "g4", "10")):
         gang = f.gang(name, fighters=[], id=gang_id, owner=owner)
-        await storage.create_gang(GUILD, campaign.id, gang, actor="1")
+        await storage.write(GUILD).create_gang(campaign.id, gang, actor="1")
     return campaign
 
 
@@ -57,9 +57,9 @@ async def test_a_write_to_the_server_makes_it_stale_until_read_again(storage: St
     await index.read(GUILD)
     assert index.passes(GUILD, BOB, _asked("Iron Fangs", "Sump Rats", winner="Iron Fangs"))
     # Bob's gang joins a run in progress: the start is refused now.
-    battle = await storage.create_battle(GUILD, campaign.id, Battle(
+    battle = await storage.write(GUILD).create_battle(campaign.id, Battle(
         id="b1", gang_ids=["g2", "g3"], winner="g2", campaign=True))
-    world = await storage.load_world(GUILD, campaign.id, ["g2", "g3"])
+    world = await storage.read(GUILD).load_world(campaign.id, ["g2", "g3"])
     run = flow.new_run(BOB, campaign, battle, world, skirmish=False, sequence_id="s1",
                        channel_id=5)
     async with storage.transaction(GUILD) as tx:
@@ -68,6 +68,6 @@ async def test_a_write_to_the_server_makes_it_stale_until_read_again(storage: St
     await index.read(GUILD)
     assert not index.passes(GUILD, BOB, _asked("Iron Fangs", "Sump Rats", winner="Iron Fangs"))
     assert index.passes(GUILD, ALICE, _asked("Ash Wolves", "Grey Lice"))  # not in that run
-    await storage.list_campaigns(GUILD)  # a read changes nothing
+    await storage.read(GUILD).list_campaigns()  # a read changes nothing
     assert index.passes(GUILD, ALICE, _asked("Ash Wolves", "Grey Lice"))
     await index.reads_done()

@@ -6,31 +6,26 @@ raised before anything is answered, so the router answers it privately. A
 click that changed the message it was made on is answered with that
 message's edit itself (one call to Discord instead of an acknowledgement and
 an edit) when that comes within ANSWER_DEADLINE of the decision; otherwise
-it is acknowledged then (:class:`FirstAnswer`). The rest of the scene is
-drawn after.
+it is acknowledged then: the router hands each of these routes its
+:class:`~bot.ui.first_answer.FirstAnswer` (``click.answer``) with those
+deadlines. The rest of the scene is drawn after.
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import discord
-from discord.utils import MISSING
 
 from bot.battle import engine, owed, publish, render, views
+from bot.battle.engine import RunCall
 from bot.battle.flow import Scene
 from bot.battle.panel import ReportEdit, gang_names
 from bot.battle.state import StageRecord
 from bot.call import Call, Interaction
 from bot.ui.components import Components
-from bot.ui.routes import Click, Handler, route
-
-
-def on(spec: views.Spec) -> Callable[[Handler], Handler]:
-    """Register the decorated handler for ``spec``'s custom ids."""
-    return route(spec.name, *spec.params)
+from bot.ui.first_answer import FirstAnswer
+from bot.ui.routes import Click, Route, route
 
 
 def _where(click: Click) -> tuple[Interaction, Call, int]:
@@ -38,99 +33,19 @@ def _where(click: Click) -> tuple[Interaction, Call, int]:
     return click.interaction, call, call.guild_id
 
 
-# A click answered with its own message's edit waits, once decided, for its write and
-# drawing; past this long it is acknowledged instead, and the message redrawn after.
-ANSWER_DEADLINE = 0.02
-# Whatever it waits for, a click is acknowledged this long after it arrived: the
-# player's button stops spinning within a quarter of a second even when a hundred
-# battles queue at the database, and Discord's 3 seconds are never near (a refusal
-# found later is then a private follow-up; docs/battle.md).
-LAST_MOMENT = 0.25
-
-
-class FirstAnswer:
-    """A click's first response, made once: a refusal or a note before the decision; then
-    its own message's edit when that comes within ANSWER_DEADLINE of the decision,
-    otherwise an acknowledgement; and an acknowledgement LAST_MOMENT after the click
-    whatever it waits for."""
-
-    def __init__(self, interaction: Interaction) -> None:
-        self.interaction = interaction
-        self._claimed = False
-        self._acknowledging: asyncio.Task[Any] | None = None
-        loop = asyncio.get_running_loop()
-        self._last = loop.call_later(LAST_MOMENT, self._late)
-        self._timer: asyncio.TimerHandle | None = None
-
-    def decided(self) -> None:
-        """The click is decided (no refusal left): start the deadline."""
-        if self._timer is None and not self._claimed:
-            self._timer = asyncio.get_running_loop().call_later(ANSWER_DEADLINE, self._late)
-
-    def _late(self) -> None:
-        if not self._claimed:
-            self._claimed = True
-            self._acknowledging = asyncio.ensure_future(self.interaction.response.defer())
-
-    def claim(self) -> bool:
-        """Whether the caller may make the first response itself (nothing else will)."""
-        if self._claimed:
-            return False
-        self._claimed = True
-        self._stop()
-        return True
-
-    def _stop(self) -> None:
-        self._last.cancel()
-        if self._timer is not None:
-            self._timer.cancel()
-
-    async def acknowledge(self) -> None:
-        """Acknowledge now, unless the click is answered (or being answered) already."""
-        if self.claim():
-            await self.interaction.response.defer()
-        await self.settled()
-
-    async def settled(self) -> None:
-        """Stop the deadlines; wait for an acknowledgement they started (before a
-        follow-up)."""
-        self._stop()
-        if self._acknowledging is not None:
-            await self._acknowledging
-
-    async def tell(self, text: str, view: discord.ui.View = MISSING) -> None:
-        """Say ``text`` privately: as the first response while it is still this one's to
-        make, else (acknowledged already) as a follow-up."""
-        if self.claim():
-            await self.interaction.response.send_message(text, view=view, ephemeral=True)
-        else:
-            await self.settled()
-            await self.interaction.followup.send(text, view=view, ephemeral=True)
-
-    async def edit_clicked(self, guild_id: int, stored: engine.Stored, embed: discord.Embed,
-                           view: Components | None) -> bool:
-        """Answer with the edit of the message clicked, showing ``stored``'s revision;
-        acknowledge instead when a newer one is drawn (True when edited). The caller has
-        claimed the first response."""
-        response = self.interaction.response
-        edited = await publish.answer_with(
-            guild_id, stored.run, stored.revision,
-            lambda: response.edit_message(
-                embed=embed, view=view.as_view() if view is not None else None))
-        if not edited:
-            await response.defer()
-        return edited
-
-
-async def _answering(interaction: Interaction,
-                     body: Callable[[FirstAnswer], Awaitable[None]]) -> None:
-    answer = FirstAnswer(interaction)
-    try:
-        await body(answer)
-    finally:
-        # An error after the decision is answered by the router: after an acknowledgement
-        # in flight, if any.
-        await answer.settled()
+async def _edit_clicked(answer: FirstAnswer, guild_id: int, stored: engine.StoredDecision,
+                        embed: discord.Embed, view: Components | None) -> bool:
+    """Answer with the edit of the message clicked, showing ``stored``'s revision;
+    acknowledge instead when a newer one is drawn (True when edited). The caller has
+    claimed the first response."""
+    response = answer.interaction.response
+    edited = await publish.answer_with(
+        guild_id, stored.run, stored.revision,
+        lambda: response.edit_message(
+            embed=embed, view=view.as_view() if view is not None else None))
+    if not edited:
+        await response.defer()
+    return edited
 
 
 def _clicked(interaction: Interaction) -> int | None:
@@ -142,28 +57,24 @@ def _clicked(interaction: Interaction) -> int | None:
 
 async def _edit_panel(click: Click, campaign: str, battle: str, gang: int,
                       edit: ReportEdit) -> None:
-    interaction, call, guild_id = _where(click)
-
-    async def body(answer: FirstAnswer) -> None:
-        stored = await engine.edit_report(interaction.client, guild_id, call.actor, campaign,
-                                          battle, gang, edit, acknowledge=answer.acknowledge,
-                                          decided=answer.decided)
-        await _answer_panel(answer, guild_id, stored, gang)
-
-    await _answering(interaction, body)
+    _interaction, call, guild_id = _where(click)
+    answer = click.answer
+    stored = await engine.edit_report(RunCall.of(call, campaign, battle), gang, edit,
+                                      acknowledge=answer.acknowledge, decided=answer.decided)
+    await _answer_panel(answer, guild_id, stored, gang)
 
 
 async def _answer_panel(
-    answer: FirstAnswer, guild_id: int, stored: engine.Stored, gang: int
+    answer: FirstAnswer, guild_id: int, stored: engine.StoredDecision, gang: int
 ) -> None:
     interaction = answer.interaction
     run = stored.run
     panel = run.reports[run.gang_ids[gang]].message_id
     answered = False
-    if stored.revision and panel is not None and _clicked(interaction) == panel \
-            and answer.claim():
+    if (stored.revision and panel is not None and _clicked(interaction) == panel
+            and answer.claim()):
         embed, view = owed.panel_parts(stored.campaign, run, stored.world, gang)
-        answered = await answer.edit_clicked(guild_id, stored, embed, view)
+        answered = await _edit_clicked(answer, guild_id, stored, embed, view)
     await answer.acknowledge()
     await engine.show(interaction.client, guild_id, stored,
                       except_panel=gang if answered else None)
@@ -171,21 +82,21 @@ async def _answer_panel(
         await interaction.followup.send(stored.note, ephemeral=True)
 
 
-@on(views.SECTION)
+@route(views.SECTION, first_answer=True)
 async def section(click: Click, campaign: str, battle: str, gang: int) -> None:
     await _edit_panel(click, campaign, battle, gang,
                       ReportEdit(kind="section", section=click.value or "psi"))
 
 
-@on(views.PICK)
+@route(views.PICK, first_answer=True)
 async def pick(click: Click, campaign: str, battle: str, gang: int, section: str,
                slot: int) -> None:
     await _edit_panel(click, campaign, battle, gang, ReportEdit(
         kind="pick", section=section, slot=slot, values=[v for v in click.values if v != "-"]))
 
 
-def _chosen_values(spec: views.Spec, kind: str) -> None:
-    """Route ``spec``: a select of the panel whose chosen values make an edit of ``kind``.
+def _chosen_values(declared: Route, kind: str) -> None:
+    """Route ``declared``: a select of the panel whose chosen values make an edit of ``kind``.
     A route argument after the gang names what the select is about and fills the
     ReportEdit field of its name (the fighter of an injury, the section of an amount)."""
 
@@ -193,7 +104,7 @@ def _chosen_values(spec: views.Spec, kind: str) -> None:
         await _edit_panel(click, campaign, battle, gang,
                           ReportEdit(kind=kind, values=list(click.values), **about))
 
-    on(spec)(chosen)
+    route(declared, first_answer=True)(chosen)
 
 
 for _select, _kind in ((views.INJURY_FIGHTER, "injfighter"), (views.INJURY, "injury"),
@@ -201,32 +112,27 @@ for _select, _kind in ((views.INJURY_FIGHTER, "injfighter"), (views.INJURY, "inj
     _chosen_values(_select, _kind)
 
 
-@on(views.TOGGLE)
+@route(views.TOGGLE, first_answer=True)
 async def toggle(click: Click, campaign: str, battle: str, gang: int, what: str) -> None:
     await _edit_panel(click, campaign, battle, gang, ReportEdit(kind=what))
 
 
-@on(views.PAGE)
+@route(views.PAGE, first_answer=True)
 async def page(click: Click, campaign: str, battle: str, gang: int, direction: str) -> None:
     await _edit_panel(click, campaign, battle, gang, ReportEdit(kind=direction))
 
 
-@on(views.SUBMIT)
+@route(views.SUBMIT, first_answer=True)
 async def submit(click: Click, campaign: str, battle: str, gang: int) -> None:
     interaction, call, guild_id = _where(click)
-    client = interaction.client
-
-    async def body(answer: FirstAnswer) -> None:
-        # Who may submit is answered at once; what the report lacks comes after (the
-        # Wrap-up it may roll takes longer than Discord waits for an answer).
-        await engine.check_report(client, guild_id, call.actor, campaign, battle, gang)
-        await answer.acknowledge()
-        stored = await engine.submit_report(client, guild_id, call.actor, campaign, battle,
-                                            gang)
-        await engine.show(client, guild_id, stored)
-        await interaction.followup.send(stored.note, ephemeral=True)
-
-    await _answering(interaction, body)
+    # Who may submit is answered at once; what the report lacks comes after (the
+    # Wrap-up it may roll takes longer than Discord waits for an answer).
+    at = RunCall.of(call, campaign, battle)
+    await engine.check_report(at, gang)
+    await click.answer.acknowledge()
+    stored = await engine.submit_report(at, gang)
+    await engine.show(interaction.client, guild_id, stored)
+    await interaction.followup.send(stored.note, ephemeral=True)
 
 
 # --------------------------------------------------------------------------- steps
@@ -245,25 +151,14 @@ def answers_with_its_edit(scene: Scene, record: StageRecord, clicked: int | None
             and bool(record.message_ids) and clicked == record.message_ids[0])
 
 
-async def _confirm(click: Click, campaign: str, battle: str, stage: int, gang: str | None,
-                   *, on_behalf: bool) -> None:
-    interaction = click.interaction
-
-    async def body(answer: FirstAnswer) -> None:
-        await _confirmed(answer, campaign, battle, stage, gang, on_behalf=on_behalf)
-
-    await _answering(interaction, body)
-
-
 async def _confirmed(answer: FirstAnswer, campaign: str, battle: str, stage: int,
                      gang: str | None, *, on_behalf: bool) -> None:
     interaction = answer.interaction
     call = Call.of(interaction)
     guild_id = call.guild_id
     stored = await engine.confirm_stage(
-        interaction.client, guild_id, call.actor, campaign, battle, stage, gang,
-        on_behalf=on_behalf, by=engine.who(interaction), acknowledge=answer.acknowledge,
-        decided=answer.decided)
+        RunCall.of(call, campaign, battle), stage, gang, on_behalf=on_behalf,
+        by=engine.who(interaction), acknowledge=answer.acknowledge, decided=answer.decided)
     if not stored.revision:  # a double click: say so, change nothing
         await answer.tell(stored.note)
         return
@@ -275,54 +170,49 @@ async def _confirmed(answer: FirstAnswer, campaign: str, battle: str, stage: int
         names = gang_names(stored.world)
         pages = render.stage_pages(run, record, names)
         if len(pages) == 1 and answer.claim():
-            answered = await answer.edit_clicked(guild_id, stored, pages[0],
-                                                 owed.stage_view(run, record, names))
+            answered = await _edit_clicked(answer, guild_id, stored, pages[0],
+                                           owed.stage_view(run, record, names))
     await answer.acknowledge()
     await engine.show(interaction.client, guild_id, stored,
                       except_stage=stage if answered else None)
     await interaction.followup.send(stored.note, ephemeral=True)
 
 
-@on(views.CONFIRM)
+@route(views.CONFIRM, first_answer=True)
 async def confirm(click: Click, campaign: str, battle: str, stage: int) -> None:
-    await _confirm(click, campaign, battle, stage, None, on_behalf=False)
+    await _confirmed(click.answer, campaign, battle, stage, None, on_behalf=False)
 
 
-@on(views.BEHALF)
+@route(views.BEHALF, first_answer=True)
 async def behalf(click: Click, campaign: str, battle: str, stage: int) -> None:
-    await _confirm(click, campaign, battle, stage, click.value, on_behalf=True)
+    await _confirmed(click.answer, campaign, battle, stage, click.value, on_behalf=True)
 
 
 async def _ask(click: Click, kind: str, campaign: str, battle: str, stage: int) -> None:
-    interaction, call, guild_id = _where(click)
-
-    async def body(answer: FirstAnswer) -> None:
-        question = await engine.really_question(interaction.client, guild_id, call.actor,
-                                                kind, campaign, battle, stage)
-        await answer.tell(question, views.really_view(kind, campaign, battle, stage))
-
-    await _answering(interaction, body)
+    call = Call.of(click.interaction)
+    question = await engine.undo_or_cancel_question(RunCall.of(call, campaign, battle), kind,
+                                                    stage)
+    await click.answer.tell(question, views.yes_view(kind, campaign, battle, stage))
 
 
-@on(views.UNDO)
+@route(views.UNDO, first_answer=True)
 async def undo(click: Click, campaign: str, battle: str, stage: int) -> None:
     await _ask(click, "undo", campaign, battle, stage)
 
 
-@on(views.CANCEL)
+@route(views.CANCEL, first_answer=True)
 async def cancel(click: Click, campaign: str, battle: str, stage: int) -> None:
     await _ask(click, "cancel", campaign, battle, stage)
 
 
-@on(views.REALLY)
-async def really(click: Click, kind: str, campaign: str, battle: str, stage: int) -> None:
+@route(views.YES_UNDO_OR_CANCEL)
+async def yes_undo_or_cancel(click: Click, kind: str, campaign: str, battle: str,
+                             stage: int) -> None:
     interaction, call, guild_id = _where(click)
     client = interaction.client
     await interaction.response.defer()  # an undo takes back every action of its step
-    if kind == "undo":
-        stored = await engine.undo_stage(client, guild_id, call.actor, campaign, battle, stage)
-    else:
-        stored = await engine.cancel_run(client, guild_id, call.actor, campaign, battle)
+    at = RunCall.of(call, campaign, battle)
+    stored = await (engine.undo_stage(at, stage) if kind == "undo" else engine.cancel_run(at))
     await engine.show(client, guild_id, stored)
     # The question's own message says what was done (and loses its button), once shown.
     await interaction.edit_original_response(content=stored.note, view=None)

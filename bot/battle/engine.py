@@ -67,8 +67,9 @@ ATTEMPTS = 5
 
 __all__ = [
     "ActResult",
+    "RunCall",
     "StartRequest",
-    "Stored",
+    "StoredDecision",
     "act_in_stage",
     "active_run_in",
     "cancel_run",
@@ -84,6 +85,22 @@ __all__ = [
 ]
 
 
+@dataclass(frozen=True)
+class RunCall:
+    """One actor's call on one post-battle run: the bot, the server, who acts, and the
+    run's campaign and battle. Every decision below starts from one."""
+
+    client: MundaBot
+    guild_id: int
+    actor: Actor
+    campaign_id: str
+    battle_id: str
+
+    @classmethod
+    def of(cls, call: Call, campaign_id: str, battle_id: str) -> RunCall:
+        return cls(call.interaction.client, call.guild_id, call.actor, campaign_id, battle_id)
+
+
 @dataclass
 class ActResult:
     """What :func:`act_in_stage` stored: the run after it, the result and its rendered lines."""
@@ -94,7 +111,7 @@ class ActResult:
 
 
 @dataclass
-class Stored:
+class StoredDecision:
     """A decision as it was stored: draw and answer from this, not from a read-back."""
 
     campaign: Campaign
@@ -124,11 +141,10 @@ Finish = Callable[[Decision, Campaign, Battle | None, World], World]
 
 
 async def decide_and_store(
-    client: MundaBot, guild_id: int, actor: Actor, campaign_id: str, battle_id: str,
-    decide: Decide, *, rosters: bool, finish: Finish | None = None,
+    at: RunCall, decide: Decide, *, rosters: bool, finish: Finish | None = None,
     acknowledge: Callable[[], Awaitable[object]] | None = None,
     decided: Callable[[], None] | None = None,
-) -> Stored:
+) -> StoredDecision:
     """Read the run, decide, and store the decision in one short write.
 
     ``rosters``: whether ``decide`` needs the battle's rosters (names and owners
@@ -148,11 +164,11 @@ async def decide_and_store(
 
     async def read_and_decide(tx: Transaction) -> tuple[Campaign, Decision, int, World]:
         try:
-            campaign = await tx.get_campaign(campaign_id)
+            campaign = await tx.get_campaign(at.campaign_id)
         except NotFound:
             raise Refused(CAMPAIGN_DELETED) from None
-        run, revision = await load_run_at(tx, campaign_id, battle_id)
-        world = await load_battle_world(tx, campaign_id, run, rosters=rosters)
+        run, revision = await load_run_at(tx, at.campaign_id, at.battle_id)
+        world = await load_battle_world(tx, at.campaign_id, run, rosters=rosters)
         decision = decide(campaign, run, world)
         if (decision.needs_rosters and finish is not None and not rosters
                 and flow.opens_without_rosters(decision)):
@@ -162,56 +178,49 @@ async def decide_and_store(
 
     for attempt in range(ATTEMPTS):
         # The read and the decision run whole on a reader's thread: one round trip.
-        campaign, decision, revision, world = await client.storage.read_whole(
-            guild_id, read_and_decide)
+        campaign, decision, revision, world = await at.client.storage.read_whole(
+            at.guild_id, read_and_decide)
         if not decision.changed:
-            return Stored(campaign, decision, world, 0)
+            return StoredDecision(campaign, decision, world, 0)
         if decided is not None:
             decided()
+        # The rosters a finish needs are read once, in the write that stores what they decide.
+        finishing = (functools.partial(finish, decision, campaign)
+                     if decision.needs_rosters and finish is not None else None)
         try:
-            if decision.needs_rosters and finish is not None:
-                # The rosters are read once, in the write that stores what they decide.
-                stored, world = await _finish_and_write(
-                    client, guild_id, campaign, decision, revision, actor, acknowledge,
-                    functools.partial(finish, decision, campaign))
-            else:
-                stored = await _write(client, guild_id, campaign, decision, revision, actor,
-                                      world, acknowledge)
+            stored, world = await _write(at, campaign, decision, revision, world, acknowledge,
+                                         finishing)
         except StaleWorld:
             if attempt == ATTEMPTS - 1:
                 raise
             continue
-        return Stored(campaign, decision, world, stored)
+        return StoredDecision(campaign, decision, world, stored)
     raise AssertionError("unreachable")
 
 
-async def _finish_and_write(
-    client: MundaBot, guild_id: int, campaign: Campaign, decision: Decision, revision: int,
-    actor: Actor, acknowledge: Callable[[], Awaitable[object]] | None,
-    finish: Callable[[Battle, World], World],
-) -> tuple[int, World]:
-    """:func:`_write` of a decision finished from the rosters in the same transaction
-    (:func:`bot.battle.store.finish_and_store`)."""
-    if acknowledge is not None and client.storage.writer_busy:
-        await acknowledge()
-    return await finish_and_store(client.storage, guild_id, campaign, decision, revision,
-                                  actor=actor.ledger_id, finish=finish)
-
-
 async def _write(
-    client: MundaBot, guild_id: int, campaign: Campaign, decision: Decision, revision: int,
-    actor: Actor, world: World, acknowledge: Callable[[], Awaitable[object]] | None,
-) -> int:
-    """Store the decision (:func:`bot.battle.store.store_decision`). With ``acknowledge``,
-    the click is answered first when another write holds the writer: the answer (the
-    click's own message edited) would wait for that write too."""
-    if acknowledge is not None and client.storage.writer_busy:
+    at: RunCall, campaign: Campaign, decision: Decision, revision: int, world: World,
+    acknowledge: Callable[[], Awaitable[object]] | None,
+    finish: Callable[[Battle, World], World] | None,
+) -> tuple[int, World]:
+    """Store the decision (:func:`bot.battle.store.store_decision`), first finished from the
+    rosters read in the same transaction when ``finish`` is given
+    (:func:`bot.battle.store.finish_and_store`). With ``acknowledge``, the click is answered
+    first when another write holds the writer: the answer (the click's own message
+    edited) would wait for that write too. Returns the revision stored and the world after
+    the decision."""
+    storage = at.client.storage
+    if acknowledge is not None and storage.writer_busy:
         await acknowledge()
-    return await store_decision(client.storage, guild_id, campaign, decision, revision,
-                                actor=actor.ledger_id, world=world)
+    if finish is not None:
+        return await finish_and_store(storage, at.guild_id, campaign, decision, revision,
+                                      actor=at.actor.ledger_id, finish=finish)
+    stored = await store_decision(storage, at.guild_id, campaign, decision, revision,
+                                  actor=at.actor.ledger_id, world=world)
+    return stored, world
 
 
-async def show(client: MundaBot, guild_id: int, stored: Stored, *,
+async def show(client: MundaBot, guild_id: int, stored: StoredDecision, *,
                except_panel: int | None = None, except_stage: int | None = None) -> None:
     """Deliver and redraw what a stored decision changed (all but the message the click
     already answered with, when given)."""
@@ -289,7 +298,7 @@ async def act_in_stage(
             continue
         break
     failpoints.hit(failpoints.AFTER_ACTION_STORED)
-    await show(client, guild_id, Stored(campaign, decision, result.world, stored))
+    await show(client, guild_id, StoredDecision(campaign, decision, result.world, stored))
     notice = decision.actions[0].notice or []
     return ActResult(run=decision.run, result=result, lines=notice[1:])
 
@@ -420,50 +429,43 @@ def thread_refused_text(error: discord.HTTPException) -> str:
 
 
 async def edit_report(
-    client: MundaBot, guild_id: int, actor: Actor, campaign_id: str, battle_id: str,
-    gang_index: int, edit: ReportEdit,
+    at: RunCall, gang_index: int, edit: ReportEdit,
     acknowledge: Callable[[], Awaitable[object]] | None = None,
     decided: Callable[[], None] | None = None,
-) -> Stored:
+) -> StoredDecision:
     """A select or toggle of a report panel: store the change."""
     return await decide_and_store(
-        client, guild_id, actor, campaign_id, battle_id,
-        lambda campaign, run, world: flow.edit_report(actor, campaign, run, world, gang_index,
-                                                      edit, copy=False),
+        at,
+        lambda campaign, run, world: flow.edit_report(at.actor, campaign, run, world,
+                                                      gang_index, edit, copy=False),
         rosters=True, acknowledge=acknowledge, decided=decided,
     )
 
 
-async def check_report(
-    client: MundaBot, guild_id: int, actor: Actor, campaign_id: str, battle_id: str,
-    gang_index: int,
-) -> None:
+async def check_report(at: RunCall, gang_index: int) -> None:
     """Whether the actor may submit this report now (before Submit is acknowledged)."""
 
     async def check(tx: Transaction) -> None:
-        campaign = await tx.get_campaign(campaign_id)
-        run, _revision = await load_run_at(tx, campaign_id, battle_id)
-        world = await load_battle_world(tx, campaign_id, run, rosters=False)
-        flow.report_gang(actor, campaign, run, world, gang_index)
+        campaign = await tx.get_campaign(at.campaign_id)
+        run, _revision = await load_run_at(tx, at.campaign_id, at.battle_id)
+        world = await load_battle_world(tx, at.campaign_id, run, rosters=False)
+        flow.report_gang(at.actor, campaign, run, world, gang_index)
 
-    await client.storage.read_whole(guild_id, check)
+    await at.client.storage.read_whole(at.guild_id, check)
 
 
-async def submit_report(
-    client: MundaBot, guild_id: int, actor: Actor, campaign_id: str, battle_id: str,
-    gang_index: int,
-) -> Stored:
+async def submit_report(at: RunCall, gang_index: int) -> StoredDecision:
     """Submit a gang's report; the last one records the end states and opens the Wrap-up."""
 
     def finish(
         decision: Decision, campaign: Campaign, battle: Battle | None, world: World
     ) -> World:
         assert battle is not None  # read with the rosters (rosters=True): the Wrap-up rolls
-        return flow.open_wrap_up(decision, actor, campaign, battle, world)
+        return flow.open_wrap_up(decision, at.actor, campaign, battle, world)
 
     stored = await decide_and_store(
-        client, guild_id, actor, campaign_id, battle_id,
-        lambda campaign, run, world: flow.submit_report(actor, campaign, run, world,
+        at,
+        lambda campaign, run, world: flow.submit_report(at.actor, campaign, run, world,
                                                         gang_index, copy=False),
         rosters=True, finish=finish,
     )
@@ -473,21 +475,20 @@ async def submit_report(
 
 
 async def confirm_stage(
-    client: MundaBot, guild_id: int, actor: Actor, campaign_id: str, battle_id: str,
-    stage_no: int | None, gang_id: str | None = None, *, on_behalf: bool = False,
+    at: RunCall, stage_no: int | None, gang_id: str | None = None, *, on_behalf: bool = False,
     by: str = "", acknowledge: Callable[[], Awaitable[object]] | None = None,
     decided: Callable[[], None] | None = None,
-) -> Stored:
+) -> StoredDecision:
     """Record a confirmation; the last one closes the stage and opens the next."""
 
     def finish(
         decision: Decision, campaign: Campaign, battle: Battle | None, world: World
     ) -> World:
-        return flow.open_next(decision, actor, campaign, battle, world)
+        return flow.open_next(decision, at.actor, campaign, battle, world)
 
     stored = await decide_and_store(
-        client, guild_id, actor, campaign_id, battle_id,
-        lambda campaign, run, world: flow.confirm(actor, campaign, run, world, stage_no,
+        at,
+        lambda campaign, run, world: flow.confirm(at.actor, campaign, run, world, stage_no,
                                                   gang_id, on_behalf=on_behalf, who=by,
                                                   copy=False),
         rosters=False, finish=finish, acknowledge=acknowledge, decided=decided,
@@ -499,39 +500,29 @@ async def confirm_stage(
     return stored
 
 
-async def undo_stage(
-    client: MundaBot, guild_id: int, actor: Actor, campaign_id: str, battle_id: str,
-    stage_no: int | None,
-) -> Stored:
+async def undo_stage(at: RunCall, stage_no: int | None) -> StoredDecision:
     """Undo the last confirmed step (see :func:`bot.battle.flow.undo`)."""
     stored = await decide_and_store(
-        client, guild_id, actor, campaign_id, battle_id,
-        lambda campaign, run, world: flow.undo(actor, campaign, run, stage_no, copy=False),
+        at, lambda campaign, run, world: flow.undo(at.actor, campaign, run, stage_no, copy=False),
         rosters=False,
     )
     if stored.decision.scene.reports:
         # The panels show the rosters: draw them from the gangs as the undo left them.
-        async with client.storage.read_only(guild_id) as tx:
-            stored.world = await load_battle_world(tx, campaign_id, stored.run)
+        async with at.client.storage.read_only(at.guild_id) as tx:
+            stored.world = await load_battle_world(tx, at.campaign_id, stored.run)
     return stored
 
 
-async def cancel_run(
-    client: MundaBot, guild_id: int, actor: Actor, campaign_id: str, battle_id: str
-) -> Stored:
+async def cancel_run(at: RunCall) -> StoredDecision:
     """Stop a run. What it stored stays (undo it first, or use the ledger)."""
     return await decide_and_store(
-        client, guild_id, actor, campaign_id, battle_id,
-        lambda campaign, run, world: flow.cancel(actor, campaign, run, copy=False),
+        at, lambda campaign, run, world: flow.cancel(at.actor, campaign, run, copy=False),
         rosters=True,
     )
 
 
-async def really_question(
-    client: MundaBot, guild_id: int, actor: Actor, kind: str, campaign_id: str, battle_id: str,
-    stage_no: int,
-) -> str:
-    async with client.storage.read_only(guild_id) as tx:
-        campaign = await tx.get_campaign(campaign_id)
-        run, _revision = await load_run_at(tx, campaign_id, battle_id)
-    return flow.really_question(kind, actor, campaign, run, stage_no)
+async def undo_or_cancel_question(at: RunCall, kind: str, stage_no: int) -> str:
+    async with at.client.storage.read_only(at.guild_id) as tx:
+        campaign = await tx.get_campaign(at.campaign_id)
+        run, _revision = await load_run_at(tx, at.campaign_id, at.battle_id)
+    return flow.undo_or_cancel_question(kind, at.actor, campaign, run, stage_no)

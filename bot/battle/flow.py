@@ -22,7 +22,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from bot.battle.panel import ReportEdit, apply_edit, check_complete, report_scope
-from bot.battle.stages import StageInputs, opening_computations, rolls_as_it_opens
 from bot.battle.state import (
     Confirmation,
     GangReport,
@@ -41,11 +40,11 @@ from rules.copying import deep_copy
 from rules.dice import Roller
 from rules.errors import InvalidRequest, NotEligible, OutOfStep, RulesError
 from rules.models import Battle, FighterStatus, Gang
-from rules.sequence import PostBattleSequence, Step, SubStep, stage_label
+from rules.sequence import PostBattleSequence, Step, stage_label
+from rules.stages import Stage, StageInputs, declared
 from rules.wording import possessive
 from rules.world import RuleResult, World
 
-Stage = tuple[Step, SubStep | None]
 Compute = Callable[[World, PostBattleRun, Roller], RuleResult]
 Bookkeeping = Callable[[PostBattleRun, RuleResult], None]
 
@@ -65,7 +64,7 @@ class Pending:
 
 @dataclass
 class Scene:
-    """What the channel needs once a decision is stored.
+    """What the channel shows of a decision once it is stored (its scene, as on a stage).
 
     ``owe_*`` are new messages (owed in the same transaction, delivered by the
     outbox); ``stages`` / ``reports`` / ``report_gangs`` are messages to redraw;
@@ -325,7 +324,7 @@ def opens_without_rosters(decision: Decision) -> bool:
     run = decision.run
     if run.sequence.finished:
         return False
-    return not rolls_as_it_opens(run.sequence.stage)
+    return not declared(run.sequence.stage).rolls_as_it_opens
 
 
 def _open_stage(
@@ -349,10 +348,10 @@ def _open_stage(
     run.stages.append(record)
     if battle is None:
         # A step that rolls nothing as it opens (opens_without_rosters) reads no battle.
-        if rolls_as_it_opens(stage):
+        if declared(stage).rolls_as_it_opens:
             raise ValueError(f"{label} rolls as it opens: it needs the battle")
         return world
-    for compute in opening_computations(stage, _inputs(run, campaign, battle, captors)):
+    for compute in declared(stage).computes(_inputs(run, campaign, battle, captors)):
         try:
             result = compute(world, run.roller(stage))
         except RulesError as error:
@@ -621,7 +620,7 @@ def cancel(
     return Decision(run=run, scene=scene)
 
 
-def really_question(
+def undo_or_cancel_question(
     kind: str, actor: Actor, campaign: Campaign, run: PostBattleRun, stage_no: int
 ) -> str:
     """The question the Undo and Cancel buttons ask, once their checks pass."""

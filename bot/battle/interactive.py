@@ -8,19 +8,19 @@ The cogs stay thin adapters; what they have in common lives here:
   stage through :func:`bot.battle.engine.act_in_stage` (which stores it and
   posts the lines in the battle's thread) and answers the player privately
   with the same lines.
-- :class:`DecisionButton`: the Pay / Don't pay buttons of a Medical Escort or a
-  Negotiate Repairs. The cost is rolled (and stored) first; the button's
-  custom id carries the campaign, the battle, the acting fighter, the patient
-  or vehicle and the rolled value, so it works after a restart and never
-  rolls the cost again.
-- :class:`AgreementButton`: a question several players must agree to (a
-  captive trade, deferring a sub-step). Its state is a small record stored
-  with ``save_sequence`` (key ``agreement:<id>``); cogs register what happens
-  once everyone agreed with :func:`register_agreement`.
+- :func:`decision_view` and its route :func:`decide`: the Pay / Don't pay
+  buttons of a Medical Escort or a Negotiate Repairs. The cost is rolled (and
+  stored) first; the button's custom id carries the campaign, the battle, the
+  acting fighter, the patient or vehicle and the rolled value, so it works
+  after a restart and never rolls the cost again.
+- :func:`agreement_view` and its route :func:`answer_agreement`: a question
+  several players must agree to (a captive trade, deferring a sub-step). Its
+  state is a small record stored with ``save_sequence`` (key
+  ``agreement:<id>``); cogs register what happens once everyone agreed with
+  :func:`register_agreement`.
 
-discord.py only logs exceptions raised by dynamic items, so every refusal and
-failure of a button is answered with :func:`bot.errors.answer_error`, like a
-slash command's.
+Both are routes of :mod:`bot.ui.routes`, whose router answers every refusal and
+failure of a button with :func:`bot.errors.answer_error`, like a slash command's.
 """
 
 from __future__ import annotations
@@ -42,9 +42,8 @@ from bot.errors import Refused
 from bot.locks import ServerLocks
 from bot.render import clip, safe
 from bot.rulesets import ruleset_for
-from bot.storage import ActionRecord, Campaign, LedgerEvent, Storage, Transaction, new_id
-from bot.ui import embed_batches
-from bot.ui.ledger import lines_embeds
+from bot.storage import ActionRecord, Campaign, LedgerEvent, Transaction, new_id
+from bot.ui import embed_batches, lines_embeds
 from bot.ui.routes import Choice, Click, Flag, Id, Int, button, route, view
 from rules.actions import ActionResult, Actor, medical_escort_treat, negotiate_repairs
 from rules.dice import Roller
@@ -78,7 +77,7 @@ async def run_of(interaction: Interaction, campaign: Campaign, gang: Gang) -> Po
 
 async def battle_of(interaction: Interaction, campaign: Campaign, run: PostBattleRun) -> Battle:
     call = Call.of(interaction)
-    return await call.storage.get_battle(call.guild_id, campaign.id, run.battle_id)
+    return await call.storage.read(call.guild_id).get_battle(campaign.id, run.battle_id)
 
 
 async def battle_world(interaction: Interaction, campaign: Campaign, run: PostBattleRun) -> World:
@@ -87,16 +86,10 @@ async def battle_world(interaction: Interaction, campaign: Campaign, run: PostBa
     storage, guild_id = call.storage, call.guild_id
     gang_ids = list(run.gang_ids)
     for gang_id in run.gang_ids:
-        for owner, _captive in await storage.captives_held_by(guild_id, campaign.id, gang_id):
+        for owner, _captive in await storage.read(guild_id).captives_held_by(campaign.id, gang_id):
             if owner.id not in gang_ids:
                 gang_ids.append(owner.id)
-    return await storage.load_world(guild_id, campaign.id, gang_ids)
-
-
-async def defer_privately(interaction: Interaction) -> None:
-    """Acknowledge now (Discord wants an answer within 3 s); answers and refusals stay private."""
-    if not interaction.response.is_done():
-        await interaction.response.defer(ephemeral=True, thinking=True)
+    return await storage.read(guild_id).load_world(campaign.id, gang_ids)
 
 
 async def act(
@@ -114,7 +107,7 @@ async def act(
     The caller has checked ``require_gang_control``. Everyone sees the lines in
     the battle's thread (posted by the engine); the player gets them here too.
     """
-    await defer_privately(interaction)
+    await Call.of(interaction).defer()
     done = await act_in_stage(
         interaction, campaign=campaign, gang=gang, stages=stages, compute=compute,
         bookkeeping=bookkeeping, check=check,
@@ -156,20 +149,12 @@ def record_action(run: PostBattleRun, result: RuleResult) -> None:
 
 
 async def live_actions(
-    storage: Storage, guild_id: int, campaign_id: str, battle_id: str
-) -> list[tuple[ActionRecord, list[LedgerEvent]]]:
-    """The battle's actions that stand (neither undone nor undos), newest first, with events."""
-    actions = await storage.list_actions(guild_id, campaign_id, battle_id=battle_id, limit=500)
-    if not any(_stands(a) for a in actions):
-        return []
-    return _standing(actions, await storage.battle_events(guild_id, campaign_id, battle_id))
-
-
-async def live_actions_in(
     tx: Transaction, campaign_id: str, battle_id: str
 ) -> list[tuple[ActionRecord, list[LedgerEvent]]]:
-    """:func:`live_actions` inside a transaction: what a check made just before rolling
-    reads, so two requests arriving together cannot both see "not rolled yet"."""
+    """The battle's actions that stand (neither undone nor undos), newest first, with events.
+
+    A check made just before rolling reads them in the transaction that rolls, so two
+    requests arriving together cannot both see "not rolled yet"."""
     actions = await tx.list_actions(campaign_id, battle_id=battle_id, limit=500)
     if not any(_stands(a) for a in actions):
         return []
@@ -191,12 +176,7 @@ def _standing(
 
 
 async def stored_quote(
-    storage: Storage,
-    guild_id: int,
-    campaign_id: str,
-    battle_id: str,
-    quote_title: str,
-    decision_title: str,
+    tx: Transaction, campaign_id: str, battle_id: str, quote_title: str, decision_title: str
 ) -> int | None:
     """The value rolled for a quote that is still waiting for its decision, if any.
 
@@ -205,7 +185,7 @@ async def stored_quote(
     ledger is the record: the latest quote of this battle (not undone) with no
     decision (not undone) after it.
     """
-    live = await live_actions(storage, guild_id, campaign_id, battle_id)
+    live = await live_actions(tx, campaign_id, battle_id)
     return _quote(live, quote_title, decision_title)
 
 
@@ -216,7 +196,7 @@ def no_quote_yet(
     (the same request sent twice at once must roll the price once)."""
 
     async def check(tx: Transaction, _run: PostBattleRun) -> None:
-        live = await live_actions_in(tx, campaign_id, battle_id)
+        live = await live_actions(tx, campaign_id, battle_id)
         if _quote(live, quote_title, decision_title) is not None:
             raise Refused(refusal)
 
@@ -235,17 +215,9 @@ def _quote(
     return None
 
 
-async def rolled_before(
-    storage: Storage, guild_id: int, campaign_id: str, battle_id: str, purpose: str
-) -> bool:
-    """Whether a standing action of this battle already rolled dice for ``purpose``."""
-    live = await live_actions(storage, guild_id, campaign_id, battle_id)
-    return _rolled(live, purpose)
-
-
 async def rolled_in(tx: Transaction, campaign_id: str, battle_id: str, purpose: str) -> bool:
-    """:func:`rolled_before` inside the transaction that is about to roll."""
-    return _rolled(await live_actions_in(tx, campaign_id, battle_id), purpose)
+    """Whether a standing action of this battle already rolled dice for ``purpose``."""
+    return _rolled(await live_actions(tx, campaign_id, battle_id), purpose)
 
 
 def _rolled(live: Sequence[tuple[ActionRecord, list[LedgerEvent]]], purpose: str) -> bool:
@@ -519,15 +491,15 @@ async def carry_out(interaction: Interaction, agreement: Agreement) -> Agreement
     # The last "yes" clicked twice at once passes the check in _answer twice: only the
     # first carries it out; the others find it done (read again under the lock).
     async with _carrying((guild_id, agreement.key)):
-        stored = await storage.load_sequence(guild_id, agreement.campaign_id, agreement.key,
-                                             Agreement)
+        stored = await storage.read(guild_id).load_sequence(agreement.campaign_id,
+                                                            agreement.key, Agreement)
         if stored is not None and stored.status is not AgreementStatus.OPEN:
             await interaction.edit_original_response(content=stored.text(), view=None)
             return AgreementOutcome(summary=stored.outcome)
         outcome = await handler(interaction, agreement)
         agreement.status = AgreementStatus.DONE
         agreement.outcome = outcome.summary
-        await storage.save_sequence(guild_id, agreement.campaign_id, agreement.key, agreement)
+        await storage.write(guild_id).save_sequence(agreement.campaign_id, agreement.key, agreement)
     await interaction.edit_original_response(content=agreement.text(), view=None)
     return outcome
 

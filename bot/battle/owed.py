@@ -1,5 +1,8 @@
 """The messages a run owes, as the outbox sends them, and where a delivered one is recorded.
 
+"Owed": a message is owed once the decision behind it is stored, and stays owed (in
+the outbox) until Discord has accepted it.
+
 Every new message of a run (a report panel, a step's pages, an action's
 lines, a notice, the battle report) is owed in the transaction that stores
 the decision behind it and posted by the outbox (bot/outbox.py). The battle

@@ -364,7 +364,7 @@ async def resume_all(client: MundaBot) -> int:
     # The servers of this process's shards (another process resumes the others' runs).
     for guild in [g for g in client.guilds if owns_guild(g.id)]:
         try:
-            campaigns = await client.storage.list_campaigns(guild.id)
+            campaigns = await client.storage.read(guild.id).list_campaigns()
         except Exception:
             log.exception("could not list campaigns of guild %s", guild.id)
             continue

@@ -13,7 +13,6 @@ from collections.abc import Mapping, Sequence
 import discord
 
 from bot.battle.panel import injuries_text
-from bot.battle.stages import instructions, is_interactive
 from bot.battle.state import (
     GangReport,
     Phase,
@@ -22,10 +21,10 @@ from bot.battle.state import (
     StageStatus,
 )
 from bot.render import paginate, safe
-from bot.ui import FIELD_MAX, clip, fit_lines
+from bot.ui import FIELD_MAX, clip, continued, fit_lines, page_footer
 from rules.models import Battle, Fighter, Vehicle
 from rules.report import BattleReport
-from rules.sequence import STAGES, Step, skipped_in_skirmish
+from rules.stages import STAGES, Step, declared, skipped_in_skirmish
 
 # The first message of a stage carries three fields (at most ~3 x 1024) besides its
 # lines; 2800 characters of lines keeps the whole embed under Discord's 6000.
@@ -84,7 +83,7 @@ def stage_pages(
     """The stage as one embed per message: the first with its status, then the rest of its lines."""
     if record.lines:
         lines = record.lines
-    elif record.status is StageStatus.OPEN and is_interactive(record.stage):
+    elif record.status is StageStatus.OPEN and declared(record.stage).interactive:
         lines = ["Nothing done yet: the players act with the commands below."]
     else:
         lines = ["Nothing was rolled or changed in this step."]
@@ -98,7 +97,7 @@ def stage_pages(
     if record.note:
         embed.add_field(name="Note", value=clip(record.note, FIELD_MAX), inline=False)
     if record.status is StageStatus.OPEN and run.in_progress:
-        embed.add_field(name="What to do", value=clip(instructions(record.stage), FIELD_MAX),
+        embed.add_field(name="What to do", value=clip(declared(record.stage).shows, FIELD_MAX),
                         inline=False)
     confirmed, awaited = confirmation_lines(run, record, names)
     embed.add_field(name="Confirmed", value=fit_lines(confirmed), inline=True)
@@ -107,13 +106,13 @@ def stage_pages(
     total = len(rest) + 1
     embed.set_footer(text=clip(
         f"Post-battle sequence · step {record.number}"
-        + (f" · page 1 of {total}" if total > 1 else ""), 200,
+        + (f" · {page_footer(1, total)}" if total > 1 else ""), 200,
     ))
     pages = [embed]
     for number, page in enumerate(rest, start=2):
-        more = discord.Embed(title=clip(f"{record.label} (continued)", TITLE_MAX),
+        more = discord.Embed(title=continued(record.label),
                              description=page, colour=colour)
-        more.set_footer(text=f"page {number} of {total}")
+        more.set_footer(text=page_footer(number, total))
         pages.append(more)
     return pages
 

@@ -6,7 +6,7 @@ it in a channel: where its messages are, what each player reported about the
 end of the battle, what each stage showed, who confirmed it (and whether an
 Arbitrator did so on a player's behalf), and the secret dice seeds.
 
-It is stored as one JSON document with ``storage.save_sequence(guild, campaign,
+It is stored as one JSON document with ``storage.write(guild).save_sequence(campaign,
 run.key, run, battle_id=run.battle_id)`` in the same transaction as every
 change it records, so an undo of an action rewinds it too.
 

@@ -1,18 +1,18 @@
 """The buttons and selects of a post-battle run, drawn as routed components.
 
-Every component is ``munda:pb:<kind>:<campaign>:<battle>:...``, one route of
-:mod:`bot.ui.routes` each (the handlers are in :mod:`bot.battle.clicks`). The
-custom ids are those of the DynamicItems this module had before, so buttons
-posted then still work: ``munda:pb:confirm:<campaign>:<battle>:<step_no>``,
-``munda:pb:really:undo|cancel:...``, ``munda:pb:pick:...:<gang>:<part>:<slot>``
-and so on (tests/test_custom_ids.py lists them). The route specs live here,
+Every component is ``munda:pb:<kind>:<campaign>:<battle>:...``, one
+:class:`~bot.ui.routes.Route` each, declared here and registered with its handler
+in :mod:`bot.battle.clicks` (``@route(views.CONFIRM)``). The custom ids are the
+ones posted by earlier releases, so buttons posted then still work:
+``munda:pb:confirm:<campaign>:<battle>:<step_no>``, ``munda:pb:really:undo|cancel:...``,
+``munda:pb:pick:...:<gang>:<part>:<slot>``
+and so on (tests/test_custom_ids.py lists them). The routes are declared here,
 with the drawing, so that drawing needs no handler and handlers can draw.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import discord
@@ -43,52 +43,33 @@ from bot.battle.panel import (
     slot_items,
 )
 from bot.battle.state import PostBattleRun, StageRecord
-from bot.render import clip
-from bot.ui import custom_ids
 from bot.ui.components import Components
-from bot.ui.routes import LABEL_MAX, OPTION_TEXT_MAX, PREFIX, Choice, Id, Int, Param, PostedView
+from bot.ui.routes import Choice, Id, Int, Param, PostedView, Route, button, option
 from rules.injuries import injury_table_for
-
-
-@dataclass(frozen=True)
-class Spec:
-    """A route's name and arguments: enough to draw its custom id (the handler is
-    registered with the same spec in bot/battle/clicks.py)."""
-
-    name: str
-    params: tuple[Param, ...]
-
-    def custom_id(self, *args: Any) -> str:
-        parts = [p.write(a) for p, a in zip(self.params, args, strict=True)]
-        return custom_ids.build(PREFIX, *self.name.split(":"), *parts)
-
-
-def _spec(name: str, *params: Param) -> Spec:
-    return Spec(name, params)
-
 
 _RUN = (Id("campaign"), Id("battle"))
 _GANG = Param("gang", "[0-3]", int)
 _STAGE = Int("stage", 4)
 
-SECTION = _spec("pb:sec", *_RUN, _GANG)
-PICK = _spec("pb:pick", *_RUN, _GANG, Param("section", "[a-z0-9]{1,8}"),
-             Param("slot", "[01]", int))
-INJURY_FIGHTER = _spec("pb:injf", *_RUN, _GANG)
-INJURY = _spec("pb:inj", *_RUN, _GANG, Id("fighter"))
-AMOUNT = _spec("pb:amt", *_RUN, _GANG, Choice("section", *AMOUNTS))
-DAMAGE_RESULT = _spec("pb:dmg", *_RUN, _GANG, Id("vehicle"))
-TOGGLE = _spec("pb:tog", *_RUN, _GANG, Choice("what", "bottled", "left"))
-PAGE = _spec("pb:page", *_RUN, _GANG, Choice("direction", "prev", "next"))
-SUBMIT = _spec("pb:submit", *_RUN, _GANG)
-CONFIRM = _spec("pb:confirm", *_RUN, _STAGE)
-BEHALF = _spec("pb:behalf", *_RUN, _STAGE)
-UNDO = _spec("pb:undo", *_RUN, _STAGE)
-CANCEL = _spec("pb:cancel", *_RUN, _STAGE)
-REALLY = _spec("pb:really", Choice("kind", "undo", "cancel"), *_RUN, _STAGE)
+SECTION = Route("pb:sec", (*_RUN, _GANG))
+PICK = Route("pb:pick", (*_RUN, _GANG, Param("section", "[a-z0-9]{1,8}"),
+                         Param("slot", "[01]", int)))
+INJURY_FIGHTER = Route("pb:injf", (*_RUN, _GANG))
+INJURY = Route("pb:inj", (*_RUN, _GANG, Id("fighter")))
+AMOUNT = Route("pb:amt", (*_RUN, _GANG, Choice("section", *AMOUNTS)))
+DAMAGE_RESULT = Route("pb:dmg", (*_RUN, _GANG, Id("vehicle")))
+TOGGLE = Route("pb:tog", (*_RUN, _GANG, Choice("what", "bottled", "left")))
+PAGE = Route("pb:page", (*_RUN, _GANG, Choice("direction", "prev", "next")))
+SUBMIT = Route("pb:submit", (*_RUN, _GANG))
+CONFIRM = Route("pb:confirm", (*_RUN, _STAGE))
+BEHALF = Route("pb:behalf", (*_RUN, _STAGE))
+UNDO = Route("pb:undo", (*_RUN, _STAGE))
+CANCEL = Route("pb:cancel", (*_RUN, _STAGE))
+# The "yes" to "really undo / cancel?" (its route keeps the name old messages carry).
+YES_UNDO_OR_CANCEL = Route("pb:really", (Choice("kind", "undo", "cancel"), *_RUN, _STAGE))
 
-SPECS = (SECTION, PICK, INJURY_FIGHTER, INJURY, AMOUNT, DAMAGE_RESULT, TOGGLE, PAGE, SUBMIT,
-         CONFIRM, BEHALF, UNDO, CANCEL, REALLY)
+ROUTES = (SECTION, PICK, INJURY_FIGHTER, INJURY, AMOUNT, DAMAGE_RESULT, TOGGLE, PAGE, SUBMIT,
+         CONFIRM, BEHALF, UNDO, CANCEL, YES_UNDO_OR_CANCEL)
 
 _PLACEHOLDERS = {
     "psi": "Fighters Prone & Seriously Injured at the end",
@@ -110,33 +91,19 @@ _PLACEHOLDERS = {
 # --------------------------------------------------------------------------- components
 
 
-def _option(value: str, label: str, chosen: bool = False,
-            description: str | None = None) -> discord.SelectOption:
-    return discord.SelectOption(
-        label=(label or value)[:OPTION_TEXT_MAX], value=value[:OPTION_TEXT_MAX], default=chosen,
-        description=description[:OPTION_TEXT_MAX] if description else None,
-    )
-
-
-def _button(custom_id: str, label: str, style: discord.ButtonStyle, *, row: int | None = None,
-            emoji: str | None = None, disabled: bool = False) -> discord.ui.Button[Any]:
-    return discord.ui.Button(label=clip(label, LABEL_MAX), style=style, emoji=emoji, row=row,
-                             disabled=disabled, custom_id=custom_id)
-
-
 def section_select(run: PostBattleRun, index: int, options: Sequence[tuple[str, str]] = (),
                    current: str = "psi") -> discord.ui.Select[Any]:
     return discord.ui.Select(
         custom_id=SECTION.custom_id(run.campaign_id, run.battle_id, index),
         placeholder="Report which part?",
-        options=[_option(v, label, v == current) for v, label in options], row=0,
+        options=[option(v, label, default=v == current) for v, label in options], row=0,
     )
 
 
 def pick_select(campaign_id: str, battle_id: str, index: int, section: str, slot: int,
                 items: Sequence[tuple[str, str, bool]] = (),
                 single: bool = False) -> discord.ui.Select[Any]:
-    options = [_option(v, label, chosen) for v, label, chosen in items]
+    options = [option(v, label, default=chosen) for v, label, chosen in items]
     empty = not options
     if empty:
         options = [discord.SelectOption(label="nobody to choose", value="-")]
@@ -154,7 +121,8 @@ def injury_fighter_select(campaign_id: str, battle_id: str, index: int,
                           fighters: Sequence[tuple[str, str, str, bool]] = ()
                           ) -> discord.ui.Select[Any]:
     """Which Out of Action fighter's injuries rolled at the table the panel shows."""
-    options = [_option(fid, name, chosen, results) for fid, name, results, chosen in fighters]
+    options = [option(fid, name, default=chosen, description=results)
+               for fid, name, results, chosen in fighters]
     return discord.ui.Select(
         custom_id=INJURY_FIGHTER.custom_id(campaign_id, battle_id, index),
         placeholder="Fighter Out of Action whose injury was rolled at the table",
@@ -186,7 +154,7 @@ def amount_select(campaign_id: str, battle_id: str, index: int, section: str,
     return discord.ui.Select(
         custom_id=AMOUNT.custom_id(campaign_id, battle_id, index, section),
         placeholder=placeholder[:PLACEHOLDER_MAX],
-        options=[_option(str(n), amount_label(section, n)) for n in AMOUNTS[section]], row=2,
+        options=[option(str(n), amount_label(section, n)) for n in AMOUNTS[section]], row=2,
     )
 
 
@@ -202,34 +170,35 @@ def damage_select(campaign_id: str, battle_id: str, index: int, vehicle_id: str,
 def _rolled_select(custom_id: str, whose: str, results: Sequence[tuple[str, str, str]],
                    placeholder: str) -> discord.ui.Select[Any]:
     """A table's results (value, label, faces) after "not rolled at the table"."""
-    options = [_option(NOT_ROLLED, "Not rolled at the table (the bot rolls it)",
-                       description=f"Clears what was entered for this {whose}")]
-    options += [_option(value, label, description=face) for value, label, face in results]
+    options = [option(NOT_ROLLED, "Not rolled at the table (the bot rolls it)",
+                      description=f"Clears what was entered for this {whose}")]
+    options += [option(value, label, description=face) for value, label, face in results]
     return discord.ui.Select(custom_id=custom_id, placeholder=placeholder[:PLACEHOLDER_MAX],
                              options=options, row=2)
 
 
 def toggle_button(campaign_id: str, battle_id: str, index: int, what: str,
                   label: str = "Toggle") -> discord.ui.Button[Any]:
-    return _button(TOGGLE.custom_id(campaign_id, battle_id, index, what), label,
-                   discord.ButtonStyle.secondary, row=3)
+    return button(TOGGLE, campaign_id, battle_id, index, what, label=label,
+                  style=discord.ButtonStyle.secondary, row=3)
 
 
 def page_button(campaign_id: str, battle_id: str, index: int, direction: str,
                 disabled: bool = False, label: str = "Page") -> discord.ui.Button[Any]:
-    return _button(PAGE.custom_id(campaign_id, battle_id, index, direction), label,
-                   discord.ButtonStyle.secondary, row=3, disabled=disabled)
+    return button(PAGE, campaign_id, battle_id, index, direction, label=label,
+                  style=discord.ButtonStyle.secondary, row=3, disabled=disabled)
 
 
 def submit_button(campaign_id: str, battle_id: str, index: int,
                   resubmit: bool = False) -> discord.ui.Button[Any]:
-    return _button(SUBMIT.custom_id(campaign_id, battle_id, index),
-                   "Submit again" if resubmit else "Submit", discord.ButtonStyle.success, row=4)
+    return button(SUBMIT, campaign_id, battle_id, index,
+                  label="Submit again" if resubmit else "Submit",
+                  style=discord.ButtonStyle.success, row=4)
 
 
 def confirm_button(campaign_id: str, battle_id: str, stage_no: int) -> discord.ui.Button[Any]:
-    return _button(CONFIRM.custom_id(campaign_id, battle_id, stage_no), "Confirm",
-                   discord.ButtonStyle.success, row=0, emoji="✅")
+    return button(CONFIRM, campaign_id, battle_id, stage_no, label="Confirm",
+                  style=discord.ButtonStyle.success, row=0, emoji="✅")
 
 
 def behalf_select(campaign_id: str, battle_id: str, stage_no: int,
@@ -237,27 +206,27 @@ def behalf_select(campaign_id: str, battle_id: str, stage_no: int,
     return discord.ui.Select(
         custom_id=BEHALF.custom_id(campaign_id, battle_id, stage_no),
         placeholder="Arbitrator: confirm on a player's behalf",
-        options=[_option(g, name) for g, name in gangs], row=1,
+        options=[option(g, name) for g, name in gangs], row=1,
     )
 
 
 def undo_button(campaign_id: str, battle_id: str, stage_no: int) -> discord.ui.Button[Any]:
-    return _button(UNDO.custom_id(campaign_id, battle_id, stage_no), "Undo",
-                   discord.ButtonStyle.secondary, row=0, emoji="↩️")
+    return button(UNDO, campaign_id, battle_id, stage_no, label="Undo",
+                  style=discord.ButtonStyle.secondary, row=0, emoji="↩️")
 
 
 def cancel_button(campaign_id: str, battle_id: str, stage_no: int,
                   row: int = 0) -> discord.ui.Button[Any]:
-    return _button(CANCEL.custom_id(campaign_id, battle_id, stage_no), "Cancel sequence",
-                   discord.ButtonStyle.danger, row=row)
+    return button(CANCEL, campaign_id, battle_id, stage_no, label="Cancel sequence",
+                  style=discord.ButtonStyle.danger, row=row)
 
 
-def really_button(kind: str, campaign_id: str, battle_id: str,
+def yes_button(kind: str, campaign_id: str, battle_id: str,
                   stage_no: int) -> discord.ui.Button[Any]:
     """The second click an Arbitrator gives before an undo or a cancel."""
     label = "Yes, undo" if kind == "undo" else "Yes, cancel the sequence"
-    return _button(REALLY.custom_id(kind, campaign_id, battle_id, stage_no), label,
-                   discord.ButtonStyle.danger)
+    return button(YES_UNDO_OR_CANCEL, kind, campaign_id, battle_id, stage_no, label=label,
+                  style=discord.ButtonStyle.danger)
 
 
 # --------------------------------------------------------------------------- views
@@ -265,85 +234,84 @@ def really_button(kind: str, campaign_id: str, battle_id: str,
 
 def report_view(scope: ReportScope, arbitrated: bool = True) -> Components:
     """The report panel of one gang: section, its selects, toggles, Submit."""
-    view = Components()
+    items: list[discord.ui.Item[Any]] = []
     run, index = scope.run, scope.gang_index
     c, b = run.campaign_id, run.battle_id
     section = current_section(scope)
     page = current_page(scope, section)
-    view.add_item(section_select(run, index, sections(scope), section))
+    items.append(section_select(run, index, sections(scope), section))
     if section == INJURIES:
-        _add_injury_selects(view, scope, page)
+        items += _injury_selects(scope, page)
     elif section in AMOUNTS or section == DAMAGE:
-        items = slot_items(scope, section, page, 0)
-        view.add_item(pick_select(c, b, index, section, 0, items, single=section == DAMAGE))
+        first = slot_items(scope, section, page, 0)
+        items.append(pick_select(c, b, index, section, 0, first, single=section == DAMAGE))
         if section in AMOUNTS:
-            view.add_item(amount_select(c, b, index, section, amount_placeholder(scope, section)))
+            items.append(amount_select(c, b, index, section, amount_placeholder(scope, section)))
         elif (vehicle := damage_target(scope)) is not None:
             table = scope.ruleset.lasting_damage
-            view.add_item(damage_select(
+            items.append(damage_select(
                 c, b, index, vehicle.id,
                 [(e.name, e.name, faces(table, e)) for e in injury_results(table)],
                 damage_placeholder(scope, vehicle)))
     else:
         for slot in range(SELECTS_PER_PAGE):
-            items = slot_items(scope, section, page, slot)
-            if not items and slot > 0:
+            chosen = slot_items(scope, section, page, slot)
+            if not chosen and slot > 0:
                 break
-            view.add_item(pick_select(c, b, index, section, slot, items,
-                                      single=section == "enemies"))
+            items.append(pick_select(c, b, index, section, slot, chosen,
+                                     single=section == "enemies"))
     pages = page_count(scope, section)
     if pages > 1:
-        view.add_item(page_button(c, b, index, "prev", disabled=page == 0,
+        items.append(page_button(c, b, index, "prev", disabled=page == 0,
                                   label=f"◀ Page {page}"))
-        view.add_item(page_button(c, b, index, "next", disabled=page >= pages - 1,
+        items.append(page_button(c, b, index, "next", disabled=page >= pages - 1,
                                   label=f"Page {page + 2} ▶"))
     report = scope.report
-    view.add_item(toggle_button(c, b, index, "bottled",
+    items.append(toggle_button(c, b, index, "bottled",
                                 f"Bottled out: {'yes' if report.bottled_out else 'no'}"))
-    view.add_item(toggle_button(c, b, index, "left",
+    items.append(toggle_button(c, b, index, "left",
                                 f"Models left: {'yes' if report.models_left else 'no'}"))
-    view.add_item(submit_button(c, b, index, resubmit=report.submitted))
+    items.append(submit_button(c, b, index, resubmit=report.submitted))
     if arbitrated:
-        view.add_item(cancel_button(c, b, 0, row=4))
-    return view
+        items.append(cancel_button(c, b, 0, row=4))
+    return Components(*items)
 
 
-def _add_injury_selects(view: Components, scope: ReportScope, page: int) -> None:
+def _injury_selects(scope: ReportScope, page: int) -> list[discord.ui.Item[Any]]:
     """The fighter select (one page of the Out of Action fighters) and its result select."""
     run, index = scope.run, scope.gang_index
     target = injury_target(scope)
     marks = scope.report.fighters
     fighters = out_of_action(scope)[page * PER_SELECT:(page + 1) * PER_SELECT]
-    view.add_item(injury_fighter_select(run.campaign_id, run.battle_id, index, [
+    selects: list[discord.ui.Item[Any]] = [injury_fighter_select(
+        run.campaign_id, run.battle_id, index, [
         (f.id, f.name, injuries_text(marks[f.id].injuries_rolled) or "not rolled at the table",
          target is not None and f.id == target.id)
         for f in fighters
-    ]))
+    ])]
     if target is None:
-        return
+        return selects
     table = injury_table_for(target, scope.ruleset)
-    view.add_item(injury_select(
+    selects.append(injury_select(
         run.campaign_id, run.battle_id, index, target.id,
         [(e.name, e.name, faces(table, e)) for e in injury_results(table)],
         injury_placeholder(target, table, marks[target.id].injuries_rolled),
     ))
+    return selects
 
 
 def stage_view(run: PostBattleRun, record: StageRecord, names: dict[str, str]) -> Components:
     """Confirm for players; Undo, Cancel and Confirm-for-a-player for Arbitrators."""
-    view = Components()
-    c, b = run.campaign_id, run.battle_id
-    view.add_item(confirm_button(c, b, record.number))
-    view.add_item(undo_button(c, b, record.number))
-    view.add_item(cancel_button(c, b, record.number))
+    c, b, number = run.campaign_id, run.battle_id, record.number
+    items: list[discord.ui.Item[Any]] = [
+        confirm_button(c, b, number), undo_button(c, b, number), cancel_button(c, b, number)]
     awaited = [g for g in run.gang_ids if g not in record.confirmations]
     if awaited:
-        view.add_item(behalf_select(c, b, record.number,
-                                    [(g, names.get(g, g)) for g in awaited]))
-    return view
+        items.append(behalf_select(c, b, number, [(g, names.get(g, g)) for g in awaited]))
+    return Components(*items)
 
 
-def really_view(kind: str, campaign_id: str, battle_id: str, stage_no: int) -> discord.ui.View:
+def yes_view(kind: str, campaign_id: str, battle_id: str, stage_no: int) -> discord.ui.View:
     view = PostedView()
-    view.add_item(really_button(kind, campaign_id, battle_id, stage_no))
+    view.add_item(yes_button(kind, campaign_id, battle_id, stage_no))
     return view

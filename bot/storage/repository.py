@@ -12,10 +12,10 @@ and write without anyone writing in between opens a write transaction::
         result = collect_income(world, battle, roller)
         await tx.apply(campaign_id, result, actor=str(user.id), battle_id=battle.id)
 
-Each public method of :class:`Transaction` is also a method of ``Storage``
-taking the guild id first, e.g. ``await storage.get_gang(guild_id,
-campaign_id, gang_id)``; reads run in a read transaction, writes in BEGIN
-IMMEDIATE.
+Callers speak to the data through :class:`Transaction`'s methods alone. One
+question or one change in a transaction of its own is ``await
+storage.read(guild_id).get_gang(campaign_id, gang_id)`` (a read transaction)
+or ``await storage.write(guild_id).update_gang(...)`` (BEGIN IMMEDIATE).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
+from typing import Any, TypeVar, cast
 
 import aiosqlite
 from pydantic import BaseModel
@@ -47,44 +47,27 @@ from bot.storage.outbox import OutboxEntry
 from bot.storage.sqlite_driver import SqliteConnection
 from bot.storage.transaction import Transaction
 
-P = ParamSpec("P")
 T = TypeVar("T")
 
 
-class _GuildCall(Generic[P, T]):
-    """Exposes a Transaction method on Storage as ``(guild_id, *args)``, in its own transaction."""
+class _OneTransaction:
+    """What ``storage.read(guild_id)`` and ``storage.write(guild_id)`` return: each method of
+    :class:`Transaction` called on it runs in a transaction of its own, on that server's
+    data. The type checker is told it is a Transaction: it takes the same calls."""
 
-    def __init__(self, method: Callable[Concatenate[Transaction, P], Awaitable[T]], write: bool):
-        self.method = method
-        self.write = write
+    def __init__(self, storage: Storage, guild_id: int, write: bool) -> None:
+        self._storage, self._guild_id, self._write = storage, guild_id, write
 
-    @overload
-    def __get__(self, storage: None, owner: type[Any]) -> _GuildCall[P, T]: ...
-
-    @overload
-    def __get__(
-        self, storage: Storage, owner: type[Any]
-    ) -> Callable[Concatenate[int, P], Awaitable[T]]: ...
-
-    def __get__(self, storage: Storage | None, owner: type[Any]) -> Any:
-        if storage is None:
-            return self
-        method, write = self.method, self.write
+    def __getattr__(self, name: str) -> Callable[..., Awaitable[Any]]:
+        method = getattr(Transaction, name)
+        storage, guild_id, write = self._storage, self._guild_id, self._write
 
         @functools.wraps(method)
-        async def call(guild_id: int, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        async def in_its_own_transaction(*args: Any, **kwargs: Any) -> Any:
             async with storage._scope(guild_id, write=write) as tx:
                 return await method(tx, *args, **kwargs)
 
-        return call
-
-
-def _read(method: Callable[Concatenate[Transaction, P], Awaitable[T]]) -> _GuildCall[P, T]:
-    return _GuildCall(method, write=False)
-
-
-def _write(method: Callable[Concatenate[Transaction, P], Awaitable[T]]) -> _GuildCall[P, T]:
-    return _GuildCall(method, write=True)
+        return in_its_own_transaction
 
 
 class _ReadLane:
@@ -256,6 +239,16 @@ class Storage:
                     return
         async with self._scope(guild_id, write=False) as tx:
             yield tx
+
+    def read(self, guild_id: int) -> Transaction:
+        """``guild_id``'s data, each call of a Transaction method on it in a read
+        transaction of its own: ``await storage.read(guild_id).get_gang(campaign, gang)``."""
+        return cast(Transaction, _OneTransaction(self, guild_id, write=False))
+
+    def write(self, guild_id: int) -> Transaction:
+        """``guild_id``'s data, each call of a Transaction method on it in a write
+        transaction of its own (committed when it returns, rolled back when it raises)."""
+        return cast(Transaction, _OneTransaction(self, guild_id, write=True))
 
     @asynccontextmanager
     async def transaction(self, guild_id: int) -> AsyncIterator[Transaction]:
@@ -444,81 +437,3 @@ class Storage:
                 raise
             finally:
                 tx.close()
-
-    # Each line below is a Transaction method run in a transaction of its own.
-
-    create_campaign = _write(Transaction.create_campaign)
-    get_campaign = _read(Transaction.get_campaign)
-    get_campaign_by_name = _read(Transaction.get_campaign_by_name)
-    get_default_campaign = _read(Transaction.get_default_campaign)
-    list_campaigns = _read(Transaction.list_campaigns)
-    update_campaign = _write(Transaction.update_campaign)
-    rename_campaign = _write(Transaction.rename_campaign)
-    set_default_campaign = _write(Transaction.set_default_campaign)
-    delete_campaign = _write(Transaction.delete_campaign)
-    forget_server = _write(Transaction.forget_server)
-    set_trading_post = _write(Transaction.set_trading_post)
-    set_rule_data = _write(Transaction.set_rule_data)
-
-    get_gang = _read(Transaction.get_gang)
-    get_gang_by_name = _read(Transaction.get_gang_by_name)
-    gangs_without_rosters = _read(Transaction.gangs_without_rosters)
-    list_gangs = _read(Transaction.list_gangs)
-    create_gang = _write(Transaction.create_gang)
-    update_gang = _write(Transaction.update_gang)
-    rename_gang = _write(Transaction.rename_gang)
-    transfer_gang = _write(Transaction.transfer_gang)
-    delete_gang = _write(Transaction.delete_gang)
-
-    add_fighter = _write(Transaction.add_fighter)
-    update_fighter = _write(Transaction.update_fighter)
-    remove_fighter = _write(Transaction.remove_fighter)
-    find_fighter = _read(Transaction.find_fighter)
-    captives_held_by = _read(Transaction.captives_held_by)
-    add_vehicle = _write(Transaction.add_vehicle)
-    update_vehicle = _write(Transaction.update_vehicle)
-    remove_vehicle = _write(Transaction.remove_vehicle)
-    add_stash_item = _write(Transaction.add_stash_item)
-    remove_stash_item = _write(Transaction.remove_stash_item)
-
-    add_territory = _write(Transaction.add_territory)
-    get_territory = _read(Transaction.get_territory)
-    list_territories = _read(Transaction.list_territories)
-    assign_territory = _write(Transaction.assign_territory)
-    remove_territory = _write(Transaction.remove_territory)
-    load_world = _read(Transaction.load_world)
-
-    apply = _write(Transaction.apply)
-    undo_last_action = _write(Transaction.undo_last_action)
-    list_actions = _read(Transaction.list_actions)
-    recent_events = _read(Transaction.recent_events)
-    battle_events = _read(Transaction.battle_events)
-    roster_changes = _read(Transaction.roster_changes)
-
-    create_battle = _write(Transaction.create_battle)
-    update_battle = _write(Transaction.update_battle)
-    get_battle = _read(Transaction.get_battle)
-    list_battles = _read(Transaction.list_battles)
-
-    save_sequence = _write(Transaction.save_sequence)
-    load_sequence = _read(Transaction.load_sequence)
-    delete_sequence = _write(Transaction.delete_sequence)
-    list_sequences = _read(Transaction.list_sequences)
-
-    find_gang_import = _read(Transaction.find_gang_import)
-    save_gang_import = _write(Transaction.save_gang_import)
-    stage_import = _write(Transaction.stage_import)
-    take_staged_import = _write(Transaction.take_staged_import)
-    take_staged_state = _write(Transaction.take_staged_state)
-
-    owe_message = _write(Transaction.owe_message)
-    owed_message = _read(Transaction.owed_message)
-    outbox_entry = _read(Transaction.outbox_entry)
-    outbox_entries = _read(Transaction.outbox_entries)
-    outbox_delivered = _write(Transaction.outbox_delivered)
-    outbox_retry = _write(Transaction.outbox_retry)
-    outbox_redirect = _write(Transaction.outbox_redirect)
-    outbox_give_up = _write(Transaction.outbox_give_up)
-
-    export_campaign = _read(Transaction.export_campaign)
-    import_campaign = _write(Transaction.import_campaign)

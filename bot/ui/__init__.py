@@ -94,10 +94,40 @@ def typed_item(
                                         two_slots=two_slots), "item")
 
 
-def paged_embeds(title: str, lines: list[str], colour: discord.Colour) -> list[discord.Embed]:
-    """Lines as embeds of one page each, every one titled ``title`` (already escaped)."""
-    return [discord.Embed(title=title, description=page, colour=colour)
-            for page in paginate(lines)]
+# Discord's limits for an embed's title and description (docs: Embed Limits).
+TITLE_CHARS = 256
+PAGE_CHARS = 4000
+
+
+def page_footer(number: int, total: int) -> str:
+    """How every answer of several embeds numbers them."""
+    return f"page {number} of {total}"
+
+
+def continued(title: str) -> str:
+    """The title of a page after the first."""
+    suffix = " (continued)"
+    room = TITLE_CHARS - len(suffix)
+    return (title if len(title) <= room else title[: room - 1] + "…") + suffix
+
+
+def lines_embeds(
+    title: str, lines: Sequence[str], *, empty: str = "Nothing to show.",
+    colour: discord.Colour | None = None,
+) -> list[discord.Embed]:
+    """Lines as one embed per page (``title``, already escaped, then "(continued)"),
+    numbered in their footers when there are several."""
+    heading = title if len(title) <= TITLE_CHARS else title[: TITLE_CHARS - 1] + "…"
+    pages = paginate(list(lines), PAGE_CHARS) if lines else [empty]
+    embeds = [
+        discord.Embed(title=heading if number == 0 else continued(heading),
+                      description=page or empty, colour=colour)
+        for number, page in enumerate(pages)
+    ]
+    if len(embeds) > 1:
+        for number, embed in enumerate(embeds, start=1):
+            embed.set_footer(text=page_footer(number, len(embeds)))
+    return embeds
 
 
 def embed_batches(embeds: Sequence[discord.Embed]) -> list[list[discord.Embed]]:

@@ -85,7 +85,7 @@ async def resolve_campaign(interaction: discord.Interaction[Any], part: str) -> 
     the handler then refuses, as for any campaign that is gone)."""
     if not is_key(part) or interaction.guild_id is None:
         return part
-    campaigns = await interaction.client.storage.list_campaigns(interaction.guild_id)
+    campaigns = await interaction.client.storage.read(interaction.guild_id).list_campaigns()
     return _match(part, (c.id for c in campaigns))
 
 

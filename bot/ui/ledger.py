@@ -24,16 +24,14 @@ from datetime import UTC, datetime
 
 import discord
 
-from bot.render import change_line, paginate, roll_line, safe
+from bot.render import change_line, roll_line, safe
 from bot.storage import LedgerEvent
-from bot.ui import send_embeds
+from bot.ui import lines_embeds, page_footer, send_embeds
 from rules.models import Gang
 from rules.world import Change, World, diff_worlds
 
 # Discord allows 4096 characters in an embed description; a little room is
 # kept so a page never sits exactly on the limit.
-PAGE_CHARS = 4000
-TITLE_CHARS = 256
 BULLET = "•"
 
 
@@ -182,29 +180,9 @@ def ledger_embeds(
         # The limit counts events, so the oldest action shown may be cut short.
         footer = f"The latest {len(events)} events, newest first" if events else "Newest first"
         if len(embeds) > 1:
-            footer += f" · page {number} of {len(embeds)}"
+            footer += f" · {page_footer(number, len(embeds))}"
         embed.set_footer(text=footer)
     return embeds
-
-
-def lines_embeds(
-    title: str, lines: Sequence[str], *, empty: str = "Nothing to show."
-) -> list[discord.Embed]:
-    """Lines as one embed per page; ``title`` must already be escaped."""
-    heading = title if len(title) <= TITLE_CHARS else title[: TITLE_CHARS - 1] + "…"
-    pages = paginate(list(lines), PAGE_CHARS) if lines else [empty]
-    return [
-        discord.Embed(
-            title=heading if number == 0 else _continued(heading), description=page or empty
-        )
-        for number, page in enumerate(pages)
-    ]
-
-
-def _continued(title: str) -> str:
-    suffix = " (continued)"
-    room = TITLE_CHARS - len(suffix)
-    return (title if len(title) <= room else title[: room - 1] + "…") + suffix
 
 
 def gang_change_lines(before: Gang, after: Gang) -> list[str]:

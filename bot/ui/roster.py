@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import discord
 
 from bot.render import clip, safe
+from bot.ui import page_footer
 from rules.models import (
     EquipmentKind,
     Fighter,
@@ -161,7 +162,7 @@ def _pages(
         for field in page:
             embed.add_field(name=field.name, value=field.value, inline=field.inline)
         if len(pages) > 1:
-            embed.set_footer(text=f"Page {number}/{len(pages)}")
+            embed.set_footer(text=page_footer(number, len(pages)))
         embeds.append(embed)
     return embeds
 

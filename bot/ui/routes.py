@@ -34,6 +34,7 @@ from discord.ext import commands
 from bot.errors import Refused, answer_error
 from bot.render import clip
 from bot.ui import custom_ids
+from bot.ui.first_answer import FirstAnswer
 
 PREFIX = "munda"
 # Discord's limits for components (docs: Message Components).
@@ -87,10 +88,19 @@ class Click:
 
     interaction: discord.Interaction[Any]
     values: list[str] = field(default_factory=list)
+    first: FirstAnswer | None = None
 
     @property
     def value(self) -> str | None:
         return self.values[0] if self.values else None
+
+    @property
+    def answer(self) -> FirstAnswer:
+        """The click's first response, with its deadlines (a route registered with
+        ``first_answer=True``)."""
+        if self.first is None:
+            raise TypeError("this route was registered without first_answer=True")
+        return self.first
 
 
 Handler = Callable[..., Awaitable[None]]
@@ -98,11 +108,19 @@ Handler = Callable[..., Awaitable[None]]
 
 @dataclass(frozen=True)
 class Route:
+    """A route's name and arguments, and once registered (:func:`route`) its handler.
+
+    A route declared apart from its handler (``Route("pb:confirm", (Id("campaign"), ...))``,
+    drawn by a module that must not import the handlers) is registered by handing the
+    declaration itself to :func:`route`."""
+
     name: str
     params: tuple[Param, ...]
-    handler: Handler
+    handler: Handler | None = None
     # The argument holding the only user id allowed to click (a question asked of one person).
     only: str | None = None
+    # The router gives the handler a FirstAnswer (click.answer) and settles it.
+    first_answer: bool = False
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -110,7 +128,7 @@ class Route:
         parts += [f"(?P<{p.name}>{p.pattern})" for p in self.params]
         return re.compile(":".join(parts))
 
-    def custom_id(self, args: Sequence[Any]) -> str:
+    def custom_id(self, *args: Any) -> str:
         if len(args) != len(self.params):
             raise TypeError(f"route {self.name} takes {len(self.params)} arguments")
         parts = [p.write(a) for p, a in zip(self.params, args, strict=True)]
@@ -131,21 +149,25 @@ ROUTES: dict[str, Route] = {}
 
 
 def route(
-    name: str, *params: Param, only: str | None = None
+    name: str | Route, *params: Param, only: str | None = None, first_answer: bool = False
 ) -> Callable[[Handler], Handler]:
-    """Register the decorated ``handler(click, **args)`` for ``munda:<name>:<args>``."""
+    """Register the decorated ``handler(click, **args)`` for ``munda:<name>:<args>`` (or
+    for a declared :class:`Route`'s name and arguments)."""
+    declared = name if isinstance(name, Route) else Route(name, params)
 
     def register_route(handler: Handler) -> Handler:
-        register(name, *params, handler=handler, only=only)
+        register(declared.name, *declared.params, handler=handler, only=only,
+                 first_answer=first_answer)
         return handler
 
     return register_route
 
 
-def register(name: str, *params: Param, handler: Handler, only: str | None = None) -> None:
+def register(name: str, *params: Param, handler: Handler, only: str | None = None,
+             first_answer: bool = False) -> None:
     if not re.fullmatch(r"[a-z][a-z0-9-]{0,15}(:[a-z][a-z0-9-]{0,15})?", name):
         raise ValueError(f"bad route name {name!r}")
-    ROUTES[name] = Route(name, params, handler, only)
+    ROUTES[name] = Route(name, params, handler, only, first_answer)
 
 
 def find_route(custom_id: str) -> tuple[Route, dict[str, Any]] | None:
@@ -163,12 +185,12 @@ def find_route(custom_id: str) -> tuple[Route, dict[str, Any]] | None:
     return None
 
 
-def custom_id(name: str, *args: Any) -> str:
-    return ROUTES[name].custom_id(args)
+def custom_id(name: str | Route, *args: Any) -> str:
+    return (name if isinstance(name, Route) else ROUTES[name]).custom_id(*args)
 
 
 def button(
-    name: str,
+    name: str | Route,
     *args: Any,
     label: str,
     style: discord.ButtonStyle = discord.ButtonStyle.secondary,
@@ -194,7 +216,7 @@ def option(
 
 
 def select(
-    name: str,
+    name: str | Route,
     *args: Any,
     options: Sequence[discord.SelectOption],
     placeholder: str | None = None,
@@ -264,11 +286,19 @@ async def route_click(interaction: discord.Interaction[Any]) -> None:
             # A button of a feature that no longer exists: say so rather than fail silently.
             raise Refused("This button no longer does anything; run the command again.")
         route_found, args = found
+        assert route_found.handler is not None  # what ROUTES holds was registered
         args = await _resolved(interaction, route_found, args)
         if route_found.only is not None and interaction.user.id != args[route_found.only]:
             raise Refused("Only the person who asked can answer this question.")
         values = [str(value) for value in data.get("values", [])]
-        await route_found.handler(Click(interaction, values), **args)
+        first = FirstAnswer(interaction) if route_found.first_answer else None
+        try:
+            await route_found.handler(Click(interaction, values, first), **args)
+        finally:
+            if first is not None:
+                # An error after the decision is answered below: after an
+                # acknowledgement in flight, if any.
+                await first.settled()
     except Exception as error:  # discord.py would only log it: answer instead
         await answer_error(interaction, error)
 

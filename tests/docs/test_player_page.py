@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from bot.battle.stages import instructions
 from bot.docs import PLAYER_PAGE, main, with_player_steps
 from rules.sequence import STAGES, Step, stage_label
+from rules.stages import declared
 
 ROOT = Path(__file__).parents[2]
 PAGES = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md"]
@@ -40,7 +40,7 @@ def test_every_step_is_on_the_player_page_in_order_with_the_bots_own_words() -> 
         found = heading.search(page, position)
         assert found, f"no heading for {stage_label(*stage)} after the previous step"
         position = found.end()
-        assert instructions(stage) in page[position:], stage_label(*stage)
+        assert declared(stage).shows in page[position:], stage_label(*stage)
 
 
 def test_the_player_page_shows_no_python_names() -> None:

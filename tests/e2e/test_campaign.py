@@ -73,10 +73,10 @@ async def test_standings_sorted_by_rating(arena: Arena) -> None:
     guild_id = arena.fake.world.guild(U).id
     storage = await Storage.open(arena.database_path)
     try:
-        campaign = await storage.get_campaign_by_name(guild_id, MAIN)
+        campaign = await storage.read(guild_id).get_campaign_by_name(MAIN)
         for gang_name, cost in (("Sump Rats", 300), ("Iron Fangs", 120)):
-            gang = await storage.get_gang_by_name(guild_id, campaign.id, gang_name)
-            await storage.add_fighter(guild_id, campaign.id, gang.id, Fighter(
+            gang = await storage.read(guild_id).get_gang_by_name(campaign.id, gang_name)
+            await storage.write(guild_id).add_fighter(campaign.id, gang.id, Fighter(
                 id=f"lead-{gang.id}", name=f"{gang_name} boss",
                 category=FighterCategory.LEADER, cost=cost,
             ), actor="seed")

@@ -34,15 +34,16 @@ async def held(arena: Arena, captives: dict[str, int]) -> None:
     rescue chance given, as earlier battles would have left them."""
     guild_id = arena.fake.world.guild(GUILD).id
     async with database(arena) as storage:
-        campaign = await storage.get_campaign_by_name(guild_id, CAMPAIGN)
-        victims = await storage.get_gang_by_name(guild_id, campaign.id, "Victims")
-        captor = await storage.get_gang_by_name(guild_id, campaign.id, "Slavers")
+        campaign = await storage.read(guild_id).get_campaign_by_name(CAMPAIGN)
+        victims = await storage.read(guild_id).get_gang_by_name(campaign.id, "Victims")
+        captor = await storage.read(guild_id).get_gang_by_name(campaign.id, "Slavers")
         for index, (name, cost) in enumerate(captives.items()):
             fighter = Fighter(id=f"bulk{index}", name=name, category=FighterCategory.GANGER,
                               fighter_type="Forge-born", cost=cost)
             fighter.capture(captor.id)
             fighter.rescue_chance_given = True
-            await storage.add_fighter(guild_id, campaign.id, victims.id, fighter, actor="seed")
+            await storage.write(guild_id).add_fighter(
+                campaign.id, victims.id, fighter, actor="seed")
 
 
 @pytest.mark.rule("PB-5.2")

@@ -72,17 +72,17 @@ async def stored(arena: Arena, camp: str) -> Stored:
     storage = await Storage.open(arena.database_path)
     try:
         guild = arena.fake.world.guild(G).id
-        found = await storage.get_campaign_by_name(guild, camp)
-        keys = [r.key for r in await storage.list_sequences(guild, found.id)
+        found = await storage.read(guild).get_campaign_by_name(camp)
+        keys = [r.key for r in await storage.read(guild).list_sequences(found.id)
                 if r.key.startswith("postbattle:")]
         assert len(keys) == 1, keys
-        run = await storage.load_sequence(guild, found.id, keys[0], PostBattleRun)
+        run = await storage.read(guild).load_sequence(found.id, keys[0], PostBattleRun)
         assert run is not None
-        events = await storage.battle_events(guild, found.id, run.battle_id)
-        actions = await storage.list_actions(guild, found.id, battle_id=run.battle_id,
+        events = await storage.read(guild).battle_events(found.id, run.battle_id)
+        actions = await storage.read(guild).list_actions(found.id, battle_id=run.battle_id,
                                              limit=1000)
-        gangs = {g.name: g for g in await storage.list_gangs(guild, found.id)}
-        owed = await storage.outbox_entries(guild, f"pb:{run.sequence.id}:")
+        gangs = {g.name: g for g in await storage.read(guild).list_gangs(found.id)}
+        owed = await storage.read(guild).outbox_entries(f"pb:{run.sequence.id}:")
     finally:
         await storage.close()
     return Stored(run, events, actions, gangs, owed)

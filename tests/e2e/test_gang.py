@@ -83,9 +83,9 @@ async def test_roster_shows_fighters_equipment_and_status(arena: Arena) -> None:
     await found(arena, "alice", "Show Boys")
     guild_id = arena.fake.world.guild(U).id
     async with database(arena) as storage:
-        campaign = await storage.get_campaign_by_name(guild_id, CAMPAIGN)
-        gang = await storage.get_gang_by_name(guild_id, campaign.id, "Show Boys")
-        captor = await storage.get_gang_by_name(guild_id, campaign.id, "Sump Rats")
+        campaign = await storage.read(guild_id).get_campaign_by_name(CAMPAIGN)
+        gang = await storage.read(guild_id).get_gang_by_name(campaign.id, "Show Boys")
+        captor = await storage.read(guild_id).get_gang_by_name(campaign.id, "Sump Rats")
         boss = Fighter(
             id="boss1", name="Big Grux", category=FighterCategory.LEADER,
             fighter_type="Forge Tyrant", cost=120, xp=5, gang_hierarchy=True,
@@ -99,8 +99,8 @@ async def test_roster_shows_fighters_equipment_and_status(arena: Arena) -> None:
         taken = Fighter(id="taken1", name="Little Grux", category=FighterCategory.JUVE,
                         cost=25)
         taken.capture(captor.id)
-        await storage.add_fighter(guild_id, campaign.id, gang.id, boss, actor="seed")
-        await storage.add_fighter(guild_id, campaign.id, gang.id, taken, actor="seed")
+        await storage.write(guild_id).add_fighter(campaign.id, gang.id, boss, actor="seed")
+        await storage.write(guild_id).add_fighter(campaign.id, gang.id, taken, actor="seed")
     text = await roster_text(arena, "show boys")
     assert "Big Grux (Leader, Forge Tyrant)" in text
     assert "205 credits · 5 XP · Active" in text
@@ -118,10 +118,10 @@ async def test_thirty_fighters_are_paged_not_crashed(arena: Arena) -> None:
     await found(arena, "bob", "Horde")
     guild_id = arena.fake.world.guild(U).id
     async with database(arena) as storage:
-        campaign = await storage.get_campaign_by_name(guild_id, CAMPAIGN)
-        gang = await storage.get_gang_by_name(guild_id, campaign.id, "Horde")
+        campaign = await storage.read(guild_id).get_campaign_by_name(CAMPAIGN)
+        gang = await storage.read(guild_id).get_gang_by_name(campaign.id, "Horde")
         for n in range(30):
-            await storage.add_fighter(guild_id, campaign.id, gang.id, Fighter(
+            await storage.write(guild_id).add_fighter(campaign.id, gang.id, Fighter(
                 id=f"horde{n}", name=f"Horde {n:02d} " + "x" * 80,
                 category=FighterCategory.GANGER, fighter_type="y" * 100, cost=50,
                 lasting_injuries=["z" * 100] * 5, skills=["w" * 100] * 5,
@@ -130,15 +130,15 @@ async def test_thirty_fighters_are_paged_not_crashed(arena: Arena) -> None:
             ), actor="seed")
     shown = await slash(arena, "carol", "gang show", gang="Horde")
     assert shown.embed is not None
-    pages = int(shown.embed["footer"]["text"].split("/")[1])
+    pages = int(shown.embed["footer"]["text"].split(" of ")[1])
     assert pages > 1
     # The pages that do not fit the first message come as follow-ups.
-    while f"Page {pages}/{pages}" not in shown.text():
+    while f"page {pages} of {pages}" not in shown.text():
         await shown.wait_followups(len(shown.followups) + 1)
     text = shown.text()
     for n in range(30):
         assert f"Horde {n:02d}" in text
-    assert "Page 1/" in text
+    assert "page 1 of " in text
 
 
 async def test_others_cannot_edit_and_nothing_changes(arena: Arena) -> None:

@@ -119,8 +119,8 @@ def all_text(result: InteractionResult) -> str:
 async def stored_gang(arena: Arena, name: str = GANG, guild: str = U) -> Any:
     guild_id = arena.fake.world.guild(guild).id
     async with database(arena) as storage:
-        campaign = await storage.get_campaign_by_name(guild_id, CAMPAIGN)
-        return await storage.get_gang_by_name(guild_id, campaign.id, name)
+        campaign = await storage.read(guild_id).get_campaign_by_name(CAMPAIGN)
+        return await storage.read(guild_id).get_gang_by_name(campaign.id, name)
 
 
 async def answer_all(arena: Arena, asked: InteractionResult, user: str) -> None:
@@ -299,8 +299,8 @@ async def test_the_availability_roll_lists_from_the_imported_trading_post(
 
     guild_id = arena.fake.world.guild(U).id
     async with database(arena) as storage:
-        campaign = await storage.get_campaign_by_name(guild_id, CAMPAIGN)
-        gang = await storage.get_gang_by_name(guild_id, campaign.id, GANG)
+        campaign = await storage.read(guild_id).get_campaign_by_name(CAMPAIGN)
+        gang = await storage.read(guild_id).get_gang_by_name(campaign.id, GANG)
     krug = next(f for f in gang.fighters if f.name == "Krug Ironhide")
     assert krug.status is FighterStatus.ACTIVE
     # 2D6 = 6, Leader +2: availability 8 for an Outlaw gang.
@@ -462,11 +462,11 @@ async def test_a_forged_file_cannot_reach_into_another_server(arena: Arena) -> N
 
     guild_id = arena.fake.world.guild(U).id
     async with database(arena) as storage:
-        forged = await storage.get_campaign_by_name(guild_id, "Forged Reach")
+        forged = await storage.read(guild_id).get_campaign_by_name("Forged Reach")
         assert forged.report_channel_id is None
         assert forged.arbitrator_user_ids == [arena.fake.world.user("alice").id]
         # Both owners are members of the Underhive: they keep their gangs.
-        owners = {g.name: g.owner for g in await storage.list_gangs(guild_id, forged.id)}
+        owners = {g.name: g.owner for g in await storage.read(guild_id).list_gangs(forged.id)}
         assert owners == {HOUNDS: str(arena.fake.world.user("alice").id),
                           EATERS: str(arena.fake.world.user("bob").id)}
 

@@ -44,17 +44,17 @@ async def copy_with_long_ids(arena: Arena, name: str) -> None:
     storage = await Storage.open(arena.database_path)
     try:
         guild = arena.fake.world.guild(G).id
-        home = await storage.get_campaign_by_name(guild, HOME)
-        copy = await storage.create_campaign(
-            guild, home.settings.model_copy(update={"name": name}),
+        home = await storage.read(guild).get_campaign_by_name(HOME)
+        copy = await storage.write(guild).create_campaign(
+            home.settings.model_copy(update={"name": name}),
             arbitrator_user_ids=home.arbitrator_user_ids,
         )
-        for stored in await storage.list_gangs(guild, home.id):
+        for stored in await storage.read(guild).list_gangs(home.id):
             data = stored.model_dump(by_alias=True)
             data["id"] = long(stored.id)
             for fighter in data["fighters"]:
                 fighter["id"] = long(fighter["id"])
-            await storage.create_gang(guild, copy.id, Gang.model_validate(data), actor="0")
+            await storage.write(guild).create_gang(copy.id, Gang.model_validate(data), actor="0")
     finally:
         await storage.close()
 
@@ -63,8 +63,8 @@ async def away_fighter_id(arena: Arena, name: str) -> str:
     storage = await Storage.open(arena.database_path)
     try:
         guild = arena.fake.world.guild(G).id
-        found = await storage.get_campaign_by_name(guild, AWAY)
-        gang_ = await storage.get_gang_by_name(guild, found.id, SECOND)
+        found = await storage.read(guild).get_campaign_by_name(AWAY)
+        gang_ = await storage.read(guild).get_gang_by_name(found.id, SECOND)
     finally:
         await storage.close()
     return next(f.id for f in gang_.fighters if f.name == name)

@@ -48,7 +48,7 @@ async def card(arena: Arena, gang: str, **options: object) -> list[Attachment]:
 
 async def guild_campaign(storage: Storage, arena: Arena) -> tuple[int, Campaign]:
     guild_id = arena.fake.world.guild(U).id
-    return guild_id, await storage.get_campaign_by_name(guild_id, CAMPAIGN)
+    return guild_id, await storage.read(guild_id).get_campaign_by_name(CAMPAIGN)
 
 
 async def test_gang_show_attaches_a_card_that_follows_the_roster(arena: Arena) -> None:
@@ -77,7 +77,7 @@ async def test_a_card_of_many_pages_comes_ten_pages_to_a_message(arena: Arena) -
     async with database(arena) as storage:
         guild_id, campaign = await guild_campaign(storage, arena)
         gang = big_gang(200).model_copy(update={"name": "The Endless Horde"})
-        stored = await storage.create_gang(guild_id, campaign.id, gang, actor="seed")
+        stored = await storage.write(guild_id).create_gang(campaign.id, gang, actor="seed")
     expected = len(roster_card(stored))
     assert expected > 10
     shown = await slash(arena, "bob", "gang show", gang="The Endless Horde")
@@ -100,7 +100,7 @@ async def test_a_card_of_many_pages_comes_ten_pages_to_a_message(arena: Arena) -
 async def _fight(storage: Storage, guild_id: int, campaign: Campaign, battle: Battle,
                  rewards: dict[str, tuple[int, int]]) -> None:
     """A battle as the post-battle sequence stores it: Wrap-up, then rewards."""
-    await storage.create_battle(guild_id, campaign.id, battle)
+    await storage.write(guild_id).create_battle(campaign.id, battle)
     async with storage.transaction(guild_id) as tx:
         world = await tx.load_world(campaign.id, battle.gang_ids)
         await tx.apply(campaign.id, record_battle_fought(world, battle), actor="seed",
@@ -126,7 +126,7 @@ async def test_campaign_chart_draws_the_gangs_over_the_battles(arena: Arena) -> 
     await new_gang(arena, "bob", "Chart Toppers")
     async with database(arena) as storage:
         guild_id, campaign = await guild_campaign(storage, arena)
-        gangs: dict[str, Gang] = {g.name: g for g in await storage.list_gangs(guild_id,
+        gangs: dict[str, Gang] = {g.name: g for g in await storage.read(guild_id).list_gangs(
                                                                              campaign.id)}
         sharps, toppers = gangs["Card Sharps"].id, gangs["Chart Toppers"].id
         await _fight(storage, guild_id, campaign,

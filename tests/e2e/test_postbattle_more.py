@@ -215,14 +215,14 @@ async def test_a_step_stored_but_never_posted_is_posted_at_start_up_without_roll
     storage = await Storage.open(arena.database_path)
     try:
         guild = arena.fake.world.guild(G).id
-        found = await storage.get_campaign_by_name(guild, camp)
-        runs = [r for r in await storage.list_sequences(guild, found.id)
+        found = await storage.read(guild).get_campaign_by_name(camp)
+        runs = [r for r in await storage.read(guild).list_sequences(found.id)
                 if r.key.startswith("postbattle:")]
-        run = await storage.load_sequence(guild, found.id, runs[0].key, PostBattleRun)
+        run = await storage.read(guild).load_sequence(found.id, runs[0].key, PostBattleRun)
         assert run is not None and run.current is not None
         run.current.message_ids = []
-        await storage.save_sequence(guild, found.id, run.key, run, battle_id=run.battle_id)
-        actions = len(await storage.list_actions(guild, found.id, battle_id=run.battle_id))
+        await storage.write(guild).save_sequence(found.id, run.key, run, battle_id=run.battle_id)
+        actions = len(await storage.read(guild).list_actions(found.id, battle_id=run.battle_id))
     finally:
         await storage.close()
     # ... and nothing owed for it in the outbox (a database from before the outbox).
@@ -238,7 +238,8 @@ async def test_a_step_stored_but_never_posted_is_posted_at_start_up_without_roll
     assert open_stage(arena, thread) is wraps[-1]
     storage = await Storage.open(arena.database_path)
     try:
-        assert len(await storage.list_actions(guild, found.id, battle_id=run.battle_id)) == actions
+        assert len(await storage.read(guild).list_actions(
+            found.id, battle_id=run.battle_id)) == actions
     finally:
         await storage.close()
     note = await confirm(arena, thread, "bob")

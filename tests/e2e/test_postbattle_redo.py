@@ -69,7 +69,7 @@ async def _force_wrap_up_seed(arena: Arena, camp: str) -> PostBattleRun:
     storage = await Storage.open(arena.database_path)
     try:
         guild = arena.fake.world.guild(G).id
-        found = await storage.get_campaign_by_name(guild, camp)
+        found = await storage.read(guild).get_campaign_by_name(camp)
         async with storage.transaction(guild) as tx:
             [record] = [r for r in await tx.list_sequences(found.id)
                         if r.key.startswith("postbattle:")]

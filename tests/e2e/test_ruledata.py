@@ -202,8 +202,8 @@ async def test_the_preview_asks_what_the_file_leaves_open_and_confirm_waits(
     assert done.content.startswith("Done."), done.content
     async with database(arena) as storage:
         guild_id = arena.fake.world.guild(U).id
-        campaign = (await storage.list_campaigns(guild_id))[0]
-        gang = await storage.get_gang_by_name(guild_id, campaign.id, "The Hush Market")
+        campaign = (await storage.read(guild_id).list_campaigns())[0]
+        gang = await storage.read(guild_id).get_gang_by_name(campaign.id, "The Hush Market")
     jon = next(f for f in gang.fighters if f.name == "Market Pale Jon")
     assert jon.category is FighterCategory.CHAMPION and jon.gang_hierarchy
     charm = next(item for item in jon.equipment if item.name == "Hush Charm")

@@ -66,11 +66,12 @@ async def shard_1(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Are
             # The shard-0 server owes a message in its channel, and an older one in the
             # very channel of the shard-1 server's: had this process read it, it would
             # have posted it there first (a channel's rows go out in order).
-            await storage.owe_message(zero.id, "zero's own", fake.channel("general", ZERO).id,
+            await storage.write(zero.id).owe_message("zero's own", fake.channel("general", ZERO).id,
                                       text("for shard 0, in its own channel"))
-            await storage.owe_message(zero.id, "zero's older", fake.channel("general", ONE).id,
+            await storage.write(zero.id).owe_message(
+                "zero's older", fake.channel("general", ONE).id,
                                       text("for shard 0, older"))
-            await storage.owe_message(one.id, "one's", fake.channel("general", ONE).id,
+            await storage.write(one.id).owe_message("one's", fake.channel("general", ONE).id,
                                       text("for shard 1"))
         finally:
             await storage.close()

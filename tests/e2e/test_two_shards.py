@@ -197,16 +197,16 @@ async def stored(url: str, hive: Hive) -> Stored:
     storage = await open_storage(url)
     try:
         guild = hive.arena.fake.guild(hive.guild).id
-        camp = await storage.get_campaign_by_name(guild, hive.camp)
-        (key,) = [r.key for r in await storage.list_sequences(guild, camp.id)
+        camp = await storage.read(guild).get_campaign_by_name(hive.camp)
+        (key,) = [r.key for r in await storage.read(guild).list_sequences(camp.id)
                   if r.key.startswith("postbattle:")]
-        run = await storage.load_sequence(guild, camp.id, key, PostBattleRun)
+        run = await storage.read(guild).load_sequence(camp.id, key, PostBattleRun)
         assert run is not None
-        actions = await storage.list_actions(guild, camp.id, battle_id=run.battle_id,
+        actions = await storage.read(guild).list_actions(camp.id, battle_id=run.battle_id,
                                              limit=1000)
-        events = await storage.battle_events(guild, camp.id, run.battle_id)
-        credits = {g.name: g.credits for g in await storage.list_gangs(guild, camp.id)}
-        owed = await storage.outbox_entries(guild, f"pb:{run.sequence.id}:", pending_only=True)
+        events = await storage.read(guild).battle_events(camp.id, run.battle_id)
+        credits = {g.name: g.credits for g in await storage.read(guild).list_gangs(camp.id)}
+        owed = await storage.read(guild).outbox_entries(f"pb:{run.sequence.id}:", pending_only=True)
     finally:
         await storage.close()
     return Stored(run, actions, events, credits, [e.key for e in owed])

@@ -64,9 +64,9 @@ async def test_campaigns_with_large_trading_posts_are_listed_off_the_loop(
     storage: Storage, campaign: Campaign
 ) -> None:
     entries = trading_post_at_the_bounds()
-    await storage.set_trading_post(GUILD_A, campaign.id, entries, actor=ACTOR, note="bench")
+    await storage.write(GUILD_A).set_trading_post(campaign.id, entries, actor=ACTOR, note="bench")
     with called_on_this_thread() as on_loop:
-        listed = await storage.list_campaigns(GUILD_A)
+        listed = await storage.read(GUILD_A).list_campaigns()
     assert on_loop == {"list_all"}
     assert [c.trading_post for c in listed if c.id == campaign.id] == [entries]
 
@@ -75,9 +75,9 @@ async def test_a_stored_trading_post_is_validated_once_for_every_listing(
     storage: Storage, campaign: Campaign
 ) -> None:
     entries = trading_post_at_the_bounds()
-    await storage.set_trading_post(GUILD_A, campaign.id, entries, actor=ACTOR, note="bench")
+    await storage.write(GUILD_A).set_trading_post(campaign.id, entries, actor=ACTOR, note="bench")
     first, again = [
-        next(c.trading_post for c in await storage.list_campaigns(GUILD_A)
+        next(c.trading_post for c in await storage.read(GUILD_A).list_campaigns()
              if c.id == campaign.id)
         for _ in range(2)
     ]
@@ -85,6 +85,6 @@ async def test_a_stored_trading_post_is_validated_once_for_every_listing(
     assert first is not again
     assert all(a is b for a, b in zip(first, again, strict=True))
     replaced = entries[:10]
-    await storage.set_trading_post(GUILD_A, campaign.id, replaced, actor=ACTOR, note="bench")
-    assert [c.trading_post for c in await storage.list_campaigns(GUILD_A)
+    await storage.write(GUILD_A).set_trading_post(campaign.id, replaced, actor=ACTOR, note="bench")
+    assert [c.trading_post for c in await storage.read(GUILD_A).list_campaigns()
             if c.id == campaign.id] == [replaced]

@@ -43,7 +43,7 @@ def _point(battle: int, gang: Gang) -> ChartPoint:
 
 
 async def _fight(storage: Storage, campaign: Campaign, battle: Battle, steps) -> None:
-    await storage.create_battle(GUILD_A, campaign.id, battle)
+    await storage.write(GUILD_A).create_battle(campaign.id, battle)
     async with storage.transaction(GUILD_A) as tx:
         world = await tx.load_world(campaign.id, battle.gang_ids)
         await tx.apply(campaign.id, record_battle_fought(world, battle), actor=ACTOR,
@@ -55,13 +55,15 @@ async def _fight(storage: Storage, campaign: Campaign, battle: Battle, steps) ->
 
 
 async def _gang(storage: Storage, campaign: Campaign, gang_id: str) -> Gang:
-    return await storage.get_gang(GUILD_A, campaign.id, gang_id)
+    return await storage.read(GUILD_A).get_gang(campaign.id, gang_id)
 
 
 async def test_series_follow_the_rosters_battle_by_battle(storage: Storage, campaign: Campaign):
-    ash = await storage.create_gang(GUILD_A, campaign.id, full_gang("Ash Wolves", "a", id="ash"),
+    ash = await storage.write(GUILD_A).create_gang(
+        campaign.id, full_gang("Ash Wolves", "a", id="ash"),
                                     actor=ACTOR)
-    web = await storage.create_gang(GUILD_A, campaign.id, full_gang("Венки 鬼", "w", id="web"),
+    web = await storage.write(GUILD_A).create_gang(
+        campaign.id, full_gang("Венки 鬼", "w", id="web"),
                                     actor=ACTOR)
     expected: dict[str, list[ChartPoint]] = {"ash": [_point(0, ash)], "web": [_point(0, web)]}
 
@@ -77,13 +79,13 @@ async def test_series_follow_the_rosters_battle_by_battle(storage: Storage, camp
     # Between battles: an edit outside any battle shows at the next battle's points.
     boss = (await _gang(storage, campaign, "web")).fighters[0]
     boss.equipment.append(f.item("Flak armour", 10, EquipmentKind.ARMOUR))
-    await storage.update_fighter(GUILD_A, campaign.id, "web", boss, actor=ACTOR)
+    await storage.write(GUILD_A).update_fighter(campaign.id, "web", boss, actor=ACTOR)
 
     await _fight(storage, campaign, Battle(id="b2", gang_ids=["web", "ash"], winner="web"), [
         lambda w: _hire(w, "web", "Mistake", 60),
     ])
     # Undone within the battle: the undo's own change events put the values back.
-    await storage.undo_last_action(GUILD_A, campaign.id, actor=ACTOR, battle_id="b2")
+    await storage.write(GUILD_A).undo_last_action(campaign.id, actor=ACTOR, battle_id="b2")
     async with storage.transaction(GUILD_A) as tx:
         world = await tx.load_world(campaign.id, ["web"])
         await tx.apply(campaign.id, reward(world, "web", 25, 1), actor=ACTOR, battle_id="b2")
@@ -91,17 +93,18 @@ async def test_series_follow_the_rosters_battle_by_battle(storage: Storage, camp
     expected["web"].append(_point(2, await _gang(storage, campaign, "web")))
 
     # A gang founded later starts at the battle before its first.
-    late = await storage.create_gang(GUILD_A, campaign.id, full_gang("Late Comers", "l", id="late"),
+    late = await storage.write(GUILD_A).create_gang(
+        campaign.id, full_gang("Late Comers", "l", id="late"),
                                      actor=ACTOR)
     expected["late"] = [_point(2, late)]
-    await storage.rename_gang(GUILD_A, campaign.id, "ash", "Ash Kings", actor=ACTOR)
+    await storage.write(GUILD_A).rename_gang(campaign.id, "ash", "Ash Kings", actor=ACTOR)
     await _fight(storage, campaign, Battle(id="b3", gang_ids=["late", "ash"], winner=None), [
         lambda w: reward(w, "late", 5, 0),
     ])
     expected["ash"].append(_point(3, await _gang(storage, campaign, "ash")))
     expected["late"].append(_point(3, await _gang(storage, campaign, "late")))
 
-    events = await storage.recent_events(GUILD_A, campaign.id, limit=100_000)
+    events = await storage.read(GUILD_A).recent_events(campaign.id, limit=100_000)
     series = {line.gang_id: line for line in chart_series(events)}
     assert set(series) == {"ash", "web", "late"}
     for gang_id, points in expected.items():
@@ -133,8 +136,8 @@ async def test_series_follow_the_rosters_battle_by_battle(storage: Storage, camp
 
 
 async def test_a_campaign_without_battles_has_no_lines(storage: Storage, campaign: Campaign):
-    await storage.create_gang(GUILD_A, campaign.id, f.gang("Ash Wolves"), actor=ACTOR)
-    events = await storage.recent_events(GUILD_A, campaign.id, limit=100_000)
+    await storage.write(GUILD_A).create_gang(campaign.id, f.gang("Ash Wolves"), actor=ACTOR)
+    events = await storage.read(GUILD_A).recent_events(campaign.id, limit=100_000)
     assert chart_series(events) == []
     assert decode(campaign_chart([], Measure.RATING)).size == (CHART_WIDTH, CHART_HEIGHT)
 
@@ -184,20 +187,22 @@ def test_a_scaled_chart_is_the_same_chart_smaller() -> None:
 
 
 async def test_roster_changes_are_what_the_chart_replays(storage: Storage, campaign: Campaign):
-    ash = await storage.create_gang(GUILD_A, campaign.id, full_gang("Ash Wolves", "a", id="ash"),
+    ash = await storage.write(GUILD_A).create_gang(
+        campaign.id, full_gang("Ash Wolves", "a", id="ash"),
                                     actor=ACTOR)
-    await storage.create_gang(GUILD_A, campaign.id, full_gang("Web", "w", id="web"), actor=ACTOR)
-    territory = await storage.add_territory(GUILD_A, campaign.id, f.territory("Old Ruins"),
+    await storage.write(GUILD_A).create_gang(
+        campaign.id, full_gang("Web", "w", id="web"), actor=ACTOR)
+    territory = await storage.write(GUILD_A).add_territory(campaign.id, f.territory("Old Ruins"),
                                             actor=ACTOR)
-    await storage.assign_territory(GUILD_A, campaign.id, territory.id, "ash", actor=ACTOR)
+    await storage.write(GUILD_A).assign_territory(campaign.id, territory.id, "ash", actor=ACTOR)
     await _fight(storage, campaign, Battle(id="b1", gang_ids=["ash", "web"], winner="ash"), [
         lambda w: reward(w, "ash", 40, 2), lambda w: _hire(w, "web", "Recruit", 50),
     ])
     async with storage.transaction(GUILD_A) as tx:
         await tx.add_note(campaign.id, "A note, not a change", actor=ACTOR)
 
-    changes = await storage.roster_changes(GUILD_A, campaign.id)
-    everything = await storage.recent_events(GUILD_A, campaign.id, limit=100_000)
+    changes = await storage.read(GUILD_A).roster_changes(campaign.id)
+    everything = await storage.read(GUILD_A).recent_events(campaign.id, limit=100_000)
     assert [e.id for e in changes] == sorted(e.id for e in changes)
     assert {e.kind for e in changes} == {"change"}
     assert {e.subject for e in changes} <= {"gang", "fighter", "vehicle"}
@@ -208,6 +213,6 @@ async def test_roster_changes_are_what_the_chart_replays(storage: Storage, campa
 
     # Bounded: a ledger longer than the limit is refused, not cut (a cut replay would lie).
     with pytest.raises(InvalidRequest, match="too many to replay"):
-        await storage.roster_changes(GUILD_A, campaign.id, limit=len(changes) - 1)
-    assert len(await storage.roster_changes(GUILD_A, campaign.id, limit=len(changes))) == len(
+        await storage.read(GUILD_A).roster_changes(campaign.id, limit=len(changes) - 1)
+    assert len(await storage.read(GUILD_A).roster_changes(campaign.id, limit=len(changes))) == len(
         changes)

@@ -38,11 +38,11 @@ async def worker() -> AsyncIterator[PictureWorker]:
 async def test_the_report_gets_its_card_and_a_small_chart_with_the_battle_in_it(
     storage: Storage, campaign: Campaign, worker: PictureWorker
 ) -> None:
-    await storage.create_gang(GUILD_A, campaign.id, full_gang("Ash Wolves", "a", id="ash"),
+    await storage.write(GUILD_A).create_gang(campaign.id, full_gang("Ash Wolves", "a", id="ash"),
                               actor=ACTOR)
-    await storage.create_gang(GUILD_A, campaign.id, full_gang("Венки 鬼", "w", id="web"),
+    await storage.write(GUILD_A).create_gang(campaign.id, full_gang("Венки 鬼", "w", id="web"),
                               actor=ACTOR)
-    battle = await storage.create_battle(GUILD_A, campaign.id, Battle(
+    battle = await storage.write(GUILD_A).create_battle(campaign.id, Battle(
         id="b1", gang_ids=["ash", "web"], scenario="Sneak Attack", winner="ash",
         enemies_out_of_action={"ash": 1},
         fighters=[FighterEndState(gang_id="web", fighter_id="w-boss", out_of_action=True)],
@@ -73,7 +73,7 @@ async def test_the_report_gets_its_card_and_a_small_chart_with_the_battle_in_it(
 
 async def _fought(storage: Storage, campaign: Campaign, battle: Battle) -> BattleReport:
     """``battle`` stored and its Wrap-up applied; its report as the run makes it."""
-    await storage.create_battle(GUILD_A, campaign.id, battle)
+    await storage.write(GUILD_A).create_battle(campaign.id, battle)
     async with storage.transaction(GUILD_A) as tx:
         world = await tx.load_world(campaign.id, battle.gang_ids)
         await tx.apply(campaign.id, record_battle_fought(world, battle), actor=ACTOR,
@@ -86,16 +86,16 @@ async def test_the_outbox_draws_the_reports_pictures_from_its_rows_recipe(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     for name, prefix, gang_id in (("Ash Wolves", "a", "ash"), ("Web", "w", "web")):
-        await storage.create_gang(GUILD_A, campaign.id, full_gang(name, prefix, id=gang_id),
+        await storage.write(GUILD_A).create_gang(campaign.id, full_gang(name, prefix, id=gang_id),
                                   actor=ACTOR)
     battle = Battle(id="b1", gang_ids=["ash", "web"], scenario="Sneak Attack", winner="ash",
                     fighters=[FighterEndState(gang_id="web", fighter_id="w-boss",
                                               out_of_action=True)])
     report = await _fought(storage, campaign, battle)
-    gangs = {g.id: g for g in await storage.list_gangs(GUILD_A, campaign.id)}
+    gangs = {g.id: g for g in await storage.read(GUILD_A).list_gangs(campaign.id)}
     recipe = ReportRecipe.of(campaign.id, battle, report, gangs)
     link = {"kind": "pb", "campaign": campaign.id, "pictures": recipe.model_dump(mode="json")}
-    entry = await storage.owe_message(GUILD_A, "report", 10, {"content": "report"}, link=link)
+    entry = await storage.write(GUILD_A).owe_message("report", 10, {"content": "report"}, link=link)
     assert len(json.dumps(entry.link)) < 2000  # what to draw, not the drawing
 
     card, chart = await report_files(storage, worker, entry)
@@ -140,14 +140,14 @@ async def test_reports_ending_together_are_prepared_a_few_at_a_time(
     # The child draws one picture at a time; reports waiting their turn would hold
     # their campaign's ledger and pictures in memory meanwhile.
     for name, prefix, gang_id in (("Ash Wolves", "a", "ash"), ("Web", "w", "web")):
-        await storage.create_gang(GUILD_A, campaign.id, full_gang(name, prefix, id=gang_id),
+        await storage.write(GUILD_A).create_gang(campaign.id, full_gang(name, prefix, id=gang_id),
                                   actor=ACTOR)
     battle = Battle(id="b1", gang_ids=["ash", "web"], winner="ash")
     report = await _fought(storage, campaign, battle)
-    gangs = {g.id: g for g in await storage.list_gangs(GUILD_A, campaign.id)}
+    gangs = {g.id: g for g in await storage.read(GUILD_A).list_gangs(campaign.id)}
     recipe = ReportRecipe.of(campaign.id, battle, report, gangs)
     link = {"kind": "pb", "campaign": campaign.id, "pictures": recipe.model_dump(mode="json")}
-    entries = [await storage.owe_message(GUILD_A, f"report-{n}", 10, {"content": "report"},
+    entries = [await storage.write(GUILD_A).owe_message(f"report-{n}", 10, {"content": "report"},
                                          link=link) for n in range(6)]
     worker = _Watched()
     try:

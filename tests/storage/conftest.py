@@ -31,7 +31,7 @@ ACTOR = "333333333333333333"
 
 @pytest.fixture
 async def campaign(storage: Storage) -> Campaign:
-    return await storage.create_campaign(GUILD_A, CampaignSettings(name="Ash Wastes"))
+    return await storage.write(GUILD_A).create_campaign(CampaignSettings(name="Ash Wastes"))
 
 
 async def migrated_then_changed(url: str, *statements: str) -> None:

@@ -27,10 +27,11 @@ async def increment(storage: Storage, campaign_id: str, gang_id: str) -> None:
 
 
 async def test_tasks_sharing_one_storage(storage: Storage, campaign: Campaign) -> None:
-    gang = await storage.create_gang(GUILD_A, campaign.id, full_gang(credits=0), actor=ACTOR)
+    gang = await storage.write(GUILD_A).create_gang(campaign.id, full_gang(credits=0), actor=ACTOR)
     await asyncio.gather(*(increment(storage, campaign.id, gang.id) for _ in range(TASKS)))
-    assert (await storage.get_gang(GUILD_A, campaign.id, gang.id)).credits == TASKS * INCREMENTS
-    actions = await storage.list_actions(GUILD_A, campaign.id, limit=1000)
+    assert (await storage.read(GUILD_A).get_gang(
+        campaign.id, gang.id)).credits == TASKS * INCREMENTS
+    actions = await storage.read(GUILD_A).list_actions(campaign.id, limit=1000)
     assert len(actions) == TASKS * INCREMENTS + 1
 
 
@@ -38,16 +39,17 @@ async def test_two_storages_on_the_same_file(db_path: Path) -> None:
     first = await Storage.open(db_path)
     second = await Storage.open(db_path)
     try:
-        campaign = await first.create_campaign(GUILD_A, CampaignSettings(name="Shared"))
-        gang = await first.create_gang(GUILD_A, campaign.id, full_gang(credits=0), actor=ACTOR)
+        campaign = await first.write(GUILD_A).create_campaign(CampaignSettings(name="Shared"))
+        gang = await first.write(GUILD_A).create_gang(
+            campaign.id, full_gang(credits=0), actor=ACTOR)
         await asyncio.gather(
             increment(first, campaign.id, gang.id),
             increment(second, campaign.id, gang.id),
             increment(first, campaign.id, gang.id),
         )
         expected = 3 * INCREMENTS
-        assert (await second.get_gang(GUILD_A, campaign.id, gang.id)).credits == expected
-        events = await first.recent_events(GUILD_A, campaign.id, limit=1000)
+        assert (await second.read(GUILD_A).get_gang(campaign.id, gang.id)).credits == expected
+        events = await first.read(GUILD_A).recent_events(campaign.id, limit=1000)
         afters = sorted(int(str(e.after)) for e in events if e.path == "credits")
         assert afters == list(range(1, expected + 1))
     finally:
@@ -60,7 +62,7 @@ async def test_storage_calls_inside_its_own_transaction_are_refused(
 ) -> None:
     async with storage.transaction(GUILD_A) as tx:
         with pytest.raises(RuntimeError, match="use the transaction object"):
-            await storage.list_gangs(GUILD_A, campaign.id)
+            await storage.read(GUILD_A).list_gangs(campaign.id)
         assert await tx.list_gangs(campaign.id) == []
     with pytest.raises(RuntimeError, match="transaction has ended"):
         await tx.list_gangs(campaign.id)

@@ -25,7 +25,7 @@ class _State(BaseModel):
 async def test_a_run_saved_after_the_delete_is_refused_with_a_sentence(
     storage: Storage,
 ) -> None:
-    campaign = await storage.create_campaign(GUILD_A, CampaignSettings(name="Doomed"))
+    campaign = await storage.write(GUILD_A).create_campaign(CampaignSettings(name="Doomed"))
     saved = await storage.save_sequence_at_once(GUILD_A, campaign.id, "run:b1", _State(),
                                                 battle_id=None, revision=0)
     async with storage.transaction(GUILD_A) as tx:
@@ -38,7 +38,7 @@ async def test_a_run_saved_after_the_delete_is_refused_with_a_sentence(
 
 
 async def test_other_failures_of_a_live_campaign_are_not_hidden(storage: Storage) -> None:
-    campaign = await storage.create_campaign(GUILD_A, CampaignSettings(name="Alive"))
+    campaign = await storage.write(GUILD_A).create_campaign(CampaignSettings(name="Alive"))
 
     async def clash() -> None:
         raise IntegrityError("UNIQUE constraint failed", unique=True)

@@ -20,7 +20,7 @@ async def test_a_delivery_and_its_hooks_update_are_one_write(
     storage: Storage, campaign: Campaign
 ) -> None:
     state = sequence()
-    await storage.save_sequence(GUILD_A, campaign.id, "k", state)
+    await storage.write(GUILD_A).save_sequence(campaign.id, "k", state)
     in_transaction: list[str] = []
 
     async def record(tx: Transaction, entry: OutboxEntry, accepted: Accepted) -> None:
@@ -39,16 +39,16 @@ async def test_a_delivery_and_its_hooks_update_are_one_write(
     outbox.on_delivered("test", record, at_once=at_once)
     link: dict[str, Any] = {"kind": "test"}
     writes = storage.writes(GUILD_A)
-    await storage.owe_message(GUILD_A, "short", 10, {"content": "hi"}, link=link)
+    await storage.write(GUILD_A).owe_message("short", 10, {"content": "hi"}, link=link)
     await outbox.flush(GUILD_A)
-    entry = await storage.owed_message(GUILD_A, "short")
+    entry = await storage.read(GUILD_A).owed_message("short")
     assert entry is not None and entry.message_id == 1001 and not entry.pending
-    found = await storage.load_sequence(GUILD_A, campaign.id, "k", type(state))
+    found = await storage.read(GUILD_A).load_sequence(campaign.id, "k", type(state))
     assert found is not None and found.current == 1001
     assert in_transaction == []
     assert storage.writes(GUILD_A) == writes + 2  # owed, then delivered with the id
-    await storage.owe_message(GUILD_A, "long", 10, {"content": "hi"}, link=link)
+    await storage.write(GUILD_A).owe_message("long", 10, {"content": "hi"}, link=link)
     await outbox.flush(GUILD_A)
     assert in_transaction == ["long"]
-    found = await storage.load_sequence(GUILD_A, campaign.id, "k", type(state))
+    found = await storage.read(GUILD_A).load_sequence(campaign.id, "k", type(state))
     assert found is not None and found.current == 1002

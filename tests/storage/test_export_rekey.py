@@ -25,29 +25,29 @@ CHANNEL, THREAD, MESSAGE, ROLE, OTHER_USER = 5001, 5002, 5003, 5004, 44444444444
 async def campaign_with_a_live_run(storage: Storage) -> tuple[Campaign, PostBattleRun]:
     """Two gangs (one holds the other's fighter captive), a Territory, a battle with its
     ledger, and that battle's post-battle run in progress in a thread."""
-    campaign = await storage.create_campaign(
-        GUILD_A, CampaignSettings(name="Export Me"),
+    campaign = await storage.write(GUILD_A).create_campaign(
+        CampaignSettings(name="Export Me"),
         arbitrator_user_ids=[OTHER_USER], arbitrator_role_id=ROLE, report_channel_id=CHANNEL,
     )
-    wolves = await storage.create_gang(GUILD_A, campaign.id, full_gang(owner=ACTOR),
+    wolves = await storage.write(GUILD_A).create_gang(campaign.id, full_gang(owner=ACTOR),
                                        actor=ACTOR)
-    kin = await storage.create_gang(
-        GUILD_A, campaign.id, full_gang("Iron Kin", "b", owner=str(OTHER_USER)), actor=ACTOR
+    kin = await storage.write(GUILD_A).create_gang(
+        campaign.id, full_gang("Iron Kin", "b", owner=str(OTHER_USER)), actor=ACTOR
     )
     captive = kin.fighter("b-ganger")
     captive.capture(wolves.id)
-    await storage.update_fighter(GUILD_A, campaign.id, kin.id, captive, actor=ACTOR)
-    await storage.add_territory(
-        GUILD_A, campaign.id, f.territory("Sump", id="t-sump", controller=wolves.id),
+    await storage.write(GUILD_A).update_fighter(campaign.id, kin.id, captive, actor=ACTOR)
+    await storage.write(GUILD_A).add_territory(
+        campaign.id, f.territory("Sump", id="t-sump", controller=wolves.id),
         actor=ACTOR,
     )
-    battle = await storage.create_battle(GUILD_A, campaign.id, Battle(
+    battle = await storage.write(GUILD_A).create_battle(campaign.id, Battle(
         id="b-1", gang_ids=[wolves.id, kin.id], winner=wolves.id, staked_territory="t-sump",
         enemies_out_of_action={wolves.id: 2},
     ))
-    world = await storage.load_world(GUILD_A, campaign.id, [wolves.id, kin.id])
+    world = await storage.read(GUILD_A).load_world(campaign.id, [wolves.id, kin.id])
     result = post_battle_step(world, wolves.id, "a-ganger", faces=[6, 5])
-    await storage.apply(GUILD_A, campaign.id, result, actor=ACTOR, battle_id=battle.id)
+    await storage.write(GUILD_A).apply(campaign.id, result, actor=ACTOR, battle_id=battle.id)
     sequence = PostBattleSequence.start("seq1", battle, world)
     run = PostBattleRun(
         campaign_id=campaign.id, battle_id=battle.id, sequence=sequence, started_by=OTHER_USER,
@@ -58,7 +58,7 @@ async def campaign_with_a_live_run(storage: Storage) -> tuple[Campaign, PostBatt
                             opened_with=sequence)],
         in_recovery_before=["a-ganger"],
     )
-    await storage.save_sequence(GUILD_A, campaign.id, run.key, run, battle_id=battle.id)
+    await storage.write(GUILD_A).save_sequence(campaign.id, run.key, run, battle_id=battle.id)
     return campaign, run
 
 
@@ -94,7 +94,7 @@ def ids_of(document: CampaignDocument) -> set[str]:
 async def import_here(storage: Storage, document: CampaignDocument, *, name: str = "Copy",
                       grant: ImportGrant | None = None, guild: int = GUILD_A) -> Campaign:
     prepared = prepare_import(document, history=as_history)
-    return await storage.import_campaign(guild, prepared, actor="99", name=name, grant=grant)
+    return await storage.write(guild).import_campaign(prepared, actor="99", name=name, grant=grant)
 
 
 def by_name(gangs: list[Gang]) -> dict[str, Gang]:
@@ -105,9 +105,9 @@ async def test_every_id_is_fresh_and_every_reference_points_at_its_new_id(
     storage: Storage,
 ) -> None:
     original, _run = await campaign_with_a_live_run(storage)
-    before = await storage.export_campaign(GUILD_A, original.id)
+    before = await storage.read(GUILD_A).export_campaign(original.id)
     copy = await import_here(storage, before)
-    after = await storage.export_campaign(GUILD_A, copy.id)
+    after = await storage.read(GUILD_A).export_campaign(copy.id)
 
     old_ids = ids_of(before)
     assert len(old_ids) == 26
@@ -151,7 +151,7 @@ async def test_every_id_is_fresh_and_every_reference_points_at_its_new_id(
             assert event.battle_id == battle.id
 
     # The original is exactly as it was.
-    again = await storage.export_campaign(GUILD_A, original.id)
+    again = await storage.read(GUILD_A).export_campaign(original.id)
     assert again.model_dump(exclude={"exported_at"}) == before.model_dump(exclude={"exported_at"})
 
 
@@ -159,9 +159,9 @@ async def test_a_run_in_progress_comes_as_cancelled_history_without_discord_ids(
     storage: Storage,
 ) -> None:
     original, live = await campaign_with_a_live_run(storage)
-    copy = await import_here(storage, await storage.export_campaign(GUILD_A, original.id))
-    [record] = await storage.list_sequences(GUILD_A, copy.id)
-    run = await storage.load_sequence(GUILD_A, copy.id, record.key, PostBattleRun)
+    copy = await import_here(storage, await storage.read(GUILD_A).export_campaign(original.id))
+    [record] = await storage.read(GUILD_A).list_sequences(copy.id)
+    run = await storage.read(GUILD_A).load_sequence(copy.id, record.key, PostBattleRun)
     assert run is not None
     assert run.phase is Phase.CANCELLED and not run.in_progress
     assert (run.channel_id, run.thread_id, run.report_channel_id) == (0, None, None)
@@ -169,13 +169,13 @@ async def test_a_run_in_progress_comes_as_cancelled_history_without_discord_ids(
     assert all(s.message_ids == [] for s in run.stages)
     assert set(run.seeds).isdisjoint(live.seeds)
     # The original run is still live, untouched.
-    kept = await storage.load_sequence(GUILD_A, original.id, live.key, PostBattleRun)
+    kept = await storage.read(GUILD_A).load_sequence(original.id, live.key, PostBattleRun)
     assert kept == live
 
 
 async def test_the_dice_seeds_are_never_exported(storage: Storage) -> None:
     original, live = await campaign_with_a_live_run(storage)
-    document = await storage.export_campaign(GUILD_A, original.id)
+    document = await storage.read(GUILD_A).export_campaign(original.id)
     [sequence] = document.sequences
     assert "seeds" not in sequence.state
     text = document.model_dump_json()
@@ -184,21 +184,21 @@ async def test_the_dice_seeds_are_never_exported(storage: Storage) -> None:
 
 async def test_only_what_the_grant_vouches_for_is_kept(storage: Storage) -> None:
     original, _run = await campaign_with_a_live_run(storage)
-    document = await storage.export_campaign(GUILD_A, original.id)
+    document = await storage.read(GUILD_A).export_campaign(original.id)
 
-    nothing = await storage.import_campaign(GUILD_B, document, actor="99")
+    nothing = await storage.write(GUILD_B).import_campaign(document, actor="99")
     assert nothing.arbitrator_user_ids == [99]
     assert (nothing.arbitrator_role_id, nothing.report_channel_id) == (None, None)
-    assert {g.owner for g in await storage.list_gangs(GUILD_B, nothing.id)} == {"99"}
+    assert {g.owner for g in await storage.read(GUILD_B).list_gangs(nothing.id)} == {"99"}
     # Without a history function no sequence comes along at all.
-    assert await storage.list_sequences(GUILD_B, nothing.id) == []
+    assert await storage.read(GUILD_B).list_sequences(nothing.id) == []
 
     grant = ImportGrant(owner="99", arbitrator_user_ids=(99,), arbitrator_role_id=ROLE,
                         report_channel_id=CHANNEL, owners=frozenset({ACTOR}))
     vouched = await import_here(storage, document, grant=grant)
     assert vouched.arbitrator_user_ids == [99]
     assert (vouched.arbitrator_role_id, vouched.report_channel_id) == (ROLE, CHANNEL)
-    owners = {g.name: g.owner for g in await storage.list_gangs(GUILD_A, vouched.id)}
+    owners = {g.name: g.owner for g in await storage.read(GUILD_A).list_gangs(vouched.id)}
     assert owners == {"Ash Wolves": ACTOR, "Iron Kin": "99"}
 
 
@@ -206,15 +206,15 @@ async def test_imported_ledger_rows_are_marked_with_their_source_whatever_the_fi
     storage: Storage,
 ) -> None:
     original, _run = await campaign_with_a_live_run(storage)
-    data = (await storage.export_campaign(GUILD_A, original.id)).model_dump(mode="json")
+    data = (await storage.read(GUILD_A).export_campaign(original.id)).model_dump(mode="json")
     # A forged row: a roll "made" by a real user, claiming to be from here.
     data["ledger"].append({
         "id": 1, "kind": "roll", "at": "2030-01-01T00:00:00Z", "actor": str(OTHER_USER),
         "clause": "PB-1", "expression": "2D6", "faces": [6, 6], "total": 12,
         "purpose": "forged", "imported_from": None,
     })
-    copy = await storage.import_campaign(GUILD_B, data, actor="99", name="Copy")
-    events = await storage.recent_events(GUILD_B, copy.id, limit=1000)
+    copy = await storage.write(GUILD_B).import_campaign(data, actor="99", name="Copy")
+    events = await storage.read(GUILD_B).recent_events(copy.id, limit=1000)
     note, *history = events
     assert not note.imported and "Imported campaign 'Export Me'" in str(note.text)
     assert history and all(e.imported_from == "Export Me" for e in history)
@@ -222,10 +222,10 @@ async def test_imported_ledger_rows_are_marked_with_their_source_whatever_the_fi
     forged = next(e for e in history if e.purpose == "forged")
     assert forged.imported and forged.actor == str(OTHER_USER)
     # What is done here afterwards is not imported.
-    gang = (await storage.list_gangs(GUILD_B, copy.id))[0]
-    await storage.update_gang(GUILD_B, copy.id, gang.model_copy(update={"credits": 1}),
+    gang = (await storage.read(GUILD_B).list_gangs(copy.id))[0]
+    await storage.write(GUILD_B).update_gang(copy.id, gang.model_copy(update={"credits": 1}),
                               actor="99")
-    newest = (await storage.recent_events(GUILD_B, copy.id, limit=1))[0]
+    newest = (await storage.read(GUILD_B).recent_events(copy.id, limit=1))[0]
     assert not newest.imported and newest.imported_at is None
 
 

@@ -25,7 +25,7 @@ async def test_a_corrupted_page_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "munda.db"
     storage = await Storage.open(path)
     for n in range(40):
-        await storage.create_campaign(1, CampaignSettings(name=f"Campaign {n}"))
+        await storage.write(1).create_campaign(CampaignSettings(name=f"Campaign {n}"))
     await storage.close()
     data = bytearray(path.read_bytes())
     # Scribble over the middle of the file, past the header page, where the

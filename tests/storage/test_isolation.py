@@ -13,81 +13,83 @@ from .conftest import ACTOR, GUILD_A, GUILD_B, add_credits, full_gang
 
 
 async def test_guild_a_cannot_reach_guild_b(storage: Storage) -> None:
-    mine = await storage.create_campaign(GUILD_A, CampaignSettings(name="Mine"))
-    theirs = await storage.create_campaign(GUILD_B, CampaignSettings(name="Theirs"))
-    target = await storage.create_gang(GUILD_B, theirs.id, full_gang(), actor=ACTOR)
-    turf = await storage.add_territory(GUILD_B, theirs.id, f.territory("Sump", id="t-b"),
+    mine = await storage.write(GUILD_A).create_campaign(CampaignSettings(name="Mine"))
+    theirs = await storage.write(GUILD_B).create_campaign(CampaignSettings(name="Theirs"))
+    target = await storage.write(GUILD_B).create_gang(theirs.id, full_gang(), actor=ACTOR)
+    turf = await storage.write(GUILD_B).add_territory(theirs.id, f.territory("Sump", id="t-b"),
                                        actor=ACTOR)
     stranger = "666"
 
     # Guild A names guild B's campaign id: it simply does not exist for A.
     reads = [
-        storage.get_campaign(GUILD_A, theirs.id),
-        storage.get_gang(GUILD_A, theirs.id, target.id),
-        storage.get_gang_by_name(GUILD_A, theirs.id, target.name),
-        storage.list_gangs(GUILD_A, theirs.id),
-        storage.load_world(GUILD_A, theirs.id, [target.id]),
-        storage.list_territories(GUILD_A, theirs.id),
-        storage.recent_events(GUILD_A, theirs.id),
-        storage.export_campaign(GUILD_A, theirs.id),
+        storage.read(GUILD_A).get_campaign(theirs.id),
+        storage.read(GUILD_A).get_gang(theirs.id, target.id),
+        storage.read(GUILD_A).get_gang_by_name(theirs.id, target.name),
+        storage.read(GUILD_A).list_gangs(theirs.id),
+        storage.read(GUILD_A).load_world(theirs.id, [target.id]),
+        storage.read(GUILD_A).list_territories(theirs.id),
+        storage.read(GUILD_A).recent_events(theirs.id),
+        storage.read(GUILD_A).export_campaign(theirs.id),
     ]
     for read in reads:
         with pytest.raises(NotFound, match="no campaign with id"):
             await read
     with pytest.raises(NotFound):
-        await storage.get_campaign_by_name(GUILD_A, "Theirs")
+        await storage.read(GUILD_A).get_campaign_by_name("Theirs")
 
     # Through its own campaign, A cannot see B's gang, fighters or territory by id or name.
     with pytest.raises(NotFound):
-        await storage.get_gang(GUILD_A, mine.id, target.id)
+        await storage.read(GUILD_A).get_gang(mine.id, target.id)
     with pytest.raises(NotFound, match="no gang called 'Ash Wolves'"):
-        await storage.get_gang_by_name(GUILD_A, mine.id, target.name)
+        await storage.read(GUILD_A).get_gang_by_name(mine.id, target.name)
     with pytest.raises(NotFound):
-        await storage.find_fighter(GUILD_A, mine.id, target.fighters[0].name)
+        await storage.read(GUILD_A).find_fighter(mine.id, target.fighters[0].name)
     with pytest.raises(NotFound):
-        await storage.get_territory(GUILD_A, mine.id, turf.id)
-    assert await storage.list_gangs(GUILD_A, mine.id) == []
+        await storage.read(GUILD_A).get_territory(mine.id, turf.id)
+    assert await storage.read(GUILD_A).list_gangs(mine.id) == []
 
     # Nor change them, whichever way it tries.
     changed = target.model_copy(update={"credits": 999})
     writes = [
-        storage.update_gang(GUILD_A, mine.id, changed, actor=stranger),
-        storage.rename_gang(GUILD_A, mine.id, target.id, "Mine now", actor=stranger),
-        storage.transfer_gang(GUILD_A, mine.id, target.id, stranger, actor=stranger),
-        storage.delete_gang(GUILD_A, mine.id, target.id, actor=stranger),
-        storage.remove_fighter(GUILD_A, mine.id, target.id, "a-boss", actor=stranger),
-        storage.assign_territory(GUILD_A, mine.id, turf.id, None, actor=stranger),
-        storage.update_gang(GUILD_A, theirs.id, changed, actor=stranger),
-        storage.delete_campaign(GUILD_A, theirs.id),
-        storage.set_default_campaign(GUILD_A, theirs.id),
+        storage.write(GUILD_A).update_gang(mine.id, changed, actor=stranger),
+        storage.write(GUILD_A).rename_gang(mine.id, target.id, "Mine now", actor=stranger),
+        storage.write(GUILD_A).transfer_gang(mine.id, target.id, stranger, actor=stranger),
+        storage.write(GUILD_A).delete_gang(mine.id, target.id, actor=stranger),
+        storage.write(GUILD_A).remove_fighter(mine.id, target.id, "a-boss", actor=stranger),
+        storage.write(GUILD_A).assign_territory(mine.id, turf.id, None, actor=stranger),
+        storage.write(GUILD_A).update_gang(theirs.id, changed, actor=stranger),
+        storage.write(GUILD_A).delete_campaign(theirs.id),
+        storage.write(GUILD_A).set_default_campaign(theirs.id),
     ]
     for write in writes:
         with pytest.raises(NotFound):
             await write
     world = f.world(target)
     with pytest.raises(NotFound, match=f"no gang with id {target.id}"):
-        await storage.apply(GUILD_A, mine.id, add_credits(world, target.id, 50), actor=stranger)
+        await storage.write(GUILD_A).apply(
+            mine.id, add_credits(world, target.id, 50), actor=stranger)
 
-    assert await storage.get_gang(GUILD_B, theirs.id, target.id) == target
-    assert (await storage.get_territory(GUILD_B, theirs.id, turf.id)).name == "Sump"
-    assert (await storage.get_default_campaign(GUILD_B)).id == theirs.id
-    assert await storage.list_actions(GUILD_A, mine.id) == []
+    assert await storage.read(GUILD_B).get_gang(theirs.id, target.id) == target
+    assert (await storage.read(GUILD_B).get_territory(theirs.id, turf.id)).name == "Sump"
+    assert (await storage.read(GUILD_B).get_default_campaign()).id == theirs.id
+    assert await storage.read(GUILD_A).list_actions(mine.id) == []
 
 
 async def test_the_same_ids_live_side_by_side_on_two_servers(storage: Storage) -> None:
-    mine = await storage.create_campaign(GUILD_A, CampaignSettings(name="Same"))
-    theirs = await storage.create_campaign(GUILD_B, CampaignSettings(name="Same"))
-    await storage.create_gang(GUILD_A, mine.id, full_gang(credits=10), actor=ACTOR)
-    await storage.create_gang(GUILD_B, theirs.id, full_gang(credits=20), actor=ACTOR)
-    world = await storage.load_world(GUILD_A, mine.id, ["a-gang"])
-    await storage.apply(GUILD_A, mine.id, add_credits(world, "a-gang", 5), actor=ACTOR)
-    assert (await storage.get_gang(GUILD_A, mine.id, "a-gang")).credits == 15
-    assert (await storage.get_gang(GUILD_B, theirs.id, "a-gang")).credits == 20
-    await storage.create_battle(GUILD_B, theirs.id, Battle(id=new_id(), gang_ids=["a-gang",
+    mine = await storage.write(GUILD_A).create_campaign(CampaignSettings(name="Same"))
+    theirs = await storage.write(GUILD_B).create_campaign(CampaignSettings(name="Same"))
+    await storage.write(GUILD_A).create_gang(mine.id, full_gang(credits=10), actor=ACTOR)
+    await storage.write(GUILD_B).create_gang(theirs.id, full_gang(credits=20), actor=ACTOR)
+    world = await storage.read(GUILD_A).load_world(mine.id, ["a-gang"])
+    await storage.write(GUILD_A).apply(mine.id, add_credits(world, "a-gang", 5), actor=ACTOR)
+    assert (await storage.read(GUILD_A).get_gang(mine.id, "a-gang")).credits == 15
+    assert (await storage.read(GUILD_B).get_gang(theirs.id, "a-gang")).credits == 20
+    await storage.write(GUILD_B).create_battle(theirs.id, Battle(id=new_id(), gang_ids=["a-gang",
                                 await _second_gang(storage, theirs.id)]))
-    assert await storage.list_battles(GUILD_A, mine.id) == []
+    assert await storage.read(GUILD_A).list_battles(mine.id) == []
 
 
 async def _second_gang(storage: Storage, campaign_id: str) -> str:
-    gang = await storage.create_gang(GUILD_B, campaign_id, full_gang("Other", "z"), actor=ACTOR)
+    gang = await storage.write(GUILD_B).create_gang(
+        campaign_id, full_gang("Other", "z"), actor=ACTOR)
     return gang.id

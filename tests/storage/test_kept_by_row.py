@@ -20,36 +20,36 @@ __all__ = ["campaign"]  # a fixture; db_path and storage come from tests/conftes
 async def test_a_campaign_read_from_the_same_row_is_the_one_built_before_and_never_stale(
     storage: Storage, campaign: Campaign
 ) -> None:
-    first = await storage.get_campaign(GUILD_A, campaign.id)
-    assert await storage.get_campaign(GUILD_A, campaign.id) is first
+    first = await storage.read(GUILD_A).get_campaign(campaign.id)
+    assert await storage.read(GUILD_A).get_campaign(campaign.id) is first
 
-    await storage.rename_campaign(GUILD_A, campaign.id, "Glass Wastes")
-    renamed = await storage.get_campaign(GUILD_A, campaign.id)
+    await storage.write(GUILD_A).rename_campaign(campaign.id, "Glass Wastes")
+    renamed = await storage.read(GUILD_A).get_campaign(campaign.id)
     assert renamed.name == "Glass Wastes" and first.name == "Ash Wastes"
 
     entry = TradingPostEntry(name="Lasgun", cost=15, kind=EquipmentKind.WEAPON,
                              category="Basic Weapons")
-    await storage.set_trading_post(GUILD_A, campaign.id, [entry], actor=ACTOR, note="t")
-    priced = await storage.get_campaign(GUILD_A, campaign.id)
+    await storage.write(GUILD_A).set_trading_post(campaign.id, [entry], actor=ACTOR, note="t")
+    priced = await storage.read(GUILD_A).get_campaign(campaign.id)
     dearer = entry.model_copy(update={"cost": 20})
-    await storage.set_trading_post(GUILD_A, campaign.id, [dearer], actor=ACTOR, note="t")
-    repriced = await storage.get_campaign(GUILD_A, campaign.id)
+    await storage.write(GUILD_A).set_trading_post(campaign.id, [dearer], actor=ACTOR, note="t")
+    repriced = await storage.read(GUILD_A).get_campaign(campaign.id)
     assert priced.trading_post == [entry] and repriced.trading_post == [dearer]
 
-    await storage.set_trading_post(GUILD_A, campaign.id, None, actor=ACTOR, note="t")
-    await storage.rename_campaign(GUILD_A, campaign.id, "Ash Wastes")
+    await storage.write(GUILD_A).set_trading_post(campaign.id, None, actor=ACTOR, note="t")
+    await storage.write(GUILD_A).rename_campaign(campaign.id, "Ash Wastes")
     # The very row read first: the very campaign built from it, untouched since.
-    assert await storage.get_campaign(GUILD_A, campaign.id) is first
+    assert await storage.read(GUILD_A).get_campaign(campaign.id) is first
 
 
 async def test_a_listing_builds_its_campaigns_and_keeps_none_of_them(
     storage: Storage, campaign: Campaign
 ) -> None:
-    await storage.create_campaign(GUILD_A, CampaignSettings(name="Dust Falls"))
-    read = await storage.get_campaign(GUILD_A, campaign.id)
-    listed = [c for c in await storage.list_campaigns(GUILD_A) if c.id == campaign.id]
+    await storage.write(GUILD_A).create_campaign(CampaignSettings(name="Dust Falls"))
+    read = await storage.read(GUILD_A).get_campaign(campaign.id)
+    listed = [c for c in await storage.read(GUILD_A).list_campaigns() if c.id == campaign.id]
     assert listed == [read] and listed[0] is not read
-    assert await storage.get_campaign(GUILD_A, campaign.id) is read
+    assert await storage.read(GUILD_A).get_campaign(campaign.id) is read
 
 
 def test_kept_rows_are_bounded_in_number_and_in_length() -> None:
@@ -84,7 +84,7 @@ async def test_a_gangs_names_and_owners_from_the_same_row_are_those_built_before
 ) -> None:
     for gang_id, name in (("g1", "Ash Wolves"), ("g2", "Iron Fangs")):
         gang = f.gang(name, fighters=[], id=gang_id, owner="10")
-        await storage.create_gang(GUILD_A, campaign.id, gang, actor=ACTOR)
+        await storage.write(GUILD_A).create_gang(campaign.id, gang, actor=ACTOR)
 
     async def rosterless() -> dict[str, Gang]:
         async with storage.read_only(GUILD_A) as tx:
@@ -94,7 +94,7 @@ async def test_a_gangs_names_and_owners_from_the_same_row_are_those_built_before
     again = await rosterless()
     assert again["g1"] is first["g1"] and again["g2"] is first["g2"]
 
-    await storage.rename_gang(GUILD_A, campaign.id, "g1", "Glass Wolves", actor=ACTOR)
+    await storage.write(GUILD_A).rename_gang(campaign.id, "g1", "Glass Wolves", actor=ACTOR)
     renamed = await rosterless()
     assert renamed["g1"].name == "Glass Wolves" and first["g1"].name == "Ash Wolves"
     assert renamed["g2"] is first["g2"]  # its row did not change

@@ -93,21 +93,21 @@ async def test_version_1_file_with_data_upgrades_and_keeps_its_data(db_path: Pat
 
     async with await Storage.open(db_path) as storage:
         assert await storage.schema_version() == LATEST_VERSION
-        gang = await storage.get_gang_by_name(GUILD_A, "c1", "old gang")
+        gang = await storage.read(GUILD_A).get_gang_by_name("c1", "old gang")
         assert (gang.credits, gang.reputation, gang.owner) == (250, 3, "42")
         assert gang.fighters[0].skills == ["Fearsome"]
         assert gang.fighters[0].profile.ws == 3
         # The tables of version 2 work on the upgraded file.
         fighter = Fighter(id="f2", name="Rook", category="Ganger", cost=50)
-        await storage.add_fighter(GUILD_A, "c1", "g1", fighter, actor=ACTOR)
-        events = await storage.recent_events(GUILD_A, "c1")
+        await storage.write(GUILD_A).add_fighter("c1", "g1", fighter, actor=ACTOR)
+        events = await storage.read(GUILD_A).recent_events("c1")
         assert [e.path for e in events] == ["fighters"]
-        assert (await storage.get_campaign(GUILD_A, "c1")).is_default
+        assert (await storage.read(GUILD_A).get_campaign("c1")).is_default
 
 
 async def test_a_file_from_a_newer_release_is_refused_untouched(db_path: Path) -> None:
     async with await Storage.open(db_path) as storage:
-        await storage.create_campaign(GUILD_A, CampaignSettings(name="Kept"))
+        await storage.write(GUILD_A).create_campaign(CampaignSettings(name="Kept"))
     with sqlite3.connect(db_path) as conn:
         conn.execute(f"PRAGMA user_version = {LATEST_VERSION + 1}")
     with pytest.raises(DatabaseTooNew) as refused:

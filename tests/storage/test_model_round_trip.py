@@ -385,53 +385,53 @@ def table_territory(territory: Territory) -> dict[str, Any]:
 
 
 async def store_and_read_back(storage: Storage, guild: int, data: CampaignData) -> None:
-    campaign = await storage.create_campaign(
-        guild, data.settings, arbitrator_user_ids=[1, 2**62], arbitrator_role_id=3,
+    campaign = await storage.write(guild).create_campaign(
+        data.settings, arbitrator_user_ids=[1, 2**62], arbitrator_role_id=3,
         report_channel_id=4,
     )
-    await storage.set_trading_post(guild, campaign.id, data.trading_post, actor=ACTOR,
+    await storage.write(guild).set_trading_post(campaign.id, data.trading_post, actor=ACTOR,
                                    note="test")
-    read = await storage.get_campaign(guild, campaign.id)
+    read = await storage.read(guild).get_campaign(campaign.id)
     check(read.settings, data.settings, "campaign settings")
     check(read.trading_post, data.trading_post, "trading post")
     check([read.arbitrator_user_ids, read.arbitrator_role_id, read.report_channel_id],
           [[1, 2**62], 3, 4], "campaign Arbitrators and channel")
 
     for gang in data.gangs:
-        check(await storage.create_gang(guild, campaign.id, gang, actor=ACTOR), gang,
+        check(await storage.write(guild).create_gang(campaign.id, gang, actor=ACTOR), gang,
               "created gang")
-        check(await storage.get_gang(guild, campaign.id, gang.id), gang, "gang")
+        check(await storage.read(guild).get_gang(campaign.id, gang.id), gang, "gang")
     for territory in data.territories:
-        await storage.add_territory(guild, campaign.id, territory, actor=ACTOR)
-        loaded = await storage.get_territory(guild, campaign.id, territory.id)
+        await storage.write(guild).add_territory(campaign.id, territory, actor=ACTOR)
+        loaded = await storage.read(guild).get_territory(campaign.id, territory.id)
         check(table_territory(loaded), table_territory(territory), "territory")
-    await storage.create_battle(guild, campaign.id, data.battle)
-    check(await storage.get_battle(guild, campaign.id, data.battle.id), data.battle, "battle")
+    await storage.write(guild).create_battle(campaign.id, data.battle)
+    check(await storage.read(guild).get_battle(campaign.id, data.battle.id), data.battle, "battle")
 
     # The same gangs through every other reader.
-    check(await storage.list_gangs(guild, campaign.id), data.gangs, "listed gangs")
-    world = await storage.load_world(guild, campaign.id, [g.id for g in data.gangs])
+    check(await storage.read(guild).list_gangs(campaign.id), data.gangs, "listed gangs")
+    world = await storage.read(guild).load_world(campaign.id, [g.id for g in data.gangs])
     check(list(world.gangs.values()), data.gangs, "world gangs")
     check(sorted(map(table_territory, world.territories.values()), key=str),
           sorted(map(table_territory, data.territories), key=str), "world territories")
     for gang in data.gangs:
         for fighter in gang.fighters:
-            found_gang, found = await storage.find_fighter(guild, campaign.id, fighter.name)
+            found_gang, found = await storage.read(guild).find_fighter(campaign.id, fighter.name)
             check([found_gang, found], [gang, fighter], "found fighter")
 
     # A stored roster replaced by another: rows updated, deleted and added.
     replacement = data.replacement
-    check(await storage.update_gang(guild, campaign.id, replacement, actor=ACTOR),
+    check(await storage.write(guild).update_gang(campaign.id, replacement, actor=ACTOR),
           replacement, "updated gang")
-    check(await storage.get_gang(guild, campaign.id, replacement.id), replacement,
+    check(await storage.read(guild).get_gang(campaign.id, replacement.id), replacement,
           "gang after update")
-    check(await storage.list_gangs(guild, campaign.id), [replacement, *data.gangs[1:]],
+    check(await storage.read(guild).list_gangs(campaign.id), [replacement, *data.gangs[1:]],
           "listed gangs after update")
 
     # A sequence's state is JSON: the whole world, alignment restriction included.
     state = World.of([replacement, *data.gangs[1:]], data.territories)
-    await storage.save_sequence(guild, campaign.id, "post:x", state, battle_id=data.battle.id)
-    check(await storage.load_sequence(guild, campaign.id, "post:x", World), state,
+    await storage.write(guild).save_sequence(campaign.id, "post:x", state, battle_id=data.battle.id)
+    check(await storage.read(guild).load_sequence(campaign.id, "post:x", World), state,
           "sequence state")
 
 

@@ -32,49 +32,51 @@ CYRILLIC_RED_ONES = "Red \u041enes"  # Cyrillic capital O
 async def test_a_hidden_character_does_not_make_a_second_gang(
     storage: Storage, campaign: Campaign
 ) -> None:
-    await storage.create_gang(GUILD_A, campaign.id, full_gang("Red Ones"), actor=ACTOR)
+    await storage.write(GUILD_A).create_gang(campaign.id, full_gang("Red Ones"), actor=ACTOR)
     for twin in ("Red Ones\u200b", "\u202eRed Ones", "RED\u2060 ONES"):
         with pytest.raises(InvalidRequest, match="already a gang called 'R"):
-            await storage.create_gang(GUILD_A, campaign.id, full_gang(twin, "b"), actor=ACTOR)
-    assert len(await storage.list_gangs(GUILD_A, campaign.id)) == 1
+            await storage.write(GUILD_A).create_gang(campaign.id, full_gang(twin, "b"), actor=ACTOR)
+    assert len(await storage.read(GUILD_A).list_gangs(campaign.id)) == 1
 
 
 async def test_a_look_alike_is_refused_naming_the_gang_it_imitates(
     storage: Storage, campaign: Campaign
 ) -> None:
-    await storage.create_gang(GUILD_A, campaign.id, full_gang("Red Ones"), actor=ACTOR)
+    await storage.write(GUILD_A).create_gang(campaign.id, full_gang("Red Ones"), actor=ACTOR)
     with pytest.raises(InvalidRequest) as refused:
-        await storage.create_gang(GUILD_A, campaign.id, full_gang(CYRILLIC_RED_ONES, "b"),
+        await storage.write(GUILD_A).create_gang(campaign.id, full_gang(CYRILLIC_RED_ONES, "b"),
                                   actor=ACTOR)
     assert "looks the same as the gang 'Red Ones' in this campaign" in refused.value.message
     # Renaming another gang into a look-alike is refused the same way.
-    other = await storage.create_gang(GUILD_A, campaign.id, full_gang("Blue Ones", "b"),
+    other = await storage.write(GUILD_A).create_gang(campaign.id, full_gang("Blue Ones", "b"),
                                       actor=ACTOR)
     with pytest.raises(InvalidRequest, match="looks the same as the gang 'Red Ones'"):
-        await storage.rename_gang(GUILD_A, campaign.id, other.id, "R\u0435d Ones", actor=ACTOR)
-    assert (await storage.get_gang(GUILD_A, campaign.id, other.id)).name == "Blue Ones"
+        await storage.write(GUILD_A).rename_gang(
+            campaign.id, other.id, "R\u0435d Ones", actor=ACTOR)
+    assert (await storage.read(GUILD_A).get_gang(campaign.id, other.id)).name == "Blue Ones"
 
 
 async def test_fighters_and_vehicles_are_compared_the_same_way(
     storage: Storage, campaign: Campaign
 ) -> None:
-    await storage.create_gang(GUILD_A, campaign.id, full_gang(), actor=ACTOR)
-    other = await storage.create_gang(GUILD_A, campaign.id, full_gang("Iron Kin", "b"),
+    await storage.write(GUILD_A).create_gang(campaign.id, full_gang(), actor=ACTOR)
+    other = await storage.write(GUILD_A).create_gang(campaign.id, full_gang("Iron Kin", "b"),
                                       actor=ACTOR)
     with pytest.raises(InvalidRequest, match="looks the same as the fighter 'a Boss'"):
-        await storage.add_fighter(GUILD_A, campaign.id, other.id,
+        await storage.write(GUILD_A).add_fighter(campaign.id, other.id,
                                   f.fighter("\u0430 B\u043ess", id=new_id()), actor=ACTOR)
     with pytest.raises(InvalidRequest, match="looks the same as the vehicle 'a Van'"):
-        await storage.add_vehicle(GUILD_A, campaign.id, other.id,
+        await storage.write(GUILD_A).add_vehicle(campaign.id, other.id,
                                   f.vehicle("a V\u0430n", id=new_id()), actor=ACTOR)
 
 
 async def test_a_look_alike_finds_the_gang_and_the_campaign(
     storage: Storage, campaign: Campaign
 ) -> None:
-    gang = await storage.create_gang(GUILD_A, campaign.id, full_gang("Red Ones"), actor=ACTOR)
-    assert (await storage.get_gang_by_name(GUILD_A, campaign.id, CYRILLIC_RED_ONES)).id == gang.id
-    found = await storage.get_campaign_by_name(GUILD_A, "\u0410sh W\u0430stes\u200b")
+    gang = await storage.write(GUILD_A).create_gang(campaign.id, full_gang("Red Ones"), actor=ACTOR)
+    assert (await storage.read(GUILD_A).get_gang_by_name(
+        campaign.id, CYRILLIC_RED_ONES)).id == gang.id
+    found = await storage.read(GUILD_A).get_campaign_by_name("\u0410sh W\u0430stes\u200b")
     assert found.id == campaign.id
 
 
@@ -82,13 +84,15 @@ async def test_campaign_look_alikes_are_refused_on_the_same_server_only(
     storage: Storage, campaign: Campaign
 ) -> None:
     with pytest.raises(InvalidRequest, match="looks the same as the campaign 'Ash Wastes'"):
-        await storage.create_campaign(GUILD_A, CampaignSettings(name="\u0410sh Wastes"))
-    elsewhere = await storage.create_campaign(GUILD_B, CampaignSettings(name="\u0410sh Wastes"))
+        await storage.write(GUILD_A).create_campaign(CampaignSettings(name="\u0410sh Wastes"))
+    elsewhere = await storage.write(GUILD_B).create_campaign(
+        CampaignSettings(name="\u0410sh Wastes"))
     assert elsewhere.name == "\u0410sh Wastes"
 
 
 async def test_names_are_stored_clean(storage: Storage, campaign: Campaign) -> None:
-    gang = await storage.create_gang(GUILD_A, campaign.id, full_gang("\u2066Grey\u200b Ones\u2069"),
+    gang = await storage.write(GUILD_A).create_gang(
+        campaign.id, full_gang("\u2066Grey\u200b Ones\u2069"),
                                      actor=ACTOR)
     assert gang.name == "Grey Ones"
     rows = await fetch(storage, "SELECT name, name_key FROM gangs")
@@ -148,28 +152,28 @@ async def test_migration_6_renames_clashing_names_and_loses_nothing(
         storage = await Storage.open(db_path)
     async with storage:
         assert await storage.schema_version() == LATEST_VERSION
-        names = {g.id: g.name for g in await storage.list_gangs(GUILD_A, "c1")}
+        names = {g.id: g.name for g in await storage.read(GUILD_A).list_gangs("c1")}
         assert names == {"g1": "Red Ones (2)", "g2": "Red Ones", "g3": f"{CYRILLIC_RED_ONES} (3)",
                          "g4": "Unnamed gang", "g5": "Blue"}
-        assert (await storage.get_gang(GUILD_A, "c1", "g4")).house == "Unknown House"
+        assert (await storage.read(GUILD_A).get_gang("c1", "g4")).house == "Unknown House"
         # Each renamed gang can be named in a command again.
-        assert (await storage.get_gang_by_name(GUILD_A, "c1", "red ones (3)")).id == "g3"
-        assert (await storage.get_gang_by_name(GUILD_A, "c1", CYRILLIC_RED_ONES)).id == "g2"
-        _gang, vex = await storage.find_fighter(GUILD_A, "c1", "Vex (2)")
+        assert (await storage.read(GUILD_A).get_gang_by_name("c1", "red ones (3)")).id == "g3"
+        assert (await storage.read(GUILD_A).get_gang_by_name("c1", CYRILLIC_RED_ONES)).id == "g2"
+        _gang, vex = await storage.read(GUILD_A).find_fighter("c1", "Vex (2)")
         assert vex.id == "f2"
-        assert (await storage.get_gang(GUILD_A, "c1", "g2")).stash[0].name == "Lasgun"
-        assert [c.name for c in await storage.list_campaigns(GUILD_A)] == [
+        assert (await storage.read(GUILD_A).get_gang("c1", "g2")).stash[0].name == "Lasgun"
+        assert [c.name for c in await storage.read(GUILD_A).list_campaigns()] == [
             "Dust Falls", "Dust Falls (2)"]
         # Another server's campaign and gang of the same names are left alone.
-        assert [c.name for c in await storage.list_campaigns(GUILD_B)] == ["Dust Falls"]
-        assert [g.name for g in await storage.list_gangs(GUILD_B, "c3")] == ["Red Ones"]
+        assert [c.name for c in await storage.read(GUILD_B).list_campaigns()] == ["Dust Falls"]
+        assert [g.name for g in await storage.read(GUILD_B).list_gangs("c3")] == ["Red Ones"]
         # The ledger keeps every old name and says why it changed.
-        events = await storage.recent_events(GUILD_A, "c1", gang_id="g3", limit=10)
+        events = await storage.read(GUILD_A).recent_events("c1", gang_id="g3", limit=10)
         assert any(e.kind == "change" and e.path == "name" and e.before == CYRILLIC_RED_ONES
                    and e.after == f"{CYRILLIC_RED_ONES} (3)" for e in events)
         assert any(e.kind == "note" and e.text is not None
                    and "looked the same as the gang 'Red Ones'" in e.text for e in events)
-        campaign_notes = await storage.recent_events(GUILD_A, "c2", limit=10)
+        campaign_notes = await storage.read(GUILD_A).recent_events("c2", limit=10)
         assert any("'Dust Falls (2)'" in (e.text or "") for e in campaign_notes)
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert any("'Red Ones\\u200b'" in w and "'Red Ones (2)'" in w and "'Red Ones'" in w
@@ -202,21 +206,21 @@ async def test_territory_names_clash_in_the_migration_too(db_path: Path) -> None
     conn = await aiosqlite.connect(db_path)
     await write_old_territories(conn, ["Old Ruins", "\u041eld Ruins"], income="0")
     async with await Storage.open(db_path) as storage:
-        territories = await storage.list_territories(GUILD_A, "c1")
+        territories = await storage.read(GUILD_A).list_territories("c1")
         # Only the number is added: the letters stay as they were typed.
         assert [t.name for t in territories] == ["Old Ruins", "\u041eld Ruins (2)"]
         added = Territory(id=new_id(), name="Slag Pits")
-        await storage.add_territory(GUILD_A, "c1", added, actor=ACTOR)
+        await storage.write(GUILD_A).add_territory("c1", added, actor=ACTOR)
 
 
 async def _keyed_by_hand_list(target: Path | str, *statements: str) -> None:
     """A database at version 9 whose names were keyed by the old hand list of look-alikes:
     a Lisu "ꓣed Ones" and a "Kraɡ" (Latin script g) were names of their own then."""
     store = await open_storage(target)
-    campaign = await store.create_campaign(GUILD_A, CampaignSettings(name="Dust Falls"))
+    campaign = await store.write(GUILD_A).create_campaign(CampaignSettings(name="Dust Falls"))
     fighters = [f.fighter(name="Krag"), f.fighter(name="Grub")]
     for name in ("Red Ones", "Blue Ones", "Маша"):
-        await store.create_gang(GUILD_A, campaign.id,
+        await store.write(GUILD_A).create_gang(campaign.id,
                                 f.gang(name=name, fighters=fighters if name == "Red Ones" else []),
                                 actor=ACTOR)
     await store.close()
@@ -253,21 +257,21 @@ async def _migrates_to_skeleton_keys(target: Path | str) -> None:
     store = await open_storage(target)
     try:
         assert await store.schema_version() == LATEST_VERSION
-        (campaign,) = await store.list_campaigns(GUILD_A)
-        gangs = {g.name for g in await store.list_gangs(GUILD_A, campaign.id)}
+        (campaign,) = await store.read(GUILD_A).list_campaigns()
+        gangs = {g.name for g in await store.read(GUILD_A).list_gangs(campaign.id)}
         # The plain name keeps its name; the look-alike only gets a number.
         assert gangs == {"Red Ones", "\ua4e3ed Ones (2)", "Маша"}
-        assert (await store.get_gang_by_name(GUILD_A, campaign.id, "маша")).name == "Маша"
-        _gang, krag = await store.find_fighter(GUILD_A, campaign.id, "Kra\u0261 (2)")
+        assert (await store.read(GUILD_A).get_gang_by_name(campaign.id, "маша")).name == "Маша"
+        _gang, krag = await store.read(GUILD_A).find_fighter(campaign.id, "Kra\u0261 (2)")
         assert krag.name == "Kra\u0261 (2)"
-        red = await store.get_gang_by_name(GUILD_A, campaign.id, "Red Ones")
-        events = await store.recent_events(GUILD_A, campaign.id, limit=20)
+        red = await store.read(GUILD_A).get_gang_by_name(campaign.id, "Red Ones")
+        events = await store.write(GUILD_A).recent_events(campaign.id, limit=20)
         assert any(e.kind == "note" and "looked the same as the gang 'Red Ones'" in (e.text or "")
                    for e in events)
         assert any(e.kind == "note" and "looked the same as the fighter 'Krag'" in (e.text or "")
                    for e in events)
         with pytest.raises(InvalidRequest, match="looks the same as the gang 'Red Ones'"):
-            await store.create_gang(GUILD_A, campaign.id, f.gang(name="Red \u13a4nes"),
+            await store.write(GUILD_A).create_gang(campaign.id, f.gang(name="Red \u13a4nes"),
                                     actor=ACTOR)
         assert red.name == "Red Ones"
     finally:

@@ -60,17 +60,17 @@ async def held_open(
 async def test_a_read_does_not_wait_for_a_write_in_progress_and_sees_the_last_commit(
     storage: Storage, campaign: Campaign
 ) -> None:
-    gang = await storage.create_gang(GUILD_A, campaign.id, full_gang(), actor=ACTOR)
+    gang = await storage.write(GUILD_A).create_gang(campaign.id, full_gang(), actor=ACTOR)
     richer = gang.model_copy(update={"credits": 999})
     async with held_open(storage.transaction(GUILD_A),
                          lambda tx: tx.update_gang(campaign.id, richer, actor=ACTOR)) as task:
         async with asyncio.timeout(NO_HANG):
-            during = await storage.get_gang(GUILD_A, campaign.id, gang.id)
+            during = await storage.read(GUILD_A).get_gang(campaign.id, gang.id)
             async with storage.read_only(GUILD_A) as tx:
                 in_snapshot = await tx.get_gang(campaign.id, gang.id)
         assert not task.done()
     assert during.credits == in_snapshot.credits == gang.credits  # not the uncommitted 999
-    assert (await storage.get_gang(GUILD_A, campaign.id, gang.id)).credits == 999
+    assert (await storage.read(GUILD_A).get_gang(campaign.id, gang.id)).credits == 999
 
 
 async def test_reads_inside_the_same_tasks_own_transaction_are_refused(
@@ -78,24 +78,24 @@ async def test_reads_inside_the_same_tasks_own_transaction_are_refused(
 ) -> None:
     async with storage.transaction(GUILD_A):
         with pytest.raises(RuntimeError, match="inside its own transaction"):
-            await storage.get_campaign(GUILD_A, campaign.id)
+            await storage.read(GUILD_A).get_campaign(campaign.id)
     async with storage.read_only(GUILD_A):
         with pytest.raises(RuntimeError, match="inside its own transaction"):
-            await storage.list_gangs(GUILD_A, campaign.id)
+            await storage.read(GUILD_A).list_gangs(campaign.id)
 
 
 async def test_read_only_transactions_cannot_write(storage: Storage, campaign: Campaign) -> None:
     async with storage.read_only(GUILD_A) as tx:
         with pytest.raises(RuntimeError, match="read-only"):
             await tx.create_gang(campaign.id, full_gang(), actor=ACTOR)
-    assert await storage.list_gangs(GUILD_A, campaign.id) == []
+    assert await storage.read(GUILD_A).list_gangs(campaign.id) == []
 
 
 async def test_an_in_memory_database_reads_through_its_one_connection() -> None:
     from rules.models import CampaignSettings
 
     async with await Storage.open(":memory:") as storage:
-        made = await storage.create_campaign(GUILD_A, CampaignSettings(name="Ash Wastes"))
+        made = await storage.write(GUILD_A).create_campaign(CampaignSettings(name="Ash Wastes"))
         async with storage.read_only(GUILD_A) as tx:
             assert (await tx.get_campaign(made.id)).name == "Ash Wastes"
 
@@ -103,7 +103,7 @@ async def test_an_in_memory_database_reads_through_its_one_connection() -> None:
 async def test_a_campaign_deleted_in_a_transaction_is_not_found_again_in_it(
     storage: Storage, campaign: Campaign
 ) -> None:
-    await storage.create_gang(GUILD_A, campaign.id, full_gang(), actor=ACTOR)
+    await storage.write(GUILD_A).create_gang(campaign.id, full_gang(), actor=ACTOR)
     async with storage.transaction(GUILD_A) as tx:
         assert len(await tx.list_gangs(campaign.id)) == 1  # resolved (and remembered) here
         await tx.delete_campaign(campaign.id)
@@ -114,8 +114,8 @@ async def test_a_campaign_deleted_in_a_transaction_is_not_found_again_in_it(
 async def test_gangs_without_rosters_have_their_own_fields_and_nothing_else(
     storage: Storage, campaign: Campaign
 ) -> None:
-    wolves = await storage.create_gang(GUILD_A, campaign.id, full_gang(), actor=ACTOR)
-    fangs = await storage.create_gang(GUILD_A, campaign.id, full_gang("Iron Fangs", "b"),
+    wolves = await storage.write(GUILD_A).create_gang(campaign.id, full_gang(), actor=ACTOR)
+    fangs = await storage.write(GUILD_A).create_gang(campaign.id, full_gang("Iron Fangs", "b"),
                                       actor=ACTOR)
     assert wolves.fighters and wolves.stash
     async with storage.read_only(GUILD_A) as tx:
@@ -148,7 +148,7 @@ async def test_a_flush_for_one_server_delivers_that_servers_messages_only(
     storage: Storage,
 ) -> None:
     for guild, channel in ((GUILD_A, 10), (GUILD_B, 20), (GUILD_A, 11)):
-        await storage.owe_message(guild, f"message-{channel}", channel, {"content": "hi"})
+        await storage.write(guild).owe_message(f"message-{channel}", channel, {"content": "hi"})
     sender = RecordingSender()
     outbox = Outbox(storage, sender)
     await outbox.flush(GUILD_A)
@@ -163,7 +163,7 @@ async def test_a_flush_for_one_server_delivers_that_servers_messages_only(
 async def test_a_background_read_does_not_wait_for_a_check_in_progress(
     storage: Storage, campaign: Campaign
 ) -> None:
-    gang = await storage.create_gang(GUILD_A, campaign.id, full_gang(), actor=ACTOR)
+    gang = await storage.write(GUILD_A).create_gang(campaign.id, full_gang(), actor=ACTOR)
     async with held_open(storage.read_only(GUILD_A),
                          lambda tx: tx.get_gang(campaign.id, gang.id)) as task:
         async with asyncio.timeout(NO_HANG):
@@ -172,19 +172,19 @@ async def test_a_background_read_does_not_wait_for_a_check_in_progress(
         assert not task.done()
     async with storage.read_only(GUILD_A, background=True):
         with pytest.raises(RuntimeError, match="inside its own transaction"):
-            await storage.get_gang(GUILD_A, campaign.id, gang.id)
+            await storage.read(GUILD_A).get_gang(campaign.id, gang.id)
 
 
 async def test_a_gang_found_by_name_without_its_roster(
     storage: Storage, campaign: Campaign
 ) -> None:
-    gang = await storage.create_gang(GUILD_A, campaign.id, full_gang(), actor=ACTOR)
-    light = await storage.get_gang_by_name(GUILD_A, campaign.id, gang.name.upper(),
+    gang = await storage.write(GUILD_A).create_gang(campaign.id, full_gang(), actor=ACTOR)
+    light = await storage.read(GUILD_A).get_gang_by_name(campaign.id, gang.name.upper(),
                                            rosters=False)
-    full = await storage.get_gang_by_name(GUILD_A, campaign.id, gang.name)
+    full = await storage.read(GUILD_A).get_gang_by_name(campaign.id, gang.name)
     assert (light.id, light.name, light.owner) == (gang.id, gang.name, gang.owner)
     assert light.fighters == [] and full.fighters == gang.fighters
-    by_id = await storage.gangs_without_rosters(GUILD_A, campaign.id, [gang.id])
+    by_id = await storage.read(GUILD_A).gangs_without_rosters(campaign.id, [gang.id])
     assert by_id == {gang.id: light}
 
 
@@ -194,7 +194,7 @@ async def test_checks_held_open_together_do_not_wait_for_each_other(
     from bot.storage.repository import ANSWERING_LANES
 
     assert ANSWERING_LANES >= 2
-    gang = await storage.create_gang(GUILD_A, campaign.id, full_gang(), actor=ACTOR)
+    gang = await storage.write(GUILD_A).create_gang(campaign.id, full_gang(), actor=ACTOR)
     async with AsyncExitStack() as held:
         # Every lane but one is held by a check that stays open.
         tasks = [

@@ -31,8 +31,8 @@ async def test_a_write_waits_only_for_writers_of_its_own_campaign(
     url = await create_database(postgres_admin_url, migrated=True)
     storage = await open_storage(url)
     try:
-        ash = await storage.create_campaign(GUILD_A, CampaignSettings(name="Ash"))
-        dust = await storage.create_campaign(GUILD_B, CampaignSettings(name="Dust"))
+        ash = await storage.write(GUILD_A).create_campaign(CampaignSettings(name="Ash"))
+        dust = await storage.write(GUILD_B).create_campaign(CampaignSettings(name="Dust"))
         held, release = asyncio.Event(), asyncio.Event()
 
         async def hold_ash() -> None:
@@ -46,10 +46,11 @@ async def test_a_write_waits_only_for_writers_of_its_own_campaign(
         await asyncio.wait_for(held.wait(), NO_HANG)
         # Another server's campaign is written while Ash's writer holds its lock.
         async with asyncio.timeout(NO_HANG):
-            await storage.create_gang(GUILD_B, dust.id, full_gang("Dust Kin", "d"), actor=ACTOR)
+            await storage.write(GUILD_B).create_gang(
+                dust.id, full_gang("Dust Kin", "d"), actor=ACTOR)
         # A second writer of Ash waits on the advisory lock until the first commits.
         second = asyncio.create_task(
-            storage.create_gang(GUILD_A, ash.id, full_gang("Ash Kin", "k"), actor=ACTOR))
+            storage.write(GUILD_A).create_gang(ash.id, full_gang("Ash Kin", "k"), actor=ACTOR))
         async with asyncio.timeout(NO_HANG):
             while await _advisory_waiters(url) == 0:
                 await asyncio.sleep(0.05)
@@ -57,7 +58,7 @@ async def test_a_write_waits_only_for_writers_of_its_own_campaign(
         release.set()
         await asyncio.wait_for(holder, NO_HANG)
         await asyncio.wait_for(second, NO_HANG)
-        names = [g.name for g in await storage.list_gangs(GUILD_A, ash.id)]
+        names = [g.name for g in await storage.read(GUILD_A).list_gangs(ash.id)]
         assert names == ["Ash Wolves", "Ash Kin"]
     finally:
         await storage.close()

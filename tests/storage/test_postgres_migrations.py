@@ -67,13 +67,13 @@ async def test_a_fresh_postgresql_database_starts_at_the_baseline_and_is_used(
 ) -> None:
     store = await open_storage(postgres_url)
     try:
-        campaign = await store.create_campaign(GUILD_A, CampaignSettings(name="Ash"))
-        await store.create_gang(GUILD_A, campaign.id, full_gang(), actor=ACTOR)
+        campaign = await store.write(GUILD_A).create_campaign(CampaignSettings(name="Ash"))
+        await store.write(GUILD_A).create_gang(campaign.id, full_gang(), actor=ACTOR)
     finally:
         await store.close()
     reopened = await open_storage(postgres_url)  # migrating again changes nothing
     try:
-        assert [g.name for g in await reopened.list_gangs(GUILD_A, campaign.id)] == [
+        assert [g.name for g in await reopened.read(GUILD_A).list_gangs(campaign.id)] == [
             "Ash Wolves"]
     finally:
         await reopened.close()

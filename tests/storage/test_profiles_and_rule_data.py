@@ -46,7 +46,7 @@ async def test_migration_8_unsets_the_line_every_fighter_was_given_and_keeps_the
     await conn.commit()
     await conn.close()
     async with await Storage.open(db_path) as storage:
-        gang = await storage.get_gang_by_name(GUILD_A, "c1", "Old Gang")
+        gang = await storage.read(GUILD_A).get_gang_by_name("c1", "Old Gang")
     given, real = gang.fighters
     assert given.profile is None
     assert real.profile is not None
@@ -58,14 +58,14 @@ async def test_migration_8_unsets_the_line_every_fighter_was_given_and_keeps_the
 async def test_unknown_and_absent_characteristics_and_notes_are_stored(
     storage: Storage, campaign: Campaign
 ) -> None:
-    gang = await storage.create_gang(GUILD_A, campaign.id, full_gang(notes="Keep out."),
+    gang = await storage.write(GUILD_A).create_gang(campaign.id, full_gang(notes="Keep out."),
                                      actor=ACTOR)
-    assert (await storage.get_gang(GUILD_A, campaign.id, gang.id)).notes == "Keep out."
+    assert (await storage.read(GUILD_A).get_gang(campaign.id, gang.id)).notes == "Keep out."
     unknown = fighter("Nobody", id="n1", profile=None, notes="Turned up at the gate.")
     familiar = fighter("Skitter", id="n2", profile=profile(bs=None, ld=None))
     for one in (unknown, familiar):
-        await storage.add_fighter(GUILD_A, campaign.id, gang.id, one, actor=ACTOR)
-    stored = await storage.get_gang(GUILD_A, campaign.id, gang.id)
+        await storage.write(GUILD_A).add_fighter(campaign.id, gang.id, one, actor=ACTOR)
+    stored = await storage.read(GUILD_A).get_gang(campaign.id, gang.id)
     by_id = {f.id: f for f in stored.fighters}
     assert by_id["n1"].profile is None and by_id["n1"].notes == "Turned up at the gate."
     assert by_id["n2"].profile == profile(bs=None, ld=None)
@@ -75,15 +75,15 @@ async def test_own_rule_data_is_played_and_travels_with_a_campaign_export(
     storage: Storage, campaign: Campaign
 ) -> None:
     content = read_rule_data(EXAMPLE.read_bytes(), "example.toml")
-    updated = await storage.set_rule_data(
-        GUILD_A, campaign.id, content.model_dump_json(by_alias=True), actor=ACTOR,
+    updated = await storage.write(GUILD_A).set_rule_data(
+        campaign.id, content.model_dump_json(by_alias=True), actor=ACTOR,
         note="Rule data imported.")
     ruleset = ruleset_for(updated)
     matriarch = ruleset.house("Quillon").fighters[0]
     assert matriarch.profile is not None and matriarch.profile.ws == 3
     assert any(e.name == "Quill launcher" and len(e.profiles) == 2
                for e in ruleset.trading_post)
-    document = await storage.export_campaign(GUILD_A, campaign.id)
+    document = await storage.read(GUILD_A).export_campaign(campaign.id)
     assert document.campaign.rule_data == content
-    imported = await storage.import_campaign(GUILD_B, document.model_dump_json(), actor=ACTOR)
+    imported = await storage.write(GUILD_B).import_campaign(document.model_dump_json(), actor=ACTOR)
     assert ruleset_for(imported).house("Quillon") == ruleset.house("Quillon")

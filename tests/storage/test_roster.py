@@ -14,8 +14,8 @@ from .conftest import ACTOR, GUILD_A, full_gang, scalar
 
 async def test_a_full_gang_round_trips_exactly(storage: Storage, campaign: Campaign) -> None:
     gang = full_gang()
-    assert await storage.create_gang(GUILD_A, campaign.id, gang, actor=ACTOR) == gang
-    loaded = await storage.get_gang(GUILD_A, campaign.id, gang.id)
+    assert await storage.write(GUILD_A).create_gang(campaign.id, gang, actor=ACTOR) == gang
+    loaded = await storage.read(GUILD_A).get_gang(campaign.id, gang.id)
     assert loaded == gang
     assert loaded.fighters[0].profile.ws == 3
     assert loaded.vehicles[0].upgrades[0].name == "Ram"
@@ -27,59 +27,61 @@ async def test_a_full_gang_round_trips_exactly(storage: Storage, campaign: Campa
 async def test_lookup_by_name_is_case_and_space_insensitive(
     storage: Storage, campaign: Campaign
 ) -> None:
-    gang = await storage.create_gang(GUILD_A, campaign.id, full_gang(), actor=ACTOR)
-    assert (await storage.get_gang_by_name(GUILD_A, campaign.id, "ash   WOLVES")).id == gang.id
-    found_gang, fighter = await storage.find_fighter(GUILD_A, campaign.id, "A BOSS")
+    gang = await storage.write(GUILD_A).create_gang(campaign.id, full_gang(), actor=ACTOR)
+    assert (await storage.read(GUILD_A).get_gang_by_name(campaign.id, "ash   WOLVES")).id == gang.id
+    found_gang, fighter = await storage.read(GUILD_A).find_fighter(campaign.id, "A BOSS")
     assert (found_gang.id, fighter.id) == (gang.id, "a-boss")
     with pytest.raises(NotFound, match=r"There is no gang called 'Nobody' in this campaign\."):
-        await storage.get_gang_by_name(GUILD_A, campaign.id, "Nobody")
+        await storage.read(GUILD_A).get_gang_by_name(campaign.id, "Nobody")
     with pytest.raises(NotFound, match="no fighter called 'Nobody'"):
-        await storage.find_fighter(GUILD_A, campaign.id, "Nobody")
+        await storage.read(GUILD_A).find_fighter(campaign.id, "Nobody")
 
 
 async def test_names_are_unique_per_campaign(storage: Storage, campaign: Campaign) -> None:
-    await storage.create_gang(GUILD_A, campaign.id, full_gang(), actor=ACTOR)
+    await storage.write(GUILD_A).create_gang(campaign.id, full_gang(), actor=ACTOR)
     with pytest.raises(InvalidRequest, match="already a gang called 'ASH WOLVES'"):
-        await storage.create_gang(GUILD_A, campaign.id, full_gang("ASH WOLVES", "b"), actor=ACTOR)
-    other = await storage.create_gang(GUILD_A, campaign.id, full_gang("Iron Kin", "b"),
+        await storage.write(GUILD_A).create_gang(
+            campaign.id, full_gang("ASH WOLVES", "b"), actor=ACTOR)
+    other = await storage.write(GUILD_A).create_gang(campaign.id, full_gang("Iron Kin", "b"),
                                       actor=ACTOR)
     clash = f.fighter("A boss", id=new_id())
     with pytest.raises(InvalidRequest, match="already a fighter called 'A boss'"):
-        await storage.add_fighter(GUILD_A, campaign.id, other.id, clash, actor=ACTOR)
+        await storage.write(GUILD_A).add_fighter(campaign.id, other.id, clash, actor=ACTOR)
     with pytest.raises(InvalidRequest, match="already a vehicle called 'A VAN'"):
-        await storage.add_vehicle(GUILD_A, campaign.id, other.id,
+        await storage.write(GUILD_A).add_vehicle(campaign.id, other.id,
                                   f.vehicle("A VAN", id=new_id()), actor=ACTOR)
     with pytest.raises(InvalidRequest, match="already a gang with id"):
-        await storage.create_gang(GUILD_A, campaign.id, full_gang("New", "c", id=other.id),
+        await storage.write(GUILD_A).create_gang(campaign.id, full_gang("New", "c", id=other.id),
                                   actor=ACTOR)
     # Nothing of the refused writes is left behind.
-    assert len(await storage.list_gangs(GUILD_A, campaign.id)) == 2
-    assert len(await storage.list_actions(GUILD_A, campaign.id)) == 2
+    assert len(await storage.read(GUILD_A).list_gangs(campaign.id)) == 2
+    assert len(await storage.read(GUILD_A).list_actions(campaign.id)) == 2
 
 
 async def test_fighters_vehicles_and_stash(storage: Storage, campaign: Campaign) -> None:
-    gang = await storage.create_gang(GUILD_A, campaign.id, full_gang(), actor=ACTOR)
+    gang = await storage.write(GUILD_A).create_gang(campaign.id, full_gang(), actor=ACTOR)
     cid, gid = campaign.id, gang.id
     juve = f.fighter("Kid", FighterCategory.JUVE, cost=25, id=new_id(),
                      equipment=[f.item("Stub gun", 5, id=new_id())])
-    await storage.add_fighter(GUILD_A, cid, gid, juve, actor=ACTOR)
+    await storage.write(GUILD_A).add_fighter(cid, gid, juve, actor=ACTOR)
     juve.xp = 4
     juve.equipment.append(f.item("Knife", 5, id=new_id()))
     juve.profile.worsen("bs")
-    assert await storage.update_fighter(GUILD_A, cid, gid, juve, actor=ACTOR) == juve
-    removed = await storage.remove_fighter(GUILD_A, cid, gid, "a-ganger", actor=ACTOR)
+    assert await storage.write(GUILD_A).update_fighter(cid, gid, juve, actor=ACTOR) == juve
+    removed = await storage.write(GUILD_A).remove_fighter(cid, gid, "a-ganger", actor=ACTOR)
     assert removed.name == "a Ganger"
 
     bike = f.vehicle("Bike", id=new_id())
-    await storage.add_vehicle(GUILD_A, cid, gid, bike, actor=ACTOR, stash=True)
+    await storage.write(GUILD_A).add_vehicle(cid, gid, bike, actor=ACTOR, stash=True)
     bike.status = VehicleStatus.IN_REPAIR
-    await storage.update_vehicle(GUILD_A, cid, gid, bike, actor=ACTOR)
-    await storage.remove_vehicle(GUILD_A, cid, gid, "a-van", actor=ACTOR)
+    await storage.write(GUILD_A).update_vehicle(cid, gid, bike, actor=ACTOR)
+    await storage.write(GUILD_A).remove_vehicle(cid, gid, "a-van", actor=ACTOR)
     grenade = f.item("Frag grenades", 30, id=new_id())
-    await storage.add_stash_item(GUILD_A, cid, gid, grenade, actor=ACTOR)
-    assert (await storage.remove_stash_item(GUILD_A, cid, gid, "a-i6", actor=ACTOR)).id == "a-i6"
+    await storage.write(GUILD_A).add_stash_item(cid, gid, grenade, actor=ACTOR)
+    assert (await storage.write(GUILD_A).remove_stash_item(
+        cid, gid, "a-i6", actor=ACTOR)).id == "a-i6"
 
-    loaded = await storage.get_gang(GUILD_A, cid, gid)
+    loaded = await storage.read(GUILD_A).get_gang(cid, gid)
     assert [x.name for x in loaded.fighters] == ["a Boss", "Kid"]
     assert loaded.fighter(juve.id) == juve
     assert loaded.vehicles == []
@@ -89,101 +91,107 @@ async def test_fighters_vehicles_and_stash(storage: Storage, campaign: Campaign)
     # Boss, juve, Stash: the van's items went with it.
     assert await scalar(storage, "SELECT COUNT(*) FROM items") == 2 + 2 + 1
     with pytest.raises(NotFound):
-        await storage.remove_fighter(GUILD_A, cid, gid, "a-ganger", actor=ACTOR)
+        await storage.write(GUILD_A).remove_fighter(cid, gid, "a-ganger", actor=ACTOR)
 
 
 async def test_moving_equipment_and_swapping_names_in_one_edit(
     storage: Storage, campaign: Campaign
 ) -> None:
-    gang = await storage.create_gang(GUILD_A, campaign.id, full_gang(), actor=ACTOR)
+    gang = await storage.write(GUILD_A).create_gang(campaign.id, full_gang(), actor=ACTOR)
     boss, ganger = gang.fighters
     lasgun = boss.equipment.pop(0)
     gang.stash.append(lasgun)
     ganger.equipment.append(boss.equipment.pop(0))
     boss.name, ganger.name = ganger.name, boss.name
-    assert await storage.update_gang(GUILD_A, campaign.id, gang, actor=ACTOR) == gang
-    assert await storage.get_gang(GUILD_A, campaign.id, gang.id) == gang
+    assert await storage.write(GUILD_A).update_gang(campaign.id, gang, actor=ACTOR) == gang
+    assert await storage.read(GUILD_A).get_gang(campaign.id, gang.id) == gang
 
 
 async def test_rename_transfer_and_delete_gang(storage: Storage, campaign: Campaign) -> None:
-    gang = await storage.create_gang(GUILD_A, campaign.id, full_gang(), actor=ACTOR)
-    turf = await storage.add_territory(
-        GUILD_A, campaign.id, f.territory("Sump", id=new_id(), controller=gang.id), actor=ACTOR
+    gang = await storage.write(GUILD_A).create_gang(campaign.id, full_gang(), actor=ACTOR)
+    turf = await storage.write(GUILD_A).add_territory(
+        campaign.id, f.territory("Sump", id=new_id(), controller=gang.id), actor=ACTOR
     )
-    assert (await storage.rename_gang(GUILD_A, campaign.id, gang.id, "Grey Wolves",
+    assert (await storage.write(GUILD_A).rename_gang(campaign.id, gang.id, "Grey Wolves",
                                       actor=ACTOR)).name == "Grey Wolves"
-    assert (await storage.transfer_gang(GUILD_A, campaign.id, gang.id, "555",
+    assert (await storage.write(GUILD_A).transfer_gang(campaign.id, gang.id, "555",
                                         actor=ACTOR)).owner == "555"
-    assert [g.id for g in await storage.list_gangs(GUILD_A, campaign.id, owner="555")] == [gang.id]
-    assert await storage.list_gangs(GUILD_A, campaign.id, owner="1") == []
-    await storage.delete_gang(GUILD_A, campaign.id, gang.id, actor=ACTOR)
+    assert [g.id for g in await storage.read(GUILD_A).list_gangs(
+        campaign.id, owner="555")] == [gang.id]
+    assert await storage.read(GUILD_A).list_gangs(campaign.id, owner="1") == []
+    await storage.write(GUILD_A).delete_gang(campaign.id, gang.id, actor=ACTOR)
     with pytest.raises(NotFound):
-        await storage.get_gang(GUILD_A, campaign.id, gang.id)
-    assert (await storage.get_territory(GUILD_A, campaign.id, turf.id)).controller is None
+        await storage.read(GUILD_A).get_gang(campaign.id, gang.id)
+    assert (await storage.read(GUILD_A).get_territory(campaign.id, turf.id)).controller is None
     for table in ("fighters", "vehicles", "items"):
         assert await scalar(storage, f"SELECT COUNT(*) FROM {table}") == 0
 
 
 async def test_territories_and_world(storage: Storage, campaign: Campaign) -> None:
-    wolves = await storage.create_gang(GUILD_A, campaign.id, full_gang(), actor=ACTOR)
-    kin = await storage.create_gang(GUILD_A, campaign.id, full_gang("Iron Kin", "b"), actor=ACTOR)
-    ruins = await storage.add_territory(
-        GUILD_A, campaign.id, f.territory("Old Ruins", id=new_id(), boons=["Reputation +1"]),
+    wolves = await storage.write(GUILD_A).create_gang(campaign.id, full_gang(), actor=ACTOR)
+    kin = await storage.write(GUILD_A).create_gang(
+        campaign.id, full_gang("Iron Kin", "b"), actor=ACTOR)
+    ruins = await storage.write(GUILD_A).add_territory(
+        campaign.id, f.territory("Old Ruins", id=new_id(), boons=["Reputation +1"]),
         actor=ACTOR,
     )
-    await storage.add_territory(GUILD_A, campaign.id, f.territory("Sump", id=new_id()),
+    await storage.write(GUILD_A).add_territory(campaign.id, f.territory("Sump", id=new_id()),
                                 actor=ACTOR)
-    assigned = await storage.assign_territory(GUILD_A, campaign.id, ruins.id, kin.id, actor=ACTOR)
+    assigned = await storage.write(GUILD_A).assign_territory(
+        campaign.id, ruins.id, kin.id, actor=ACTOR)
     assert assigned.controller == kin.id
     with pytest.raises(NotFound):
-        await storage.assign_territory(GUILD_A, campaign.id, ruins.id, "nope", actor=ACTOR)
-    controlled = await storage.list_territories(GUILD_A, campaign.id, controller=kin.id)
+        await storage.write(GUILD_A).assign_territory(campaign.id, ruins.id, "nope", actor=ACTOR)
+    controlled = await storage.read(GUILD_A).list_territories(campaign.id, controller=kin.id)
     assert [t.name for t in controlled] == ["Old Ruins"]
     assert controlled[0].boons == ["Reputation +1"]
 
-    world = await storage.load_world(GUILD_A, campaign.id, [wolves.id, kin.id])
+    world = await storage.read(GUILD_A).load_world(campaign.id, [wolves.id, kin.id])
     assert set(world.gangs) == {wolves.id, kin.id}
     assert [t.name for t in world.territories.values()] == ["Old Ruins", "Sump"]
     assert world.territories_of(kin.id)[0].id == ruins.id
     with pytest.raises(NotFound, match="no gang with id nope"):
-        await storage.load_world(GUILD_A, campaign.id, [wolves.id, "nope"])
-    await storage.remove_territory(GUILD_A, campaign.id, ruins.id, actor=ACTOR)
-    assert len(await storage.list_territories(GUILD_A, campaign.id)) == 1
+        await storage.read(GUILD_A).load_world(campaign.id, [wolves.id, "nope"])
+    await storage.write(GUILD_A).remove_territory(campaign.id, ruins.id, actor=ACTOR)
+    assert len(await storage.read(GUILD_A).list_territories(campaign.id)) == 1
 
 
 async def test_captives_stay_on_their_owners_roster(storage: Storage, campaign: Campaign) -> None:
-    wolves = await storage.create_gang(GUILD_A, campaign.id, full_gang(), actor=ACTOR)
-    kin = await storage.create_gang(GUILD_A, campaign.id, full_gang("Iron Kin", "b"), actor=ACTOR)
+    wolves = await storage.write(GUILD_A).create_gang(campaign.id, full_gang(), actor=ACTOR)
+    kin = await storage.write(GUILD_A).create_gang(
+        campaign.id, full_gang("Iron Kin", "b"), actor=ACTOR)
     victim = wolves.fighter("a-ganger")
     victim.capture(kin.id)
-    await storage.update_fighter(GUILD_A, campaign.id, wolves.id, victim, actor=ACTOR)
-    held = await storage.captives_held_by(GUILD_A, campaign.id, kin.id)
+    await storage.write(GUILD_A).update_fighter(campaign.id, wolves.id, victim, actor=ACTOR)
+    held = await storage.read(GUILD_A).captives_held_by(campaign.id, kin.id)
     assert [(g.id, x.id) for g, x in held] == [(wolves.id, victim.id)]
-    stored = (await storage.get_gang(GUILD_A, campaign.id, wolves.id)).fighter(victim.id)
+    stored = (await storage.read(GUILD_A).get_gang(campaign.id, wolves.id)).fighter(victim.id)
     assert stored.status is FighterStatus.CAPTURED and stored.captured_by == kin.id
 
 
 async def test_battles(storage: Storage, campaign: Campaign) -> None:
-    wolves = await storage.create_gang(GUILD_A, campaign.id, full_gang(), actor=ACTOR)
-    kin = await storage.create_gang(GUILD_A, campaign.id, full_gang("Iron Kin", "b"), actor=ACTOR)
+    wolves = await storage.write(GUILD_A).create_gang(campaign.id, full_gang(), actor=ACTOR)
+    kin = await storage.write(GUILD_A).create_gang(
+        campaign.id, full_gang("Iron Kin", "b"), actor=ACTOR)
     first = Battle(id=new_id(), gang_ids=[wolves.id, kin.id], scenario="Stand-off")
-    assert await storage.create_battle(GUILD_A, campaign.id, first) == first
+    assert await storage.write(GUILD_A).create_battle(campaign.id, first) == first
     second = Battle(
         id=new_id(), gang_ids=[kin.id, wolves.id], winner=kin.id, scenario="Ambush",
         fighters=[FighterEndState(gang_id=wolves.id, fighter_id="a-boss", out_of_action=True)],
         enemies_out_of_action={kin.id: 1}, bottled_out=[wolves.id],
     )
-    await storage.create_battle(GUILD_A, campaign.id, second)
+    await storage.write(GUILD_A).create_battle(campaign.id, second)
     second.gangs_with_models_left = [kin.id]
-    assert await storage.update_battle(GUILD_A, campaign.id, second) == second
-    assert await storage.get_battle(GUILD_A, campaign.id, second.id) == second
-    assert [b.id for b in await storage.list_battles(GUILD_A, campaign.id)] == [
+    assert await storage.write(GUILD_A).update_battle(campaign.id, second) == second
+    assert await storage.read(GUILD_A).get_battle(campaign.id, second.id) == second
+    assert [b.id for b in await storage.read(GUILD_A).list_battles(campaign.id)] == [
         second.id, first.id,
     ]
-    other = await storage.create_gang(GUILD_A, campaign.id, full_gang("Loners", "c"), actor=ACTOR)
-    assert await storage.list_battles(GUILD_A, campaign.id, gang_id=other.id) == []
+    other = await storage.write(GUILD_A).create_gang(
+        campaign.id, full_gang("Loners", "c"), actor=ACTOR)
+    assert await storage.read(GUILD_A).list_battles(campaign.id, gang_id=other.id) == []
     with pytest.raises(InvalidRequest, match="already a battle"):
-        await storage.create_battle(GUILD_A, campaign.id, first)
+        await storage.write(GUILD_A).create_battle(campaign.id, first)
     with pytest.raises(NotFound, match="no gang with id ghost"):
-        await storage.create_battle(GUILD_A, campaign.id,
+        await storage.write(GUILD_A).create_battle(campaign.id,
                                     Battle(id=new_id(), gang_ids=[wolves.id, "ghost"]))

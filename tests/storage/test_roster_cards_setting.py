@@ -13,19 +13,19 @@ from .conftest import GUILD_A
 
 
 async def test_the_setting_is_stored_changed_and_read_back(storage: Storage) -> None:
-    off = await storage.create_campaign(
-        GUILD_A, CampaignSettings(name="Quiet Hive", roster_cards=False))
-    on = await storage.create_campaign(
-        GUILD_A, CampaignSettings(name="Loud Hive", roster_cards=True))
-    assert (await storage.get_campaign(GUILD_A, off.id)).settings.roster_cards is False
-    assert (await storage.get_campaign(GUILD_A, on.id)).settings.roster_cards is True
+    off = await storage.write(GUILD_A).create_campaign(
+        CampaignSettings(name="Quiet Hive", roster_cards=False))
+    on = await storage.write(GUILD_A).create_campaign(
+        CampaignSettings(name="Loud Hive", roster_cards=True))
+    assert (await storage.read(GUILD_A).get_campaign(off.id)).settings.roster_cards is False
+    assert (await storage.read(GUILD_A).get_campaign(on.id)).settings.roster_cards is True
 
     changed = off.model_copy(update={
         "settings": off.settings.model_copy(update={"roster_cards": True})})
-    await storage.update_campaign(GUILD_A, changed)
-    assert (await storage.get_campaign(GUILD_A, off.id)).settings.roster_cards is True
+    await storage.write(GUILD_A).update_campaign(changed)
+    assert (await storage.read(GUILD_A).get_campaign(off.id)).settings.roster_cards is True
     # An export carries it (the settings go whole).
-    document = await storage.export_campaign(GUILD_A, on.id)
+    document = await storage.read(GUILD_A).export_campaign(on.id)
     assert document.campaign.settings.roster_cards is True
 
 
@@ -43,4 +43,4 @@ async def test_campaigns_stored_before_the_setting_follow_the_bots_default(
     await conn.commit()
     await conn.close()
     async with await Storage.open(db_path) as storage:
-        assert (await storage.get_campaign(GUILD_A, "c1")).settings.roster_cards is None
+        assert (await storage.read(GUILD_A).get_campaign("c1")).settings.roster_cards is None

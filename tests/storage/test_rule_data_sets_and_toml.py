@@ -63,7 +63,7 @@ def test_a_campaign_file_may_replace_a_whole_table() -> None:
 
 async def _with_example(storage: Storage, campaign: Campaign) -> Campaign:
     content = read_rule_data(EXAMPLE.read_bytes(), "example.toml")
-    return await storage.set_rule_data(GUILD_A, campaign.id,
+    return await storage.write(GUILD_A).set_rule_data(campaign.id,
                                        content.model_dump_json(by_alias=True),
                                        actor=ACTOR, note="Rule data imported.")
 

@@ -33,7 +33,7 @@ async def test_a_save_over_a_moved_revision_is_refused_and_writes_nothing(
     with pytest.raises(StaleSequence):  # "new" but there is one already
         async with storage.transaction(GUILD_A) as tx:
             await tx.save_sequence(campaign.id, "k", state, revision=0)
-    stored = await storage.load_sequence(GUILD_A, campaign.id, "k", type(state))
+    stored = await storage.read(GUILD_A).load_sequence(campaign.id, "k", type(state))
     assert stored is not None and stored.current == 2
 
 
@@ -41,7 +41,7 @@ async def test_a_number_is_set_inside_a_stored_state_in_one_update(
     storage: Storage, campaign: Campaign
 ) -> None:
     state = sequence()
-    await storage.save_sequence(GUILD_A, campaign.id, "k", state)
+    await storage.write(GUILD_A).save_sequence(campaign.id, "k", state)
     async with storage.transaction(GUILD_A) as tx:
         revision = await tx.set_in_sequence(
             campaign.id, "k", [("$.battle_id", "b1"), ("$.steps[1].name", "Update Roster")],
@@ -49,12 +49,12 @@ async def test_a_number_is_set_inside_a_stored_state_in_one_update(
         refused = await tx.set_in_sequence(campaign.id, "k", [("$.battle_id", "b2")],
                                            {"$.current": 9})
     assert revision == 2 and refused is None
-    stored = await storage.load_sequence(GUILD_A, campaign.id, "k", type(state))
+    stored = await storage.read(GUILD_A).load_sequence(campaign.id, "k", type(state))
     assert stored is not None and stored.current == 7 and stored.steps[1].rolls == [5]
 
 
 async def test_the_outbox_scan_does_not_wait_for_a_writer(storage: Storage) -> None:
-    await storage.owe_message(GUILD_A, "note:1", 10, {"content": "hello"})
+    await storage.write(GUILD_A).owe_message("note:1", 10, {"content": "hello"})
     writing = asyncio.Event()
     release = asyncio.Event()
 

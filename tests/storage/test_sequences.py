@@ -38,39 +38,40 @@ def sequence() -> PostBattle:
 
 async def test_resume_after_restart(db_path: Path) -> None:
     storage = await Storage.open(db_path)
-    campaign = await storage.create_campaign(GUILD_A, CampaignSettings(name="C"))
+    campaign = await storage.write(GUILD_A).create_campaign(CampaignSettings(name="C"))
     state = sequence()
-    assert await storage.save_sequence(GUILD_A, campaign.id, "post:b1", state,
+    assert await storage.write(GUILD_A).save_sequence(campaign.id, "post:b1", state,
                                        battle_id="b1") == 1
     state.steps[0].done = True
     state.steps[0].rolls = [3, 6]
     state.current = 1
     state.statuses["f1"] = FighterStatus.IN_RECOVERY
-    assert await storage.save_sequence(GUILD_A, campaign.id, "post:b1", state,
+    assert await storage.write(GUILD_A).save_sequence(campaign.id, "post:b1", state,
                                        battle_id="b1") == 2
     await storage.close()
 
     reopened = await Storage.open(db_path)
     try:
-        loaded = await reopened.load_sequence(GUILD_A, campaign.id, "post:b1", PostBattle)
+        loaded = await reopened.read(GUILD_A).load_sequence(campaign.id, "post:b1", PostBattle)
         assert loaded == state
         assert loaded is not None and loaded.steps[loaded.current].name == "Update Roster"
-        [record] = await reopened.list_sequences(GUILD_A, campaign.id)
+        [record] = await reopened.read(GUILD_A).list_sequences(campaign.id)
         assert (record.key, record.battle_id, record.revision) == ("post:b1", "b1", 2)
         assert record.model.endswith("PostBattle")
-        assert await reopened.load_sequence(GUILD_A, campaign.id, "other", PostBattle) is None
-        assert await reopened.delete_sequence(GUILD_A, campaign.id, "post:b1")
-        assert not await reopened.delete_sequence(GUILD_A, campaign.id, "post:b1")
-        assert await reopened.load_sequence(GUILD_A, campaign.id, "post:b1", PostBattle) is None
+        assert await reopened.read(GUILD_A).load_sequence(campaign.id, "other", PostBattle) is None
+        assert await reopened.write(GUILD_A).delete_sequence(campaign.id, "post:b1")
+        assert not await reopened.write(GUILD_A).delete_sequence(campaign.id, "post:b1")
+        assert await reopened.read(GUILD_A).load_sequence(
+            campaign.id, "post:b1", PostBattle) is None
     finally:
         await reopened.close()
 
 
 async def test_sequences_are_per_server_and_typed(storage: Storage) -> None:
-    mine = await storage.create_campaign(GUILD_A, CampaignSettings(name="C"))
-    await storage.create_campaign(GUILD_B, CampaignSettings(name="C"))
-    await storage.save_sequence(GUILD_A, mine.id, "k", sequence())
+    mine = await storage.write(GUILD_A).create_campaign(CampaignSettings(name="C"))
+    await storage.write(GUILD_B).create_campaign(CampaignSettings(name="C"))
+    await storage.write(GUILD_A).save_sequence(mine.id, "k", sequence())
     with pytest.raises(NotFound, match="no campaign"):
-        await storage.load_sequence(GUILD_B, mine.id, "k", PostBattle)
+        await storage.read(GUILD_B).load_sequence(mine.id, "k", PostBattle)
     with pytest.raises(StorageError, match="cannot be read as"):
-        await storage.load_sequence(GUILD_A, mine.id, "k", Step)
+        await storage.read(GUILD_A).load_sequence(mine.id, "k", Step)

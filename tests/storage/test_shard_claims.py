@@ -131,9 +131,9 @@ async def test_the_shard_locks_never_meet_the_campaign_locks(
         # and 2 are held in the two-int key space by another session meanwhile.
         await hold(ShardSet.of(3))
         for name in ("One", "Two"):
-            camp = await storage.create_campaign(GUILD_A, CampaignSettings(name=name))
+            camp = await storage.write(GUILD_A).create_campaign(CampaignSettings(name=name))
             async with asyncio.timeout(NO_HANG):
-                await storage.create_gang(GUILD_A, camp.id, full_gang(f"{name} Gang"),
+                await storage.write(GUILD_A).create_gang(camp.id, full_gang(f"{name} Gang"),
                                           actor=ACTOR)
     finally:
         await storage.close()

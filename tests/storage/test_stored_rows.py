@@ -21,8 +21,8 @@ TOO_LONG = "N" * (MAX_LENGTH + 1)
 async def test_a_stored_gang_is_read_as_stored_and_equals_its_validated_form(
     storage: Storage, campaign: Campaign
 ) -> None:
-    gang = await storage.create_gang(GUILD_A, campaign.id, full_gang(), actor=ACTOR)
-    loaded = await storage.get_gang(GUILD_A, campaign.id, gang.id)
+    gang = await storage.write(GUILD_A).create_gang(campaign.id, full_gang(), actor=ACTOR)
+    loaded = await storage.read(GUILD_A).get_gang(campaign.id, gang.id)
     assert loaded == gang == Gang.model_validate(loaded.model_dump())
     assert loaded.model_dump_json() == gang.model_dump_json()
 
@@ -30,17 +30,17 @@ async def test_a_stored_gang_is_read_as_stored_and_equals_its_validated_form(
     # broke a rule (as one written under an older rule might) is read as it is stored,
     # so the campaign stays readable, instead of failing the name check on every read.
     await execute(storage, f"UPDATE fighters SET name = '{TOO_LONG}' WHERE id = 'a-boss'")
-    assert (await storage.get_gang(GUILD_A, campaign.id, gang.id)).fighter("a-boss").name \
+    assert (await storage.read(GUILD_A).get_gang(campaign.id, gang.id)).fighter("a-boss").name \
         == TOO_LONG
 
 
 async def test_an_imported_bad_name_is_still_refused(
     storage: Storage, campaign: Campaign
 ) -> None:
-    await storage.create_gang(GUILD_A, campaign.id, full_gang(), actor=ACTOR)
+    await storage.write(GUILD_A).create_gang(campaign.id, full_gang(), actor=ACTOR)
     document = json.loads(
-        (await storage.export_campaign(GUILD_A, campaign.id)).model_dump_json())
+        (await storage.read(GUILD_A).export_campaign(campaign.id)).model_dump_json())
     document["gangs"][0]["fighters"][0]["name"] = TOO_LONG
     with pytest.raises(ValidationError, match="too long"):
-        await storage.import_campaign(GUILD_B, document, actor="99")
-    assert await storage.list_campaigns(GUILD_B) == []
+        await storage.write(GUILD_B).import_campaign(document, actor="99")
+    assert await storage.read(GUILD_B).list_campaigns() == []

@@ -19,11 +19,11 @@ async def test_a_territory_keeps_the_alignment_its_income_is_for(
 ) -> None:
     doc_shop = next(t for t in default_ruleset().territories if t.income_only_for is not None)
     added = doc_shop.model_copy(update={"id": new_id()})
-    await storage.add_territory(GUILD_A, campaign.id, added, actor=ACTOR)
-    [stored] = [t for t in await storage.list_territories(GUILD_A, campaign.id)
+    await storage.write(GUILD_A).add_territory(campaign.id, added, actor=ACTOR)
+    [stored] = [t for t in await storage.read(GUILD_A).list_territories(campaign.id)
                 if t.id == added.id]
     assert stored.income_only_for is doc_shop.income_only_for is Alignment.OUTLAW
-    world = await storage.load_world(GUILD_A, campaign.id, [])
+    world = await storage.read(GUILD_A).load_world(campaign.id, [])
     assert world.territories[added.id].income_only_for is Alignment.OUTLAW
 
 
@@ -37,7 +37,7 @@ async def test_migration_7_gives_territories_what_their_template_does(db_path: P
     await write_old_territories(conn, ["Rogue Doc Shop", "Tunnels", "Doc's Own Shop"],
                                 income="D6x10")
     async with await Storage.open(db_path) as storage:
-        found = {t.name: t for t in await storage.list_territories(GUILD_A, "c1")}
+        found = {t.name: t for t in await storage.read(GUILD_A).list_territories("c1")}
     assert found["Rogue Doc Shop"].income_only_for is Alignment.OUTLAW
     shipped = {t.name: t for t in default_ruleset().territories}
     assert found["Rogue Doc Shop"].boon_effects == shipped["Rogue Doc Shop"].boon_effects

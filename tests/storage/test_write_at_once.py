@@ -36,7 +36,7 @@ async def test_a_save_at_once_writes_over_its_revision_only(
     assert found is not None
     stored, revision = found
     assert (stored.current, revision) == (2, 2)
-    records = await storage.list_sequences(GUILD_A, campaign.id)
+    records = await storage.read(GUILD_A).list_sequences(campaign.id)
     assert [(r.key, r.battle_id) for r in records] == [("k", "b1")]
 
 
@@ -46,6 +46,6 @@ async def test_a_save_at_once_never_reaches_another_servers_campaign(
     with pytest.raises(IntegrityError):
         await storage.save_sequence_at_once(GUILD_B, campaign.id, "k", sequence(),
                                             battle_id=None, revision=0)
-    assert await storage.list_sequences(GUILD_A, campaign.id) == []
+    assert await storage.read(GUILD_A).list_sequences(campaign.id) == []
     async with storage.transaction(GUILD_A) as tx:  # the writer is free again
         assert await tx.save_sequence(campaign.id, "k", sequence(), revision=0) == 1

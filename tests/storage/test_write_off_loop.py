@@ -63,20 +63,20 @@ async def test_a_large_new_gang_is_checked_and_built_off_the_loop(
 ) -> None:
     gang = large_gang()
     with calls_on_this_thread() as on_loop:
-        await storage.create_gang(GUILD_A, campaign.id, gang, actor=ACTOR)
+        await storage.write(GUILD_A).create_gang(campaign.id, gang, actor=ACTOR)
     assert on_loop == {"roster.fetch_rosters"}
-    assert await storage.get_gang(GUILD_A, campaign.id, gang.id) == gang
+    assert await storage.read(GUILD_A).get_gang(campaign.id, gang.id) == gang
 
 
 async def test_a_large_gang_replaced_whole_is_checked_and_built_off_the_loop(
     storage: Storage, campaign: Campaign
 ) -> None:
-    gang = await storage.create_gang(GUILD_A, campaign.id, large_gang(), actor=ACTOR)
+    gang = await storage.write(GUILD_A).create_gang(campaign.id, large_gang(), actor=ACTOR)
     gang.credits += 10
     gang.fighters[0].xp += 3
     gang.fighters.append(f.fighter("Latecomer"))
     with calls_on_this_thread() as on_loop:
-        await storage.update_gang(GUILD_A, campaign.id, gang, actor=ACTOR)
+        await storage.write(GUILD_A).update_gang(campaign.id, gang, actor=ACTOR)
     assert on_loop == {"roster.fetch_rosters"}
-    assert await storage.get_gang(GUILD_A, campaign.id, gang.id) == gang
+    assert await storage.read(GUILD_A).get_gang(campaign.id, gang.id) == gang
 
