@@ -26,6 +26,9 @@ BUNDLED = Path(__file__).resolve().parent / "fonts"
 CJK_FONT = BUNDLED / "wqy-microhei.ttc"
 ELLIPSIS = "…"
 _CACHE_SIZE = 2048
+# Narrower than any glyph that advances the pen (marks and joiners, which do not, stay with
+# the glyph before them): a line of ``w`` pixels holds fewer than ``w / 2`` characters.
+MIN_GLYPH_WIDTH = 2.0
 
 
 def matplotlib_fonts() -> Path:
@@ -178,8 +181,14 @@ class Typeface:
             x += self.width(run)
         return width
 
+    def most_chars(self, limit: float) -> int:
+        """More characters than ``limit`` pixels can hold: what measuring may stop at, so
+        fitting a text costs its first few hundred characters, never its whole length."""
+        return int(limit / MIN_GLYPH_WIDTH) + 2
+
     def clip(self, text: str, limit: float) -> str:
         """``text``, cut and ended with an ellipsis if it is wider than ``limit`` pixels."""
+        text = text[:self.most_chars(limit)]
         if self.width(text) <= limit:
             return text
         low, high = 0, len(text)
@@ -196,19 +205,22 @@ class Typeface:
 
         Only plain spaces break: a no-break space keeps "Frag grenades (30)" whole.
         """
+        most = self.most_chars(limit)
         lines: list[str] = []
         line = ""
         for word in text.split(" "):
             if not word:
                 continue
             candidate = f"{line} {word}" if line else word
-            if self.width(candidate) <= limit:
+            if len(candidate) <= most and self.width(candidate) <= limit:
                 line = candidate
                 continue
             if line:
                 lines.append(line)
             line = word
-            while self.width(line) > limit and len(line) > 1:
+            # Only a line's first ``most`` characters are ever measured: a long word costs
+            # its length, not its length squared.
+            while len(line) > 1 and (len(line) > most or self.width(line) > limit):
                 cut = self._longest_prefix(line, limit)
                 lines.append(line[:cut])
                 line = line[cut:]
@@ -217,7 +229,7 @@ class Typeface:
         return lines
 
     def _longest_prefix(self, word: str, limit: float) -> int:
-        low, high = 1, len(word)
+        low, high = 1, min(len(word), self.most_chars(limit))
         while low < high:
             middle = (low + high + 1) // 2
             if self.width(word[:middle]) <= limit:

@@ -9,8 +9,10 @@ tall for a whole column is cut with a "more" line.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 from bot.pictures.canvas import (
     A4_HEIGHT,
@@ -66,6 +68,18 @@ BLOCKS_END = A4_HEIGHT - MARGIN - FOOTER_HEIGHT
 BAND_HEIGHT = 40
 META_HEIGHT = 34
 TABLE_HEIGHT = 58
+
+# The card's budgets (docs/pictures.md, "Budgets"): what one card may cost to draw,
+# whatever the roster holds. Past a budget the card says what it left out.
+# Pages: twice a message's ten attachments; 200 ordinary fighters fit.
+MAX_PAGES = 20
+# Seconds of drawing, checked after each page: a card is cut short rather than late.
+DRAW_SECONDS = 8.0
+# Entries of one list (skills, rules...) in a block; the rest are counted, not drawn.
+MAX_ENTRIES_SHOWN = 60
+# Characters of one list's text laid out: a column holds about 80 lines of 60.
+MAX_LIST_TEXT = 5000
+MORE_SIZE = 18
 _STATUS_COLOURS: dict[FighterStatus, Colour] = {
     FighterStatus.ACTIVE: GOOD,
     FighterStatus.IN_RECOVERY: WARN,
@@ -118,16 +132,16 @@ class Block:
         """This block, cut to ``limit`` pixels with a line saying how much is left out."""
         if self.height <= limit:
             return self
-        more = typeface(18)
-        kept = list(self.lines)
+        more = typeface(MORE_SIZE)
         room = limit - (self.height - sum(line.height for line in self.lines))
         room -= more.line_height + 3
-        while kept and sum(line.height for line in kept) > room:
-            kept.pop()
-        dropped = len(self.lines) - len(kept)
+        # Lines kept: those whose running height fits (one pass, however many lines).
+        kept = sum(1 for total in accumulate(line.height for line in self.lines)
+                   if total <= room)
+        dropped = len(self.lines) - kept
         note = Line(f"… {dropped} more line{'s' * (dropped != 1)} not shown", more, MUTED)
-        return Block(self.title, self.right, self.band, self.meta, [*kept, note], self.pills,
-                     self.profile, self.has_profile)
+        return Block(self.title, self.right, self.band, self.meta,
+                     [*self.lines[:kept], note], self.pills, self.profile, self.has_profile)
 
     def draw(self, canvas: Canvas, x: float, y: float) -> None:
         draw = canvas.draw
@@ -193,22 +207,47 @@ def _item_text(item: Item) -> str:
     return f"{item.name} ({item.cost})".replace(" ", NO_BREAK)
 
 
+def listed(label: str, entries: Sequence[str], what: str, colour: Colour = INK, *,
+           size: int = 19, label_width: float = 104) -> list[Line]:
+    """``entries`` joined and wrapped beside ``label``, within the list budgets: past
+    :data:`MAX_ENTRIES_SHOWN` entries or :data:`MAX_LIST_TEXT` characters, a line says how
+    many were left out ("… 990 more skills not shown")."""
+    shown: list[str] = []
+    length = 0
+    for entry in entries[:MAX_ENTRIES_SHOWN]:
+        length += len(entry) + 2
+        if shown and length > MAX_LIST_TEXT:
+            break
+        shown.append(entry)
+    text = ", ".join(shown)[:MAX_LIST_TEXT]
+    lines = labelled(label, text, INNER, colour, size=size, label_width=label_width)
+    left_out = len(entries) - len(shown)
+    if left_out:
+        lines.append(Line(f"… {left_out} more {what} not shown", typeface(MORE_SIZE), MUTED,
+                          label_width))
+    return lines
+
+
 def _equipment_lines(items: Sequence[Item], options: RosterOptions) -> list[Line]:
     """Weapons (each with its profile lines when the item or the rule data has them),
     then the rest."""
     weapons = [i for i in items if i.kind is EquipmentKind.WEAPON]
     profiled = [w for w in weapons if _weapon_profiles(w, options)]
     plain = [_item_text(w) for w in weapons if w not in profiled]
-    lines = labelled("Weapons", ", ".join(plain), INNER) if plain else []
-    for weapon in profiled:
+    lines = listed("Weapons", plain, "weapons") if plain else []
+    for weapon in profiled[:MAX_ENTRIES_SHOWN]:
         label = "" if lines else "Weapons"
-        lines += labelled(label, _item_text(weapon), INNER)
+        lines += listed(label, [_item_text(weapon)], "weapons")
         for profile in _weapon_profiles(weapon, options):
             text = f"{profile.name}: {profile.text}" if profile.name else profile.text
-            lines += labelled("", text, INNER, MUTED, size=16, label_width=120)
+            lines += listed("", [text], "profiles", MUTED, size=16, label_width=120)
+    if len(profiled) > MAX_ENTRIES_SHOWN:
+        left_out = len(profiled) - MAX_ENTRIES_SHOWN
+        lines.append(Line(f"… {left_out} more weapons not shown", typeface(MORE_SIZE), MUTED,
+                          104))
     others = [_item_text(i) for i in items if i.kind is not EquipmentKind.WEAPON]
     if others:
-        lines += labelled("Wargear", ", ".join(others), INNER)
+        lines += listed("Wargear", others, "items")
     return lines
 
 
@@ -233,13 +272,13 @@ def fighter_block(fighter: Fighter, options: RosterOptions) -> Block:
     about = Line(f"{kind} · {fighter.xp} XP · {fighter.kills} kills", meta, MUTED)
     lines = _equipment_lines(fighter.equipment, options)
     if fighter.skills:
-        lines += labelled("Skills", ", ".join(fighter.skills), INNER)
+        lines += listed("Skills", fighter.skills, "skills")
     if fighter.special_rules:
-        lines += labelled("Rules", ", ".join(fighter.special_rules), INNER)
+        lines += listed("Rules", fighter.special_rules, "rules")
     if fighter.lasting_injuries:
-        lines += labelled("Injuries", ", ".join(fighter.lasting_injuries), INNER, BAD)
+        lines += listed("Injuries", fighter.lasting_injuries, "injuries", BAD)
     if fighter.advancements:
-        lines += labelled("Advances", ", ".join(a.name for a in fighter.advancements), INNER)
+        lines += listed("Advances", [a.name for a in fighter.advancements], "advancements")
     band = ACCENT if fighter.on_roster else GONE
     return Block(fighter.name, f"{fighter.total_cost} cr", band, about, lines, pills, profile,
                  has_profile=True)
@@ -253,10 +292,10 @@ def vehicle_block(vehicle: Vehicle, crew: str | None, options: RosterOptions) ->
         about += f" · crew {crew}"
     lines: list[Line] = []
     if vehicle.upgrades:
-        lines += labelled("Upgrades", ", ".join(_item_text(i) for i in vehicle.upgrades), INNER)
+        lines += listed("Upgrades", [_item_text(i) for i in vehicle.upgrades], "upgrades")
     lines += _equipment_lines(vehicle.equipment, options)
     if vehicle.lasting_damage:
-        lines += labelled("Damage", ", ".join(vehicle.lasting_damage), INNER, BAD)
+        lines += listed("Damage", vehicle.lasting_damage, "damage", BAD)
     return Block(vehicle.name, f"{vehicle.total_cost} cr", INK, Line(about, meta, MUTED), lines,
                  [(vehicle.status.value, colour)])
 
@@ -264,13 +303,11 @@ def vehicle_block(vehicle: Vehicle, crew: str | None, options: RosterOptions) ->
 def stash_block(gang: Gang) -> Block:
     meta = typeface(18)
     about = f"{gang.credits} credits · {len(gang.stash)} item{'s' * (len(gang.stash) != 1)}"
-    items = ", ".join(_item_text(i) for i in gang.stash) or "nothing"
-    lines = labelled("Items", items, INNER)
+    lines = listed("Items", [_item_text(i) for i in gang.stash] or ["nothing"], "items")
     if gang.stash_vehicles:
-        vehicles = ", ".join(
-            f"{v.name} ({v.total_cost})".replace(" ", NO_BREAK) for v in gang.stash_vehicles
-        )
-        lines += labelled("Vehicles", vehicles, INNER)
+        vehicles = [f"{v.name} ({v.total_cost})".replace(" ", NO_BREAK)
+                    for v in gang.stash_vehicles]
+        lines += listed("Vehicles", vehicles, "vehicles")
     return Block("Stash", f"{gang.stash_value} cr", MUTED, Line(about, meta, MUTED), lines)
 
 
@@ -315,9 +352,14 @@ def _draw_running_header(canvas: Canvas, gang: Gang) -> None:
     canvas.draw.line((MARGIN, MARGIN + 34, A4_WIDTH - MARGIN, MARGIN + 34), fill=RULE, width=2)
 
 
-def _draw_footer(canvas: Canvas, page: int, pages: int) -> None:
+def _draw_footer(canvas: Canvas, page: int, pages: int, left_out: str = "") -> None:
     face = typeface(16)
     y = A4_HEIGHT - MARGIN + 8
+    if left_out:
+        # The last page drawn of a card cut short says so where the reader ends.
+        note = typeface(18, Weight.BOLD)
+        canvas.text(note, (MARGIN, y - note.line_height - 4),
+                    note.clip(left_out, A4_WIDTH - 2 * MARGIN), BAD)
     canvas.text(face, (MARGIN, y), "Munda Arbitrator roster card", MUTED)
     canvas.text(face, (A4_WIDTH - MARGIN, y), f"page {page} of {pages}", MUTED, align="right")
 
@@ -335,9 +377,9 @@ class Placed:
         """Left, top, right, bottom: the pixels the block's outline covers."""
         return self.x, self.y, self.x + COLUMN_WIDTH, self.y + self.block.height
 
-
-def paginate(blocks: list[Block]) -> list[list[Placed]]:
-    """Flow blocks down the left column, then the right, then onto a new page."""
+def paginate(blocks: Iterable[Block], max_pages: int = MAX_PAGES) -> list[list[Placed]]:
+    """Flow blocks down the left column, then the right, then onto a new page; blocks
+    that would open page ``max_pages + 1`` are not taken from ``blocks`` (nor built)."""
     bottom = BLOCKS_END
     first_top = MARGIN + HEADER_HEIGHT
     later_top = MARGIN + RUNNING_HEADER_HEIGHT
@@ -351,6 +393,8 @@ def paginate(blocks: list[Block]) -> list[list[Placed]]:
         if y + fitted.height > bottom and y > top:
             column += 1
             if column == 2:
+                if len(pages) == max_pages:
+                    break
                 pages.append([])
                 column, top = 0, later_top
             y = top
@@ -360,12 +404,26 @@ def paginate(blocks: list[Block]) -> list[list[Placed]]:
     return pages
 
 
-def roster_blocks(gang: Gang, options: RosterOptions) -> list[Block]:
+def roster_blocks(gang: Gang, options: RosterOptions) -> Iterator[Block]:
+    """The card's blocks in order, each built when the pages reach it."""
     names = {f.id: f.name for f in gang.fighters}
-    blocks = [fighter_block(f, options) for f in gang.fighters]
-    blocks += [vehicle_block(v, names.get(v.crew_id or ""), options) for v in gang.vehicles]
-    blocks.append(stash_block(gang))
-    return blocks
+    for fighter in gang.fighters:
+        yield fighter_block(fighter, options)
+    for vehicle in gang.vehicles:
+        yield vehicle_block(vehicle, names.get(vehicle.crew_id or ""), options)
+    yield stash_block(gang)
+
+
+def _left_out(gang: Gang, placed: int, pages_cut: bool) -> str:
+    """What a card cut short leaves out, and where to read it instead."""
+    blocks = len(gang.fighters) + len(gang.vehicles) + 1
+    if placed < blocks:
+        what = count(blocks - placed, "more block")
+        return (f"… {what} (fighters, vehicles, the Stash) not drawn: "
+                "/gang show card:False lists the whole gang")
+    if pages_cut:
+        return "… the rest of the card was not drawn in time: /gang show card:False lists it"
+    return ""
 
 
 def roster_card(
@@ -374,14 +432,19 @@ def roster_card(
     owner_name: str | None = None,
     gang_names: Mapping[str, str] | None = None,
     weapon_profiles: Mapping[str, WeaponProfile] | None = None,
+    max_pages: int = MAX_PAGES,
+    seconds: float = DRAW_SECONDS,
 ) -> list[bytes]:
-    """The gang's roster card as PNG pages (A4 at 150 dpi, 1240 x 1754 pixels each)."""
+    """The gang's roster card as PNG pages (A4 at 150 dpi, 1240 x 1754 pixels each), within
+    the budgets: at most ``max_pages`` pages, no page begun after ``seconds``."""
     options = RosterOptions(
         owner_name=owner_name,
         gang_names=dict(gang_names or {}),
         weapon_profiles={k.casefold(): v for k, v in (weapon_profiles or {}).items()},
     )
-    pages = paginate(roster_blocks(gang, options))
+    started = time.monotonic()
+    pages = paginate(roster_blocks(gang, options), max_pages)
+    placed_blocks = sum(map(len, pages))
     out = []
     for number, placed in enumerate(pages, start=1):
         canvas = Canvas()
@@ -391,6 +454,14 @@ def roster_card(
             _draw_running_header(canvas, gang)
         for item in placed:
             item.block.draw(canvas, item.x, item.y)
-        _draw_footer(canvas, number, len(pages))
+        # Past the time budget the page under way is the last: a card late for everyone
+        # helps nobody, and the roster's text is in the embeds.
+        late = number < len(pages) and time.monotonic() - started > seconds
+        shown = placed_blocks if not late else sum(map(len, pages[:number]))
+        last = late or number == len(pages)
+        left_out = _left_out(gang, shown, late) if last else ""
+        _draw_footer(canvas, number, number if late else len(pages), left_out)
         out.append(canvas.png())
+        if late:
+            break
     return out

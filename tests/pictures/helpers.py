@@ -76,3 +76,52 @@ def font_maps_read() -> int:
     from bot.pictures import fonts
 
     return fonts._coverage.cache_info().currsize
+
+
+def _text(stem: str, length: int) -> str:
+    """``stem`` padded with words to ``length`` characters (spaces to break at, as a real
+    text has)."""
+    words = f"{stem} " + " ".join(f"{NAMES[i % len(NAMES)].split()[-1]}{i}" for i in range(60))
+    return words[:length].rstrip() or stem[:length]
+
+
+def worst_gang() -> Gang:
+    """The largest roster the import limits let in (``rules.limits``): every list of
+    every fighter at its bound, every text at its length, the gang's items shared out among
+    the fighters, each weapon with its profiles and traits at their bounds."""
+    from rules.limits import (
+        MAX_ADVANCEMENTS,
+        MAX_FIGHTER_ITEMS,
+        MAX_FIGHTERS,
+        MAX_GANG_ITEMS,
+        MAX_INJURIES,
+        MAX_SKILLS,
+        MAX_SPECIAL_RULES,
+        MAX_TEXT,
+    )
+    from rules.models import Advancement, Equipment, Item, WeaponProfile
+    from rules.names import MAX_LENGTH
+
+    traits_bound = WeaponProfile.model_fields["traits"].metadata[0].max_length
+    trait_length = 60
+    profiles_bound = Equipment.model_fields["profiles"].metadata[0].max_length
+    profile = WeaponProfile(name=_text("Frag", 60), short_range='8"', long_range='24"',
+                            traits=[_text(f"Trait {t}", trait_length) for t in range(traits_bound)])
+    items_each = min(MAX_FIGHTER_ITEMS, MAX_GANG_ITEMS // MAX_FIGHTERS)
+    roster = []
+    for index in range(MAX_FIGHTERS):
+        roster.append(Fighter(
+            id=f"f{index}", name=_text(f"{NAMES[index % len(NAMES)]} {index}", MAX_LENGTH),
+            category=FighterCategory.LEADER if index == 0 else FighterCategory.GANGER,
+            fighter_type=_text("Forge Tyrant", MAX_LENGTH), cost=100,
+            skills=[_text(f"Skill {s}", MAX_TEXT) for s in range(MAX_SKILLS)],
+            special_rules=[_text(f"Rule {r}", MAX_TEXT) for r in range(MAX_SPECIAL_RULES)],
+            lasting_injuries=[_text(f"Injury {i}", MAX_TEXT) for i in range(MAX_INJURIES)],
+            advancements=[Advancement(name=_text(f"Advance {a}", MAX_LENGTH), xp_cost=5,
+                                      credits=5) for a in range(MAX_ADVANCEMENTS)],
+            equipment=[Item(id=f"i{index}-{n}", name=_text(f"Gun {n}", MAX_LENGTH), cost=10,
+                            kind=EquipmentKind.WEAPON, profiles=[profile] * profiles_bound)
+                       for n in range(items_each)],
+        ))
+    return Gang(id="worst", name=_text("The Longest Gang", MAX_LENGTH), house="Goliath",
+                owner="1", fighters=roster)

@@ -7,9 +7,15 @@ from PIL import ImageChops
 from bot.pictures import WeaponProfile, roster_card
 from bot.pictures.canvas import A4_HEIGHT, A4_WIDTH, MARGIN
 from bot.pictures.fonts import typeface
-from bot.pictures.roster import BLOCKS_END, RosterOptions, paginate, roster_blocks
+from bot.pictures.roster import (
+    BLOCKS_END,
+    MAX_PAGES,
+    RosterOptions,
+    paginate,
+    roster_blocks,
+)
 from tests import factories as f
-from tests.pictures.helpers import big_gang, decode, without_profile
+from tests.pictures.helpers import big_gang, decode, without_profile, worst_gang
 
 DISCORD_ATTACHMENTS_PER_MESSAGE = 10
 
@@ -117,3 +123,19 @@ def test_a_fighter_too_long_for_a_column_is_cut_not_lost() -> None:
     assert 1 <= len(pages) <= 2
     for page in pages:
         assert decode(page).size == (A4_WIDTH, A4_HEIGHT)
+
+
+def test_the_largest_roster_the_limits_allow_is_cut_to_its_budget_and_says_so() -> None:
+    gang = worst_gang()
+    options = RosterOptions()
+    blocks = list(roster_blocks(gang, options))
+    # Every list of a block stops at its budget and counts what it left out.
+    skills = [line.text for block in blocks for line in block.lines
+              if "more skills" in line.text]
+    assert skills and all(text.endswith("more skills not shown") for text in skills), skills[:3]
+    # The pages stop at their budget: the blocks past it are counted, not placed.
+    pages = paginate(iter(blocks))
+    assert len(pages) == MAX_PAGES
+    assert sum(map(len, pages)) < len(blocks)
+    drawn = roster_card(gang)
+    assert len(drawn) == MAX_PAGES
