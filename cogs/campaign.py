@@ -145,12 +145,13 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
             changes = await s.tx.roster_changes(s.campaign.id)
         await call.draw_publicly()
         # Replaying a long ledger is work too: on the pictures' thread, off the event loop.
-        series = await call.pictures.run(chart_series, changes)
+        series = await call.pictures.run(chart_series, changes, guild=call.guild_id)
         if only is not None:
             series = [line for line in series if line.gang_id == only.id]
         chosen = Measure(measure)
         whose = only.name if only is not None else s.campaign.name
-        png = await call.pictures.campaign_chart(series, chosen, title=f"{whose}: {chosen}")
+        png = await call.pictures.campaign_chart(series, chosen, title=f"{whose}: {chosen}",
+                                                 guild=call.guild_id)
         stem = f"chart-{file_stem(whose, 'campaign')}"
         await call.answer_files([], png_files([png], stem),
                                 content=chart_caption(whose, chosen, series))

@@ -138,7 +138,8 @@ class GangCog(BotCog, commands.GroupCog, group_name="gang",
         await call.draw_publicly()
         owner = await member_name(call.interaction, shown.owner)
         pages = await call.pictures.roster_card(
-            shown, owner_name=owner, gang_names=captor_names(shown, captors)
+            shown, owner_name=owner, gang_names=captor_names(shown, captors),
+            guild=call.guild_id,
         )
         await call.answer_files(embeds, png_files(pages, roster_stem(shown)))
 

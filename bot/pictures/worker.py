@@ -20,11 +20,13 @@ gang is never drawn twice while its card is in the cache.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
+import os
+import signal
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from typing import Any, TypeVar, cast
@@ -34,6 +36,7 @@ from bot.pictures.battle import battle_card
 from bot.pictures.chart import campaign_chart
 from bot.pictures.roster import roster_card
 from bot.pictures.series import GangSeries, Measure
+from bot.pictures.turns import Turns
 from rules.errors import InvalidRequest
 from rules.models import Fighter, FighterCategory, Gang, WeaponProfile
 from rules.report import BattleReport
@@ -44,6 +47,13 @@ T = TypeVar("T")
 REPORTS_AT_ONCE = 2
 # About 100 KB a page: 32 rosters of four pages stay under 15 MB.
 DEFAULT_CACHE_ENTRIES = 32
+# Child processes drawing at once, each for a different server: with two, a server's
+# large card leaves the other drawer to everyone else (docs/pictures.md, "Queueing").
+DRAWERS = 2
+# A drawing still running after this is cut off and its child replaced. The pictures
+# keep their own time budgets far under it (bot/pictures/roster.py); this is for what
+# slips past them.
+DRAW_TIMEOUT = 30.0
 
 
 def revision_key(kind: str, *parts: object) -> str:
@@ -83,15 +93,45 @@ class PictureDrawerStopped(InvalidRequest):
     """The drawing child died before it answered (a player is told so, privately)."""
 
 
+class PictureDrawerTooSlow(PictureDrawerStopped):
+    """A drawing ran past :data:`DRAW_TIMEOUT` and was stopped."""
+
+
+class _Drawer:
+    """One child process that draws, and its process id (to stop a drawing mid-way)."""
+
+    def __init__(self) -> None:
+        self.pool = one_child()
+        self.pid: int | None = None
+
+    async def run(self, job: Callable[[], T], timeout: float) -> T:
+        loop = asyncio.get_running_loop()
+        if self.pid is None:
+            self.pid = await loop.run_in_executor(self.pool, os.getpid)
+        return await asyncio.wait_for(loop.run_in_executor(self.pool, job), timeout)
+
+    def stop(self, *, now: bool = False) -> None:
+        if now and self.pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
 class PictureWorker:
-    """Draws pictures in its own child process and keeps the last ones drawn.
+    """Draws pictures in child processes of its own and keeps the last ones drawn.
 
     The same picture asked for again while it is being drawn waits for that
-    drawing instead of starting another.
+    drawing instead of starting another. Servers take turns (``guild=``): a
+    server's drawings wait behind its own, never behind another server's.
     """
 
-    def __init__(self, cache_entries: int = DEFAULT_CACHE_ENTRIES) -> None:
-        self._pool: ProcessPoolExecutor | None = None
+    def __init__(self, cache_entries: int = DEFAULT_CACHE_ENTRIES, *, drawers: int = DRAWERS,
+                 timeout: float = DRAW_TIMEOUT) -> None:
+        self._idle: list[_Drawer] = []
+        self._started: set[_Drawer] = set()
+        self._drawers = drawers
+        self._turns = Turns(drawers)
+        self._timeout = timeout
         self._cache: OrderedDict[str, Any] = OrderedDict()
         self._entries = cache_entries
         self._drawing: dict[str, asyncio.Future[Any]] = {}
@@ -101,26 +141,40 @@ class PictureWorker:
         # battles ending together at N = 1,000 raised the bot's peak memory past 200 MB).
         self.report_turns = asyncio.Semaphore(REPORTS_AT_ONCE)
 
-    async def run(self, draw: Callable[..., T], *args: object, **kwargs: object) -> T:
-        """``draw(*args, **kwargs)`` in the child, uncached; ``draw`` and its arguments
-        must pickle (a module-level function, models, plain data)."""
-        if self._pool is None:
-            self._pool = one_child()
-        pool = self._pool
-        loop = asyncio.get_running_loop()
-        try:
-            return await loop.run_in_executor(pool, partial(draw, *args, **kwargs))
-        except BrokenProcessPool:
-            if self._pool is pool:
-                self._pool = None
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise PictureDrawerStopped(
-                "The picture drawer stopped before it finished (the bot's host may be "
-                "short of memory); try again in a moment."
-            ) from None
+    async def run(self, draw: Callable[..., T], *args: object, guild: int | None = None,
+                  **kwargs: object) -> T:
+        """``draw(*args, **kwargs)`` in a child, uncached, in ``guild``'s turn; ``draw``
+        and its arguments must pickle (a module-level function, models, plain data)."""
+        async with self._turns.turn(guild):
+            drawer = self._idle.pop() if self._idle else _Drawer()
+            self._started.add(drawer)
+            try:
+                picture = await drawer.run(partial(draw, *args, **kwargs), self._timeout)
+            except TimeoutError:
+                self._started.discard(drawer)
+                drawer.stop(now=True)
+                raise PictureDrawerTooSlow(
+                    "That picture took too long to draw and was stopped; "
+                    "`/gang show card:False` shows a roster as text."
+                ) from None
+            except BrokenProcessPool:
+                self._started.discard(drawer)
+                drawer.stop()
+                raise PictureDrawerStopped(
+                    "The picture drawer stopped before it finished (the bot's host may be "
+                    "short of memory); try again in a moment."
+                ) from None
+            except BaseException:
+                # Cancelled while drawing: the child's answer is not awaited by anyone.
+                self._started.discard(drawer)
+                drawer.stop(now=True)
+                raise
+            if drawer in self._started:
+                self._idle.append(drawer)
+            return picture
 
     async def cached(self, key: str, draw: Callable[..., T], *args: object,
-                     **kwargs: object) -> T:
+                     guild: int | None = None, **kwargs: object) -> T:
         """The picture under ``key``, drawn by ``draw(*args, **kwargs)`` if not cached."""
         if key in self._cache:
             self._cache.move_to_end(key)
@@ -131,7 +185,7 @@ class PictureWorker:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._drawing[key] = future
         try:
-            picture = await self.run(draw, *args, **kwargs)
+            picture = await self.run(draw, *args, guild=guild, **kwargs)
         except BaseException as error:
             future.set_exception(error)
             # Nobody else may be waiting; the exception is the caller's to see.
@@ -153,28 +207,31 @@ class PictureWorker:
         owner_name: str | None = None,
         gang_names: Mapping[str, str] | None = None,
         weapon_profiles: Mapping[str, WeaponProfile] | None = None,
+        guild: int | None = None,
     ) -> list[bytes]:
         key = roster_revision(gang, owner_name, gang_names, weapon_profiles)
         # A copy of the gang: the pool pickles it on a thread of its own, later, and the
         # caller may change its model meanwhile.
         pages: tuple[bytes, ...] = await self.cached(
             key, _roster_pages, gang.model_copy(deep=True), owner_name,
-            dict(gang_names or {}), dict(weapon_profiles or {}),
+            dict(gang_names or {}), dict(weapon_profiles or {}), guild=guild,
         )
         return list(pages)
 
     async def campaign_chart(self, series: Sequence[GangSeries], measure: Measure,
-                             *, title: str | None = None, scale: float = 1.0) -> bytes:
+                             *, title: str | None = None, scale: float = 1.0,
+                             guild: int | None = None) -> bytes:
         key = revision_key("chart", [s.model_dump(mode="json") for s in series], measure, title,
                            scale)
         return await self.cached(key, campaign_chart, list(series), measure, title=title,
-                                 scale=scale)
+                                 scale=scale, guild=guild)
 
     async def battle_card(self, report: BattleReport,
-                          casualties: Mapping[str, Sequence[str]] | None = None) -> bytes:
+                          casualties: Mapping[str, Sequence[str]] | None = None,
+                          *, guild: int | None = None) -> bytes:
         lines = {gang: list(names) for gang, names in (casualties or {}).items()}
         key = revision_key("battle", report, lines)
-        return await self.cached(key, battle_card, report, lines)
+        return await self.cached(key, battle_card, report, lines, guild=guild)
 
     async def warm_up(self) -> None:
         """Start the child, open the fonts and read their character maps there, and
@@ -184,13 +241,15 @@ class PictureWorker:
         for matplotlib's import (about a second); a bot calls this at start-up so that
         no player's first card or chart does.
         """
-        await self.run(_warm_up)
+        # Every drawer at once (each its own turn): a server's card drawn beside another's
+        # large one must not be the one that pays for starting a child.
+        await asyncio.gather(*(self.run(_warm_up, guild=-n) for n in range(1, self._drawers + 1)))
 
     def close(self) -> None:
-        """Stop the child once the drawing under way is done; queued drawings are dropped."""
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+        """Stop the children once the drawings under way are done; queued ones are dropped."""
+        started, self._started, self._idle = self._started, set(), []
+        for drawer in started:
+            drawer.stop()
 
 
 def _roster_pages(

@@ -77,15 +77,18 @@ def through_battle(changes: Sequence[LedgerEvent], battle_id: str) -> list[Ledge
     return [event for event in changes if event.id <= last]
 
 
-async def draw_card(worker: PictureWorker, recipe: ReportRecipe) -> bytes:
-    return await worker.battle_card(recipe.battle_report(), recipe.casualties)
+async def draw_card(worker: PictureWorker, recipe: ReportRecipe,
+                    guild: int | None = None) -> bytes:
+    return await worker.battle_card(recipe.battle_report(), recipe.casualties, guild=guild)
 
 
 async def draw_chart(worker: PictureWorker, recipe: ReportRecipe,
-                     changes: Sequence[LedgerEvent]) -> bytes:
+                     changes: Sequence[LedgerEvent], guild: int | None = None) -> bytes:
     """Every gang's Gang Rating over the campaign up to this battle, at half size."""
-    series = await worker.run(chart_series, through_battle(changes, recipe.battle))
-    return await worker.campaign_chart(series, Measure.RATING, scale=REPORT_CHART_SCALE)
+    series = await worker.run(chart_series, through_battle(changes, recipe.battle),
+                              guild=guild)
+    return await worker.campaign_chart(series, Measure.RATING, scale=REPORT_CHART_SCALE,
+                                       guild=guild)
 
 
 async def report_files(storage: Storage, worker: PictureWorker,
@@ -102,14 +105,15 @@ async def _report_files(storage: Storage, worker: PictureWorker,
     card_name, chart_name = report_file_names(recipe.battle)
     files: list[OutgoingFile] = []
     try:
-        files.append(OutgoingFile(card_name, await draw_card(worker, recipe)))
+        files.append(OutgoingFile(card_name, await draw_card(worker, recipe, entry.guild_id)))
     except Exception:
         log.exception("the battle card of %s could not be drawn; the report goes without it",
                       entry.key)
     try:
         async with storage.read_only(entry.guild_id, background=True) as tx:
             changes = await tx.roster_changes(recipe.campaign)
-        files.append(OutgoingFile(chart_name, await draw_chart(worker, recipe, changes)))
+        files.append(OutgoingFile(chart_name, await draw_chart(worker, recipe, changes,
+                                                               entry.guild_id)))
     except Exception:
         log.exception("the chart of %s could not be drawn; the report goes without it",
                       entry.key)
