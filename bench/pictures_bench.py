@@ -119,6 +119,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--fighters", type=int, default=40)
+    parser.add_argument("--worst", action="store_true",
+                        help="also draw the largest roster the import limits allow, once")
     args = parser.parse_args(argv)
     load_before = os.getloadavg()[0]
     gang = sample_gang(args.fighters)
@@ -134,6 +136,15 @@ def main(argv: list[str] | None = None) -> None:
     _time("campaign chart, 6 gangs x 20 battles", lambda: campaign_chart(series, Measure.RATING),
           args.runs)
     _time("battle card, 2 gangs", lambda: battle_card(report), args.runs)
+    if args.worst:
+        # The largest roster the import limits let in (tests/pictures/helpers.py), once.
+        from tests.pictures.helpers import worst_gang
+
+        worst = worst_gang()
+        start = time.perf_counter()
+        drawn = len(roster_card(worst))
+        print(f"worst card the import limits allow ({len(worst.fighters)} fighters, every list "
+              f"full): {(time.perf_counter() - start) * 1000:.0f} ms, {drawn} pages")
     print(f"load average (1 min): {load_before:.2f} before, {os.getloadavg()[0]:.2f} after")
 
 
