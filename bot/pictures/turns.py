@@ -15,6 +15,11 @@ from collections.abc import AsyncIterator, Hashable
 from contextlib import asynccontextmanager
 
 
+# "Nobody is waiting", apart from every key a caller may give (None included: a drawing
+# asked for outside any server).
+_NOBODY = object()
+
+
 class Turns:
     """At most ``at_once`` turns held together, one per key, keys served in turn."""
 
@@ -57,12 +62,16 @@ class Turns:
     def _release(self, key: Hashable) -> None:
         self._holding.discard(key)
         self._free += 1
+        if key in self._waiting:
+            # Its drawings that queued while it held its turn wait behind every other
+            # server's.
+            self._waiting.move_to_end(key)
         self._hand_out()
 
     def _hand_out(self) -> None:
         while self._free > 0:
-            key = next((k for k in self._waiting if k not in self._holding), None)
-            if key is None:
+            key = next((k for k in self._waiting if k not in self._holding), _NOBODY)
+            if key is _NOBODY:
                 return
             queue = self._waiting.pop(key)
             granted = queue.popleft()
