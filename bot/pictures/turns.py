@@ -14,7 +14,6 @@ from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Hashable
 from contextlib import asynccontextmanager
 
-
 # "Nobody is waiting", apart from every key a caller may give (None included: a drawing
 # asked for outside any server).
 _NOBODY = object()

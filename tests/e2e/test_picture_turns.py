@@ -8,8 +8,8 @@ import asyncio
 import time
 from collections.abc import Awaitable
 
-from bot.arena import Arena
 from bot.pictures.roster import MAX_PAGES
+from demo.arena import Arena
 from tests.e2e.helpers import database, slash
 from tests.e2e.postbattle_steps import (
     G,
@@ -70,8 +70,8 @@ async def test_a_server_drawing_the_largest_card_leaves_another_server_on_time(
     assert not created.ephemeral, created.content
     async with database(arena) as storage:
         spire = arena.fake.world.guild(HOSTILE).id
-        heavy = await storage.get_campaign_by_name(spire, "Heavy Ink")
-        await storage.create_gang(spire, heavy.id, worst_gang(), actor="seed")
+        heavy = await storage.read(spire).get_campaign_by_name("Heavy Ink")
+        await storage.write(spire).create_gang(heavy.id, worst_gang(), actor="seed")
     hostile_name = worst_gang().name
 
     alone_steps = await sequence(arena, camp, ("Dust Eaters", "Rust Kin"))
