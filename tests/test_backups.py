@@ -105,7 +105,7 @@ def test_backup_and_restore_commands(tmp_path: Path) -> None:
 
 async def _make_database(path: Path) -> None:
     storage = await Storage.open(path)
-    await storage.create_campaign(GUILD, CampaignSettings(name="Dust Falls"))
+    await storage.write(GUILD).create_campaign(CampaignSettings(name="Dust Falls"))
     await storage.close()
 
 
