@@ -15,7 +15,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FIRST_PARTY = ("bot", "cogs", "rules", "fakediscord", "demo", "tools")
+FIRST_PARTY = ("bot", "cogs", "rules", "fakediscord", "demo")
 
 
 def normalised(name: str) -> str:
