@@ -174,26 +174,34 @@ def _merged(base: Sequence[T], own: Sequence[T], name: Callable[[T], str]) -> li
 
 def _with_profiles(house: HouseList, catalogue: Sequence[Equipment]) -> HouseList:
     """Equipment List entries take the profiles of the catalogue's weapon of their name."""
-    profiles = {name_key(e.name): e for e in catalogue if e.profiles}
-    changed = False
-    templates = []
-    for template in house.fighters:
-        entries = []
-        for entry in template.equipment_list:
-            known = profiles.get(name_key(entry.name))
-            if known is not None and not entry.profiles:
-                entry = entry.model_copy(update={"profiles": list(known.profiles),
-                                                 "kind": known.kind})
-                changed = True
-            entries.append(entry)
-        templates.append(template.model_copy(update={"equipment_list": entries}))
-    return house.model_copy(update={"fighters": templates}) if changed else house
+
+    def given(entry: Equipment, known: Equipment) -> Equipment | None:
+        if entry.profiles:
+            return None
+        return entry.model_copy(update={"profiles": list(known.profiles), "kind": known.kind})
+
+    return _list_entries_changed(house, catalogue, given)
 
 
 def _without_catalogue_profiles(house: HouseList, catalogue: Sequence[Equipment]) -> HouseList:
     """Equipment List entries without the profiles :func:`_with_profiles` gave them: the
     file reads back the same, and is not a copy of every weapon's profile per fighter type
     (a full set of House Lists would otherwise outgrow what one file may hold)."""
+
+    def taken(entry: Equipment, known: Equipment) -> Equipment | None:
+        if entry.profiles != known.profiles:
+            return None
+        return entry.model_copy(update={"profiles": []})
+
+    return _list_entries_changed(house, catalogue, taken)
+
+
+def _list_entries_changed(
+    house: HouseList, catalogue: Sequence[Equipment],
+    change: Callable[[Equipment, Equipment], Equipment | None],
+) -> HouseList:
+    """``house`` with each Equipment List entry that names a catalogue weapon with profiles
+    replaced by ``change(entry, weapon)``, where that gives one (None: left as it is)."""
     profiles = {name_key(e.name): e for e in catalogue if e.profiles}
     changed = False
     templates = []
@@ -201,8 +209,9 @@ def _without_catalogue_profiles(house: HouseList, catalogue: Sequence[Equipment]
         entries = []
         for entry in template.equipment_list:
             known = profiles.get(name_key(entry.name))
-            if known is not None and entry.profiles == known.profiles:
-                entry = entry.model_copy(update={"profiles": []})
+            replaced = change(entry, known) if known is not None else None
+            if replaced is not None:
+                entry = replaced
                 changed = True
             entries.append(entry)
         templates.append(template.model_copy(update={"equipment_list": entries}))
