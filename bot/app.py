@@ -14,6 +14,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.backups import backup_loop
+from bot.clock import Clock, SystemClock
 from bot.config import Config
 from bot.endpoints import discover_gateway
 from bot.errors import answer_error
@@ -56,7 +57,8 @@ def shard_options(shards: ShardSet) -> dict[str, Any]:
 
 
 class MundaBot(commands.Bot):
-    def __init__(self, config: Config, storage: Storage, cogs: Sequence[str] | None = None) -> None:
+    def __init__(self, config: Config, storage: Storage, cogs: Sequence[str] | None = None,
+                 clock: Clock | None = None) -> None:
         self.held_shards = config.discord.shards
         # Before any event: per-server locks and start-up work check ownership with it.
         hold(self.held_shards)
@@ -72,6 +74,8 @@ class MundaBot(commands.Bot):
         )
         self.config = config
         self.storage = storage
+        # Every "when" of the bot reads this clock; tests and the demo move it by hand.
+        self.clock: Clock = clock or SystemClock()
         # Messages the bot owes a channel, delivered until Discord accepts them (bot/outbox.py).
         self.outbox = Outbox(storage, HttpSender.for_client(self), shards=self.held_shards)
         self._backups: asyncio.Task[None] | None = None
@@ -100,7 +104,8 @@ class MundaBot(commands.Bot):
                      "(docs/deploying.md)")
         elif db.backup_interval_hours > 0:
             self._backups = asyncio.create_task(backup_loop(
-                self.storage, db.backup_dir, db.backups_kept, db.backup_interval_hours
+                self.storage, db.backup_dir, db.backups_kept, db.backup_interval_hours,
+                self.clock,
             ))
         # Start the file reader's child process now, so no player's import waits for it.
         self._import_worker = asyncio.create_task(import_worker.warm_up())

@@ -17,13 +17,12 @@ the interval, at start-up too, so a bot restarted daily still backs up daily.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Protocol
 
+from bot.clock import Clock, SystemClock
 from bot.private_files import create_private_file, make_private_dir
 from bot.storage import Storage, StorageError
 from bot.storage.backup import remove_database_files
@@ -73,22 +72,6 @@ async def take_backup(storage: Storage, backup_dir: Path, kept: int,
     for old in list_backups(backup_dir)[:-kept]:
         old.unlink(missing_ok=True)
     return target
-
-
-class Clock(Protocol):
-    """Time as the backup schedule sees it; tests move it by hand."""
-
-    def now(self) -> datetime: ...
-
-    async def sleep(self, seconds: float) -> None: ...
-
-
-class SystemClock:
-    def now(self) -> datetime:
-        return datetime.now(UTC)
-
-    async def sleep(self, seconds: float) -> None:
-        await asyncio.sleep(seconds)
 
 
 # A failed backup (a full disk, a folder gone) is tried again this soon, or after
