@@ -37,7 +37,8 @@ from bot.pictures.canvas import (
     labelled,
     pill,
 )
-from bot.pictures.fonts import Weight, typeface
+from bot.pictures.fonts import Typeface, Weight, typeface
+from bot.weapon_rows import WEAPON_FIGURES, WeaponRow, weapon_rows
 from rules.models import (
     PROFILE_STATS,
     EquipmentKind,
@@ -104,16 +105,140 @@ class RosterOptions:
 # --------------------------------------------------------------------------- blocks
 
 
+# The weapon table's columns (the official roster sheet's): the weapon, its eight figures,
+# its traits taking what is left of the column.
+NAME_WIDTH = 128
+# Rng S, Rng L, Acc S, Acc L, S, AP, D, Am: ranges hold '24"', Strength "S+1".
+FIGURE_WIDTHS = (36, 36, 28, 28, 32, 28, 28, 28)
+FIGURE_LEFTS = tuple(NAME_WIDTH + sum(FIGURE_WIDTHS[:index]) for index in range(len(FIGURE_WIDTHS)))
+TRAITS_WIDTH = INNER - NAME_WIDTH - sum(FIGURE_WIDTHS)
+CELL_PAD = 4
+HEAD_ROW = 17
+# Lines of one cell: a weapon's traits past these end in an ellipsis (real ones take two).
+MAX_CELL_LINES = 4
+
+
+@dataclass(frozen=True)
+class WeaponHead:
+    """The weapon table's heading: Rng and Acc over their S and L columns, as the sheet
+    prints them."""
+
+    @property
+    def height(self) -> int:
+        return 2 * HEAD_ROW + 2
+
+    @property
+    def text(self) -> str:
+        return "Weapon " + " ".join(head for head, _ in WEAPON_FIGURES) + " Traits"
+
+    def draw(self, canvas: Canvas, x: float, y: float) -> None:
+        face = typeface(13, Weight.BOLD)
+        draw = canvas.draw
+        draw.rectangle((x, y, x + INNER, y + self.height - 2), fill=TABLE_HEAD)
+        middle = y + (self.height - face.line_height) / 2 - 1
+        canvas.text(face, (x + CELL_PAD, middle), "Weapon", INK)
+        for (head, _), left, width in zip(WEAPON_FIGURES, FIGURE_LEFTS, FIGURE_WIDTHS,
+                                          strict=True):
+            centre = x + left + width / 2
+            group, _, side = head.partition(" ")
+            if side:
+                canvas.text(face, (centre, y + HEAD_ROW), side, INK, align="centre")
+                if side == "S":
+                    # "Rng" and "Acc" stand over their S and L columns.
+                    canvas.text(face, (x + left + width, y), group, INK, align="centre")
+            else:
+                canvas.text(face, (centre, middle), head, INK, align="centre")
+        canvas.text(face, (x + INNER - TRAITS_WIDTH + CELL_PAD, middle), "Traits", INK)
+
+
+@dataclass(frozen=True)
+class WeaponLine:
+    """One row of the weapon table, its cells already wrapped to their columns."""
+
+    row: WeaponRow
+    name: tuple[Line, ...]
+    traits: tuple[str, ...]
+
+    @classmethod
+    def of(cls, row: WeaponRow) -> WeaponLine:
+        bold, plain = typeface(15, Weight.BOLD), typeface(15)
+        room = NAME_WIDTH - 2 * CELL_PAD
+        if row.first:
+            priced = f"{row.weapon.name}{NO_BREAK}({row.weapon.cost})"
+            cells = [Line(part, bold, INK) for part in bold.wrap(priced, room)]
+            named = row.profile.name if row.profile is not None else ""
+            cells += [Line(part, plain, MUTED) for part in plain.wrap(named, room)]
+        else:
+            cells = [Line(part, plain, MUTED) for part in plain.wrap(row.label, room)]
+        trait_face = typeface(14)
+        # A trait breaks only after its comma: "Rapid Fire (1)" stays on one line.
+        traits = ", ".join(t.replace(" ", NO_BREAK) for t in row.profile.traits) \
+            if row.profile is not None else ""
+        return cls(row, tuple(_at_most(cells, MAX_CELL_LINES, room)),
+                   tuple(_clipped(trait_face, traits, TRAITS_WIDTH - 2 * CELL_PAD)))
+
+    @property
+    def height(self) -> int:
+        names = sum(line.face.line_height for line in self.name)
+        traits = len(self.traits) * typeface(14).line_height
+        return max(names, traits, typeface(15).line_height) + 2 * CELL_PAD
+
+    @property
+    def text(self) -> str:
+        figures = " ".join(self.row.figures)
+        return f"{' '.join(line.text for line in self.name)} {figures} {' '.join(self.traits)}"
+
+    def draw(self, canvas: Canvas, x: float, y: float) -> None:
+        draw = canvas.draw
+        # A full rule opens each weapon; its other profile lines hang under it.
+        draw.line((x if self.row.first else x + NAME_WIDTH, y, x + INNER, y), fill=RULE)
+        cursor = y + CELL_PAD
+        for line in self.name:
+            canvas.text(line.face, (x + CELL_PAD, cursor), line.text, line.colour)
+            cursor += line.face.line_height
+        face = typeface(14, Weight.BOLD)
+        for figure, left, width in zip(self.row.figures, FIGURE_LEFTS, FIGURE_WIDTHS,
+                                       strict=True):
+            canvas.text(face, (x + left + width / 2, y + CELL_PAD), face.clip(figure, width - 2),
+                        INK, align="centre")
+        trait_face = typeface(14)
+        cursor = y + CELL_PAD
+        for part in self.traits:
+            canvas.text(trait_face, (x + INNER - TRAITS_WIDTH + CELL_PAD, cursor), part, INK)
+            cursor += trait_face.line_height
+
+
+def _at_most(lines: list[Line], most: int, room: float) -> list[Line]:
+    """``lines``, the last kept ending in an ellipsis when some are left out."""
+    if len(lines) <= most:
+        return lines
+    last = lines[most - 1]
+    return [*lines[:most - 1], Line(last.face.clip(last.text + " …", room), last.face,
+                                    last.colour)]
+
+
+def _clipped(face: Typeface, text: str, room: float) -> list[str]:
+    """``text`` wrapped to ``room``, at most :data:`MAX_CELL_LINES` lines."""
+    # Only what the cell can show is laid out: a cell's lines hold this many characters.
+    parts = face.wrap(text[:MAX_CELL_LINES * face.most_chars(room)], room)
+    if len(parts) <= MAX_CELL_LINES:
+        return parts
+    return [*parts[:MAX_CELL_LINES - 1], face.clip(parts[MAX_CELL_LINES - 1] + " …", room)]
+
+
+Part = Line | WeaponHead | WeaponLine
+
+
 @dataclass
 class Block:
     """A card in a column: a coloured band with a title, a line with tags, the profile
-    table (fighters only), then lines of text."""
+    table (fighters only), then its parts: weapon table rows and lines of text."""
 
     title: str
     right: str
     band: Colour
     meta: Line
-    lines: list[Line]
+    lines: list[Part]
     pills: list[tuple[str, Colour]] = field(default_factory=list)
     # A fighter's: None is "profile not set"; vehicles and the Stash have no table.
     profile: Profile | None = None
@@ -143,6 +268,17 @@ class Block:
         return Block(self.title, self.right, self.band, self.meta,
                      [*self.lines[:kept], note], self.pills, self.profile, self.has_profile)
 
+    def parts(self, x: float, y: float) -> list[tuple[Part, tuple[float, float, float, float]]]:
+        """Each part with the box it is drawn in (left, top, right, bottom), the block's
+        top left corner at ``x``, ``y``."""
+        top = y + BAND_HEIGHT + META_HEIGHT + self.table_height
+        left = x + PADDING
+        placed = []
+        for part in self.lines:
+            placed.append((part, (left, top, left + INNER, top + part.height)))
+            top += part.height
+        return placed
+
     def draw(self, canvas: Canvas, x: float, y: float) -> None:
         draw = canvas.draw
         draw.rectangle((x, y, x + COLUMN_WIDTH, y + self.height), outline=RULE, width=2)
@@ -165,8 +301,11 @@ class Block:
         cursor += META_HEIGHT
         if self.has_profile:
             _draw_profile(canvas, x + PADDING, cursor, self.profile)
-            cursor += self.table_height
-        draw_lines(canvas, x + PADDING, cursor, self.lines)
+        for part, (left, top, _, _) in self.parts(x, y):
+            if isinstance(part, Line):
+                draw_lines(canvas, left, top, [part])
+            else:
+                part.draw(canvas, left, top)
 
 
 def _draw_profile(canvas: Canvas, x: float, y: float, profile: Profile | None) -> None:
@@ -228,35 +367,22 @@ def listed(label: str, entries: Sequence[str], what: str, colour: Colour = INK, 
     return lines
 
 
-def _equipment_lines(items: Sequence[Item], options: RosterOptions) -> list[Line]:
-    """Weapons (each with its profile lines when the item or the rule data has them),
-    then the rest."""
+def _equipment_lines(items: Sequence[Item], options: RosterOptions) -> list[Part]:
+    """The weapons as the sheet's profile table (one row per profile line), then the rest."""
     weapons = [i for i in items if i.kind is EquipmentKind.WEAPON]
-    profiled = [w for w in weapons if _weapon_profiles(w, options)]
-    plain = [_item_text(w) for w in weapons if w not in profiled]
-    lines = listed("Weapons", plain, "weapons") if plain else []
-    for weapon in profiled[:MAX_ENTRIES_SHOWN]:
-        label = "" if lines else "Weapons"
-        lines += listed(label, [_item_text(weapon)], "weapons")
-        for profile in _weapon_profiles(weapon, options):
-            text = f"{profile.name}: {profile.text}" if profile.name else profile.text
-            lines += listed("", [text], "profiles", MUTED, size=16, label_width=120)
-    if len(profiled) > MAX_ENTRIES_SHOWN:
-        left_out = len(profiled) - MAX_ENTRIES_SHOWN
-        lines.append(Line(f"… {left_out} more weapons not shown", typeface(MORE_SIZE), MUTED,
-                          104))
+    lines: list[Part] = []
+    if weapons:
+        rows = weapon_rows(weapons[:MAX_ENTRIES_SHOWN], options.weapon_profiles)
+        lines += [WeaponHead(), *map(WeaponLine.of, rows)]
+    if len(weapons) > MAX_ENTRIES_SHOWN:
+        left_out = len(weapons) - MAX_ENTRIES_SHOWN
+        lines.append(Line(f"… {left_out} more weapons not shown", typeface(MORE_SIZE), MUTED))
     others = [_item_text(i) for i in items if i.kind is not EquipmentKind.WEAPON]
     if others:
+        if weapons:
+            lines.append(Line("", typeface(6), INK))  # a little air under the table
         lines += listed("Wargear", others, "items")
     return lines
-
-
-def _weapon_profiles(weapon: Item, options: RosterOptions) -> list[WeaponProfile]:
-    """The item's own profiles, else the one the options give for its name."""
-    if weapon.profiles:
-        return list(weapon.profiles)
-    given = options.weapon_profiles.get(weapon.name.casefold())
-    return [given] if given is not None else []
 
 
 def fighter_block(fighter: Fighter, options: RosterOptions) -> Block:
@@ -290,7 +416,7 @@ def vehicle_block(vehicle: Vehicle, crew: str | None, options: RosterOptions) ->
     about = "Vehicle" + (f" · {vehicle.vehicle_type}" if vehicle.vehicle_type else "")
     if crew:
         about += f" · crew {crew}"
-    lines: list[Line] = []
+    lines: list[Part] = []
     if vehicle.upgrades:
         lines += listed("Upgrades", [_item_text(i) for i in vehicle.upgrades], "upgrades")
     lines += _equipment_lines(vehicle.equipment, options)
@@ -303,7 +429,8 @@ def vehicle_block(vehicle: Vehicle, crew: str | None, options: RosterOptions) ->
 def stash_block(gang: Gang) -> Block:
     meta = typeface(18)
     about = f"{gang.credits} credits · {len(gang.stash)} item{'s' * (len(gang.stash) != 1)}"
-    lines = listed("Items", [_item_text(i) for i in gang.stash] or ["nothing"], "items")
+    lines: list[Part] = [*listed("Items", [_item_text(i) for i in gang.stash] or ["nothing"],
+                                 "items")]
     if gang.stash_vehicles:
         vehicles = [f"{v.name} ({v.total_cost})".replace(" ", NO_BREAK)
                     for v in gang.stash_vehicles]

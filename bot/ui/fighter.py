@@ -6,6 +6,7 @@ import discord
 
 from bot.render import safe
 from bot.ui import fit_lines
+from bot.weapon_rows import weapon_rows as sheet_rows
 from rules.models import (
     PROFILE_STATS,
     EquipmentKind,
@@ -57,16 +58,12 @@ def weapon_rows(items: list[Item]) -> list[tuple[str, ...]]:
     weapon's name on its first line, "- <profile>" on the others; a weapon without a
     profile is one row of blanks."""
     rows: list[tuple[str, ...]] = []
-    for item in items:
-        if not item.profiles:
-            rows.append((item.name, "-", "-", "-", "-", "-", "-", ""))
-        for index, line in enumerate(item.profiles):
-            label = item.name if index == 0 else f"- {line.name or item.name}"
-            if index == 0 and line.name:
-                label = f"{item.name} ({line.name})"
-            rows.append((label, f"{line.short_range}/{line.long_range}",
-                         f"{line.short_accuracy}/{line.long_accuracy}", line.strength,
-                         line.ap, line.damage, line.ammo, ", ".join(line.traits)))
+    for row in sheet_rows(items):
+        if row.profile is None:
+            rows.append((row.label, "-", "-", "-", "-", "-", "-", ""))
+            continue
+        rng_s, rng_l, acc_s, acc_l, *rest = row.figures
+        rows.append((row.label, f"{rng_s}/{rng_l}", f"{acc_s}/{acc_l}", *rest, row.traits))
     return rows
 
 

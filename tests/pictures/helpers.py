@@ -9,7 +9,9 @@ import time
 from PIL import Image
 
 from bot.pictures import roster_card
-from rules.models import EquipmentKind, Fighter, FighterCategory, FighterStatus, Gang
+from rules.errors import RulesError
+from rules.models import EquipmentKind, Fighter, FighterCategory, FighterStatus, Gang, Rarity
+from rules.ruleset import RuleSet
 from rules.world import RuleResult, Workspace, World
 from tests import factories as f
 
@@ -125,3 +127,33 @@ def worst_gang() -> Gang:
         ))
     return Gang(id="worst", name=_text("The Longest Gang", MAX_LENGTH), house="Goliath",
                 owner="1", fighters=roster)
+
+
+def house_gang(content: RuleSet, house: str) -> Gang:
+    """A gang of ``house`` made as a player makes one from the shipped content: every
+    fighter type of its House List hired (as many as the list's make-up allows), each with
+    the first two Common weapons and the first Common wargear of its own Equipment List."""
+    from rules.tradingpost import buy_equipment, hire_fighter
+
+    w = f.world(f.gang(id="g", name=f"House {house} sample", house=house, credits=100_000,
+                         fighters=[]))
+    templates = content.house(house).fighters
+    # Gangers before the types a gang may only have fewer of than its Gangers.
+    order = sorted(templates, key=lambda t: t.category is not FighterCategory.GANGER)
+    for number, template in enumerate(order):
+        fighter_id = f"f{number}"
+        try:
+            w = hire_fighter(w, "g", content, template.fighter_type,
+                             f"{template.fighter_type} {number}", fighter_id).world
+        except RulesError:
+            continue  # the gang's make-up allows no more of this type
+        offered = [e for e in template.equipment_list if e.availability.rarity is Rarity.COMMON]
+        weapons = [e for e in offered if e.kind is EquipmentKind.WEAPON]
+        others = [e for e in offered if e.kind is not EquipmentKind.WEAPON]
+        for index, entry in enumerate([*weapons[:2], *others[:1]]):
+            try:
+                w = buy_equipment(w, "g", content, entry.name, f"{fighter_id}-{index}",
+                                  fighter_id=fighter_id).world
+            except RulesError:
+                continue  # no slot left for it: the next entry may still fit
+    return w.gang("g")
