@@ -3,8 +3,9 @@
 Page one opens with the gang (name, House, owner, the four figures in large
 tiles that stay readable in Discord's small preview); then one block per
 fighter, per vehicle, and the Stash, flowing down the left column, then the
-right, then onto the next page. A block never splits across columns; one too
-tall for a whole column is cut with a "more" line.
+right, then onto the next page; the last page shares its blocks between its
+two columns. A block never splits across columns; one too tall for a whole
+column is cut with a "more" line.
 """
 
 from __future__ import annotations
@@ -109,7 +110,7 @@ class RosterOptions:
 # its traits taking what is left of the column.
 NAME_WIDTH = 128
 # Rng S, Rng L, Acc S, Acc L, S, AP, D, Am: ranges hold '24"', Strength "S+1".
-FIGURE_WIDTHS = (36, 36, 28, 28, 32, 28, 28, 28)
+FIGURE_WIDTHS = (36, 36, 28, 28, 36, 28, 28, 28)
 FIGURE_LEFTS = tuple(NAME_WIDTH + sum(FIGURE_WIDTHS[:index]) for index in range(len(FIGURE_WIDTHS)))
 TRAITS_WIDTH = INNER - NAME_WIDTH - sum(FIGURE_WIDTHS)
 CELL_PAD = 4
@@ -505,30 +506,58 @@ class Placed:
         return self.x, self.y, self.x + COLUMN_WIDTH, self.y + self.block.height
 
 def paginate(blocks: Iterable[Block], max_pages: int = MAX_PAGES) -> list[list[Placed]]:
-    """Flow blocks down the left column, then the right, then onto a new page; blocks
-    that would open page ``max_pages + 1`` are not taken from ``blocks`` (nor built)."""
+    """Flow blocks down the left column, then the right, then onto a new page; the last
+    page's blocks are then shared between its two columns as evenly as their order allows.
+    Blocks that would open page ``max_pages + 1`` are not taken from ``blocks`` (nor built)."""
     bottom = BLOCKS_END
-    first_top = MARGIN + HEADER_HEIGHT
     later_top = MARGIN + RUNNING_HEADER_HEIGHT
+    top = MARGIN + HEADER_HEIGHT
     # The shortest column is page one's: a block cut to it fits in any column.
-    tallest = bottom - first_top
-    pages: list[list[Placed]] = [[]]
-    column, top = 0, first_top
+    tallest = bottom - top
+    pages: list[list[Placed]] = []
+    columns: list[list[Block]] = [[]]
     y = top
     for block in blocks:
         fitted = block.fit(tallest)
         if y + fitted.height > bottom and y > top:
-            column += 1
-            if column == 2:
-                if len(pages) == max_pages:
-                    break
-                pages.append([])
-                column, top = 0, later_top
+            if len(columns) == 2:
+                if len(pages) + 1 == max_pages:
+                    # Cut short: the page is full as it is.
+                    return [*pages, _placed(columns, top)]
+                pages.append(_placed(columns, top))
+                columns, top = [], later_top
+            columns.append([])
             y = top
-        x = MARGIN + column * (COLUMN_WIDTH + GUTTER)
-        pages[-1].append(Placed(fitted, x, y))
+        columns[-1].append(fitted)
         y += fitted.height + BLOCK_GAP
-    return pages
+    return [*pages, _placed(_balanced([b for c in columns for b in c], top), top)]
+
+
+def _balanced(blocks: list[Block], top: float) -> list[list[Block]]:
+    """``blocks`` in order in two columns, the taller as short as can be (the left one
+    where two ways are as short): a gang of five fills the page's width, not its left half."""
+    room = BLOCKS_END - top + BLOCK_GAP
+    heights = [block.height + BLOCK_GAP for block in blocks]
+    total = sum(heights)
+    left = total
+    best, split = total + 1, len(blocks)
+    for index in range(len(blocks), -1, -1):
+        if left <= room and total - left <= room and max(left, total - left) < best:
+            best, split = max(left, total - left), index
+        if index:
+            left -= heights[index - 1]
+    return [blocks[:split], blocks[split:]]
+
+
+def _placed(columns: list[list[Block]], top: float) -> list[Placed]:
+    placed = []
+    for index, column in enumerate(columns):
+        x = MARGIN + index * (COLUMN_WIDTH + GUTTER)
+        y = top
+        for block in column:
+            placed.append(Placed(block, x, y))
+            y += block.height + BLOCK_GAP
+    return placed
 
 
 def roster_blocks(gang: Gang, options: RosterOptions) -> Iterator[Block]:
