@@ -165,8 +165,7 @@ class WeaponLine:
         bold, plain = typeface(15, Weight.BOLD), typeface(15)
         room = NAME_WIDTH - 2 * CELL_PAD
         if row.first:
-            priced = f"{row.weapon.name}{NO_BREAK}({row.weapon.cost})"
-            cells = [Line(part, bold, INK) for part in bold.wrap(priced, room)]
+            cells = [Line(part, bold, INK) for part in _priced(bold, row.weapon, room)]
             named = row.profile.name if row.profile is not None else ""
             cells += [Line(part, plain, MUTED) for part in plain.wrap(named, room)]
         else:
@@ -207,6 +206,17 @@ class WeaponLine:
         for part in self.traits:
             canvas.text(trait_face, (x + INNER - TRAITS_WIDTH + CELL_PAD, cursor), part, INK)
             cursor += trait_face.line_height
+
+
+def _priced(face: Typeface, item: Item, room: float) -> list[str]:
+    """The item's name wrapped to ``room``, its price after it: on the name's last line
+    where it fits, else on a line of its own (never broken inside)."""
+    price = f"({item.cost})"
+    parts = face.wrap(item.name, room) or [""]
+    last = f"{parts[-1]} {price}"
+    if face.width(last) <= room:
+        return [*parts[:-1], last]
+    return [*parts, price]
 
 
 def _at_most(lines: list[Line], most: int, room: float) -> list[Line]:

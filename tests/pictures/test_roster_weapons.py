@@ -157,3 +157,12 @@ def test_a_weapon_named_in_the_rule_data_takes_its_profile_there() -> None:
     given = paginate(roster_blocks(gang, RosterOptions(weapon_profiles=known)))[0][0]
     [(row, _)] = weapon_lines(given)
     assert row.row.figures[:2] == ('8"', '24"') and row.row.figures[4] == "3"
+
+
+def test_a_weapon_s_price_is_never_broken_inside() -> None:
+    for name in ["Renderizer", "Combat shotgun", "Reclaimed Autogun with Polearm", "Boltgun"]:
+        weapon = Item(id="i1", name=name, cost=35, kind=EquipmentKind.WEAPON)
+        placed = layout(f.gang(fighters=[f.fighter("Krull", equipment=[weapon])]))[0][0]
+        [(row, _)] = weapon_lines(placed)
+        cell = [line.text for line in row.name]
+        assert cell[-1].endswith("(35)") and " ".join(cell) == f"{name} (35)", cell
