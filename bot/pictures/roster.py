@@ -384,14 +384,13 @@ def _equipment_lines(items: Sequence[Item], options: RosterOptions) -> list[Part
     lines: list[Part] = []
     if weapons:
         rows = weapon_rows(weapons[:MAX_ENTRIES_SHOWN], options.weapon_profiles)
-        lines += [WeaponHead(), *map(WeaponLine.of, rows)]
+        # A little air under the table, before what follows it.
+        lines += [WeaponHead(), *map(WeaponLine.of, rows), Line("", typeface(6), INK)]
     if len(weapons) > MAX_ENTRIES_SHOWN:
         left_out = len(weapons) - MAX_ENTRIES_SHOWN
         lines.append(Line(f"… {left_out} more weapons not shown", typeface(MORE_SIZE), MUTED))
     others = [_item_text(i) for i in items if i.kind is not EquipmentKind.WEAPON]
     if others:
-        if weapons:
-            lines.append(Line("", typeface(6), INK))  # a little air under the table
         lines += listed("Wargear", others, "items")
     return lines
 
