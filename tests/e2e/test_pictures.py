@@ -12,7 +12,7 @@ from PIL import Image
 
 from bot.pictures.canvas import A4_HEIGHT, A4_WIDTH
 from bot.pictures.chart import CHART_HEIGHT, CHART_WIDTH
-from bot.pictures.roster import roster_card
+from bot.pictures.roster import RosterOptions, WeaponLine, paginate, roster_blocks, roster_card
 from bot.storage import Campaign, Storage
 from demo.arena import Arena
 from fakediscord.entities import Attachment
@@ -193,3 +193,33 @@ async def test_the_bots_setting_is_where_a_new_campaign_starts(arena: Arena) -> 
         assert [a.filename for a in asked] == ["roster-hushed.png"]
     finally:
         await arena.restart_bot()
+
+
+async def test_a_weapon_of_the_shipped_content_is_drawn_with_every_profile_line(
+        arena: Arena) -> None:
+    real = "Forge Hive"
+    await ok(arena, "carol", "campaign create", name=real, ruleset="necromunda-2023")
+    await ok(arena, "alice", "gang create", name="Forge Lords", house="Goliath",
+             alignment="Law Abiding", credits=1000, campaign=real)
+    await ok(arena, "alice", "fighter add", gang="Forge Lords", name="Krull",
+             fighter_type="Goliath Forge Tyrant", pay=True, campaign=real)
+    await ok(arena, "alice", "fighter equip", fighter="Krull", item="Combat shotgun",
+             campaign=real)
+    shown = await slash(arena, "alice", "gang show", gang="Forge Lords", campaign=real)
+    [page] = [a for batch in pictures(shown) for a in batch]
+    async with database(arena) as storage:
+        guild_id = arena.fake.world.guild(U).id
+        campaign = await storage.read(guild_id).get_campaign_by_name(real)
+        [stored] = [g for g in await storage.read(guild_id).list_gangs(campaign.id)
+                    if g.name == "Forge Lords"]
+    [krull] = stored.fighters
+    [shotgun] = krull.equipment
+    assert len(shotgun.profiles) == 5  # salvo, shredder, firestorm, gas, shatter
+    # The card posted is the one drawn from the stored gang: its layout is the card's.
+    owner = arena.fake.world.user("alice").display_name
+    assert page.data == roster_card(stored, owner_name=owner)[0]
+    [placed] = [p for p in paginate(roster_blocks(stored, RosterOptions(owner_name=owner)))[0]
+                if p.block.title == "Krull"]
+    rows = [part for part, _ in placed.block.parts(placed.x, placed.y)
+            if isinstance(part, WeaponLine)]
+    assert [row.row.profile for row in rows] == shotgun.profiles
