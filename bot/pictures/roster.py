@@ -115,7 +115,8 @@ FIGURE_LEFTS = tuple(NAME_WIDTH + sum(FIGURE_WIDTHS[:index]) for index in range(
 TRAITS_WIDTH = INNER - NAME_WIDTH - sum(FIGURE_WIDTHS)
 CELL_PAD = 4
 HEAD_ROW = 17
-# Lines of one cell: a weapon's traits past these end in an ellipsis (real ones take two).
+# Lines of one cell: a weapon's traits past these end in an ellipsis (the shipped content's
+# longest take four).
 MAX_CELL_LINES = 4
 
 
