@@ -21,7 +21,7 @@ from bot.battle.state import (
     StageStatus,
 )
 from bot.render import paginate, safe
-from bot.ui import FIELD_MAX, clip, continued, fit_lines, page_footer
+from bot.ui import FIELD_MAX, clip, continued, fit_lines, numbered
 from rules.models import Battle, Fighter, Vehicle
 from rules.report import BattleReport
 from rules.stages import STAGES, Step, declared, skipped_in_skirmish
@@ -103,18 +103,9 @@ def stage_pages(
     embed.add_field(name="Confirmed", value=fit_lines(confirmed), inline=True)
     if record.status is StageStatus.OPEN and run.in_progress:
         embed.add_field(name="Awaited", value=fit_lines(awaited, empty="nobody"), inline=True)
-    total = len(rest) + 1
-    embed.set_footer(text=clip(
-        f"Post-battle sequence · step {record.number}"
-        + (f" · {page_footer(1, total)}" if total > 1 else ""), 200,
-    ))
-    pages = [embed]
-    for number, page in enumerate(rest, start=2):
-        more = discord.Embed(title=continued(record.label),
-                             description=page, colour=colour)
-        more.set_footer(text=page_footer(number, total))
-        pages.append(more)
-    return pages
+    more = [discord.Embed(title=continued(record.label), description=page, colour=colour)
+            for page in rest]
+    return numbered([embed, *more], f"Post-battle sequence · step {record.number}")
 
 
 # --------------------------------------------------------------------------- the start

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import discord
 
 from bot.render import clip, safe
-from bot.ui import page_footer
+from bot.ui import continued, numbered
 from rules.models import (
     EquipmentKind,
     Fighter,
@@ -140,7 +140,7 @@ def _pages(
     *, fields_per_page: int = FIELDS_MAX,
 ) -> list[discord.Embed]:
     """Pack fields into as many embeds as needed; every embed inside every limit."""
-    title = clip(title, TITLE_MAX - 16)  # room for " (continued)"
+    title = clip(title, TITLE_MAX)
     description = clip(description, DESCRIPTION_MAX)
     pages: list[list[_Field]] = [[]]
     used = len(title) + len(description) + _FOOTER_ROOM
@@ -148,23 +148,21 @@ def _pages(
         page = pages[-1]
         if page and (len(page) >= fields_per_page or used + len(field) > EMBED_MAX):
             pages.append([])
-            used = len(title) + len(" (continued)") + _FOOTER_ROOM
+            used = len(continued(title)) + _FOOTER_ROOM
         pages[-1].append(field)
         used += len(field)
     embeds: list[discord.Embed] = []
     for number, page in enumerate(pages, start=1):
         first = number == 1
         embed = discord.Embed(
-            title=title if first else f"{title} (continued)",
+            title=title if first else continued(title),
             description=description if first else None,
             colour=colour,
         )
         for field in page:
             embed.add_field(name=field.name, value=field.value, inline=field.inline)
-        if len(pages) > 1:
-            embed.set_footer(text=page_footer(number, len(pages)))
         embeds.append(embed)
-    return embeds
+    return numbered(embeds)
 
 
 # --------------------------------------------------------------------------- roster
