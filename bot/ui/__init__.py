@@ -23,10 +23,17 @@ from rules.tradingpost import MAX_CREDITS, written_item
 
 T = TypeVar("T")
 
-# Discord's limits for one message's embeds, and for one embed field's value.
+# Discord's limits for one embed (docs: Embed Limits), the one copy every embed reads.
+TITLE_CHARS = 256
+DESCRIPTION_CHARS = 4096
+FIELDS_PER_EMBED = 25
+FIELD_NAME_CHARS = 256
+FIELD_MAX = 1024
+FOOTER_CHARS = 2048
+EMBED_CHARS = 6000
+# ... and for one message's embeds together.
 EMBEDS_PER_MESSAGE = 10
 EMBED_CHARS_PER_MESSAGE = 6000
-FIELD_MAX = 1024
 
 
 def fit_lines(lines: Sequence[str], limit: int = FIELD_MAX, empty: str = "—") -> str:
@@ -94,10 +101,8 @@ def typed_item(
                                         two_slots=two_slots), "item")
 
 
-# Discord's limits for an embed's title, description and footer (docs: Embed Limits).
-TITLE_CHARS = 256
+# One page of lines: a description, with room to spare.
 PAGE_CHARS = 4000
-FOOTER_CHARS = 2048
 
 
 def page_footer(number: int, total: int) -> str:
