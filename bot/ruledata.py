@@ -22,14 +22,14 @@ import tomli_w
 from pydantic import ValidationError
 
 from bot.call import actor_from
-from bot.errors import Refused
 from bot.importing.jobs import check_rule_data, read_rule_data_file
+from bot.importing.staged import ImportGone, askers_state, staging_campaign
 from bot.importing.uploads import json_file
 from bot.importing.worker import import_worker
 from bot.rulesets import ruleset_for
 from bot.storage import Campaign, Transaction, new_id
 from bot.ui.confirm import Confirmed
-from rules.errors import InvalidRequest, NotFound
+from rules.errors import InvalidRequest
 from rules.models import Model, Profile
 from rules.profiles import profile_line
 from rules.ruledata import (
@@ -71,19 +71,15 @@ async def confirm(
     tx: Transaction, campaign_id: str, token: str, interaction: discord.Interaction[Any]
 ) -> Confirmed:
     """The Confirm button: store the staged content, all of it, in this transaction."""
-    try:
-        campaign = await tx.get_campaign(campaign_id)
-    except NotFound:
-        return Confirmed("That campaign no longer exists; nothing was imported.")
     actor = actor_from(interaction)
-    actor.require_arbitrator(campaign)
-    taken = await tx.take_staged_import(campaign_id, token, StagedRuleData)
-    if taken is None:
-        return Confirmed("This import has expired or was already done; run "
-                         "/campaign ruledata import again.")
-    user_id, staged = taken
-    if user_id != actor.ledger_id:
-        raise Refused("Only the person who asked can confirm this import.")
+    try:
+        campaign = await staging_campaign(tx, campaign_id)
+        actor.require_arbitrator(campaign)
+        staged = askers_state(await tx.take_staged_import(campaign_id, token, StagedRuleData),
+                              actor, command="/campaign ruledata import",
+                              answer="confirm this import")
+    except ImportGone as gone:
+        return Confirmed(str(gone))
     # The campaign's rule set may have changed since the preview: check again.
     await import_worker.run(check_rule_data, campaign, staged.rule_data, staged.filename[:80])
     stored = await tx.set_rule_data(

@@ -16,11 +16,11 @@ from bot.call import Call
 from bot.cog import BotCog, adds
 from bot.render import clip
 from bot.slash import slash
+from bot.ui import DESCRIPTION_CHARS
 
 if TYPE_CHECKING:
     pass
 
-EMBED_DESCRIPTION_MAX = 4096
 GUIDES = (
     "Players: /gang create, then /fighter add; after a battle, /postbattle start and "
     "follow the thread. Arbitrators: /campaign create, then /campaign settings. "
@@ -55,7 +55,7 @@ def help_embed(commands_: list[Command]) -> discord.Embed:
     lines = [help_line(c) for c in sorted(commands_, key=lambda c: c.name)]
     embed = discord.Embed(
         title="Munda Arbitrator: commands",
-        description=clip("\n".join(lines), EMBED_DESCRIPTION_MAX),
+        description=clip("\n".join(lines), DESCRIPTION_CHARS),
         colour=discord.Colour.blurple(),
     )
     embed.add_field(name="Where to start", value=GUIDES, inline=False)

@@ -52,6 +52,15 @@ MAX_TERRITORIES = 100
 MAX_TEXT = 200
 # XP, kills, battles fought; credits and costs have MAX_CREDITS.
 MAX_COUNT = 100_000
+# A fighter's bounded lists, by the field that holds each: its bound, and what a
+# refusal calls its entries ("skills for 'Krug'").
+FIGHTER_LISTS: dict[str, tuple[int, str]] = {
+    "equipment": (MAX_FIGHTER_ITEMS, "items"),
+    "skills": (MAX_SKILLS, "skills"),
+    "lasting_injuries": (MAX_INJURIES, "injuries"),
+    "special_rules": (MAX_SPECIAL_RULES, "special rules"),
+    "advancements": (MAX_ADVANCEMENTS, "advancements"),
+}
 
 # --------------------------------------------------------------------------- Trading Post
 

@@ -291,6 +291,10 @@ def test_stage_pages_stay_within_discords_limits() -> None:
         _within_limits(page)
     text = "\n".join(p.description or "" for p in pages)
     assert text.count("🎲") == 200  # nothing lost between pages
+    assert [p.footer.text for p in pages] == [
+        f"Post-battle sequence · step 1 · page {n} of {len(pages)}"
+        for n in range(1, len(pages) + 1)
+    ]
 
 
 def test_report_panel_and_report_stay_within_limits_with_huge_rosters() -> None:

@@ -21,7 +21,7 @@ from bot.battle.state import (
     StageStatus,
 )
 from bot.render import paginate, safe
-from bot.ui import FIELD_MAX, clip, continued, fit_lines, page_footer
+from bot.ui import FIELD_MAX, TITLE_CHARS, clip, continued, fit_lines, numbered
 from rules.models import Battle, Fighter, Vehicle
 from rules.report import BattleReport
 from rules.stages import STAGES, Step, declared, skipped_in_skirmish
@@ -30,7 +30,6 @@ from rules.stages import STAGES, Step, declared, skipped_in_skirmish
 # lines; 2800 characters of lines keeps the whole embed under Discord's 6000.
 FIRST_PAGE = 2800
 NEXT_PAGE = 3900
-TITLE_MAX = 256
 # The report's embed: up to four gangs' fields of at most 1024 characters each, with
 # a description of at most 1000, stays inside Discord's 6000 for the whole embed.
 REPORT_DESCRIPTION_MAX = 1000
@@ -58,7 +57,7 @@ def _stage_title(run: PostBattleRun, record: StageRecord) -> str:
         text += " (undone)"
     elif run.phase is Phase.CANCELLED and record.status is StageStatus.OPEN:
         text += " (cancelled)"
-    return clip(text, TITLE_MAX)
+    return clip(text, TITLE_CHARS)
 
 
 def confirmation_lines(
@@ -103,18 +102,9 @@ def stage_pages(
     embed.add_field(name="Confirmed", value=fit_lines(confirmed), inline=True)
     if record.status is StageStatus.OPEN and run.in_progress:
         embed.add_field(name="Awaited", value=fit_lines(awaited, empty="nobody"), inline=True)
-    total = len(rest) + 1
-    embed.set_footer(text=clip(
-        f"Post-battle sequence · step {record.number}"
-        + (f" · {page_footer(1, total)}" if total > 1 else ""), 200,
-    ))
-    pages = [embed]
-    for number, page in enumerate(rest, start=2):
-        more = discord.Embed(title=continued(record.label),
-                             description=page, colour=colour)
-        more.set_footer(text=page_footer(number, total))
-        pages.append(more)
-    return pages
+    more = [discord.Embed(title=continued(record.label), description=page, colour=colour)
+            for page in rest]
+    return numbered([embed, *more], f"Post-battle sequence · step {record.number}")
 
 
 # --------------------------------------------------------------------------- the start
@@ -129,7 +119,7 @@ def start_embed(
     outcome = "Draw" if battle.winner is None else f"Won by {gang_label(names, battle.winner)}"
     kind = "Skirmish" if run.sequence.skirmish else "Campaign battle"
     embed = discord.Embed(
-        title=clip(f"Post-battle sequence: {versus(names, battle.gang_ids)}", TITLE_MAX),
+        title=clip(f"Post-battle sequence: {versus(names, battle.gang_ids)}", TITLE_CHARS),
         description=(
             f"{kind} · {outcome}"
             + (f" · Scenario: {safe(battle.scenario)}" if battle.scenario else "")
@@ -204,7 +194,7 @@ def report_embed(
     if run.phase is Phase.CANCELLED:
         status = "✖ The sequence was cancelled"
     embed = discord.Embed(
-        title=clip(f"End of battle: {names.get(gang_id, gang_id)}", TITLE_MAX),
+        title=clip(f"End of battle: {names.get(gang_id, gang_id)}", TITLE_CHARS),
         description=(
             f"Reported by <@{owner}> (or an Arbitrator). Pick a section, then the fighters "
             "or vehicles it concerns; press Submit when the report is right. XP and "
@@ -290,14 +280,14 @@ def final_report_embed(
     if thread_url:
         description += f"\n[The battle's thread]({thread_url})"
     embed = discord.Embed(
-        title=clip(f"Battle report: {gangs}", TITLE_MAX),
+        title=clip(f"Battle report: {gangs}", TITLE_CHARS),
         description=clip(description, REPORT_DESCRIPTION_MAX),
         colour=COLOUR_DONE,
     )
     for line in report.gangs[:4]:
         result = {"win": "Winner", "loss": "Lost", "draw": "Draw"}[line.outcome]
         embed.add_field(
-            name=clip(safe(line.gang_name), TITLE_MAX),
+            name=clip(safe(line.gang_name), TITLE_CHARS),
             value=fit_lines([
                 result, f"Enemies Out of Action: {line.enemies_out_of_action}",
                 f"Gang Rating: {line.gang_rating}", f"Wealth: {line.wealth}",
@@ -314,7 +304,7 @@ def status_embed(
 ) -> discord.Embed:
     """Where a run is: its phase, its stage, who is awaited."""
     embed = discord.Embed(title=clip(f"Post-battle sequence: {versus(names, run.gang_ids)}",
-                                     TITLE_MAX), colour=COLOUR_OPEN)
+                                     TITLE_CHARS), colour=COLOUR_OPEN)
     if run.phase is Phase.REPORTING:
         waiting = [gang_label(names, g) for g, r in run.reports.items() if not r.submitted]
         embed.description = "Reporting the end of the battle."

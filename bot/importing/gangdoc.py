@@ -27,14 +27,12 @@ from bot.render import clip
 from bot.storage import Campaign
 from rules.errors import InvalidRequest
 from rules.limits import (
-    MAX_ADVANCEMENTS,
+    FIGHTER_LISTS,
     MAX_COUNT,
     MAX_FIGHTER_ITEMS,
     MAX_FIGHTERS,
     MAX_GANG_ITEMS,
     MAX_INJURIES,
-    MAX_SKILLS,
-    MAX_SPECIAL_RULES,
     MAX_STASH_ITEMS,
     MAX_TERRITORIES,
     MAX_TEXT,
@@ -182,11 +180,8 @@ def _check_bounds(doc: GangDocument) -> None:
     items = len(gang.stash)
     for fighter in gang.fighters:
         label = f"'{clip(fighter.name, 40)}'"
-        check_count(len(fighter.equipment), MAX_FIGHTER_ITEMS, f"items for {label}")
-        check_count(len(fighter.skills), MAX_SKILLS, f"skills for {label}")
-        check_count(len(fighter.lasting_injuries), MAX_INJURIES, f"injuries for {label}")
-        check_count(len(fighter.special_rules), MAX_SPECIAL_RULES, f"special rules for {label}")
-        check_count(len(fighter.advancements), MAX_ADVANCEMENTS, f"advancements for {label}")
+        for field, (limit, entries) in FIGHTER_LISTS.items():
+            check_count(len(getattr(fighter, field)), limit, f"{entries} for {label}")
         _check_number(fighter.xp, MAX_COUNT, f"the XP of {label}")
         _check_number(fighter.kills, MAX_COUNT, f"the kills of {label}")
         for advancement in fighter.advancements:

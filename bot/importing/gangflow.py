@@ -19,12 +19,12 @@ import asyncio
 from datetime import UTC, datetime
 
 from bot.call import Actor
-from bot.errors import Refused
 from bot.importing.diff import fingerprint
 from bot.importing.jobs import answer_staged, read_gang, read_staged
 from bot.importing.parsed import ParsedGang
 from bot.importing.plan import StagedGangImport, plan_import
 from bot.importing.questions import unanswered
+from bot.importing.staged import ImportGone, askers_state, staging_campaign
 from bot.importing.worker import import_worker
 from bot.render import safe
 from bot.storage import Campaign, Transaction, new_id
@@ -32,6 +32,8 @@ from bot.ui.confirm import Confirmed
 from rules.errors import InvalidRequest, NotFound
 from rules.models import FighterCategory, Gang
 from rules.names import name_key
+
+COMMAND = "/gang import"
 
 
 async def read(
@@ -120,19 +122,13 @@ async def confirm(
 ) -> Confirmed:
     """The Confirm button: store the staged gang (new or updated) and its link, all at once."""
     try:
-        campaign = await tx.get_campaign(campaign_id)
-    except NotFound:
-        return Confirmed("That campaign no longer exists; nothing was imported.")
-    taken = await tx.take_staged_state(campaign_id, token)
-    if taken is None:
-        return Confirmed(
-            "This import has expired or was already done; run /gang import again."
-        )
-    user_id, state = taken
+        campaign = await staging_campaign(tx, campaign_id)
+        state = askers_state(await tx.take_staged_state(campaign_id, token), actor,
+                             command=COMMAND, answer="confirm this import")
+    except ImportGone as gone:
+        return Confirmed(str(gone))
     # A gang at its bounds is a megabyte of JSON: one pydantic call would hold the GIL.
     staged = await import_worker.run(read_staged, state)
-    if user_id != actor.ledger_id:
-        raise Refused("Only the person who asked can confirm this import.")
     if unanswered(staged.questions):
         # The button is disabled until then; an old message or a forged click is not.
         raise InvalidRequest("Answer every question of this import first; nothing was "
@@ -179,17 +175,9 @@ async def answer(
 ) -> tuple[Campaign, StagedGangImport, Gang | None]:
     """A select of the preview: keep ``value`` as the answer to question ``index`` of the
     staged import; returns what the preview shows again."""
-    try:
-        campaign = await tx.get_campaign(campaign_id)
-    except NotFound:
-        raise InvalidRequest("That campaign no longer exists; nothing was imported.") from None
-    found = await tx.peek_staged_state(campaign_id, token)
-    if found is None:
-        raise InvalidRequest("This import has expired or was already done; run /gang import "
-                             "again.")
-    user_id, state = found
-    if user_id != actor.ledger_id:
-        raise Refused("Only the person who asked can answer this question.")
+    campaign = await staging_campaign(tx, campaign_id)
+    state = askers_state(await tx.peek_staged_state(campaign_id, token), actor,
+                         command=COMMAND, answer="answer this question")
     new_state, staged = await import_worker.run(answer_staged, state, index, value)
     await tx.restage_import(campaign_id, token, new_state)
     existing = None

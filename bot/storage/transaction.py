@@ -306,15 +306,21 @@ class Transaction:
     async def add_fighter(
         self, campaign_id: str, gang_id: str, fighter: Fighter, *, actor: str
     ) -> Fighter:
-        change = gangs.add_fighter(gang_id, fighter)
-        gang = await self._edit_gang(campaign_id, gang_id, change, actor, f"Add {fighter.name}")
-        return gang.fighter(fighter.id)
+        return await self._write_fighter(campaign_id, gang_id, fighter, actor, new=True)
 
     async def update_fighter(
         self, campaign_id: str, gang_id: str, fighter: Fighter, *, actor: str
     ) -> Fighter:
-        change = gangs.replace_fighter(gang_id, fighter)
-        gang = await self._edit_gang(campaign_id, gang_id, change, actor, f"Edit {fighter.name}")
+        return await self._write_fighter(campaign_id, gang_id, fighter, actor, new=False)
+
+    async def _write_fighter(
+        self, campaign_id: str, gang_id: str, fighter: Fighter, actor: str, *, new: bool
+    ) -> Fighter:
+        """Add ``fighter`` to the gang (``new``) or write it over the stored one; it comes
+        back as stored."""
+        change = (gangs.add_fighter if new else gangs.replace_fighter)(gang_id, fighter)
+        title = f"{'Add' if new else 'Edit'} {fighter.name}"
+        gang = await self._edit_gang(campaign_id, gang_id, change, actor, title)
         return gang.fighter(fighter.id)
 
     async def remove_fighter(

@@ -23,10 +23,17 @@ from rules.tradingpost import MAX_CREDITS, written_item
 
 T = TypeVar("T")
 
-# Discord's limits for one message's embeds, and for one embed field's value.
+# Discord's limits for one embed (docs: Embed Limits), the one copy every embed reads.
+TITLE_CHARS = 256
+DESCRIPTION_CHARS = 4096
+FIELDS_PER_EMBED = 25
+FIELD_NAME_CHARS = 256
+FIELD_MAX = 1024
+FOOTER_CHARS = 2048
+EMBED_CHARS = 6000
+# ... and for one message's embeds together.
 EMBEDS_PER_MESSAGE = 10
 EMBED_CHARS_PER_MESSAGE = 6000
-FIELD_MAX = 1024
 
 
 def fit_lines(lines: Sequence[str], limit: int = FIELD_MAX, empty: str = "—") -> str:
@@ -94,8 +101,7 @@ def typed_item(
                                         two_slots=two_slots), "item")
 
 
-# Discord's limits for an embed's title and description (docs: Embed Limits).
-TITLE_CHARS = 256
+# One page of lines: a description, with room to spare.
 PAGE_CHARS = 4000
 
 
@@ -111,23 +117,31 @@ def continued(title: str) -> str:
     return (title if len(title) <= room else title[: room - 1] + "…") + suffix
 
 
+def numbered(embeds: list[discord.Embed], footer: str = "") -> list[discord.Embed]:
+    """Every embed's footer: ``footer``, then "page N of M" when there are several pages
+    (how every paged answer signs and numbers its pages)."""
+    for number, embed in enumerate(embeds, start=1):
+        parts = [footer] if footer else []
+        if len(embeds) > 1:
+            parts.append(page_footer(number, len(embeds)))
+        if parts:
+            embed.set_footer(text=clip(" · ".join(parts), FOOTER_CHARS))
+    return embeds
+
+
 def lines_embeds(
     title: str, lines: Sequence[str], *, empty: str = "Nothing to show.",
-    colour: discord.Colour | None = None,
+    colour: discord.Colour | None = None, footer: str = "",
 ) -> list[discord.Embed]:
     """Lines as one embed per page (``title``, already escaped, then "(continued)"),
-    numbered in their footers when there are several."""
+    signed with ``footer`` and numbered (:func:`numbered`)."""
     heading = title if len(title) <= TITLE_CHARS else title[: TITLE_CHARS - 1] + "…"
     pages = paginate(list(lines), PAGE_CHARS) if lines else [empty]
-    embeds = [
+    return numbered([
         discord.Embed(title=heading if number == 0 else continued(heading),
                       description=page or empty, colour=colour)
         for number, page in enumerate(pages)
-    ]
-    if len(embeds) > 1:
-        for number, embed in enumerate(embeds, start=1):
-            embed.set_footer(text=page_footer(number, len(embeds)))
-    return embeds
+    ], footer)
 
 
 def embed_batches(embeds: Sequence[discord.Embed]) -> list[list[discord.Embed]]:

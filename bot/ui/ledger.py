@@ -26,7 +26,7 @@ import discord
 
 from bot.render import change_line, roll_line, safe
 from bot.storage import LedgerEvent
-from bot.ui import lines_embeds, page_footer, send_embeds
+from bot.ui import lines_embeds, send_embeds
 from rules.models import Gang
 from rules.world import Change, World, diff_worlds
 
@@ -175,14 +175,9 @@ def ledger_embeds(
     empty: str = "Nothing has been recorded yet.",
 ) -> list[discord.Embed]:
     """The ledger as embeds within Discord's limits, newest action first."""
-    embeds = lines_embeds(title, ledger_lines(events, titles), empty=empty)
-    for number, embed in enumerate(embeds, start=1):
-        # The limit counts events, so the oldest action shown may be cut short.
-        footer = f"The latest {len(events)} events, newest first" if events else "Newest first"
-        if len(embeds) > 1:
-            footer += f" · {page_footer(number, len(embeds))}"
-        embed.set_footer(text=footer)
-    return embeds
+    # The limit counts events, so the oldest action shown may be cut short.
+    footer = f"The latest {len(events)} events, newest first" if events else "Newest first"
+    return lines_embeds(title, ledger_lines(events, titles), empty=empty, footer=footer)
 
 
 def gang_change_lines(before: Gang, after: Gang) -> list[str]:

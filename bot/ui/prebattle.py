@@ -11,12 +11,9 @@ from collections.abc import Sequence
 import discord
 
 from bot.render import roll_line, safe
-from bot.ui import fit_lines
+from bot.ui import EMBED_CHARS, TITLE_CHARS, fit_lines
 from rules.models import Battle, Gang
 from rules.prebattle import BattlefieldMethod, PreBattleResult, TieBreak
-
-TITLE_MAX = 256
-EMBED_MAX = 6000
 
 
 def prebattle_embed(
@@ -43,7 +40,7 @@ def prebattle_embed(
             f"→ {faces}{again}."
         )
     embed = discord.Embed(
-        title=title[:TITLE_MAX], description=scenario_text, colour=discord.Colour.dark_red()
+        title=title[:TITLE_CHARS], description=scenario_text, colour=discord.Colour.dark_red()
     )
     order = [
         f"{place.position}. **{safe(place.gang_name)}**: {safe(place.reason, 300)}"
@@ -77,7 +74,7 @@ def prebattle_embed(
 ROLL_OFF_FIELD = "Roll-off (the winner counts as the lower rating)"
 
 
-def within_limits(embed: discord.Embed, limit: int = EMBED_MAX) -> discord.Embed:
+def within_limits(embed: discord.Embed, limit: int = EMBED_CHARS) -> discord.Embed:
     """Keep the one message under Discord's 6000 characters, even with absurd names.
 
     The roll-off field only repeats rolls that "Every roll" lists, so it goes

@@ -17,7 +17,16 @@ from dataclasses import dataclass
 import discord
 
 from bot.render import clip, safe
-from bot.ui import page_footer
+from bot.ui import (
+    DESCRIPTION_CHARS,
+    EMBED_CHARS,
+    FIELD_MAX,
+    FIELD_NAME_CHARS,
+    FIELDS_PER_EMBED,
+    TITLE_CHARS,
+    continued,
+    numbered,
+)
 from rules.models import (
     EquipmentKind,
     Fighter,
@@ -29,12 +38,6 @@ from rules.models import (
 )
 from rules.profiles import profile_line as _profile_line
 
-TITLE_MAX = 256
-DESCRIPTION_MAX = 4096
-FIELDS_MAX = 25
-FIELD_NAME_MAX = 256
-FIELD_VALUE_MAX = 1024
-EMBED_MAX = 6000
 # Room kept in each embed for the "page i/n" footer, added once pages are known.
 _FOOTER_ROOM = 40
 
@@ -58,7 +61,7 @@ class _Field:
 
 
 def _field(name: str, value: str, inline: bool = False) -> _Field:
-    return _Field(clip(name, FIELD_NAME_MAX), clip(value or "—", FIELD_VALUE_MAX), inline)
+    return _Field(clip(name, FIELD_NAME_CHARS), clip(value or "—", FIELD_MAX), inline)
 
 
 # --------------------------------------------------------------------------- pieces
@@ -117,7 +120,7 @@ def vehicle_field(vehicle: Vehicle, *, stashed: bool = False) -> _Field:
     return _field(f"🚗 {safe(vehicle.name)} (Vehicle{kind})", "\n".join(lines))
 
 
-def _listing(names: Sequence[str], limit: int = FIELD_VALUE_MAX) -> str:
+def _listing(names: Sequence[str], limit: int = FIELD_MAX) -> str:
     """Comma-separated names within ``limit``, ending "and N more" when they do not all fit."""
     text = ", ".join(names)
     if len(text) <= limit:
@@ -137,34 +140,32 @@ def _listing(names: Sequence[str], limit: int = FIELD_VALUE_MAX) -> str:
 
 def _pages(
     title: str, description: str, fields: Sequence[_Field], colour: discord.Colour,
-    *, fields_per_page: int = FIELDS_MAX,
+    *, fields_per_page: int = FIELDS_PER_EMBED,
 ) -> list[discord.Embed]:
     """Pack fields into as many embeds as needed; every embed inside every limit."""
-    title = clip(title, TITLE_MAX - 16)  # room for " (continued)"
-    description = clip(description, DESCRIPTION_MAX)
+    title = clip(title, TITLE_CHARS)
+    description = clip(description, DESCRIPTION_CHARS)
     pages: list[list[_Field]] = [[]]
     used = len(title) + len(description) + _FOOTER_ROOM
     for field in fields:
         page = pages[-1]
-        if page and (len(page) >= fields_per_page or used + len(field) > EMBED_MAX):
+        if page and (len(page) >= fields_per_page or used + len(field) > EMBED_CHARS):
             pages.append([])
-            used = len(title) + len(" (continued)") + _FOOTER_ROOM
+            used = len(continued(title)) + _FOOTER_ROOM
         pages[-1].append(field)
         used += len(field)
     embeds: list[discord.Embed] = []
     for number, page in enumerate(pages, start=1):
         first = number == 1
         embed = discord.Embed(
-            title=title if first else f"{title} (continued)",
+            title=title if first else continued(title),
             description=description if first else None,
             colour=colour,
         )
         for field in page:
             embed.add_field(name=field.name, value=field.value, inline=field.inline)
-        if len(pages) > 1:
-            embed.set_footer(text=page_footer(number, len(pages)))
         embeds.append(embed)
-    return embeds
+    return numbered(embeds)
 
 
 # --------------------------------------------------------------------------- roster

@@ -34,6 +34,22 @@ async def found(arena: Arena, user: str, name: str, house: str = "Goliath",
     return made
 
 
+async def add_fighters(arena: Arena, gang: str, *fighters: Fighter,
+                       captor: str | None = None) -> None:
+    """Write ``fighters`` into the stored ``gang`` behind the bot's back; with ``captor``,
+    each is held captive by that gang."""
+    guild_id = arena.fake.world.guild(U).id
+    async with database(arena) as storage:
+        campaign = await storage.read(guild_id).get_campaign_by_name(CAMPAIGN)
+        owner = await storage.read(guild_id).get_gang_by_name(campaign.id, gang)
+        if captor is not None:
+            held_by = await storage.read(guild_id).get_gang_by_name(campaign.id, captor)
+            for fighter in fighters:
+                fighter.capture(held_by.id)
+        for fighter in fighters:
+            await storage.write(guild_id).add_fighter(campaign.id, owner.id, fighter, actor="seed")
+
+
 async def click_as(arena: Arena, result: InteractionResult, label: str,
                    user: str) -> InteractionResult:
     """Press a button of someone else's ephemeral message.
@@ -81,26 +97,17 @@ async def test_credits_are_bounded_by_discord_and_house_is_free_text(arena: Aren
 
 async def test_roster_shows_fighters_equipment_and_status(arena: Arena) -> None:
     await found(arena, "alice", "Show Boys")
-    guild_id = arena.fake.world.guild(U).id
-    async with database(arena) as storage:
-        campaign = await storage.read(guild_id).get_campaign_by_name(CAMPAIGN)
-        gang = await storage.read(guild_id).get_gang_by_name(campaign.id, "Show Boys")
-        captor = await storage.read(guild_id).get_gang_by_name(campaign.id, "Sump Rats")
-        boss = Fighter(
-            id="boss1", name="Big Grux", category=FighterCategory.LEADER,
-            fighter_type="Forge Tyrant", cost=120, xp=5, gang_hierarchy=True,
-            profile=parse_profile('M5" WS4+ BS4+ S3 T3 W1 I4+ A1 Ld7+ Cl7+ Wil7+ Int7+'),
-            equipment=[Item(id="it1", name="Combat shotgun", cost=60,
-                            kind=EquipmentKind.WEAPON),
-                       Item(id="it2", name="Furnace plates", cost=25,
-                            kind=EquipmentKind.ARMOUR)],
-            lasting_injuries=["Humiliated"],
-        )
-        taken = Fighter(id="taken1", name="Little Grux", category=FighterCategory.JUVE,
-                        cost=25)
-        taken.capture(captor.id)
-        await storage.write(guild_id).add_fighter(campaign.id, gang.id, boss, actor="seed")
-        await storage.write(guild_id).add_fighter(campaign.id, gang.id, taken, actor="seed")
+    await add_fighters(arena, "Show Boys", Fighter(
+        id="boss1", name="Big Grux", category=FighterCategory.LEADER,
+        fighter_type="Forge Tyrant", cost=120, xp=5, gang_hierarchy=True,
+        profile=parse_profile('M5" WS4+ BS4+ S3 T3 W1 I4+ A1 Ld7+ Cl7+ Wil7+ Int7+'),
+        equipment=[Item(id="it1", name="Combat shotgun", cost=60, kind=EquipmentKind.WEAPON),
+                   Item(id="it2", name="Furnace plates", cost=25, kind=EquipmentKind.ARMOUR)],
+        lasting_injuries=["Humiliated"],
+    ))
+    await add_fighters(arena, "Show Boys", Fighter(
+        id="taken1", name="Little Grux", category=FighterCategory.JUVE, cost=25,
+    ), captor="Sump Rats")
     text = await roster_text(arena, "show boys")
     assert "Big Grux (Leader, Forge Tyrant)" in text
     assert "205 credits · 5 XP · Active" in text
@@ -116,18 +123,13 @@ async def test_roster_shows_fighters_equipment_and_status(arena: Arena) -> None:
 
 async def test_thirty_fighters_are_paged_not_crashed(arena: Arena) -> None:
     await found(arena, "bob", "Horde")
-    guild_id = arena.fake.world.guild(U).id
-    async with database(arena) as storage:
-        campaign = await storage.read(guild_id).get_campaign_by_name(CAMPAIGN)
-        gang = await storage.read(guild_id).get_gang_by_name(campaign.id, "Horde")
-        for n in range(30):
-            await storage.write(guild_id).add_fighter(campaign.id, gang.id, Fighter(
-                id=f"horde{n}", name=f"Horde {n:02d} " + "x" * 80,
-                category=FighterCategory.GANGER, fighter_type="y" * 100, cost=50,
-                lasting_injuries=["z" * 100] * 5, skills=["w" * 100] * 5,
-                equipment=[Item(id=f"h{n}-{k}", name=f"Gun {k} " + "g" * 80, cost=5,
-                                kind=EquipmentKind.WEAPON) for k in range(3)],
-            ), actor="seed")
+    await add_fighters(arena, "Horde", *(Fighter(
+        id=f"horde{n}", name=f"Horde {n:02d} " + "x" * 80,
+        category=FighterCategory.GANGER, fighter_type="y" * 100, cost=50,
+        lasting_injuries=["z" * 100] * 5, skills=["w" * 100] * 5,
+        equipment=[Item(id=f"h{n}-{k}", name=f"Gun {k} " + "g" * 80, cost=5,
+                        kind=EquipmentKind.WEAPON) for k in range(3)],
+    ) for n in range(30)))
     shown = await slash(arena, "carol", "gang show", gang="Horde")
     assert shown.embed is not None
     pages = int(shown.embed["footer"]["text"].split(" of ")[1])

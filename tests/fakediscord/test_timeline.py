@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 from fakediscord import FakeDiscord
+from fakediscord.entities import Channel
 from fakediscord.store import edit_message, post_message
 from fakediscord.timeline import Timeline
 from fakediscord.transcript import render_channel
+from fakediscord.world import World
+
+
+def underhive() -> tuple[World, Timeline, Channel]:
+    """The demo's world, a timeline of it from now on, and its #general."""
+    world = FakeDiscord.demo(token="t").world
+    return world, Timeline(world), world.channel("general", "Underhive")
 
 
 def test_an_edit_is_shown_when_it_happens_and_only_what_changed() -> None:
-    fake = FakeDiscord.demo(token="t")
-    world = fake.world
-    timeline = Timeline(world)
-    general = world.channel("general", "Underhive")
+    world, timeline, general = underhive()
     step = post_message(world, general, world.bot, {"embeds": [
         {"title": "Wrap-up", "description": "Zell rolls 52: Enfeebled.\nConfirmed: nobody"}]})
     post_message(world, general, world.user("alice"), {"content": "Looks right to me."})
@@ -36,10 +41,7 @@ def test_an_edit_is_shown_when_it_happens_and_only_what_changed() -> None:
 
 
 def test_a_step_that_lists_the_notice_just_posted_says_so_once() -> None:
-    fake = FakeDiscord.demo(token="t")
-    world = fake.world
-    timeline = Timeline(world)
-    general = world.channel("general", "Underhive")
+    world, timeline, general = underhive()
     step = post_message(world, general, world.bot, {"embeds": [
         {"title": "Receive Rewards", "description": "Nothing done yet."}]})
     post_message(world, general, world.bot, {

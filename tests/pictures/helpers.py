@@ -91,16 +91,7 @@ def worst_gang() -> Gang:
     """The largest roster the import limits let in (``rules.limits``): every list of
     every fighter at its bound, every text at its length, the gang's items shared out among
     the fighters, each weapon with its profiles and traits at their bounds."""
-    from rules.limits import (
-        MAX_ADVANCEMENTS,
-        MAX_FIGHTER_ITEMS,
-        MAX_FIGHTERS,
-        MAX_GANG_ITEMS,
-        MAX_INJURIES,
-        MAX_SKILLS,
-        MAX_SPECIAL_RULES,
-        MAX_TEXT,
-    )
+    from rules.limits import FIGHTER_LISTS, MAX_FIGHTERS, MAX_GANG_ITEMS, MAX_TEXT
     from rules.models import Advancement, Equipment, Item, WeaponProfile
     from rules.names import MAX_LENGTH
 
@@ -109,18 +100,22 @@ def worst_gang() -> Gang:
     profiles_bound = Equipment.model_fields["profiles"].metadata[0].max_length
     profile = WeaponProfile(name=_text("Frag", 60), short_range='8"', long_range='24"',
                             traits=[_text(f"Trait {t}", trait_length) for t in range(traits_bound)])
-    items_each = min(MAX_FIGHTER_ITEMS, MAX_GANG_ITEMS // MAX_FIGHTERS)
+    bound = {field: limit for field, (limit, _) in FIGHTER_LISTS.items()}
+    items_each = min(bound["equipment"], MAX_GANG_ITEMS // MAX_FIGHTERS)
+
+    def at_bound(stem: str, field: str) -> list[str]:
+        return [_text(f"{stem} {n}", MAX_TEXT) for n in range(bound[field])]
+
     roster = []
     for index in range(MAX_FIGHTERS):
         roster.append(Fighter(
             id=f"f{index}", name=_text(f"{NAMES[index % len(NAMES)]} {index}", MAX_LENGTH),
             category=FighterCategory.LEADER if index == 0 else FighterCategory.GANGER,
             fighter_type=_text("Forge Tyrant", MAX_LENGTH), cost=100,
-            skills=[_text(f"Skill {s}", MAX_TEXT) for s in range(MAX_SKILLS)],
-            special_rules=[_text(f"Rule {r}", MAX_TEXT) for r in range(MAX_SPECIAL_RULES)],
-            lasting_injuries=[_text(f"Injury {i}", MAX_TEXT) for i in range(MAX_INJURIES)],
+            skills=at_bound("Skill", "skills"), special_rules=at_bound("Rule", "special_rules"),
+            lasting_injuries=at_bound("Injury", "lasting_injuries"),
             advancements=[Advancement(name=_text(f"Advance {a}", MAX_LENGTH), xp_cost=5,
-                                      credits=5) for a in range(MAX_ADVANCEMENTS)],
+                                      credits=5) for a in range(bound["advancements"])],
             equipment=[Item(id=f"i{index}-{n}", name=_text(f"Gun {n}", MAX_LENGTH), cost=10,
                             kind=EquipmentKind.WEAPON, profiles=[profile] * profiles_bound)
                        for n in range(items_each)],

@@ -16,6 +16,7 @@ from rules.models import (
     Advancement,
     CampaignSettings,
     EquipmentKind,
+    Fighter,
     FighterCategory,
     FighterStatus,
     Gang,
@@ -89,6 +90,23 @@ def full_gang(name: str = "Ash Wolves", prefix: str = "a", **fields: Any) -> Gan
                       availability="Illegal (9)", boon_of_sequence="seq1")],
         reputation=5, battles_fought=3, **fields,
     )
+
+
+async def two_gangs(storage: Storage, campaign: Campaign) -> tuple[Gang, Gang]:
+    """The Ash Wolves and the Iron Kin, both full gangs, stored in ``campaign``."""
+    wolves = await storage.write(GUILD_A).create_gang(campaign.id, full_gang(), actor=ACTOR)
+    kin = await storage.write(GUILD_A).create_gang(
+        campaign.id, full_gang("Iron Kin", "b"), actor=ACTOR)
+    return wolves, kin
+
+
+async def held_captive(
+    storage: Storage, campaign: Campaign, gang: Gang, fighter_id: str, captor: Gang
+) -> Fighter:
+    """``gang``'s fighter made Captive of ``captor``, as stored."""
+    fighter = gang.fighter(fighter_id)
+    fighter.capture(captor.id)
+    return await storage.write(GUILD_A).update_fighter(campaign.id, gang.id, fighter, actor=ACTOR)
 
 
 def post_battle_step(world: World, gang_id: str, fighter_id: str, faces: list[int]) -> RuleResult:

@@ -8,18 +8,11 @@ from bot.storage import Campaign, StaleWorld, Storage, new_id
 from bot.storage.driver import IntegrityError
 from rules.dice import ScriptedRoller
 from rules.errors import InvalidRequest
-from rules.models import FighterStatus, Gang
+from rules.models import FighterStatus
 from rules.world import RuleResult, Workspace, World
 from tests import factories as f
 
-from .conftest import ACTOR, GUILD_A, add_credits, execute, full_gang, post_battle_step, scalar
-
-
-async def two_gangs(storage: Storage, campaign: Campaign) -> tuple[Gang, Gang]:
-    wolves = await storage.write(GUILD_A).create_gang(campaign.id, full_gang(), actor=ACTOR)
-    kin = await storage.write(GUILD_A).create_gang(
-        campaign.id, full_gang("Iron Kin", "b"), actor=ACTOR)
-    return wolves, kin
+from .conftest import ACTOR, GUILD_A, add_credits, execute, post_battle_step, scalar, two_gangs
 
 
 async def count(storage: Storage, table: str) -> int:

@@ -13,7 +13,15 @@ from rules.errors import InvalidRequest
 from rules.models import Battle, CampaignSettings
 from tests import factories as f
 
-from .conftest import ACTOR, GUILD_A, GUILD_B, full_gang, post_battle_step
+from .conftest import (
+    ACTOR,
+    GUILD_A,
+    GUILD_B,
+    full_gang,
+    held_captive,
+    post_battle_step,
+    two_gangs,
+)
 
 
 async def populated(storage: Storage) -> Campaign:
@@ -21,12 +29,8 @@ async def populated(storage: Storage) -> Campaign:
         CampaignSettings(name="Export Me", skirmish=True),
         arbitrator_user_ids=[12], arbitrator_role_id=34, report_channel_id=56,
     )
-    wolves = await storage.write(GUILD_A).create_gang(campaign.id, full_gang(), actor=ACTOR)
-    kin = await storage.write(GUILD_A).create_gang(
-        campaign.id, full_gang("Iron Kin", "b"), actor=ACTOR)
-    captive = kin.fighter("b-ganger")
-    captive.capture(wolves.id)
-    await storage.write(GUILD_A).update_fighter(campaign.id, kin.id, captive, actor=ACTOR)
+    wolves, kin = await two_gangs(storage, campaign)
+    await held_captive(storage, campaign, kin, "b-ganger", wolves)
     await storage.write(GUILD_A).add_territory(
         campaign.id, f.territory("Sump", id=new_id(), controller=wolves.id), actor=ACTOR
     )

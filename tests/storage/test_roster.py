@@ -9,7 +9,7 @@ from rules.errors import InvalidRequest, NotFound
 from rules.models import Battle, FighterCategory, FighterEndState, FighterStatus, VehicleStatus
 from tests import factories as f
 
-from .conftest import ACTOR, GUILD_A, full_gang, scalar
+from .conftest import ACTOR, GUILD_A, full_gang, held_captive, scalar, two_gangs
 
 
 async def test_a_full_gang_round_trips_exactly(storage: Storage, campaign: Campaign) -> None:
@@ -128,9 +128,7 @@ async def test_rename_transfer_and_delete_gang(storage: Storage, campaign: Campa
 
 
 async def test_territories_and_world(storage: Storage, campaign: Campaign) -> None:
-    wolves = await storage.write(GUILD_A).create_gang(campaign.id, full_gang(), actor=ACTOR)
-    kin = await storage.write(GUILD_A).create_gang(
-        campaign.id, full_gang("Iron Kin", "b"), actor=ACTOR)
+    wolves, kin = await two_gangs(storage, campaign)
     ruins = await storage.write(GUILD_A).add_territory(
         campaign.id, f.territory("Old Ruins", id=new_id(), boons=["Reputation +1"]),
         actor=ACTOR,
@@ -157,12 +155,8 @@ async def test_territories_and_world(storage: Storage, campaign: Campaign) -> No
 
 
 async def test_captives_stay_on_their_owners_roster(storage: Storage, campaign: Campaign) -> None:
-    wolves = await storage.write(GUILD_A).create_gang(campaign.id, full_gang(), actor=ACTOR)
-    kin = await storage.write(GUILD_A).create_gang(
-        campaign.id, full_gang("Iron Kin", "b"), actor=ACTOR)
-    victim = wolves.fighter("a-ganger")
-    victim.capture(kin.id)
-    await storage.write(GUILD_A).update_fighter(campaign.id, wolves.id, victim, actor=ACTOR)
+    wolves, kin = await two_gangs(storage, campaign)
+    victim = await held_captive(storage, campaign, wolves, "a-ganger", kin)
     held = await storage.read(GUILD_A).captives_held_by(campaign.id, kin.id)
     assert [(g.id, x.id) for g, x in held] == [(wolves.id, victim.id)]
     stored = (await storage.read(GUILD_A).get_gang(campaign.id, wolves.id)).fighter(victim.id)
@@ -170,9 +164,7 @@ async def test_captives_stay_on_their_owners_roster(storage: Storage, campaign: 
 
 
 async def test_battles(storage: Storage, campaign: Campaign) -> None:
-    wolves = await storage.write(GUILD_A).create_gang(campaign.id, full_gang(), actor=ACTOR)
-    kin = await storage.write(GUILD_A).create_gang(
-        campaign.id, full_gang("Iron Kin", "b"), actor=ACTOR)
+    wolves, kin = await two_gangs(storage, campaign)
     first = Battle(id=new_id(), gang_ids=[wolves.id, kin.id], scenario="Stand-off")
     assert await storage.write(GUILD_A).create_battle(campaign.id, first) == first
     second = Battle(
