@@ -29,6 +29,7 @@ from rules.tradingpost import (
     AvailabilityResult,
     buy_equipment,
     buy_rare_item,
+    catalogue_entry,
     check_crew,
     hire_fighter,
     normalise_black_market,
@@ -64,7 +65,11 @@ def with_trading_post(ruleset: RuleSet, entries: list[Equipment]) -> RuleSet:
 
 def list_entry(ruleset: RuleSet, fighter_type: str, name: str) -> Equipment:
     """One entry of a Goliath fighter type's own Equipment List in the shipped data."""
-    template = next(t for t in ruleset.house("Goliath").fighters if t.fighter_type == fighter_type)
+    return list_entry_of(ruleset, "Goliath", fighter_type, name)
+
+
+def list_entry_of(ruleset: RuleSet, house: str, fighter_type: str, name: str) -> Equipment:
+    template = next(t for t in ruleset.house(house).fighters if t.fighter_type == fighter_type)
     return next(e for e in template.equipment_list if e.name == name)
 
 
@@ -111,7 +116,8 @@ def test_pb_6b_1_credits_exactly_enough_then_one_short(ruleset: RuleSet) -> None
 @pytest.mark.rule("PB-6B.1")
 def test_pb_6b_1_one_leader_only(ruleset: RuleSet) -> None:
     w = world(gang(id="g", credits=500))
-    refused(NotEligible, w, lambda: hire_fighter(w, "g", ruleset, "Goliath Forge Tyrant", "L2", "n1"),
+    refused(NotEligible, w,
+            lambda: hire_fighter(w, "g", ruleset, "Goliath Forge Tyrant", "L2", "n1"),
             match="already has a Leader")
     dead = leader(status=FighterStatus.DEAD)
     leaderless = world(gang(id="g", credits=500, fighters=[dead, fighter("Ganger")]))
@@ -157,6 +163,26 @@ def test_pb_6b_1_refuses_unknown_type_hangers_on_and_used_ids(ruleset: RuleSet) 
             lambda: hire_fighter(w, "g", ruleset, "Goliath Bruiser", "B", "boss"),
             match="already in use")
     refused(NotFound, w, lambda: hire_fighter(w, "g", ruleset, "Rogue Docs", "D", "n1"))
+
+
+@pytest.mark.rule("PB-6B.1")
+def test_pb_6b_1_a_types_0_x_limit_is_kept(ruleset: RuleSet) -> None:
+    sisters = [fighter(f"S{n}", fighter_type="Sister") for n in range(4)]
+    w = world(gang(id="g", house="Escher", credits=1000, fighters=sisters))
+    one = hire_fighter(w, "g", ruleset, "Phyrr Cat", "Cat 1", "c1").world  # 0-2
+    two = hire_fighter(one, "g", ruleset, "Phyrr Cat", "Cat 2", "c2").world
+    refused(NotEligible, two, lambda: hire_fighter(two, "g", ruleset, "Phyrr Cat", "C3", "c3"),
+            match="at most 2 Phyrr Cat; it has 2")
+    # A dead one is off the roster.
+    mourned = two.model_copy(deep=True)
+    mourned.gang("g").fighter("c1").set_status(FighterStatus.DEAD)
+    assert hire_fighter(mourned, "g", ruleset, "Phyrr Cat", "C3", "c3").cost == 120
+    # A Brute of the list, 0-1.
+    rich = world(gang(id="z", credits=1000, reputation=10))
+    raging = recruit_hanger_on(rich, "z", ruleset, "'Zerker", "Rage", "z1").world
+    refused(NotEligible, raging,
+            lambda: recruit_hanger_on(raging, "z", ruleset, "'Zerker", "Rage 2", "z2"),
+            match="at most 1 'Zerker")
 
 
 # --------------------------------------------------------------------------- PB-6B.2
@@ -336,6 +362,23 @@ def test_pb_6b_5_own_list_decides_not_the_trading_post_rarity(ruleset: RuleSet) 
         Availability.parse("Rare (8)"))
     refused(NotEligible, w,
             lambda: buy_equipment(w, "g", rare_on_list, "Boltgun", "i1", fighter_id="f1"))
+
+
+@pytest.mark.rule("PB-6B.5")
+def test_pb_6b_5_items_are_found_as_players_write_them(ruleset: RuleSet) -> None:
+    sister = fighter("Sis", FighterCategory.GANGER, fighter_type="Sister", id="f1")
+    g = gang(id="g", house="Escher", credits=100, fighters=[sister])
+    grenade, source = catalogue_entry(ruleset, g, sister, "frag grenades")
+    assert (grenade, source) == (list_entry_of(ruleset, "Escher", "Sister", "Frag grenade"),
+                                 "Equipment List")
+    armour, _ = catalogue_entry(ruleset, g, sister, "MESH ARMOR")
+    assert armour is not None and (armour.name, armour.cost) == ("Mesh Armour", 15)
+    # Off her list, the Trading Post's; exact spellings first.
+    bolt, source = catalogue_entry(ruleset, g, sister, "boltguns")
+    assert bolt is not None and (bolt.name, bolt.cost, source) == ("Boltgun", 55, "Trading Post")
+    bought = buy_equipment(world(g), "g", ruleset, "frag grenades", "i1", fighter_id="f1")
+    assert [(i.name, i.cost) for i in bought.world.gang("g").fighter("f1").equipment] == [
+        ("Frag grenade", 30)]
 
 
 @pytest.mark.rule("PB-6B.5")
