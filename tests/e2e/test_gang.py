@@ -88,7 +88,7 @@ async def test_roster_shows_fighters_equipment_and_status(arena: Arena) -> None:
         captor = await storage.read(guild_id).get_gang_by_name(campaign.id, "Sump Rats")
         boss = Fighter(
             id="boss1", name="Big Grux", category=FighterCategory.LEADER,
-            fighter_type="Forge Tyrant", cost=120, xp=5, gang_hierarchy=True,
+            fighter_type="Goliath Forge Tyrant", cost=120, xp=5, gang_hierarchy=True,
             profile=parse_profile('M5" WS4+ BS4+ S3 T3 W1 I4+ A1 Ld7+ Cl7+ Wil7+ Int7+'),
             equipment=[Item(id="it1", name="Combat shotgun", cost=60,
                             kind=EquipmentKind.WEAPON),
@@ -102,7 +102,7 @@ async def test_roster_shows_fighters_equipment_and_status(arena: Arena) -> None:
         await storage.write(guild_id).add_fighter(campaign.id, gang.id, boss, actor="seed")
         await storage.write(guild_id).add_fighter(campaign.id, gang.id, taken, actor="seed")
     text = await roster_text(arena, "show boys")
-    assert "Big Grux (Leader, Forge Tyrant)" in text
+    assert "Big Grux (Leader, Goliath Forge Tyrant)" in text
     assert "205 credits · 5 XP · Active" in text
     assert '`M5" WS4+ BS4+ S3 T3 W1 I4+ A1 Ld7+ Cl7+ Wil7+ Int7+`' in text
     assert "Equipment: ⚔ Combat shotgun, Furnace plates" in text

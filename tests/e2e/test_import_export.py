@@ -153,9 +153,9 @@ async def test_a_yaktribe_file_is_shown_then_stored_on_confirm(arena: Arena) -> 
     assert asked.ephemeral
     shown = all_text(asked)
     assert f"Import {GANG}?" in shown
-    assert "20 fighters" in shown and "Gang Rating **1785** (the file says 1785)" in shown
+    assert "20 fighters" in shown and "Gang Rating **1715** (the file says 1715)" in shown
     assert "Fighter #21 'Twitch': ws 'four' is not a number; cost is missing" in shown
-    assert "Spud-jacker" in shown and "fighter.portrait" in shown
+    assert "Scrap totem" in shown and "fighter.portrait" in shown
     assert "Slag Furnace, Old Ruins" in shown
     # Nothing is stored before the Confirm.
     listed = await slash(arena, "carol", "gang list")
@@ -164,15 +164,15 @@ async def test_a_yaktribe_file_is_shown_then_stored_on_confirm(arena: Arena) -> 
     await answer_all(arena, asked, "alice")
     done = await arena.driver.click(asked, "Confirm", "alice")
     assert "imported from Yaktribe" in done.content
-    assert "20 fighters, Gang Rating 1785, 245 credits" in done.content
+    assert "20 fighters, Gang Rating 1715, 245 credits" in done.content
     announced = await done.wait_followups(1)
     assert not announced[0].ephemeral and GANG in announced[0].content
 
     gang = await stored_gang(arena)
-    assert len(gang.fighters) == 20 and gang.rating == 1785 and gang.credits == 245
+    assert len(gang.fighters) == 20 and gang.rating == 1715 and gang.credits == 245
     krug = next(f for f in gang.fighters if f.name == "Krug Ironhide")
     assert krug.category is FighterCategory.LEADER and krug.profile.get("ws") == 2
-    assert [i.name for i in krug.equipment] == ["Boltgun", "Furnace plates", "Stub gun"]
+    assert [i.name for i in krug.equipment] == ["Boltgun", "Furnace plates", "Stub Gun"]
     roster = await slash(arena, "carol", "gang show", gang=GANG)
     assert "Krug Ironhide" in roster.text() and "Twitch" not in roster.text()
 
@@ -419,8 +419,8 @@ async def test_a_campaign_with_a_run_in_progress(arena: Arena) -> None:
     await new_campaign(driver, REACH)
     await new_gang(driver, "alice", REACH, HOUNDS)
     await new_gang(driver, "bob", REACH, EATERS)
-    await new_fighter(driver, "alice", REACH, HOUNDS, "Grist", "Forge Boss")
-    await new_fighter(driver, "bob", REACH, EATERS, "Slop", "Forge Boss")
+    await new_fighter(driver, "alice", REACH, HOUNDS, "Grist", "Goliath Forge Boss")
+    await new_fighter(driver, "bob", REACH, EATERS, "Slop", "Goliath Forge Boss")
     started = await slash(arena, "alice", "postbattle start", winner=HOUNDS, gang1=HOUNDS,
                           gang2=EATERS, campaign=REACH)
     assert not started.ephemeral, started.content
