@@ -11,7 +11,7 @@ from bot.importing.parsed import ParsedGang
 from bot.importing.plan import StagedGangImport
 from bot.importing.questions import answer
 from bot.importing.tradingpost import read_trading_post
-from bot.rulesets import check_rule_data, ruleset_for, warm_up
+from bot.rulesets import check_rule_data, ruleset_for
 from bot.storage import Campaign, new_id
 from rules.errors import InvalidRequest
 from rules.models import FighterCategory
@@ -24,8 +24,7 @@ __all__ = ["answer_staged", "check_rule_data", "prepare_campaign", "read_gang",
 
 def ready() -> int:
     """The child's process id, once it has loaded every importer (this module imports
-    them all, so the first player's file does not wait for that) and the default rule set."""
-    warm_up()
+    them all, so the first player's file does not wait for that)."""
     return os.getpid()
 
 

@@ -868,7 +868,7 @@ async def test_the_steps_of_a_post_battle_sequence(table: Table) -> None:
                         template="Settlement", campaign=CAMPAIGN)
         await t.as_user("alice", "campaign territory assign", territory=f"Boon Land {i}",
                         gang=f.olive, campaign=CAMPAIGN)
-        await t.as_user("olive", "stash add", gang=f.olive, item="Frag grenades",
+        await t.as_user("olive", "stash add", gang=f.olive, item="Frag grenade",
                         campaign=CAMPAIGN)
         await t.as_user("olive", "stash add", gang=f.olive, item="Autogun", campaign=CAMPAIGN)
         await t.as_user("olive", "fighter equip", fighter=f"Champ {i}", item="Stub gun",
@@ -940,7 +940,7 @@ async def test_the_steps_of_a_post_battle_sequence(table: Table) -> None:
                                      gang=f.olive), prepare=each("Bought Quad"))
     await t.row("roster hangeron", do("roster hangeron", fighter_type="Rogue Doc", name="{}",
                                       gang=f.olive), prepare=each("Doc"))
-    await t.row("roster sell", do("roster sell", item="Frag grenades", gang=f.olive),
+    await t.row("roster sell", do("roster sell", item="Frag grenade", gang=f.olive),
                 fresh=False)
     await t.row("roster buy", do("roster buy", item="Lasgun", gang=f.olive), fresh=False)
     await t.row("roster seek", do("roster seek", gang=f.olive), fresh=False)
