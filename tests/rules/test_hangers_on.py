@@ -45,8 +45,10 @@ def test_hangers_on_count_against_the_reputation_limit(
     ruleset: RuleSet, reputation: int, allowed: int
 ) -> None:
     w = _world(reputation)
+    # Each of these is 0-1 on its list: one of each.
+    kinds = ["Slopper", "Data-Scrivener", "Gang Lookout", "Cadaver Merchant", "Proxy"]
     for n in range(allowed):
-        w = recruit_hanger_on(w, "g", ruleset, "Slopper", f"Slop {n}", f"s{n}").world
+        w = recruit_hanger_on(w, "g", ruleset, kinds[n], f"Help {n}", f"s{n}").world
     with (unchanged(w),
           pytest.raises(NotEligible, match=f"may have {allowed} Hangers-on and Brutes")):
         recruit_hanger_on(w, "g", ruleset, "Dome Runner", "Runner", "r1")
