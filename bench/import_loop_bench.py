@@ -102,7 +102,7 @@ def yaktribe_at_bounds() -> bytes:
     gangers = [
         {
             "ganger_id": 10_000 + n, "name": f"Ganger {n:03d} " + "y" * 80,
-            "type": "Bully", "category": "Ganger", "m": "5\"",
+            "type": "Goliath Bruiser", "category": "Ganger", "m": "5\"",
             "ws": "4+", "bs": "5+", "s": 4, "t": 4, "w": 1,
             "i": "5+", "a": 1, "ld": "7+", "cl": "7+", "wil": "8+", "int": "8+",
             "cost": 500, "xp": 99, "kills": 9, "advance_count": 3,
@@ -135,7 +135,7 @@ def gang_file_at_bounds(campaign: Campaign) -> bytes:
     fighters = [
         Fighter(
             id=new_id(), name=f"Fighter {n:03d} " + "f" * 80,
-            category=FighterCategory.GANGER, fighter_type="Bully", cost=500, xp=99,
+            category=FighterCategory.GANGER, fighter_type="Goliath Bruiser", cost=500, xp=99,
             advancements=[Advancement(name=text(a, 100), xp_cost=6, credits=10)
                           for a in range(MAX_ADVANCEMENTS)],
             skills=[text(s, 200) for s in range(MAX_SKILLS)],

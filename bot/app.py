@@ -21,6 +21,7 @@ from bot.errors import answer_error
 from bot.importing.worker import import_worker, settle_heap
 from bot.outbox import HttpSender, Outbox
 from bot.pictures import PictureWorker
+from bot.rulesets import warm_up as warm_up_rulesets
 from bot.shards import ShardSet, hold
 from bot.storage import Storage
 from bot.ui.report_pictures import report_files
@@ -90,6 +91,8 @@ class MundaBot(commands.Bot):
     async def setup_hook(self) -> None:
         # Fonts opened while the commands sync: no player's first card waits for them.
         self._warming = asyncio.create_task(self._warm_up_pictures())
+        # Before the gateway: no first command waits for the shipped content to be read.
+        warm_up_rulesets()
         await discover_gateway(self.config.discord, self.http)
         # One router routes every button and select, those sent before a restart too.
         routed_items(self)

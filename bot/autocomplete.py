@@ -24,7 +24,15 @@ from bot.rulesets import ruleset_for
 from bot.storage import Campaign, StorageError, Transaction
 from rules.advancements import GANGER_TABLE, available_options
 from rules.errors import RulesError
-from rules.models import PROFILE_STATS, Fighter, FighterCategory, FighterStatus, Gang, Rarity
+from rules.models import (
+    PROFILE_STATS,
+    EquipmentKind,
+    Fighter,
+    FighterCategory,
+    FighterStatus,
+    Gang,
+    Rarity,
+)
 from rules.names import name_key, same_name
 from rules.ruleset import RuleSet
 from rules.tradingpost import HANGER_ON_CATEGORIES, fighter_template, type_template
@@ -174,7 +182,8 @@ async def carried_items(interaction: Interaction, current: str) -> Choices:
 
 
 async def equippable_items(interaction: Interaction, current: str) -> Choices:
-    """Stash items of the gang first, then the fighter's own list and the Trading Post."""
+    """Stash items of the gang first, then the fighter's own list and the Trading Post
+    (what a fighter can carry: no vehicle Upgrade); buying (``pay``), the own list only."""
 
     def names(campaign: Campaign, gangs: list[Gang]) -> Iterable[str]:
         ruleset = ruleset_for(campaign)
@@ -185,7 +194,11 @@ async def equippable_items(interaction: Interaction, current: str) -> Choices:
                for e in t.equipment_list]
         if getattr(interaction.namespace, "from_stash", False) is True:
             return stash
-        return [*stash, *own, *(e.name for e in ruleset.trading_post)]
+        if getattr(interaction.namespace, "pay", False) is True:
+            return own
+        carried = (e.name for e in ruleset.trading_post
+                   if e.kind is not EquipmentKind.VEHICLE_UPGRADE)
+        return [*stash, *own, *carried]
 
     return await suggest(interaction, current, names)
 

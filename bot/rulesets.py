@@ -16,7 +16,7 @@ from functools import lru_cache
 from bot.storage import Campaign, TradingPostEntry
 from rules.data import available_rulesets, check_ruleset, load_ruleset
 from rules.errors import InvalidRequest
-from rules.models import Availability, Equipment, EquipmentKind, Rarity
+from rules.models import DEFAULT_RULESET, Availability, Equipment, EquipmentKind, Rarity
 from rules.ruledata import RuleData, apply_rule_data
 from rules.ruledata_reader import check_exportable
 from rules.ruleset import RuleSet
@@ -36,6 +36,12 @@ def check_ruleset_name(name: str) -> str:
 @lru_cache(maxsize=16)
 def _load(name: str) -> RuleSet:
     return load_ruleset(check_ruleset_name(name))
+
+
+def warm_up() -> None:
+    """Read the default set now: the shipped Necromunda content takes half a second to
+    read, which no player's first command after a start should wait for."""
+    _load(DEFAULT_RULESET)
 
 
 def _key(entries: Sequence[TradingPostEntry]) -> tuple[_EntryKey, ...]:

@@ -31,6 +31,7 @@ from discord import app_commands
 from discord.utils import resolve_annotation
 
 from bot.call import Call, Interaction
+from rules.models import DEFAULT_RULESET
 
 Body = Callable[..., Coroutine[Any, Any, None]]
 Declared = Callable[[Body], app_commands.Command[Any, ..., None]]
@@ -58,7 +59,7 @@ OPTION_HELP: dict[str, str] = {
     "two_slots": "a weapon marked * that takes two of a fighter's three weapon slots",
     "pay": "charge the House List cost from the Stash (default: no)",
     "report_channel": "channel for battle reports",
-    "ruleset": "rule data set to play with (default core-2023)",
+    "ruleset": f"rule data set to play with (default {DEFAULT_RULESET})",
     "scenario_die": "die for the scenario roll (default D6)",
     "reputation": "Reputation (1 or more)",
     # A fighter's characteristics, as /fighter edit takes them.

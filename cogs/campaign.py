@@ -59,7 +59,7 @@ from bot.ui.pictures import chart_caption, png_files
 from bot.ui.roster import standings_embeds
 from rules.data import available_rulesets
 from rules.errors import InvalidRequest, NotFound
-from rules.models import CampaignSettings, ScenarioDie
+from rules.models import DEFAULT_RULESET, CampaignSettings, ScenarioDie
 from rules.names import name_taken, same_name
 from rules.wording import count
 
@@ -99,7 +99,7 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
         call: Call,
         name: NewName,
         scenario_die: Die = "D6",
-        ruleset: str = "core-2023",
+        ruleset: str = DEFAULT_RULESET,
         report_channel: discord.TextChannel | None = None,
     ) -> None:
         settings = checked(lambda: CampaignSettings(

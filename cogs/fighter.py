@@ -53,6 +53,7 @@ from rules.recruits import ByHand, hired, written_down
 from rules.tradingpost import (
     MAX_CREDITS,
     MAX_WEAPON_SLOTS,
+    buy_equipment,
     catalogue_entry,
     check_can_be_equipped,
     check_weapon_slots,
@@ -191,7 +192,9 @@ class FighterCog(BotCog, commands.GroupCog, group_name="fighter",
            cost="a new item's value (default: its Equipment List or Trading Post price)",
            kind="a new item's kind (default: as the catalogue says, else wargear)",
            two_slots="a new weapon marked * that takes two of the three weapon slots",
-           from_stash="take the item from the gang's Stash instead of writing a new one")
+           from_stash="take the item from the gang's Stash instead of writing a new one",
+           pay="buy it from the fighter's own Equipment List, its price from the Stash "
+               "(default: no)")
     async def equip(
         self,
         call: Call,
@@ -201,15 +204,24 @@ class FighterCog(BotCog, commands.GroupCog, group_name="fighter",
         kind: ItemKind | None = None,
         two_slots: bool | None = None,
         from_stash: bool = False,
+        pay: bool = False,
         gang: GangName | None = None,
         campaign: CampaignName | None = None,
     ) -> None:
         if from_stash and (cost is not None or kind is not None or two_slots is not None):
             raise InvalidRequest("An item from the Stash keeps what it is; leave out cost, kind "
                                  "and two_slots (its price is the fighter's list price).")
+        if pay and (from_stash or cost is not None or kind is not None or two_slots is not None):
+            raise InvalidRequest("When paying, the fighter's Equipment List sets the item and "
+                                 "its price; leave out cost, kind, two_slots and from_stash.")
         async with call.write(campaign) as s:
             owner, current = await s.own_fighter(fighter, gang)
-            if from_stash:
+            result: RuleResult
+            if pay:
+                result = buy_equipment(await s.world(owner), owner.id, s.ruleset, item,
+                                       new_id(), current.id)
+                await s.apply(result)
+            elif from_stash:
                 stored = pick_item(owner.stash, item, f"{possessive(owner.name)} Stash")
                 result = give_item(await s.world(owner), owner.id, stored.id, current.id,
                                    s.ruleset)
@@ -222,7 +234,7 @@ class FighterCog(BotCog, commands.GroupCog, group_name="fighter",
                 current = current.model_copy(deep=True)
                 current.equipment.append(gear)
                 await s.update_fighter(owner, current)
-        if from_stash:
+        if pay or from_stash:
             slots = result.world.gang(owner.id).fighter(current.id).weapon_slots
             await call.answer_result(result, f"Weapon slots: {slots} of {MAX_WEAPON_SLOTS}.")
             return

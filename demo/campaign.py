@@ -28,7 +28,7 @@ from bot.report_record import composed_report
 from bot.storage import Storage
 from bot.ui.pictures import battle_report_pictures
 from demo.arena import TOKEN, Arena, open_arena
-from demo.rules_only import DEMO_PROFILE, run_rules_demo
+from demo.rules_only import run_rules_demo
 from fakediscord import FakeDiscord, InteractionResult
 from fakediscord.entities import Channel, Message
 from fakediscord.timeline import Timeline
@@ -40,18 +40,14 @@ CAMPAIGN = "Dust Falls"
 SLAG, VENOM = "The Slag Lords", "The Venom Court"
 ROSTERS = {
     SLAG: ("alice", "Goliath", "Law Abiding", [
-        ("Krull Ironhand", "Forge Tyrant"), ("Dreg Slagjaw", "Forge Boss"),
-        ("Vosk", "Bully"), ("Gorrak", "Bully"), ("Pip", "Forge-born"),
+        ("Krull Ironhand", "Goliath Forge Tyrant"), ("Dreg Slagjaw", "Goliath Forge Boss"),
+        ("Vosk", "Goliath Bruiser"), ("Gorrak", "Goliath Bruiser"), ("Pip", "Goliath Bully"),
     ]),
     VENOM: ("bob", "Escher", "Outlaw", [
-        ("Sable Nightshade", "Matriarch"), ("Lyra Venom", "Gang Sister"),
-        ("Mira", "Escher Ganger"), ("Zell", "Escher Ganger"), ("Tansy", "Little Sister"),
+        ("Sable Nightshade", "Gang Queen"), ("Lyra Venom", "Gang Matriarch"),
+        ("Mira", "Sister"), ("Zell", "Sister"), ("Tansy", "Little Sister"),
     ]),
 }
-# The shipped House Lists are examples without profiles, so most fighters show
-# "profile not set"; one player per gang pastes a profile (the demo's own made-up
-# figures) to show how. Zell's is needed: the Wrap-up's injury lowers her Toughness.
-PASTED_PROFILES = {"Krull Ironhand", "Zell"}
 
 
 class DemoFailed(RuntimeError):
@@ -105,11 +101,13 @@ class Script:
         for gang, (owner, house, alignment, fighters) in ROSTERS.items():
             await self.say(owner, "gang create", name=gang, house=house, alignment=alignment,
                            credits=300)
+            # Every type comes with its profile from the shipped House List.
             for name, fighter_type in fighters:
-                pasted = {"profile": DEMO_PROFILE} if name in PASTED_PROFILES else {}
                 await self.say(owner, "fighter add", gang=gang, name=name,
-                               fighter_type=fighter_type, **pasted)
-        await self.say("alice", "fighter equip", fighter="Krull Ironhand", item="Renderizer")
+                               fighter_type=fighter_type)
+        # Their own Equipment Lists' prices: a Boltgun (Rare (8) at the Trading Post) and a
+        # Lasgun at 5 (15 at the Trading Post).
+        await self.say("alice", "fighter equip", fighter="Krull Ironhand", item="Boltgun")
         await self.say("bob", "fighter equip", fighter="Lyra Venom", item="Lasgun")
         await self.say("carol", "campaign territory add", name="Old Ruins", template="Old Ruins")
         await self.say("carol", "campaign territory assign", territory="Old Ruins", gang=VENOM)

@@ -54,7 +54,6 @@ from rules.models import (
     VehicleEndState,
 )
 from rules.prebattle import PreBattleResult, prebattle
-from rules.profiles import parse_profile
 from rules.report import BattleReport
 from rules.rewards import GangReward, ReputationChange, receive_rewards
 from rules.ruleset import RuleSet
@@ -71,9 +70,6 @@ from rules.wrapup import wrap_up
 
 GOLIATH = "goliath"
 ESCHER = "escher"
-# The profile the demo's players paste for every fighter: figures as made up as the
-# demo's gangs, since the shipped example House Lists give none (docs/rule-data.md).
-DEMO_PROFILE = 'M5" WS4+ BS4+ S3 T3 W1 I4+ A1 Ld7+ Cl7+ Wil7+ Int7+'
 BATTLE_ID = "demo-battle"
 SEQUENCE_ID = "demo-sequence"
 
@@ -127,10 +123,11 @@ def play_rules_demo(seed: int = 7) -> DemoRun:
 
 
 def _item(item_id: str, name: str, ruleset: RuleSet, fighter_type: str, house: str) -> Item:
-    """An item at the price of the fighter's own Equipment List, as a roster would hold it."""
+    """An item at the price of the fighter's own Equipment List, else the Trading Post's,
+    as a roster would hold it."""
     template = next(t for t in ruleset.house(house).fighters if t.fighter_type == fighter_type)
-    entry = next(e for e in template.equipment_list if e.name == name)
-    return Item(id=item_id, **entry.model_dump())
+    entry = next((e for e in template.equipment_list if e.name == name), None)
+    return Item(id=item_id, **(entry or ruleset.trading_post_item(name)).model_dump())
 
 
 def _fighter(
@@ -142,7 +139,8 @@ def _fighter(
     gear: list[str],
     **fields: object,
 ) -> Fighter:
-    """A fighter hired from the House List at founding cost, with gear from its own list."""
+    """A fighter hired from the House List at founding cost and with its profile, with gear
+    from its own list."""
     template = next(t for t in ruleset.house(house).fighters if t.fighter_type == fighter_type)
     equipment = [
         _item(f"{fighter_id}-{n}", item, ruleset, fighter_type, house)
@@ -158,7 +156,7 @@ def _fighter(
             "gang_hierarchy": template.gang_hierarchy,
             "special_rules": list(template.special_rules),
             "equipment": equipment,
-            "profile": parse_profile(DEMO_PROFILE),
+            "profile": template.profile,
             **fields,
         }
     )
@@ -167,17 +165,17 @@ def _fighter(
 def _goliath(ruleset: RuleSet) -> Gang:
     house = "Goliath"
     fighters = [
-        _fighter(ruleset, house, TYRANT, "Krull Ironhand", "Forge Tyrant",
-                 ["Renderizer", "Furnace plates"], xp=7),
-        _fighter(ruleset, house, FORGE_BOSS, "Dreg Slagjaw", "Forge Boss",
+        _fighter(ruleset, house, TYRANT, "Krull Ironhand", "Goliath Forge Tyrant",
+                 ["'Renderizer' Serrated Axe", "Furnace plates"], xp=7),
+        _fighter(ruleset, house, FORGE_BOSS, "Dreg Slagjaw", "Goliath Forge Boss",
                  ["Boltgun", "Furnace plates"], xp=3),
         # In Recovery since the last battle: it sits this one out and recovers
         # at the end of the Wrap-up (PB-1.5), in time to roll an advancement.
-        _fighter(ruleset, house, HARN, "Harn", "Bully", ["Autogun"], xp=6,
+        _fighter(ruleset, house, HARN, "Harn", "Goliath Bruiser", ["Shotgun"], xp=6,
                  status=FighterStatus.IN_RECOVERY),
-        _fighter(ruleset, house, VOSK, "Vosk", "Bully", ["Fighting knife", "Stub gun"]),
-        _fighter(ruleset, house, "g-gorrak", "Gorrak", "Bully", ["Autogun"]),
-        _fighter(ruleset, house, PIP, "Pip", "Forge-born", ["Stub gun"]),
+        _fighter(ruleset, house, VOSK, "Vosk", "Goliath Bruiser", ["Fighting Knife", "Axe"]),
+        _fighter(ruleset, house, "g-gorrak", "Gorrak", "Goliath Bruiser", ["Shotgun"]),
+        _fighter(ruleset, house, PIP, "Pip", "Goliath Bully", ["Fighting Knife"]),
     ]
     stash = [
         Item(id="g-stash-stubber", name="Heavy stubber", cost=130, kind=EquipmentKind.WEAPON,
@@ -193,15 +191,17 @@ def _goliath(ruleset: RuleSet) -> Gang:
 def _escher(ruleset: RuleSet) -> Gang:
     house = "Escher"
     fighters = [
-        _fighter(ruleset, house, MATRIARCH, "Sable Nightshade", "Matriarch",
-                 ["Needle pistol", "Mesh armour"], xp=4),
-        _fighter(ruleset, house, "e-lyra", "Lyra Venom", "Gang Sister", ["Plasma gun"]),
-        _fighter(ruleset, house, KESSA, "Kessa Thorn", "Gang Sister", ["Lasgun", "Laspistol"]),
-        _fighter(ruleset, house, MIRA, "Mira", "Escher Ganger", ["Lasgun"]),
-        _fighter(ruleset, house, ZELL, "Zell", "Escher Ganger", ["Laspistol", "Fighting knife"]),
+        _fighter(ruleset, house, MATRIARCH, "Sable Nightshade", "Gang Queen",
+                 ["Needle pistol", "Mesh Armour"], xp=4),
+        _fighter(ruleset, house, "e-lyra", "Lyra Venom", "Gang Matriarch", ["Plasma gun"]),
+        _fighter(ruleset, house, KESSA, "Kessa Thorn", "Gang Matriarch", ["Lasgun", "Laspistol"]),
+        _fighter(ruleset, house, MIRA, "Mira", "Sister", ["Lasgun"]),
+        _fighter(ruleset, house, ZELL, "Zell", "Sister", ["Laspistol", "Fighting Knife"]),
         _fighter(ruleset, house, TANSY, "Tansy", "Little Sister", ["Laspistol"]),
-        _fighter(ruleset, house, "e-rook", "Rook", "Escher Crew", ["Laspistol"]),
+        # A Helion's own list has no pistol: the Trading Post's Laspistol.
+        _fighter(ruleset, house, "e-rook", "Rook", "Helion", ["Laspistol"]),
     ]
+    # The Escher lists ship no vehicle: the Wolfquad is written onto the roster by hand.
     wolfquad = Vehicle(id=WOLFQUAD, name="Wolfquad", vehicle_type="Wolfquad", cost=70,
                        crew_id="e-rook")
     return Gang(
@@ -483,8 +483,10 @@ class _Demo:
         seek = self.attempt(seq.seek_rare_and_illegal, self.world, GOLIATH, self.roller,
                             self.ruleset)
         if seek is not None:
+            # Something the Forge Boss can carry: a vehicle Upgrade would wait in the Stash.
             affordable = [e for e in seek.offer.unlocked
-                          if e.cost <= self.world.gang(GOLIATH).credits]
+                          if e.cost <= self.world.gang(GOLIATH).credits
+                          and e.kind is not EquipmentKind.VEHICLE_UPGRADE]
             if affordable:
                 choice = min(affordable, key=lambda e: (e.cost, e.name))
                 self.say(f"From what the roll unlocked they buy {choice.name}.")

@@ -45,13 +45,12 @@ from pydantic import ValidationError
 
 from rules.dice import parse
 from rules.errors import InvalidRequest, NotFound, problems_found
-from rules.models import PROFILE_STATS, BoonKind, FighterCategory, Territory
+from rules.models import DEFAULT_RULESET, PROFILE_STATS, BoonKind, FighterCategory, Territory
 from rules.names import loosely_same
 from rules.ruledata import RuleData, apply_rule_data
 from rules.ruledata_reader import parse_document, rule_data_from
 from rules.ruleset import InjuryEffect, InjuryEffectKind, InjuryTable, RuleSet
 
-DEFAULT_RULESET = "core-2023"
 MANIFEST = "manifest.toml"
 # The key of a manifest that names the set this one is laid over.
 _BASE_KEY = "base"

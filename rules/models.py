@@ -547,12 +547,17 @@ class ScenarioDie(StrEnum):
     D4 = "D4"
 
 
+# The shipped rule data set a new campaign plays with (rules/data/); a campaign keeps
+# the one it stored, so changing this moves no existing campaign.
+DEFAULT_RULESET = "necromunda-2023"
+
+
 class CampaignSettings(Model):
     name: Name
     # PRE-4: D6 by default so every chart entry can come up; D4 as the text says.
     scenario_die: ScenarioDie = ScenarioDie.D6
     # Name of the rule data set (see rules.data); a campaign may load its own.
-    ruleset: str = Field(default="core-2023", max_length=64)
+    ruleset: str = Field(default=DEFAULT_RULESET, max_length=64)
     # Skirmish play skips the campaign-only parts (PB-0).
     skirmish: bool = False
     # Whether /gang show attaches the roster card when the player does not say; None:

@@ -61,6 +61,7 @@ from rules.stages import (
     stage_label,
 )
 from rules.tradingpost import AvailabilityResult, RareOffer, seek_rare_and_illegal
+from rules.wording import first_of
 from rules.world import World
 
 TRADE_ACTION = "Trade"
@@ -298,7 +299,7 @@ class PostBattleSequence(BaseModel, AtStage):
             raise NotEligible(
                 "Rare & Illegal availability is rolled once per post-battle sequence; "
                 f"{gang_name} rolled {offer.availability} already: "
-                f"{', '.join(offer.unlocked_names) or 'nothing'} on offer."
+                f"{first_of(offer.unlocked_names) or 'nothing'} on offer."
             )
 
     def sought_offer(self, gang_id: str, gang_name: str) -> RareOffer:

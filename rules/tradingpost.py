@@ -10,12 +10,15 @@ below 0 credits. Decisions where the texts are silent:
   Lists give them (the core data gives it to every fighter but Crew). A
   fighter with no special rules at all (entered by hand) is judged by its
   category: everyone but Crew has it. Hangers-on, Brutes and Hired Guns are
-  not counted. Per-type limits printed in a gang list ("0-2 Champions") are
-  not in the data and are not checked. Hiring a fighter with Gang Fighter (X)
-  is always allowed, even into a gang that is already out of balance.
-- A hired fighter gets the House List's founding cost, hierarchy and special
-  rules. House Lists carry no profiles, so it starts with the default
-  profile and the player corrects it on the roster.
+  not counted. Hiring a fighter with Gang Fighter (X) is always allowed, even
+  into a gang that is already out of balance.
+- A type's "0-X" of its list (``max_in_gang``: a 'Zerker 0-1, Phyrr Cats
+  0-2) is checked on hiring and recruiting: the fighters of that type on the
+  roster, Captives included, must be fewer than X. Roster keeping by hand
+  does not check it.
+- A hired fighter gets the House List's founding cost, hierarchy, special
+  rules and profile; where the data gives no profile the fighter has none
+  ("profile not set") until a player gives it, never a made-up one.
 - Hangers-on and Brutes are recruited from the gang's own House List first,
   then from the rule set's shared ``hangers_on`` table, then from any other
   House List that offers that type as a Hanger-on or Brute. The limit by
@@ -28,6 +31,10 @@ below 0 credits. Decisions where the texts are silent:
 - Selling (PB-6B.4) takes the item's recorded cost as its value; vehicles in
   the Stash are not sold here. The D6x10 is rolled even when the item is
   worth 5 or less, so the players see the roll the rule asks for.
+- An item is found in a catalogue by its name, case aside, else as loosely as the
+  shipped lists and Armoury spell their items (punctuation, armor/armour, a closing
+  plural, a bracket aside: :func:`rules.names.loosely_same`), the first entry in the
+  catalogue's order winning.
 - Purchase from a fighter's own Equipment List (PB-6B.5) goes straight onto
   that fighter at the list's price, within the three weapon slots. The list
   entry's own availability decides: Common and Exclusive entries can be
@@ -353,7 +360,14 @@ def _template_named(templates: Iterable[FighterTemplate], name: str) -> FighterT
 
 
 def _equipment_named(catalogue: Iterable[Equipment], name: str) -> Equipment | None:
-    return _casefold_match(catalogue, name, lambda entry: entry.name)
+    """The entry spelt ``name`` (case aside), else the first one named as loosely as the
+    lists and the Armoury spell their items ("Frag grenades" is the list's "Frag grenade",
+    "Mesh armor" its "Mesh Armour")."""
+    entries = list(catalogue)
+    exact = _casefold_match(entries, name, lambda entry: entry.name)
+    if exact is not None or not name.strip():
+        return exact
+    return next((entry for entry in entries if loosely_same(entry.name, name)), None)
 
 
 def _vehicle_named(templates: Iterable[VehicleTemplate], name: str) -> VehicleTemplate | None:
@@ -396,6 +410,7 @@ def hire_fighter(
             "recruit it as a Hanger-on or Brute."
         )
     require_fresh_id(ws.world, new_id)
+    check_type_limit(gang, template)
     recruit = fighter_from_template(template, name, new_id)
     _check_composition(gang, recruit)
     charge(gang, template.cost, f"Hiring a {template.fighter_type}")
@@ -417,6 +432,19 @@ def _hire_result(
         category=template.category,
         cost=template.cost,
     )
+
+
+def check_type_limit(gang: Gang, template: FighterTemplate) -> None:
+    """Refuse one more of a type past its list's "0-X" (``max_in_gang``)."""
+    if template.max_in_gang is None:
+        return
+    held = [f for f in gang.fighters
+            if f.on_roster and same_name(f.fighter_type, template.fighter_type)]
+    if len(held) >= template.max_in_gang:
+        raise NotEligible(
+            f"The list allows {gang.name} at most {template.max_in_gang} "
+            f"{template.fighter_type}; it has {len(held)}."
+        )
 
 
 def has_gang_fighter_rule(fighter: Fighter) -> bool:
@@ -534,6 +562,7 @@ def recruit_hanger_on(
     gang = ws.gang(gang_id)
     template = hanger_on_template(ruleset, gang, fighter_type)
     require_fresh_id(ws.world, new_id)
+    check_type_limit(gang, template)
     place = check_hanger_on_room(ruleset, gang, template)
     charge(gang, template.cost, f"Recruiting a {template.fighter_type}")
     gang.fighters.append(fighter_from_template(template, name, new_id))

@@ -90,7 +90,7 @@ def test_a_hundred_fighters_still_fit() -> None:
 
 def test_every_part_of_the_roster_is_shown() -> None:
     captor = gang("Iron Fangs")
-    boss = fighter("Boss", FighterCategory.LEADER, cost=120, fighter_type="Forge Tyrant",
+    boss = fighter("Boss", FighterCategory.LEADER, cost=120, fighter_type="Goliath Forge Tyrant",
                    xp=7, equipment=[item("Combat shotgun", 60), item("Furnace plates", 25,
                                                                      EquipmentKind.ARMOUR)],
                    lasting_injuries=["Humiliated"], skills=["Nerves of Steel"],
@@ -119,7 +119,7 @@ def test_every_part_of_the_roster_is_shown() -> None:
     assert field(embeds, "Fighters") == "2"  # the dead one is listed but not counted
     assert field(embeds, "Territories") == "Old Ruins"
     assert field(embeds, "Captives held") == "Vex of Sump Rats"
-    boss_text = field(embeds, "Boss (Leader, Forge Tyrant)")
+    boss_text = field(embeds, "Boss (Leader, Goliath Forge Tyrant)")
     assert f"{boss.total_cost} credits · 7 XP · Active" in boss_text
     assert '`M4" WS3+ BS5+ S4 T4 W2 I4+ A2 Ld6+ Cl5+ Wil7+ Int7+`' in boss_text
     assert f"Equipment: {WEAPON_MARK} Combat shotgun, Furnace plates" in boss_text

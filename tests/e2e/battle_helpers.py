@@ -106,10 +106,10 @@ async def new_campaign_of_two(driver: Driver, campaign: str, bobs: str, dans: st
 
 async def held_captive(driver: Driver, campaign: str, captor: str, owner: str, captive: str,
                        *, owner_alignment: str = "Law Abiding") -> None:
-    """A new campaign in which bob's ``captor`` holds dan's Forge-born ``captive`` of
+    """A new campaign in which bob's ``captor`` holds dan's Goliath Bully ``captive`` of
     ``owner`` Captive."""
     await new_campaign_of_two(driver, campaign, captor, owner, dans_alignment=owner_alignment)
-    await new_fighter(driver, "dan", campaign, owner, captive, "Forge-born")
+    await new_fighter(driver, "dan", campaign, owner, captive, "Goliath Bully")
     await capture(driver, campaign, captive, captor)
 
 

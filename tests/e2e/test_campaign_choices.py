@@ -35,9 +35,9 @@ pytestmark = pytest.mark.usefixtures("players")
 async def test_dome_dice_hangers_on_limit_and_the_gangers_skill_set(arena: Arena) -> None:
     d = arena.driver
     await new_campaign_of_two(d, "Underhive", "Gearheads", "Drifters")
-    await new_fighter(d, "bob", "Underhive", "Gearheads", "Krug", "Forge Tyrant")
-    await new_fighter(d, "bob", "Underhive", "Gearheads", "Lad", "Bully")
-    await new_fighter(d, "dan", "Underhive", "Drifters", "Dusty", "Forge Tyrant")
+    await new_fighter(d, "bob", "Underhive", "Gearheads", "Krug", "Goliath Forge Tyrant")
+    await new_fighter(d, "bob", "Underhive", "Gearheads", "Lad", "Goliath Bruiser")
+    await new_fighter(d, "dan", "Underhive", "Drifters", "Dusty", "Goliath Forge Tyrant")
     await slash(d, "bob", "fighter edit", fighter="Lad", xp=6, campaign="Underhive")
     await slash(d, "alice", "campaign territory add", name="Old Dome", template="Collapsed Dome",
                 campaign="Underhive")
@@ -74,7 +74,7 @@ async def test_dome_dice_hangers_on_limit_and_the_gangers_skill_set(arena: Arena
     await at_step(arena.driver, thread, TRADING_POST)
     doc = await d.slash(GUILD, CHANNEL, "bob", "roster hangeron", fighter_type="Rogue Doc",
                         name="Sawbones", gang="Gearheads", campaign="Underhive")
-    assert "Gearheads recruits Sawbones, a Rogue Doc, for 30 credits" in doc.text(), doc.text()
+    assert "Gearheads recruits Sawbones, a Rogue Docs, for 50 credits" in doc.text(), doc.text()
     assert "1 of 1 Hangers-on and Brutes" in doc.text()
     extra = await d.slash(GUILD, CHANNEL, "bob", "roster hangeron", fighter_type="Slopper",
                           name="Cookie", gang="Gearheads", campaign="Underhive")

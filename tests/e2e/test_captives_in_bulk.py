@@ -39,7 +39,7 @@ async def held(arena: Arena, captives: dict[str, int]) -> None:
         captor = await storage.read(guild_id).get_gang_by_name(campaign.id, "Slavers")
         for index, (name, cost) in enumerate(captives.items()):
             fighter = Fighter(id=f"bulk{index}", name=name, category=FighterCategory.GANGER,
-                              fighter_type="Forge-born", cost=cost)
+                              fighter_type="Goliath Bully", cost=cost)
             fighter.capture(captor.id)
             fighter.rescue_chance_given = True
             await storage.write(guild_id).add_fighter(
@@ -50,8 +50,8 @@ async def held(arena: Arena, captives: dict[str, int]) -> None:
 async def test_one_action_sells_several_captives(arena: Arena) -> None:
     d = arena.driver
     await new_campaign(d, CAMPAIGN)
-    await new_gang_with(d, "bob", CAMPAIGN, "Slavers", {"Slave Boss": "Forge Tyrant"})
-    await new_gang_with(d, "dan", CAMPAIGN, "Victims", {"Victim Boss": "Forge Tyrant"},
+    await new_gang_with(d, "bob", CAMPAIGN, "Slavers", {"Slave Boss": "Goliath Forge Tyrant"})
+    await new_gang_with(d, "dan", CAMPAIGN, "Victims", {"Victim Boss": "Goliath Forge Tyrant"},
                         alignment="Outlaw")
     await held(arena, {"Cap One": 30, "Cap Two": 50, "Cap Three": 40})
     thread = await battle_reported(arena, CAMPAIGN, "Slavers", "Victims")

@@ -163,8 +163,9 @@ async def test_pay_clicked_twice_at_once_pays_once(arena: Arena) -> None:
     d = arena.driver
     await new_campaign(d, "Twice Paid")
     await new_gang_with(d, "bob", "Twice Paid", "Stitchers",
-                        {"Sawbones": "Forge Tyrant", "Patch": "Forge Boss"})
-    await new_gang_with(d, "carol", "Twice Paid", "Bone Pickers", {"Gristle": "Forge Tyrant"})
+                        {"Sawbones": "Goliath Forge Tyrant", "Patch": "Goliath Forge Boss"})
+    await new_gang_with(d, "carol", "Twice Paid", "Bone Pickers",
+                        {"Gristle": "Goliath Forge Tyrant"})
     thread = await start_battle(arena, "Twice Paid", "Stitchers", "Bone Pickers")
     await report(d, thread, "bob", "Stitchers", [("Critical Injury suffered", ["Patch"])])
     await report(d, thread, "carol", "Bone Pickers")
@@ -203,8 +204,8 @@ async def test_the_last_agreement_clicked_at_once_is_carried_out_once(arena: Are
     ensure_member(arena, "dan")  # a plain player (carol is an Arbitrator: she would agree twice)
     d = arena.driver
     await new_campaign(d, "Agreed Twice")
-    await new_gang_with(d, "bob", "Agreed Twice", "Late Lamps", {"Dawdle": "Forge Tyrant"})
-    await new_gang_with(d, "dan", "Agreed Twice", "Early Birds", {"Hasty": "Forge Tyrant"})
+    await new_gang_with(d, "bob", "Agreed Twice", "Late Lamps", {"Dawdle": "Goliath Forge Tyrant"})
+    await new_gang_with(d, "dan", "Agreed Twice", "Early Birds", {"Hasty": "Goliath Forge Tyrant"})
     thread = await battle_reported(arena, "Agreed Twice", "Late Lamps", "Early Birds",
                                    winner="draw")
     await confirm_until(d, thread, STEPS_BEFORE_ACTIONS, ["bob", "dan"])

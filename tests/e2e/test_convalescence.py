@@ -51,9 +51,9 @@ async def two_gangs(arena: Arena, campaign: str, ours: str, theirs: str, patient
     """
     d = arena.driver
     await new_campaign_of_two(d, campaign, ours, theirs, dans_alignment="Outlaw")
-    await new_fighter(d, "bob", campaign, ours, patient, "Forge Tyrant")
-    await new_fighter(d, "bob", campaign, ours, f"{patient} Junior", "Forge-born")
-    await new_fighter(d, "dan", campaign, theirs, f"{theirs} Boss", "Forge Tyrant")
+    await new_fighter(d, "bob", campaign, ours, patient, "Goliath Forge Tyrant")
+    await new_fighter(d, "bob", campaign, ours, f"{patient} Junior", "Goliath Bully")
+    await new_fighter(d, "dan", campaign, theirs, f"{theirs} Boss", "Goliath Forge Tyrant")
 
 
 async def injured(arena: Arena, campaign: str, ours: str, theirs: str, patient: str,

@@ -31,8 +31,10 @@ async def campaign(arena: Arena) -> str:
 async def test_add_from_house_list_and_by_hand_charges_nothing(arena: Arena) -> None:
     gang = await new_gang(arena, "alice", "Forge Lords")
     text = await ok(arena, "alice", "fighter add", gang=gang, name="Krag",
-                    fighter_type="Forge Tyrant")
-    assert "Forge Tyrant" in text and "135 credits" in text
+                    fighter_type="Goliath Forge Tyrant")
+    assert "Goliath Forge Tyrant" in text and "135 credits" in text
+    # The House List's profile comes with the type.
+    assert 'M4" WS3+ BS3+ S4 T4 W2 I3+ A3 Ld5+ Cl4+ Wil8+ Int7+' in text
     shown = await card(arena, "Krag")
     assert "Leader" in shown and "Gang Leader" in shown and "135 (135 with gear)" in shown
 
@@ -54,12 +56,12 @@ async def test_add_from_house_list_and_by_hand_charges_nothing(arena: Arena) -> 
 async def test_add_with_pay_hires_through_the_trading_post(arena: Arena) -> None:
     gang = await new_gang(arena, "alice", "Paying Lords", credits=100)
     text = await ok(arena, "alice", "fighter add", gang=gang, name="Brakk",
-                    fighter_type="Bully", pay=True)
+                    fighter_type="Goliath Bruiser", pay=True)
     assert "55 credits" in text
     assert "45" in await stash(arena, gang)
     message = await refused(arena, "alice", "fighter add", gang=gang, name="Dear",
-                            fighter_type="Forge Boss", pay=True)
-    assert "95 credits" in message and "45" in message
+                            fighter_type="Goliath Forge Boss", pay=True)
+    assert "100 credits" in message and "45" in message
     await refused(arena, "alice", "fighter add", gang=gang, name="Cheap", category="Juve",
                   cost=5, pay=True)
 
@@ -69,31 +71,64 @@ async def test_add_with_pay_hires_through_the_trading_post(arena: Arena) -> None
 
 async def test_equip_up_to_three_weapon_slots_and_the_fourth_is_refused(arena: Arena) -> None:
     gang = await new_gang(arena, "alice", "Gear Lords")
-    await ok(arena, "alice", "fighter add", gang=gang, name="Gorr", fighter_type="Forge Boss")
+    await ok(arena, "alice", "fighter add", gang=gang, name="Gorr",
+             fighter_type="Goliath Forge Boss")
+    # Not on a Forge Boss's list: the Trading Post's price.
     text = await ok(arena, "alice", "fighter equip", fighter="Gorr", item="Autogun")
-    assert "15 credits" in text and "1 of 3" in text
-    text = await ok(arena, "alice", "fighter equip", fighter="Gorr", item="Renderizer")
-    assert "3 of 3" in text  # a * weapon takes two slots
+    assert "15 credits, Trading Post price" in text and "1 of 3" in text
+    # The list marks the two-handed hammer *: two slots, as the data says.
+    text = await ok(arena, "alice", "fighter equip", fighter="Gorr", item="Two-handed hammer")
+    assert "35 credits, Equipment List price" in text and "3 of 3" in text
 
     before = await card(arena, "Gorr")
     message = await refused(arena, "alice", "fighter equip", fighter="Gorr", item="Stub gun")
-    assert "3 of 3 weapon slots" in message and "Stub gun" in message
+    assert "3 of 3 weapon slots" in message and "Stub Gun" in message
     after = await card(arena, "Gorr")
-    assert after == before and "Stub gun" not in after
+    assert after == before and "Stub Gun" not in after
 
-    # Armour takes no weapon slot; an unknown item needs its cost.
+    # Armour takes no weapon slot (5 on the list); an unknown item needs its cost.
     await ok(arena, "alice", "fighter equip", fighter="Gorr", item="Furnace plates")
     assert "cost" in await refused(arena, "alice", "fighter equip", fighter="Gorr",
                                    item="Lucky charm")
     await ok(arena, "alice", "fighter equip", fighter="Gorr", item="Lucky charm", cost=5)
     shown = await card(arena, "Gorr")
     assert "Furnace plates" in shown and "Lucky charm · wargear · 5 credits" in shown
-    assert "3 of 3" in shown and "95 (160 with gear)" in shown
+    assert "3 of 3" in shown and "100 (160 with gear)" in shown
+
+
+async def test_equip_with_pay_buys_from_the_fighters_own_list(arena: Arena) -> None:
+    gang = await new_gang(arena, "alice", "Buying Lords", credits=100)
+    await ok(arena, "alice", "fighter add", gang=gang, name="Brag",
+             fighter_type="Goliath Forge Boss")
+    # A Boltgun is Rare (8) at the Trading Post; on a Forge Boss's own list it is bought
+    # at the list's 55.
+    text = await ok(arena, "alice", "fighter equip", fighter="Brag", item="Boltgun", pay=True)
+    assert "Boltgun" in text and "55" in text and "1 of 3" in text
+    assert "45" in await stash(arena, gang)
+    # Named as players write it: the list's "Frag grenade", 30.
+    text = await ok(arena, "alice", "fighter equip", fighter="Brag", item="frag grenades",
+                    pay=True)
+    assert "Frag grenade" in text and "2 of 3" in text
+    assert "15" in await stash(arena, gang)
+    before, stash_before = await card(arena, "Brag"), await stash(arena, gang)
+    # A * weapon would make four slots; an item off the list is bought into the Stash at
+    # the Trading Post instead; the list sets the price.
+    assert "takes two" in await refused(arena, "alice", "fighter equip", fighter="Brag",
+                                        item="Two-handed hammer", pay=True)
+    assert "not on" in await refused(arena, "alice", "fighter equip", fighter="Brag",
+                                     item="Autogun", pay=True)
+    assert "costs 25 credits" in await refused(arena, "alice", "fighter equip",
+                                               fighter="Brag", item="Chainaxe", pay=True)
+    assert "leave out" in await refused(arena, "alice", "fighter equip", fighter="Brag",
+                                        item="Axe", cost=1, pay=True)
+    assert await card(arena, "Brag") == before
+    assert await stash(arena, gang) == stash_before
 
 
 async def test_equip_from_the_stash_and_unequip_back(arena: Arena) -> None:
     gang = await new_gang(arena, "alice", "Stash Lords")
-    await ok(arena, "alice", "fighter add", gang=gang, name="Dreg", fighter_type="Bully")
+    await ok(arena, "alice", "fighter add", gang=gang, name="Dreg",
+             fighter_type="Goliath Bruiser")
     await ok(arena, "alice", "stash add", gang=gang, item="Autogun")
     text = await ok(arena, "alice", "fighter equip", fighter="Dreg", item="Autogun",
                     from_stash=True)
@@ -116,7 +151,7 @@ async def test_equip_from_the_stash_and_unequip_back(arena: Arena) -> None:
 async def test_statuses_and_capture(arena: Arena) -> None:
     gang = await new_gang(arena, "alice", "Status Lords")
     rivals = await new_gang(arena, "bob", "Status Rivals")
-    await ok(arena, "alice", "fighter add", gang=gang, name="Mog", fighter_type="Bully")
+    await ok(arena, "alice", "fighter add", gang=gang, name="Mog", fighter_type="Goliath Bruiser")
     text = await ok(arena, "alice", "fighter status", fighter="Mog", status="In Recovery")
     assert "Active → In Recovery" in text
     assert "already" in await refused(arena, "alice", "fighter status", fighter="Mog",
@@ -135,7 +170,8 @@ async def test_statuses_and_capture(arena: Arena) -> None:
 
 async def test_retire_sends_gear_to_the_stash(arena: Arena) -> None:
     gang = await new_gang(arena, "alice", "Retiring Lords")
-    await ok(arena, "alice", "fighter add", gang=gang, name="Old Bull", fighter_type="Bully")
+    await ok(arena, "alice", "fighter add", gang=gang, name="Old Bull",
+             fighter_type="Goliath Bruiser")
     await ok(arena, "alice", "fighter equip", fighter="Old Bull", item="Fighting knife")
     await ok(arena, "alice", "fighter equip", fighter="Old Bull", item="Furnace plates")
     text = await ok(arena, "alice", "fighter retire", fighter="Old Bull")
@@ -143,13 +179,14 @@ async def test_retire_sends_gear_to_the_stash(arena: Arena) -> None:
     assert "no fighter called" in await refused(arena, "bob", "fighter show",
                                                 fighter="Old Bull")
     shown = await stash(arena, gang)
-    assert "Fighting knife" in shown and "Furnace plates" in shown
+    assert "Fighting Knife" in shown and "Furnace plates" in shown
 
     # Retired as a status does the same.
-    await ok(arena, "alice", "fighter add", gang=gang, name="Young Bull", fighter_type="Bully")
+    await ok(arena, "alice", "fighter add", gang=gang, name="Young Bull",
+             fighter_type="Goliath Bruiser")
     await ok(arena, "alice", "fighter equip", fighter="Young Bull", item="Stub gun")
     await ok(arena, "alice", "fighter status", fighter="Young Bull", status="Retired")
-    assert "Stub gun" in await stash(arena, gang)
+    assert "Stub Gun" in await stash(arena, gang)
 
 
 # --------------------------------------------------------------------------- edit
@@ -157,7 +194,7 @@ async def test_retire_sends_gear_to_the_stash(arena: Arena) -> None:
 
 async def test_edit_profile_cost_xp_and_name(arena: Arena) -> None:
     gang = await new_gang(arena, "alice", "Edit Lords")
-    await ok(arena, "alice", "fighter add", gang=gang, name="Thug", fighter_type="Bully",
+    await ok(arena, "alice", "fighter add", gang=gang, name="Thug", fighter_type="Goliath Bruiser",
              profile='M5" WS4+ BS4+ S3 T3 W1 I4+ A1 Ld7+ Cl7+ Wil7+ Int7+')
     text = await ok(arena, "alice", "fighter edit", fighter="Thug", ws=3, s=4,
                     options={"int": 6}, cost=60, xp=5)
@@ -172,7 +209,7 @@ async def test_edit_profile_cost_xp_and_name(arena: Arena) -> None:
 
 async def test_hostile_input_is_refused_politely_or_shown_escaped(arena: Arena) -> None:
     gang = await new_gang(arena, "alice", "Hostile Lords")
-    await ok(arena, "alice", "fighter add", gang=gang, name="Grim", fighter_type="Bully")
+    await ok(arena, "alice", "fighter add", gang=gang, name="Grim", fighter_type="Goliath Bruiser")
     before = await card(arena, "Grim")
 
     message = await refused(arena, "alice", "fighter edit", fighter="Grim", ws=13)
@@ -208,11 +245,11 @@ async def test_hostile_input_is_refused_politely_or_shown_escaped(arena: Arena) 
 
 async def test_a_player_cannot_change_someone_elses_gang(arena: Arena) -> None:
     gang = await new_gang(arena, "alice", "Guarded Lords")
-    await ok(arena, "alice", "fighter add", gang=gang, name="Guard", fighter_type="Bully")
+    await ok(arena, "alice", "fighter add", gang=gang, name="Guard",
+             fighter_type="Goliath Bruiser")
     await ok(arena, "alice", "fighter equip", fighter="Guard", item="Autogun")
     await ok(arena, "alice", "stash add", gang=gang, item="Mesh armour")
-    await ok(arena, "alice", "vehicle add", gang=gang, name="Guard Quad",
-             vehicle_type="Outrider Quad")
+    await ok(arena, "alice", "vehicle add", gang=gang, name="Guard Quad", vehicle_type="Mauler")
     fighter_before = await card(arena, "Guard")
     stash_before = await stash(arena, gang)
 
@@ -247,11 +284,12 @@ async def test_a_player_cannot_change_someone_elses_gang(arena: Arena) -> None:
 async def test_vehicle_add_crew_and_lasting_damage(arena: Arena) -> None:
     gang = await new_gang(arena, "alice", "Wheel Lords")
     await ok(arena, "alice", "fighter add", gang=gang, name="Driver",
-             fighter_type="Goliath Crew")
-    await ok(arena, "alice", "fighter add", gang=gang, name="Walker", fighter_type="Bully")
+             fighter_type="Road Thug")
+    await ok(arena, "alice", "fighter add", gang=gang, name="Walker",
+             fighter_type="Goliath Bruiser")
     text = await ok(arena, "alice", "vehicle add", gang=gang, name="Rumbler",
-                    vehicle_type="Outrider Quad", crew="Driver")
-    assert "75 credits" in text and "driven by Driver" in text
+                    vehicle_type="Mauler", crew="Driver")
+    assert "100 credits" in text and "driven by Driver" in text
     text = await ok(arena, "alice", "vehicle add", gang=gang, name="Spare", cost=40)
     assert "Stash" in text
     assert "crew" in await refused(arena, "alice", "vehicle add", gang=gang, name="Bad",
@@ -264,16 +302,16 @@ async def test_vehicle_add_crew_and_lasting_damage(arena: Arena) -> None:
     assert "Persistent Rattle" in text
     text = await ok(arena, "alice", "vehicle edit", vehicle="Rumbler", clear_damage=True,
                     cost=80, name="Big Rumbler")
-    assert "cost 75 → 80" in text
+    assert "cost 100 → 80" in text
     await ok(arena, "alice", "vehicle edit", vehicle="Big Rumbler", remove_crew=True)
     assert "Big Rumbler" in await stash(arena, gang)
     await ok(arena, "alice", "vehicle edit", vehicle="Spare", crew="Driver")
     assert "Spare" not in await stash(arena, gang)
 
     text = await ok(arena, "alice", "vehicle add", gang=gang, name="Bought",
-                    vehicle_type="Outrider Quad", pay=True)
-    assert "bought for 75 credits" in text and "credits 1000 → 925" in text
-    assert "925" in await stash(arena, gang)
+                    vehicle_type="Mauler", pay=True)
+    assert "bought for 100 credits" in text and "credits 1000 → 900" in text
+    assert "900" in await stash(arena, gang)
 
 
 # --------------------------------------------------------------------------- autocomplete
@@ -281,7 +319,8 @@ async def test_vehicle_add_crew_and_lasting_damage(arena: Arena) -> None:
 
 async def test_autocomplete_suggests_from_the_roster_and_the_rule_set(arena: Arena) -> None:
     gang = await new_gang(arena, "alice", "Suggest Lords")
-    await ok(arena, "alice", "fighter add", gang=gang, name="Hinter", fighter_type="Bully")
+    await ok(arena, "alice", "fighter add", gang=gang, name="Hinter",
+             fighter_type="Goliath Bruiser")
     await ok(arena, "alice", "fighter equip", fighter="Hinter", item="Stub gun")
     await ok(arena, "alice", "stash add", gang=gang, item="Lasgun")
     await ok(arena, "alice", "vehicle add", gang=gang, name="Hint Quad", cost=10)
@@ -291,14 +330,21 @@ async def test_autocomplete_suggests_from_the_roster_and_the_rule_set(arena: Are
         choices = await driver.autocomplete(U, G, "bob", command, focused=focused, **values)
         return [choice.name for choice in choices]
 
-    assert await names("fighter unequip", "item", fighter="Hinter", item="") == ["Stub gun"]
-    offered = await names("fighter equip", "item", fighter="Hinter", item="")
-    assert "Lasgun" in offered and "Fighting knife" in offered and "Autogun" in offered
+    assert await names("fighter unequip", "item", fighter="Hinter", item="") == ["Stub Gun"]
+    assert "Lasgun" in await names("fighter equip", "item", fighter="Hinter", item="lasg")
+    # The Bruiser's own list and the Trading Post.
+    assert "Fighting Knife" in await names("fighter equip", "item", fighter="Hinter",
+                                           item="fighting")
+    assert "Autogun" in await names("fighter equip", "item", fighter="Hinter", item="autog")
+    # A fighter carries no vehicle Upgrade; buying, only the own list is offered.
+    assert await names("fighter equip", "item", fighter="Hinter", item="fuel tank") == []
+    bought = await names("fighter equip", "item", fighter="Hinter", item="", pay=True)
+    assert "Axe" in bought and "Lasgun" not in bought and "Autogun" not in bought
     assert await names("fighter equip", "item", fighter="Hinter", item="",
                        from_stash=True) == ["Lasgun"]
     assert await names("vehicle add", "vehicle_type", gang=gang, vehicle_type="") == [
-        "Cargo-8 Ridgehauler", "Outrider Quad"]
+        "Mauler"]
     assert "Persistent Rattle" in await names("vehicle edit", "add_damage", vehicle="Hint Quad",
                                               add_damage="pers")
     assert await names("fighter add", "fighter_type", gang=gang, fighter_type="forge") == [
-        "Forge Boss", "Forge Tyrant", "Forge-born"]
+        "Goliath Forge Boss", "Goliath Forge Tyrant", "Goliath Forge-Born"]

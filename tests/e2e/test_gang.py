@@ -99,7 +99,7 @@ async def test_roster_shows_fighters_equipment_and_status(arena: Arena) -> None:
     await found(arena, "alice", "Show Boys")
     await add_fighters(arena, "Show Boys", Fighter(
         id="boss1", name="Big Grux", category=FighterCategory.LEADER,
-        fighter_type="Forge Tyrant", cost=120, xp=5, gang_hierarchy=True,
+        fighter_type="Goliath Forge Tyrant", cost=120, xp=5, gang_hierarchy=True,
         profile=parse_profile('M5" WS4+ BS4+ S3 T3 W1 I4+ A1 Ld7+ Cl7+ Wil7+ Int7+'),
         equipment=[Item(id="it1", name="Combat shotgun", cost=60, kind=EquipmentKind.WEAPON),
                    Item(id="it2", name="Furnace plates", cost=25, kind=EquipmentKind.ARMOUR)],
@@ -109,7 +109,7 @@ async def test_roster_shows_fighters_equipment_and_status(arena: Arena) -> None:
         id="taken1", name="Little Grux", category=FighterCategory.JUVE, cost=25,
     ), captor="Sump Rats")
     text = await roster_text(arena, "show boys")
-    assert "Big Grux (Leader, Forge Tyrant)" in text
+    assert "Big Grux (Leader, Goliath Forge Tyrant)" in text
     assert "205 credits · 5 XP · Active" in text
     assert '`M5" WS4+ BS4+ S3 T3 W1 I4+ A1 Ld7+ Cl7+ Wil7+ Int7+`' in text
     assert "Equipment: ⚔ Combat shotgun, Furnace plates" in text

@@ -52,8 +52,9 @@ POOLS: dict[str, list[str]] = {
     "vehicle": ["Rumbler"], "replacement": ["Rumbler"],
     "item": ["Frag grenades", "Autogun", "Lasgun", "Lucky charm"],
     "territory": ["Old Mine"], "template": ["Settlement", "Old Mine"],
-    "house": ["Goliath", "Escher"], "fighter_type": ["Forge Tyrant", "Bully", "Forge Boss"],
-    "vehicle_type": ["Outrider Quad"], "action": ["Trade", "Medical Escort", "Sell"],
+    "house": ["Goliath", "Escher"],
+    "fighter_type": ["Goliath Forge Tyrant", "Goliath Bruiser", "Goliath Forge Boss"],
+    "vehicle_type": ["Mauler"], "action": ["Trade", "Medical Escort", "Sell"],
     "expression": ["D6", "2D6", "D66", "D3x10"], "income": ["D6x10", "15"],
 }
 # What exists only in the Underhive: never suggested to, nor found by, the Spire.
@@ -98,8 +99,8 @@ async def scene(arena: Arena) -> AsyncIterator[Scene]:
     await slash(d, "alice", "campaign create", name=CAMPAIGN)
     await slash(d, "alice", "campaign create", name=SECOND)
     await new_gang_with(d, "bob", CAMPAIGN, "Iron Lords",
-                        {"Krag": "Forge Tyrant", "Tusk": "Forge Boss"})
-    await new_gang_with(d, "dan", CAMPAIGN, "Sump Rats", {"Cinder": "Forge Tyrant"},
+                        {"Krag": "Goliath Forge Tyrant", "Tusk": "Goliath Forge Boss"})
+    await new_gang_with(d, "dan", CAMPAIGN, "Sump Rats", {"Cinder": "Goliath Forge Tyrant"},
                         alignment="Outlaw")
     await slash(d, "bob", "stash add", gang="Iron Lords", item="Frag grenades",
                 campaign=CAMPAIGN)

@@ -77,8 +77,8 @@ async def test_a_paid_escort_decides_the_patients_fate_in_clean_house(arena: Are
     d, database = arena.driver, arena.database_path
     await new_campaign(d, CAMPAIGN)
     await new_gang_with(d, "bob", CAMPAIGN, "Stitchers",
-                        {"Varn": "Forge Tyrant", "Grist": "Forge Boss"})
-    await new_gang_with(d, "dan", CAMPAIGN, "Bone Pickers", {"Mange": "Forge Tyrant"})
+                        {"Varn": "Goliath Forge Tyrant", "Grist": "Goliath Forge Boss"})
+    await new_gang_with(d, "dan", CAMPAIGN, "Bone Pickers", {"Mange": "Goliath Forge Tyrant"})
     for item in ("Autogun", "Furnace plates"):
         await slash(d, "bob", "fighter equip", fighter="Grist", item=item, campaign=CAMPAIGN)
 

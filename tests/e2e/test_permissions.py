@@ -619,16 +619,16 @@ class Fight:
 
 async def pair(t: Table, tag: str, *, olive_fighters: tuple[tuple[str, str], ...] = ()
                ) -> tuple[str, str]:
-    """A gang of olive's and one of pat's, each led by a Forge Tyrant."""
+    """A gang of olive's and one of pat's, each led by a Goliath Forge Tyrant."""
     olive, pat = f"Olive {tag}", f"Pat {tag}"
     await t.as_user("olive", "gang create", name=olive, house="Goliath", alignment="Outlaw",
                     credits=10_000, campaign=CAMPAIGN)
     await t.as_user("pat", "gang create", name=pat, house="Goliath", alignment="Outlaw",
                     campaign=CAMPAIGN)
     await t.as_user("olive", "fighter add", gang=olive, name=f"{olive} Boss",
-                    fighter_type="Forge Tyrant", campaign=CAMPAIGN)
+                    fighter_type="Goliath Forge Tyrant", campaign=CAMPAIGN)
     await t.as_user("pat", "fighter add", gang=pat, name=f"{pat} Boss",
-                    fighter_type="Forge Tyrant", campaign=CAMPAIGN)
+                    fighter_type="Goliath Forge Tyrant", campaign=CAMPAIGN)
     for name, fighter_type in olive_fighters:
         await t.as_user("olive", "fighter add", gang=olive, name=name, fighter_type=fighter_type,
                         profile=TEST_PROFILE, campaign=CAMPAIGN)
@@ -856,8 +856,8 @@ async def test_the_steps_of_a_post_battle_sequence(table: Table) -> None:
     vehicle, Territory or item so that each really changes something."""
     t = table
     n = range(1, ALLOWED_COUNT + 1)
-    champions = tuple((f"Champ {i}", "Forge Boss") for i in range(1, 2 * ALLOWED_COUNT + 1))
-    gangers = tuple((f"Ganger {i}", "Bully") for i in n)
+    champions = tuple((f"Champ {i}", "Goliath Forge Boss") for i in range(1, 2 * ALLOWED_COUNT + 1))
+    gangers = tuple((f"Ganger {i}", "Goliath Bruiser") for i in n)
     f = await fight(t, "Main", reported=False, olive_fighters=champions + gangers)
     for i in n:
         await t.as_user("alice", "vehicle add", gang=f.olive, name=f"Scrap {i}", cost=40,
@@ -868,7 +868,7 @@ async def test_the_steps_of_a_post_battle_sequence(table: Table) -> None:
                         template="Settlement", campaign=CAMPAIGN)
         await t.as_user("alice", "campaign territory assign", territory=f"Boon Land {i}",
                         gang=f.olive, campaign=CAMPAIGN)
-        await t.as_user("olive", "stash add", gang=f.olive, item="Frag grenades",
+        await t.as_user("olive", "stash add", gang=f.olive, item="Frag grenade",
                         campaign=CAMPAIGN)
         await t.as_user("olive", "stash add", gang=f.olive, item="Autogun", campaign=CAMPAIGN)
         await t.as_user("olive", "fighter equip", fighter=f"Champ {i}", item="Stub gun",
@@ -933,13 +933,14 @@ async def test_the_steps_of_a_post_battle_sequence(table: Table) -> None:
     await t.row("roster scrap", do("roster scrap", vehicle="{}", gang=f.olive),
                 prepare=each("Scrap"))
     await until_step("B. Visit the Trading Post")
-    await t.row("roster hire", do("roster hire", fighter_type="Bully", name="{}", gang=f.olive),
+    await t.row("roster hire", do("roster hire", fighter_type="Goliath Bruiser", name="{}",
+                                  gang=f.olive),
                 prepare=each("Hired"))
-    await t.row("roster vehicle", do("roster vehicle", vehicle_type="Outrider Quad", name="{}",
+    await t.row("roster vehicle", do("roster vehicle", vehicle_type="Mauler", name="{}",
                                      gang=f.olive), prepare=each("Bought Quad"))
     await t.row("roster hangeron", do("roster hangeron", fighter_type="Rogue Doc", name="{}",
                                       gang=f.olive), prepare=each("Doc"))
-    await t.row("roster sell", do("roster sell", item="Frag grenades", gang=f.olive),
+    await t.row("roster sell", do("roster sell", item="Frag grenade", gang=f.olive),
                 fresh=False)
     await t.row("roster buy", do("roster buy", item="Lasgun", gang=f.olive), fresh=False)
     await t.row("roster seek", do("roster seek", gang=f.olive), fresh=False)

@@ -55,7 +55,7 @@ async def test_gang_show_attaches_a_card_that_follows_the_roster(arena: Arena) -
     await ok(arena, "carol", "campaign create", name=CAMPAIGN)
     await new_gang(arena, "alice", "Card Sharps")
     await ok(arena, "alice", "fighter add", gang="Card Sharps", name="Krull",
-             fighter_type="Forge Tyrant")
+             fighter_type="Goliath Forge Tyrant")
 
     first = await card(arena, "Card Sharps")
     assert [a.filename for a in first] == ["roster-card-sharps.png"]
@@ -64,7 +64,8 @@ async def test_gang_show_attaches_a_card_that_follows_the_roster(arena: Arena) -
     again = await card(arena, "card sharps")
     assert again[0].data == first[0].data
 
-    await ok(arena, "alice", "fighter add", gang="Card Sharps", name="Vosk", fighter_type="Bully")
+    await ok(arena, "alice", "fighter add", gang="Card Sharps", name="Vosk",
+             fighter_type="Goliath Bruiser")
     changed = await card(arena, "Card Sharps")
     assert len(changed) == 1
     assert changed[0].data != first[0].data

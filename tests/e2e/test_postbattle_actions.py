@@ -40,8 +40,8 @@ async def test_medical_escort_paid_and_a_stranger_refused(arena: Arena) -> None:
     await default_elsewhere(d, "Not The Escorts")
     await new_campaign(d, "Escorts")
     await new_gang_with(d, "bob", "Escorts", "Doc Seekers",
-                        {"Varn": "Forge Tyrant", "Hollis": "Forge Boss"})
-    await new_gang_with(d, "dan", "Escorts", "Pit Dogs", {"Mange": "Forge Tyrant"},
+                        {"Varn": "Goliath Forge Tyrant", "Hollis": "Goliath Forge Boss"})
+    await new_gang_with(d, "dan", "Escorts", "Pit Dogs", {"Mange": "Goliath Forge Tyrant"},
                         alignment="Outlaw")
 
     thread = await start_battle(arena, "Escorts", "Doc Seekers", "Pit Dogs")
@@ -120,9 +120,10 @@ CAPTURE_TRIES = 6
 async def test_captive_sold_to_the_guilders_in_a_later_battle(arena: Arena) -> None:
     d = arena.driver
     await new_campaign(d, "Captives")
-    await new_gang_with(d, "bob", "Captives", "Wardens", {"Marshal Kade": "Forge Tyrant"})
+    await new_gang_with(d, "bob", "Captives", "Wardens", {"Marshal Kade": "Goliath Forge Tyrant"})
     await new_gang_with(d, "dan", "Captives", "Scavs",
-                        {"Scav Boss": "Forge Tyrant", "Runt": "Forge-born"}, alignment="Outlaw")
+                        {"Scav Boss": "Goliath Forge Tyrant", "Runt": "Goliath Bully"},
+                        alignment="Outlaw")
 
     # The Runt goes Out of Action while Webbed, and Captured was rolled at the table: the
     # Wrap-up makes its escape roll instead of rolling an injury.
@@ -209,7 +210,7 @@ async def test_captive_sold_to_the_guilders_in_a_later_battle(arena: Arena) -> N
     sold = await d.slash(GUILD, CHANNEL, "bob", "action take", fighter="Marshal Kade",
                          action="Sell to the Guilders", target="Runt", campaign="Captives")
     assert sold.ephemeral
-    # Forge-born cost 35: half is 17.5, rounded up to 5 is 20.
+    # Goliath Bully cost 35: half is 17.5, rounded up to 5 is 20.
     assert "Wardens gains 20 credits" in sold.text()
     assert await credits_of(arena, "Wardens", "Captives") == credits + 20
     assert "Sell to the Guilders: Runt" in all_text(d, thread)
@@ -223,7 +224,7 @@ async def test_captive_sold_to_the_guilders_in_a_later_battle(arena: Arena) -> N
 async def test_a_failed_rescue_mission_frees_the_captor(arena: Arena) -> None:
     d = arena.driver
     await held_captive(d, "Rescues", "Jailers", "Kin", "Lost Boy", owner_alignment="Outlaw")
-    await new_fighter(d, "dan", "Rescues", "Kin", "Kin Boss", "Forge Tyrant")
+    await new_fighter(d, "dan", "Rescues", "Kin", "Kin Boss", "Goliath Forge Tyrant")
     await slash(d, "dan", "prebattle", gang1="Kin", gang2="Jailers",
                 rescue_captive="Lost Boy", campaign="Rescues")
 

@@ -48,9 +48,9 @@ async def two_gangs(arena: Arena, campaign: str, winner: str, loser: str,
     """``winner`` (bob's, one leader) and ``loser`` (dan's, the fighters named)."""
     d = arena.driver
     await new_campaign_of_two(d, campaign, winner, loser, dans_alignment="Outlaw")
-    await new_fighter(d, "bob", campaign, winner, f"{winner} Boss", "Forge Tyrant")
+    await new_fighter(d, "bob", campaign, winner, f"{winner} Boss", "Goliath Forge Tyrant")
     for name in losers:
-        await new_fighter(d, "dan", campaign, loser, name, "Forge-born")
+        await new_fighter(d, "dan", campaign, loser, name, "Goliath Bully")
 
 
 @pytest.mark.rule("PB-1.2")

@@ -49,8 +49,8 @@ async def test_xp_and_kills_for_the_whole_gang_in_a_few_picks(arena: Arena) -> N
     campaign = "Panel Experience"
     await new_campaign_of_two(d, campaign, "Learners", "Teachers", dans_alignment="Outlaw")
     for name in ("Ax", "Bo", "Cy"):
-        await new_fighter(d, "bob", campaign, "Learners", name, "Forge-born")
-    await new_fighter(d, "dan", campaign, "Teachers", "Teach", "Forge-born")
+        await new_fighter(d, "bob", campaign, "Learners", name, "Goliath Bully")
+    await new_fighter(d, "dan", campaign, "Teachers", "Teach", "Goliath Bully")
     before = {n: xp_of(await slash(d, "bob", "fighter show", fighter=n, campaign=campaign))
               for n in ("Ax", "Bo", "Cy")}
     thread = await start_battle(arena, campaign, "Learners", "Teachers")
@@ -85,11 +85,11 @@ async def test_wrecked_results_and_lasting_damage_rolled_at_the_table(arena: Are
     d = arena.driver
     campaign = "Panel Wrecks"
     await new_campaign_of_two(d, campaign, "Wheelers", "Walkers", dans_alignment="Outlaw")
-    await new_fighter(d, "bob", campaign, "Wheelers", "Wheel Boss", "Forge Tyrant")
-    await new_fighter(d, "bob", campaign, "Wheelers", "Driver", "Goliath Crew")
+    await new_fighter(d, "bob", campaign, "Wheelers", "Wheel Boss", "Goliath Forge Tyrant")
+    await new_fighter(d, "bob", campaign, "Wheelers", "Driver", "Road Thug")
     await slash(d, "bob", "vehicle add", gang="Wheelers", name="Rumbler",
-                vehicle_type="Outrider Quad", crew="Driver", campaign=campaign)
-    await new_fighter(d, "dan", campaign, "Walkers", "Walker", "Forge-born")
+                vehicle_type="Mauler", crew="Driver", campaign=campaign)
+    await new_fighter(d, "dan", campaign, "Walkers", "Walker", "Goliath Bully")
     thread = await start_battle(arena, campaign, "Walkers", "Wheelers")
 
     await mark(d, thread, "bob", "Wheelers", "Vehicles Wrecked", ["Rumbler"])

@@ -11,7 +11,7 @@ import pytest
 
 from demo.arena import Arena
 from rules.data import default_ruleset
-from rules.models import FighterCategory
+from rules.models import FighterCategory, Rarity
 from tests.e2e.battle_helpers import (
     ADVANCEMENTS,
     CHANNEL,
@@ -44,10 +44,10 @@ async def test_trading_post_visit_and_an_advancement(arena: Arena) -> None:
     d = arena.driver
     await new_campaign(d, "Market")
     await new_gang_with(d, "bob", "Market", "Forge Lords",
-                        {"Brakka": "Forge Tyrant", "Tusk": "Forge Boss"})
-    await new_gang_with(d, "dan", "Market", "Ash Rats", {"Cinder": "Forge Tyrant"},
+                        {"Brakka": "Goliath Forge Tyrant", "Tusk": "Goliath Forge Boss"})
+    await new_gang_with(d, "dan", "Market", "Ash Rats", {"Cinder": "Goliath Forge Tyrant"},
                         alignment="Outlaw")
-    await slash(d, "bob", "stash add", gang="Forge Lords", item="Frag grenades",
+    await slash(d, "bob", "stash add", gang="Forge Lords", item="Frag grenade",
                 campaign="Market")
     await slash(d, "bob", "fighter edit", fighter="Tusk", xp=10, campaign="Market")
 
@@ -82,9 +82,9 @@ async def test_trading_post_visit_and_an_advancement(arena: Arena) -> None:
     await at_step(arena.driver, thread, TRADING_POST)
 
     credits = await credits_of(arena, "Forge Lords", "Market")
-    sold = await d.slash(GUILD, CHANNEL, "bob", "roster sell", item="Frag grenades",
+    sold = await d.slash(GUILD, CHANNEL, "bob", "roster sell", item="Frag grenade",
                          gang="Forge Lords", campaign="Market")
-    deduction = number_after(r"sale of Frag grenades for Forge Lords: D6x10 → \[\d\] = "
+    deduction = number_after(r"sale of Frag grenade for Forge Lords: D6x10 → \[\d\] = "
                              r"\*\*(\d+)\*\*", sold.text())
     gained = max(5, 30 - deduction)
     assert f"sells for {gained} credits" in sold.text()
@@ -104,21 +104,22 @@ async def test_trading_post_visit_and_an_advancement(arena: Arena) -> None:
     # +2 for the Leader who traded; Reputation 3 adds nothing.
     level = number_after(r"Availability (\d+) = ", text)
     assert level == dice + 2
-    # In the shipped Trading Post's order: weapons, then wargear.
-    catalogue = [("Boltgun", "Rare", 8), ("Krak grenades", "Rare", 8), ("Melta bomb", "Rare", 11),
-                 ("Medicae kit", "Rare", 9), ("Bio-booster", "Rare", 8),
-                 ("Archaeo-carapace", "Rare", 12), ("Armourweave", "Illegal", 9),
-                 ("Ghast", "Illegal", 9), ("Chrono-crystal", "Illegal", 14)]
-    # Law Abiding: Illegal (X) needs X <= availability - 4 (PB-6B.6).
-    expected = [f"{name} ({kind} ({x}))" for name, kind, x in catalogue
-                if x <= (level if kind == "Rare" else level - 4)]
-    assert f"On offer: {', '.join(expected) or 'nothing'}." in text
+    # In the shipped Trading Post's order (the Armoury's weapons, then its wargear); Law
+    # Abiding: Illegal (X) needs X <= availability - 4 (PB-6B.6).
+    rare_or_illegal = [(e.name, e.availability) for e in default_ruleset().trading_post
+                       if e.availability.level is not None]
+    expected = [f"{name} ({availability})" for name, availability in rare_or_illegal
+                if availability.level is not None and availability.level <= (
+                    level if availability.rarity is Rarity.RARE else level - 4)]
+    assert f"On offer: {', '.join(expected[:3]) or 'nothing.'}" in text
     twice = await d.slash(GUILD, CHANNEL, "bob", "roster seek", gang="Forge Lords",
                           campaign="Market")
     assert twice.ephemeral and "rolled once per post-battle sequence" in twice.content
     offered = await d.autocomplete(GUILD, CHANNEL, "bob", "roster buyrare", focused="item",
                                    gang="Forge Lords", campaign="Market")
-    assert sorted(c.value for c in offered) == sorted(e.split(" (")[0] for e in expected)
+    names = [e.rsplit(" (", 2)[0] for e in expected]
+    # Suggestions stop at Discord's 25.
+    assert len(offered) == min(25, len(names)) and {c.value for c in offered} <= set(names)
 
     await confirm_until(d, thread, [TRADING_POST,
                                     "▶️ Update Roster (C. Gain Boons from Territories)",
@@ -145,8 +146,8 @@ async def test_deferral_needs_everyone_and_is_closed_by_the_next_prebattle(
 ) -> None:
     d = arena.driver
     await new_campaign(d, "Later")
-    await new_gang_with(d, "bob", "Later", "Slow Hands", {"Drudge": "Forge Tyrant"})
-    await new_gang_with(d, "dan", "Later", "Quick Knives", {"Flick": "Forge Tyrant"})
+    await new_gang_with(d, "bob", "Later", "Slow Hands", {"Drudge": "Goliath Forge Tyrant"})
+    await new_gang_with(d, "dan", "Later", "Quick Knives", {"Flick": "Goliath Forge Tyrant"})
     thread = await battle_reported(arena, "Later", "Slow Hands", "Quick Knives", winner="draw")
     await confirm_until(d, thread, STEPS_BEFORE_ACTIONS, ["bob", "dan"])
 
@@ -205,12 +206,13 @@ async def test_repairs_clean_house_hiring_boons_and_equipment(arena: Arena) -> N
     d = arena.driver
     await new_campaign(d, "Workshop")
     await new_gang_with(d, "bob", "Workshop", "Gearheads",
-                        {"Krug": "Forge Tyrant", "Oiler": "Goliath Crew", "Old Timer": "Bully"})
-    await new_gang_with(d, "dan", "Workshop", "Drifters", {"Dusty": "Forge Tyrant"})
+                        {"Krug": "Goliath Forge Tyrant", "Oiler": "Road Thug",
+                         "Old Timer": "Goliath Bruiser"})
+    await new_gang_with(d, "dan", "Workshop", "Drifters", {"Dusty": "Goliath Forge Tyrant"})
     await slash(d, "bob", "fighter equip", fighter="Old Timer", item="Autogun",
                 campaign="Workshop")
     await slash(d, "bob", "vehicle add", gang="Gearheads", name="Rustbucket",
-                vehicle_type="Outrider Quad", crew="Oiler", campaign="Workshop")
+                vehicle_type="Mauler", crew="Oiler", campaign="Workshop")
     await slash(d, "bob", "vehicle edit", vehicle="Rustbucket", add_damage="Persistent Rattle",
                 campaign="Workshop")
     await slash(d, "alice", "campaign territory add", name="Home Turf", template="Settlement",
@@ -241,16 +243,16 @@ async def test_repairs_clean_house_hiring_boons_and_equipment(arena: Arena) -> N
     assert "Old Timer's gear goes to the Stash: Autogun." in retired.text()
     scrapped = await d.slash(GUILD, CHANNEL, "bob", "roster scrap", vehicle="Rustbucket",
                              crew_choice="wait", gang="Gearheads", campaign="Workshop")
-    # 25% of the Outrider Quad's 75 credits, rounded up to 5.
-    assert "gives 20 credits" in scrapped.text()
+    # 25% of the Mauler's 100 credits, rounded up to 5.
+    assert "gives 25 credits" in scrapped.text()
     assert "Oiler waits for the vehicle Gearheads will buy" in scrapped.text()
     await confirm_until(d, thread, ["▶️ Update Roster (A. Clean House)"], ["bob", "dan"])
 
     await at_step(arena.driver, thread, TRADING_POST)
-    hired = await d.slash(GUILD, CHANNEL, "bob", "roster hire", fighter_type="Bully",
+    hired = await d.slash(GUILD, CHANNEL, "bob", "roster hire", fighter_type="Goliath Bruiser",
                           name="New Blood", gang="Gearheads", campaign="Workshop")
-    assert "Gearheads hires New Blood, a Bully, for 55 credits." in hired.text()
-    quad = await d.slash(GUILD, CHANNEL, "bob", "roster vehicle", vehicle_type="Outrider Quad",
+    assert "Gearheads hires New Blood, a Goliath Bruiser, for 55 credits." in hired.text()
+    quad = await d.slash(GUILD, CHANNEL, "bob", "roster vehicle", vehicle_type="Mauler",
                          name="Shiny", crew="Oiler", gang="Gearheads", campaign="Workshop")
     assert "Shiny goes to Oiler." in quad.text()
     own = await d.slash(GUILD, CHANNEL, "bob", "roster buy", item="Boltgun", fighter="Krug",
@@ -272,7 +274,7 @@ async def test_repairs_clean_house_hiring_boons_and_equipment(arena: Arena) -> N
     faces = re.search(r"Home Turf recruit roll for Gearheads: 2D6 → \[(\d), (\d)\]", said)
     assert faces, said
     sixes = [faces.group(1), faces.group(2)].count("6")
-    # The recruit is the House List's Juve or Ganger: Goliath calls them Forge-born and Bully.
+    # The recruit is the House List's Juve or Ganger: the Goliath Bully and Goliath Bruiser.
     goliath = {t.category: t.fighter_type for t in default_ruleset().house("Goliath").fighters}
     recruit = {0: "", 1: f"Lucky Find, a {goliath[FighterCategory.JUVE]}",
                2: f"Lucky Find, a {goliath[FighterCategory.GANGER]}"}[sixes]

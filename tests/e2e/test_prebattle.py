@@ -36,8 +36,8 @@ SCENARIOS = ["Battle Royale", "Blind Box Looting", "Race to Acquire Archeotech",
 async def test_prebattle_posts_one_message_and_records_the_battle(arena: Arena) -> None:
     d = arena.driver
     await new_campaign(d, "Pre")
-    await new_gang_with(d, "bob", "Pre", "Big Guns", {"Ogg": "Forge Tyrant"})
-    await new_gang_with(d, "dan", "Pre", "Small Fry", {"Pip": "Forge-born"})
+    await new_gang_with(d, "bob", "Pre", "Big Guns", {"Ogg": "Goliath Forge Tyrant"})
+    await new_gang_with(d, "dan", "Pre", "Small Fry", {"Pip": "Goliath Bully"})
     before = len(d.messages(CHANNEL, guild=GUILD))
     result = await d.slash(GUILD, CHANNEL, "bob", "prebattle", gang1="Small Fry",
                            gang2="Big Guns", campaign="Pre")

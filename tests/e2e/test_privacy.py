@@ -58,7 +58,7 @@ async def test_campaign_delete_asks_then_removes_everything_in_it(arena: Arena) 
     await new_gang(driver, "alice", KEPT, "Survivors")
     for owner, gang, leader in (("alice", "Red Lords", "Grax"), ("bob", "Blue Fangs", "Vell")):
         await new_gang(driver, owner, DOOMED, gang)
-        await new_fighter(driver, owner, DOOMED, gang, leader, "Forge Tyrant")
+        await new_fighter(driver, owner, DOOMED, gang, leader, "Goliath Forge Tyrant")
     await slash(arena, "alice", "stash add", gang="Red Lords", credits=5, campaign=DOOMED)
     # A run in progress: a battle, its sequence, its thread's messages in the outbox.
     begun = await driver.slash(U, G, "alice", "postbattle start", winner="Red Lords",

@@ -30,8 +30,9 @@ async def campaign(arena: Arena) -> None:
 
 
 async def test_a_fighter_nobody_gave_a_profile_shows_profile_not_set(arena: Arena) -> None:
+    # Written by hand: the House List's types come with their profiles.
     answer = await ok(arena, "bob", "fighter add", gang="Goliath Lads", name="Krag",
-                      fighter_type="Forge Tyrant")
+                      category="Leader", cost=135)
     assert "profile not set" in answer
     card = await ok(arena, "carol", "fighter show", fighter="Krag")
     assert "Profile not set" in card and 'M5"' not in card and "WS4+" not in card

@@ -95,7 +95,8 @@ async def test_hostile_item_name_is_stored_and_shown_escaped(arena: Arena) -> No
 
 async def test_ledger_shows_edits_with_before_after_who_and_when(arena: Arena) -> None:
     gang = await new_gang(arena, "alice", "Booked Rats")
-    await ok(arena, "alice", "fighter add", gang=gang, name="Scribe", fighter_type="Bully",
+    await ok(arena, "alice", "fighter add", gang=gang, name="Scribe",
+             fighter_type="Goliath Bruiser",
              profile='M5" WS4+ BS4+ S3 T3 W1 I4+ A1 Ld7+ Cl7+ Wil7+ Int7+')
     await ok(arena, "alice", "fighter edit", fighter="Scribe", cost=60, bs=3)
     await ok(arena, "alice", "stash add", gang=gang, credits=15)

@@ -76,7 +76,7 @@ async def test_scenarios_skill_sets_and_skills_are_suggested(arena: Arena) -> No
     await default_elsewhere(d, "Not The Skills")
     campaign = "Suggested Skills"
     await new_campaign(d, campaign)
-    await new_gang_with(d, "bob", campaign, "Skill Seekers", {"Learner": "Forge Tyrant"})
+    await new_gang_with(d, "bob", campaign, "Skill Seekers", {"Learner": "Goliath Forge Tyrant"})
 
     async def names(command: str, focused: str, **values: object) -> list[str]:
         choices = await d.autocomplete(GUILD, CHANNEL, "bob", command, focused=focused,
@@ -97,13 +97,13 @@ async def test_names_are_suggested_from_the_campaign_the_command_names(arena: Ar
     d = arena.driver
     elsewhere, campaign = "Not The Names", "Suggested Names"
     await default_elsewhere(d, elsewhere)
-    await new_gang_with(d, "bob", elsewhere, "Home Guard", {"Homebody": "Forge Tyrant"})
+    await new_gang_with(d, "bob", elsewhere, "Home Guard", {"Homebody": "Goliath Forge Tyrant"})
     await slash(d, "alice", "campaign territory add", name="Home Well", template="Settlement",
                 campaign=elsewhere)
     await new_campaign(d, campaign)
     await new_gang_with(d, "bob", campaign, "Ash Runners",
-                        {"Runner": "Forge Tyrant", "Jumper": "Forge-born"})
-    await new_gang_with(d, "carol", campaign, "Dregs", {"Dreg": "Forge Tyrant"})
+                        {"Runner": "Goliath Forge Tyrant", "Jumper": "Goliath Bully"})
+    await new_gang_with(d, "carol", campaign, "Dregs", {"Dreg": "Goliath Forge Tyrant"})
     await slash(d, "alice", "campaign territory add", name="Sump Well", template="Settlement",
                 campaign=campaign)
 

@@ -73,7 +73,7 @@ def test_changes_show_as_the_ledger_will_record_them(ruleset: RuleSet) -> None:
     assert "➖ Grund leaves the roster" in shown
     assert "➕ Newblood joins the roster" in shown
     assert any("Brakka Vunn: status Active → In Recovery" in line for line in shown)
-    assert any(line.startswith("➕ Mesh armour") for line in shown)
+    assert any(line.startswith("➕ Mesh Armour") for line in shown)
     assert any(line.startswith("➖ Furnace plates") for line in shown)
     assert not any("Boltgun" in line for line in shown)  # same name: same item id
     old_krug = next(f for f in stored.fighters if f.name == "Krug Ironhide")

@@ -19,19 +19,19 @@ from tests.importing.conftest import id_maker, slag_kings
 def _krug_with(ruleset: RuleSet, equipment: list[Any], **fighter: Any) -> Any:
     data = slag_kings()
     data["gangers"] = [{**data["gangers"][0], "equipment": equipment, **fighter}]
-    data["stash"] = [{"name": "Spud-jacker", "cost": 10}]
+    data["stash"] = [{"name": "Scrap totem", "cost": 10}]
     return parse_yaktribe(data, ruleset=ruleset, owner="42", make_id=id_maker())
 
 
 def test_an_unknown_item_without_a_kind_is_asked_in_the_preview(ruleset: RuleSet) -> None:
     parsed = _krug_with(ruleset, [
-        {"name": "Spud-jacker", "cost": 10, "qty": 2},
+        {"name": "Scrap totem", "cost": 10, "qty": 2},
         {"name": "Glow-lamp", "cost": 5, "type": "armour"},
         {"name": "Boltgun"},
     ])
     # A stated kind, or an item the rule data knows, is not asked.
     assert [(q.about, q.name, q.places) for q in parsed.questions] == [
-        ("kind", "Spud-jacker", [(-1, 0), (0, 0), (0, 1)]),
+        ("kind", "Scrap totem", [(-1, 0), (0, 0), (0, 1)]),
     ]
     gang = parsed.gang
     answer(gang, parsed.questions, 0, "weapon")

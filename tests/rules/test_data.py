@@ -10,7 +10,14 @@ import pytest
 from rules.data import available_rulesets, default_ruleset, load_ruleset
 from rules.dice import ScriptedRoller, parse, roll_flat_or_dice
 from rules.errors import InvalidRequest, NotFound
-from rules.models import Alignment, Availability, FighterCategory, Rarity
+from rules.models import (
+    DEFAULT_RULESET,
+    Alignment,
+    Availability,
+    CampaignSettings,
+    FighterCategory,
+    Rarity,
+)
 from rules.ruleset import (
     GangerAdvancementEntry,
     InjuryEffectKind,
@@ -21,7 +28,7 @@ from rules.ruleset import (
 from tests.rules.campaign_tables import CRAWL_CREW
 
 D66_RESULTS = [tens * 10 + units for tens in range(1, 7) for units in range(1, 7)]
-SHIPPED = ["core-2023", "core-2018-injuries"]
+SHIPPED = ["core-2023", "necromunda-2023", "core-2018-injuries"]
 
 
 def _injury_tables(ruleset: RuleSet) -> list[InjuryTable]:
@@ -70,9 +77,17 @@ def test_data_files_are_package_resources():
         assert root.joinpath(name).joinpath("manifest.toml").is_file()
 
 
-def test_default_ruleset_is_core_2023_and_cached():
-    assert default_ruleset().name == "core-2023"
+def test_default_ruleset_is_the_necromunda_content_and_cached():
+    assert default_ruleset().name == "necromunda-2023"
+    assert [house.house for house in default_ruleset().houses] == [
+        "Goliath", "Escher", "Orlock", "Van Saar", "Cawdor", "Delaque"]
     assert default_ruleset() is default_ruleset()
+
+
+def test_a_new_campaign_plays_with_the_default_set():
+    settings = CampaignSettings(name="Dust Falls")
+    assert settings.ruleset == DEFAULT_RULESET == default_ruleset().name
+
 
 
 @pytest.mark.parametrize("name", SHIPPED)
@@ -239,26 +254,30 @@ def test_pb_6b_6_trading_post_availability_is_parsed():
     chrono = post.trading_post_item("Chrono-crystal")
     assert (chrono.cost, chrono.availability.rarity, chrono.availability.level) == (
         500, Rarity.ILLEGAL, 14)
-    assert len(post.trading_post) == 13
+    assert len(post.trading_post) == 253
 
 
 @pytest.mark.rule("PB-6B.1")
-@pytest.mark.parametrize("house", ["Goliath", "Escher"])
+@pytest.mark.parametrize("house", ["Goliath", "Escher", "Orlock", "Van Saar", "Cawdor", "Delaque"])
 def test_pb_6b_1_house_lists_can_found_a_gang(house):
     house_list = default_ruleset().house(house)
     categories = [f.category for f in house_list.fighters]
-    assert categories.count(FighterCategory.LEADER) == 1
-    for needed in (FighterCategory.CHAMPION, FighterCategory.GANGER, FighterCategory.JUVE,
-                   FighterCategory.CREW):
+    for needed in (FighterCategory.LEADER, FighterCategory.CHAMPION, FighterCategory.GANGER,
+                   FighterCategory.JUVE, FighterCategory.CREW):
         assert needed in categories
-    assert house_list.vehicles
     for template in house_list.fighters:
         assert template.cost > 0
-        assert template.equipment_list
         assert template.gang_hierarchy == (
             template.category in (FighterCategory.LEADER, FighterCategory.CHAMPION))
         has_gang_fighter = any(r.startswith("Gang Fighter") for r in template.special_rules)
-        assert has_gang_fighter == (template.category is not FighterCategory.CREW)
+        # The 2023 lists give Gang Fighter (X) to the rank and file, never to a Leader or
+        # Champion: Gang Composition counts on it.
+        if template.category in (FighterCategory.GANGER, FighterCategory.JUVE,
+                                 FighterCategory.PROSPECT):
+            assert has_gang_fighter, template.fighter_type
+        if template.gang_hierarchy:
+            assert not has_gang_fighter, template.fighter_type
+            assert template.equipment_list, template.fighter_type
 
 
 # --------------------------------------------------------------------------- campaign data
@@ -270,7 +289,7 @@ def test_a_campaign_directory_can_replace_one_table(tmp_path):
     assert ruleset.crew_injuries.name == "Campaign crew table"
     assert ruleset.crew_injuries.lookup(44).name == "Out Cold"
     keep = {"name", "crew_injuries"}
-    assert ruleset.model_dump(exclude=keep) == default_ruleset().model_dump(exclude=keep)
+    assert ruleset.model_dump(exclude=keep) == load_ruleset("core-2023").model_dump(exclude=keep)
     # A string path works too, and names the set from its manifest when given.
     (directory / "manifest.toml").write_text('base = "core-2023"\nname = "Ash Wastes"\n')
     assert load_ruleset(str(directory)).name == "Ash Wastes"

@@ -18,7 +18,7 @@ WEAPON = EquipmentKind.WEAPON
 
 
 def setup(carried: list[Any] | None = None, stash: list[Any] | None = None,
-          fighter_type: str = "Escher Ganger", **fields: Any) -> World:
+          fighter_type: str = "Sister", **fields: Any) -> World:
     sister = fighter("Sis", fighter_type=fighter_type, id="f1", cost=50,
                      equipment=carried or [], **fields)
     return world(gang(id="g", house="Escher", fighters=[sister], stash=stash or []))
@@ -37,11 +37,11 @@ def test_pb_6d_give_item_moves_it_from_stash_to_fighter(ruleset: RuleSet) -> Non
 
 @pytest.mark.rule("PB-6D")
 def test_pb_6d_own_equipment_list_price_takes_precedence(ruleset: RuleSet) -> None:
-    # Lasgun: 15 at the Trading Post, 10 on an Escher Ganger's list.
+    # Lasgun: 15 at the Trading Post, 5 on an Escher Sister's list.
     w = setup(stash=[item("Lasgun", 15, id="i1")])
     result = give_item(w, "g", "i1", "f1", ruleset)
-    assert (result.cost, result.price_source) == (10, "Equipment List")
-    assert result.world.gang("g").fighter("f1").total_cost == 60
+    assert (result.cost, result.price_source) == (5, "Equipment List")
+    assert result.world.gang("g").fighter("f1").total_cost == 55
     back = take_item(result.world, "g", "i1", "f1", ruleset)
     assert (back.cost, back.price_source) == (15, "Trading Post")
     assert back.world.gang("g").stash[0].cost == 15 and back.fighter_cost_after == 50
@@ -97,7 +97,7 @@ def test_pb_6d_captives_and_the_dead_are_not_equipped(ruleset: RuleSet) -> None:
     dead = setup(stash=[item("Lasgun", 15, id="i1")], status=FighterStatus.DEAD)
     refused(NotEligible, dead, lambda: give_item(dead, "g", "i1", "f1", ruleset))
     resting = setup(stash=[item("Lasgun", 15, id="i1")], status=FighterStatus.IN_RECOVERY)
-    assert give_item(resting, "g", "i1", "f1", ruleset).cost == 10
+    assert give_item(resting, "g", "i1", "f1", ruleset).cost == 5
 
 
 @pytest.mark.rule("PB-6D")

@@ -1,5 +1,5 @@
-"""Hangers-on and Brutes ship as example data and are recruited within the limits
-of the gang's Reputation (PB-6B.3)."""
+"""Hangers-on and Brutes ship with the Necromunda content and are recruited within the
+limits of the gang's Reputation (PB-6B.3)."""
 
 from __future__ import annotations
 
@@ -20,11 +20,12 @@ def _world(reputation: int, credits: int = 1000) -> World:
 
 
 @pytest.mark.rule("PB-6B.3")
-def test_shipped_hangers_on_and_brutes_are_marked_as_examples(ruleset: RuleSet) -> None:
+def test_shipped_hangers_on_and_brutes_are_the_real_ones(ruleset: RuleSet) -> None:
     kinds = {t.category for t in ruleset.hangers_on}
     assert kinds == {FighterCategory.HANGER_ON, FighterCategory.BRUTE}
-    assert all(t.example for t in ruleset.hangers_on)
-    assert {"Rogue Doc", "Ammo-jack"} <= {t.fighter_type for t in ruleset.hangers_on}
+    assert not any(t.example for t in ruleset.hangers_on)
+    assert all(t.source for t in ruleset.hangers_on)
+    assert {"Rogue Docs", "Ammo Jack"} <= {t.fighter_type for t in ruleset.hangers_on}
 
 
 @pytest.mark.rule("PB-6B.3")
@@ -32,10 +33,10 @@ def test_a_rogue_doc_is_recruited_from_the_shipped_data(ruleset: RuleSet) -> Non
     result = recruit_hanger_on(_world(1), "g", ruleset, "rogue doc", "Doc Hollis", "h1")
     doc = result.world.gang("g").fighter("h1")
     assert (doc.category, doc.fighter_type, doc.cost) == (
-        FighterCategory.HANGER_ON, "Rogue Doc", 30)
-    assert result.world.gang("g").credits == 970
-    assert any("an example cost from the shipped data" in n and "1 of 1" in n
-               for n in result.notes)
+        FighterCategory.HANGER_ON, "Rogue Docs", 50)
+    assert result.world.gang("g").credits == 950
+    assert any("1 of 1" in n for n in result.notes)
+    assert not any("example" in n for n in result.notes)
 
 
 @pytest.mark.rule("PB-6B.3")
@@ -44,8 +45,10 @@ def test_hangers_on_count_against_the_reputation_limit(
     ruleset: RuleSet, reputation: int, allowed: int
 ) -> None:
     w = _world(reputation)
+    # Each of these is 0-1 on its list: one of each.
+    kinds = ["Slopper", "Data-Scrivener", "Gang Lookout", "Cadaver Merchant", "Proxy"]
     for n in range(allowed):
-        w = recruit_hanger_on(w, "g", ruleset, "Slopper", f"Slop {n}", f"s{n}").world
+        w = recruit_hanger_on(w, "g", ruleset, kinds[n], f"Help {n}", f"s{n}").world
     with (unchanged(w),
           pytest.raises(NotEligible, match=f"may have {allowed} Hangers-on and Brutes")):
         recruit_hanger_on(w, "g", ruleset, "Dome Runner", "Runner", "r1")
@@ -53,7 +56,11 @@ def test_hangers_on_count_against_the_reputation_limit(
 
 @pytest.mark.rule("PB-6B.3")
 def test_a_brute_needs_its_minimum_reputation(ruleset: RuleSet) -> None:
+    # The shipped lists give no Brute a minimum; a campaign's rule data may.
+    demanding = ruleset.model_copy(deep=True)
+    automata = next(t for t in demanding.hangers_on if t.fighter_type == "Iron Automata")
+    automata.min_reputation = 5
     with pytest.raises(NotEligible, match="needs Reputation 5"):
-        recruit_hanger_on(_world(4), "g", ruleset, "Ambot", "Clank", "b1")
-    result = recruit_hanger_on(_world(5), "g", ruleset, "Ambot", "Clank", "b1")
+        recruit_hanger_on(_world(4), "g", demanding, "Iron Automata", "Clank", "b1")
+    result = recruit_hanger_on(_world(5), "g", demanding, "Iron Automata", "Clank", "b1")
     assert result.world.gang("g").fighter("b1").category is FighterCategory.BRUTE

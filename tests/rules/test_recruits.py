@@ -15,21 +15,21 @@ from tests import factories
 
 RULES = default_ruleset()
 GANG = factories.gang("Ash Wolves", house="Goliath", credits=200, id="g")
-BULLY = type_template(RULES, GANG, "Bully")
+BRUISER = type_template(RULES, GANG, "Goliath Bruiser")
 
 
 def test_hiring_charges_the_founding_cost_from_the_stash() -> None:
-    result = hired(factories.world(GANG), GANG, RULES, BULLY, "Krusher", "n1")
+    result = hired(factories.world(GANG), GANG, RULES, BRUISER, "Krusher", "n1")
     after = result.world.gang("g")
-    assert BULLY is not None and after.credits == 200 - BULLY.cost
+    assert BRUISER is not None and after.credits == 200 - BRUISER.cost
     assert [f.name for f in after.fighters if f.id == "n1"] == ["Krusher"]
 
 
 @pytest.mark.parametrize(("template", "given", "refusal"), [
     (None, ByHand(), "Paying needs a fighter type"),
-    (BULLY, ByHand(cost=10), "the House List sets the category and cost"),
-    (BULLY, ByHand(category=FighterCategory.JUVE), "the House List sets the category"),
-    (BULLY, ByHand(profile=parse_profile('M5" WS4+ BS4+ S3 T3 W1 I4+ A1 Ld7+ Cl7+ Wil7+ Int7+')),
+    (BRUISER, ByHand(cost=10), "the House List sets the category and cost"),
+    (BRUISER, ByHand(category=FighterCategory.JUVE), "the House List sets the category"),
+    (BRUISER, ByHand(profile=parse_profile('M5" WS4+ BS4+ S3 T3 W1 I4+ A1 Ld7+ Cl7+ Wil7+ Int7+')),
      "takes the House List's profile"),
 ])
 def test_hiring_refuses_what_the_house_list_decides(template: FighterTemplate | None,
@@ -39,10 +39,11 @@ def test_hiring_refuses_what_the_house_list_decides(template: FighterTemplate | 
 
 
 def test_written_down_takes_the_house_list_and_the_players_overrides() -> None:
-    plain = written_down(GANG, BULLY, "Bully", "Krusher", "n1", ByHand())
-    assert BULLY is not None
-    assert (plain.category, plain.cost, plain.fighter_type) == (BULLY.category, BULLY.cost, "Bully")
-    cheaper = written_down(GANG, BULLY, "Bully", "Krusher", "n1",
+    plain = written_down(GANG, BRUISER, "Goliath Bruiser", "Krusher", "n1", ByHand())
+    assert BRUISER is not None
+    assert (plain.category, plain.cost, plain.fighter_type) == (BRUISER.category, BRUISER.cost,
+                                                            "Goliath Bruiser")
+    cheaper = written_down(GANG, BRUISER, "Goliath Bruiser", "Krusher", "n1",
                            ByHand(category=FighterCategory.CHAMPION, cost=5))
     assert (cheaper.category, cheaper.cost) == (FighterCategory.CHAMPION, 5)
     assert cheaper.gang_hierarchy is FighterCategory.CHAMPION.has_gang_hierarchy

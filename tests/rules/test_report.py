@@ -66,7 +66,7 @@ def test_pb_6f_refusals() -> None:
 def test_pb_6f_earlier_references_use_the_rating_from_the_start() -> None:
     w = two_gangs()
     seq = PostBattleSequence.start("s1", battle(), w)
-    hired = hire_fighter(w, "a", default_ruleset(), "Bully", "New", "n1").world
+    hired = hire_fighter(w, "a", default_ruleset(), "Goliath Bruiser", "New", "n1").world
     assert hired.gang("a").rating == 240
     assert seq.rating_before("a") == 185  # anything before step F still reads this
     with pytest.raises(OutOfStep, match=r"F\. Update Gang Rating"):

@@ -262,6 +262,20 @@ def test_pb_6b_6_a_second_roll_is_refused_with_what_the_first_unlocked(
         seq.seek_rare_and_illegal(w, "g1", ScriptedRoller([6, 6]), ruleset)
 
 
+@pytest.mark.rule("PB-6B.6")
+def test_pb_6b_6_a_second_roll_names_a_long_offer_in_short(ruleset: RuleSet) -> None:
+    w = setup()
+    seq = at_the_trading_post(w, "boss1")
+    offer = seq.seek_rare_and_illegal(w, "g1", ScriptedRoller([6, 6]), ruleset).offer
+    names = offer.unlocked_names
+    assert len(names) > 100  # the Armoury at availability 14 and more
+    with pytest.raises(NotEligible) as refused:
+        seq.require_unsought("g1", "Gang 1")
+    message = refused.value.message
+    assert f"{', '.join(names[:8])} and {len(names) - 8} more on offer." in message
+    assert len(message) < 400
+
+
 # --------------------------------------------------------------------------- PB-6B.8
 
 

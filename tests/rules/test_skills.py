@@ -38,10 +38,10 @@ def _refused(error: type[RulesError], w: World, call: Callable[[ScriptedRoller],
 
 
 @pytest.mark.rule("PB-6E")
-def test_skill_sets_ship_as_named_example_data(ruleset: RuleSet) -> None:
+def test_skill_sets_ship_as_named_data_with_their_source(ruleset: RuleSet) -> None:
     assert len(ruleset.skill_sets) >= 6
     for skill_set in ruleset.skill_sets:
-        assert skill_set.example, f"{skill_set.name} must be marked as example content"
+        assert not skill_set.example and skill_set.source, skill_set.name
         assert len(skill_set.skills) == 6 == len(set(skill_set.skills))
     assert ruleset.skill_set("agility").skills[0] == "Catfall"
 
@@ -103,7 +103,7 @@ def test_random_skill_from_an_unknown_or_completed_set_is_refused_before_rolling
 ) -> None:
     w = _world()
     _refused(NotFound, w, lambda roller: buy_advancement(
-        w, "g", "f1", RANDOM, ruleset, roller, skill_set="Muscle"), "Agility, Brawn")
+        w, "g", "f1", RANDOM, ruleset, roller, skill_set="Psionics"), "Agility, Brawn")
     full = _world(skills=list(ruleset.skill_set("Cunning").skills))
     _refused(NotEligible, full, lambda roller: buy_advancement(
         full, "g", "f1", RANDOM, ruleset, roller, skill_set="Cunning"), "every Cunning skill")
@@ -115,7 +115,7 @@ def test_gangers_roll_needs_its_promotion_skill_set_before_the_dice(ruleset: Rul
     _refused(InvalidRequest, w, lambda roller: roll_ganger_advancement(
         w, "g", "f1", ruleset, roller), "Name the skill set")
     _refused(NotFound, w, lambda roller: buy_advancement(
-        w, "g", "f1", GANGER_TABLE, ruleset, roller, skill_set="Muscle"), "no skill set")
+        w, "g", "f1", GANGER_TABLE, ruleset, roller, skill_set="Psionics"), "no skill set")
     promoted = roll_ganger_advancement(w, "g", "f1", ruleset, ScriptedRoller([6, 6, 1]),
                                        skill_set="Shooting")
     assert promoted.skill == "Fast Shot" and promoted.promoted_to is FighterCategory.SPECIALIST

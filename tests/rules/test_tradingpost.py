@@ -24,11 +24,12 @@ from rules.models import (
     Rarity,
     VehicleStatus,
 )
-from rules.ruleset import FighterTemplate, HouseList, RuleSet
+from rules.ruleset import RuleSet
 from rules.tradingpost import (
     AvailabilityResult,
     buy_equipment,
     buy_rare_item,
+    catalogue_entry,
     check_crew,
     hire_fighter,
     normalise_black_market,
@@ -62,15 +63,14 @@ def with_trading_post(ruleset: RuleSet, entries: list[Equipment]) -> RuleSet:
     return ruleset.model_copy(update={"trading_post": entries})
 
 
-def with_hangers_on(ruleset: RuleSet) -> RuleSet:
-    shared = HouseList(
-        house="Hangers-on",
-        fighters=[
-            FighterTemplate(fighter_type="Rogue Doc", category=FighterCategory.HANGER_ON, cost=30),
-            FighterTemplate(fighter_type="Ambot", category=FighterCategory.BRUTE, cost=200),
-        ],
-    )
-    return ruleset.model_copy(update={"houses": [*ruleset.houses, shared]})
+def list_entry(ruleset: RuleSet, fighter_type: str, name: str) -> Equipment:
+    """One entry of a Goliath fighter type's own Equipment List in the shipped data."""
+    return list_entry_of(ruleset, "Goliath", fighter_type, name)
+
+
+def list_entry_of(ruleset: RuleSet, house: str, fighter_type: str, name: str) -> Equipment:
+    template = next(t for t in ruleset.house(house).fighters if t.fighter_type == fighter_type)
+    return next(e for e in template.equipment_list if e.name == name)
 
 
 # --------------------------------------------------------------------------- PB-6B.1
@@ -79,12 +79,15 @@ def with_hangers_on(ruleset: RuleSet) -> RuleSet:
 @pytest.mark.rule("PB-6B.1")
 def test_pb_6b_1_hire_at_founding_cost_without_equipment(ruleset: RuleSet) -> None:
     w = world(gang(id="g", credits=100))
-    result = hire_fighter(w, "g", ruleset, "Bully", "Krusher", "new1")
+    result = hire_fighter(w, "g", ruleset, "Goliath Bruiser", "Krusher", "new1")
     hired = result.world.gang("g").fighter("new1")
     assert (result.cost, result.category, result.fighter_type) == (55, FighterCategory.GANGER,
-                                                                   "Bully")
+                                                                   "Goliath Bruiser")
     assert hired.cost == 55 and hired.equipment == [] and hired.name == "Krusher"
-    assert hired.special_rules == ["Gang Fighter (Ganger)"]
+    assert hired.special_rules == ["Gang Fighter (Ganger)", "Promotion (Goliath Specialist)",
+                                   "Tools of the Trade (Goliath Specialist only)"]
+    assert hired.profile is not None
+    assert (hired.profile.m, hired.profile.s, hired.profile.t, hired.profile.cl) == (4, 4, 4, 5)
     assert result.world.gang("g").credits == 45
     assert w.gang("g").credits == 100 and len(w.gang("g").fighters) == 3
     assert any(c.subject == "fighter" and c.subject_id == "new1" for c in result.changes)
@@ -94,7 +97,7 @@ def test_pb_6b_1_hire_at_founding_cost_without_equipment(ruleset: RuleSet) -> No
 @pytest.mark.rule("PB-6B.1")
 def test_pb_6b_1_champion_gets_gang_hierarchy(ruleset: RuleSet) -> None:
     w = world(gang(id="g", credits=200))
-    hired = hire_fighter(w, "g", ruleset, "forge boss", "Grub", "new1").world.gang("g")
+    hired = hire_fighter(w, "g", ruleset, "goliath forge boss", "Grub", "new1").world.gang("g")
     assert hired.fighter("new1").gang_hierarchy
     assert hired.fighter("new1").can_act
 
@@ -102,55 +105,84 @@ def test_pb_6b_1_champion_gets_gang_hierarchy(ruleset: RuleSet) -> None:
 @pytest.mark.rule("PB-6B.1")
 def test_pb_6b_1_credits_exactly_enough_then_one_short(ruleset: RuleSet) -> None:
     exact = world(gang(id="g", credits=55))
-    assert hire_fighter(exact, "g", ruleset, "Bully", "B", "n1").world.gang("g").credits == 0
+    bruiser = hire_fighter(exact, "g", ruleset, "Goliath Bruiser", "B", "n1")
+    assert bruiser.world.gang("g").credits == 0
     short = world(gang(id="g", credits=54))
     error = refused(InsufficientCredits, short,
-                    lambda: hire_fighter(short, "g", ruleset, "Bully", "B", "n1"))
+                    lambda: hire_fighter(short, "g", ruleset, "Goliath Bruiser", "B", "n1"))
     assert "55 credits" in error.message and "holds 54" in error.message
 
 
 @pytest.mark.rule("PB-6B.1")
 def test_pb_6b_1_one_leader_only(ruleset: RuleSet) -> None:
     w = world(gang(id="g", credits=500))
-    refused(NotEligible, w, lambda: hire_fighter(w, "g", ruleset, "Forge Tyrant", "L2", "n1"),
+    refused(NotEligible, w,
+            lambda: hire_fighter(w, "g", ruleset, "Goliath Forge Tyrant", "L2", "n1"),
             match="already has a Leader")
     dead = leader(status=FighterStatus.DEAD)
     leaderless = world(gang(id="g", credits=500, fighters=[dead, fighter("Ganger")]))
-    result = hire_fighter(leaderless, "g", ruleset, "Forge Tyrant", "New Boss", "n1")
+    result = hire_fighter(leaderless, "g", ruleset, "Goliath Forge Tyrant", "New Boss", "n1")
     assert result.world.gang("g").fighter("n1").category is FighterCategory.LEADER
 
 
 @pytest.mark.rule("PB-6B.1")
 def test_pb_6b_1_gang_fighters_at_least_as_many_as_those_without(ruleset: RuleSet) -> None:
-    # Leader + Ganger + Crew: a second Crew makes 2 with and 2 without, allowed.
-    balanced = world(gang(id="g", credits=500, fighters=[leader(), fighter("G"), crew()]))
-    result = hire_fighter(balanced, "g", ruleset, "Goliath Crew", "Crew 2", "n1")
+    # The 2023 lists give Gang Fighter (X) to Gangers, not to Leaders and Champions.
+    # Leader + two Gangers: a Forge Boss makes 2 with and 2 without, allowed.
+    balanced = world(gang(id="g", credits=500,
+                          fighters=[leader(special_rules=["Gang Leader"]), fighter("G"),
+                                    fighter("G2")]))
+    result = hire_fighter(balanced, "g", ruleset, "Goliath Forge Boss", "Boss 2", "n1")
     assert len(result.world.gang("g").fighters) == 4
-    # Leader + Crew: another Crew makes 1 with and 2 without, refused.
-    lopsided = world(gang(id="g", credits=500, fighters=[leader(), crew()]))
+    # Leader + one Ganger: a Forge Boss makes 1 with and 2 without, refused.
+    lopsided = world(gang(id="g", credits=500,
+                          fighters=[leader(special_rules=["Gang Leader"]), fighter("G")]))
     refused(NotEligible, lopsided,
-            lambda: hire_fighter(lopsided, "g", ruleset, "Goliath Crew", "Crew 2", "n1"),
+            lambda: hire_fighter(lopsided, "g", ruleset, "Goliath Forge Boss", "Boss 2", "n1"),
             match="Gang Fighter")
     # Fighters with the rule can always be hired.
-    assert hire_fighter(lopsided, "g", ruleset, "Bully", "G", "n2").cost == 55
+    assert hire_fighter(lopsided, "g", ruleset, "Goliath Bruiser", "G", "n2").cost == 55
 
 
 @pytest.mark.rule("PB-6B.1")
 def test_pb_6b_1_hangers_on_and_hired_guns_not_counted(ruleset: RuleSet) -> None:
-    doc = fighter("Doc", FighterCategory.HANGER_ON, cost=30)
+    doc = fighter("Doc", FighterCategory.HANGER_ON, cost=50)
     gun = fighter("Gun", FighterCategory.GANGER, cost=60, special_rules=["Hired Gun"])
-    w = world(gang(id="g", credits=500, fighters=[leader(), crew(), doc, gun]))
-    refused(NotEligible, w, lambda: hire_fighter(w, "g", ruleset, "Goliath Crew", "C", "n1"))
+    boss = leader(special_rules=["Gang Leader"])
+    w = world(gang(id="g", credits=500, fighters=[boss, fighter("G"), fighter("G2"), doc, gun]))
+    # Counted, the Hanger-on and the Hired Gun would make 2 with and 4 without.
+    hired = hire_fighter(w, "g", ruleset, "Goliath Forge Boss", "Boss 2", "n1")
+    assert hired.category is FighterCategory.CHAMPION
 
 
 @pytest.mark.rule("PB-6B.1")
 def test_pb_6b_1_refuses_unknown_type_hangers_on_and_used_ids(ruleset: RuleSet) -> None:
     w = world(gang(id="g", credits=500, fighters=[leader(id="boss")]))
-    refused(NotFound, w, lambda: hire_fighter(w, "g", ruleset, "Matriarch", "M", "n1"))
-    refused(InvalidRequest, w, lambda: hire_fighter(w, "g", ruleset, "Bully", "B", "boss"),
+    refused(NotFound, w, lambda: hire_fighter(w, "g", ruleset, "Gang Matriarch", "M", "n1"))
+    refused(InvalidRequest, w,
+            lambda: hire_fighter(w, "g", ruleset, "Goliath Bruiser", "B", "boss"),
             match="already in use")
-    hangers = with_hangers_on(ruleset)
-    refused(NotFound, w, lambda: hire_fighter(w, "g", hangers, "Rogue Doc", "D", "n1"))
+    refused(NotFound, w, lambda: hire_fighter(w, "g", ruleset, "Rogue Docs", "D", "n1"))
+
+
+@pytest.mark.rule("PB-6B.1")
+def test_pb_6b_1_a_types_0_x_limit_is_kept(ruleset: RuleSet) -> None:
+    sisters = [fighter(f"S{n}", fighter_type="Sister") for n in range(4)]
+    w = world(gang(id="g", house="Escher", credits=1000, fighters=sisters))
+    one = hire_fighter(w, "g", ruleset, "Phyrr Cat", "Cat 1", "c1").world  # 0-2
+    two = hire_fighter(one, "g", ruleset, "Phyrr Cat", "Cat 2", "c2").world
+    refused(NotEligible, two, lambda: hire_fighter(two, "g", ruleset, "Phyrr Cat", "C3", "c3"),
+            match="at most 2 Phyrr Cat; it has 2")
+    # A dead one is off the roster.
+    mourned = two.model_copy(deep=True)
+    mourned.gang("g").fighter("c1").set_status(FighterStatus.DEAD)
+    assert hire_fighter(mourned, "g", ruleset, "Phyrr Cat", "C3", "c3").cost == 120
+    # A Brute of the list, 0-1.
+    rich = world(gang(id="z", credits=1000, reputation=10))
+    raging = recruit_hanger_on(rich, "z", ruleset, "'Zerker", "Rage", "z1").world
+    refused(NotEligible, raging,
+            lambda: recruit_hanger_on(raging, "z", ruleset, "'Zerker", "Rage 2", "z2"),
+            match="at most 1 'Zerker")
 
 
 # --------------------------------------------------------------------------- PB-6B.2
@@ -159,9 +191,9 @@ def test_pb_6b_1_refuses_unknown_type_hangers_on_and_used_ids(ruleset: RuleSet) 
 @pytest.mark.rule("PB-6B.2")
 def test_pb_6b_2_vehicle_bought_without_upgrades_into_the_stash(ruleset: RuleSet) -> None:
     w = world(gang(id="g", credits=200))
-    result = purchase_vehicle(w, "g", ruleset, "Outrider Quad", "Quad", "v1")
+    result = purchase_vehicle(w, "g", ruleset, "Mauler", "Quad", "v1")
     g = result.world.gang("g")
-    assert g.credits == 125 and result.cost == 75 and result.crew_id is None
+    assert g.credits == 100 and result.cost == 100 and result.crew_id is None
     (quad,) = g.stash_vehicles
     assert quad.upgrades == [] and quad.equipment == [] and quad.status is VehicleStatus.IN_STASH
     assert g.vehicles == []
@@ -170,12 +202,12 @@ def test_pb_6b_2_vehicle_bought_without_upgrades_into_the_stash(ruleset: RuleSet
 @pytest.mark.rule("PB-6B.2")
 def test_pb_6b_2_vehicle_to_a_free_crew(ruleset: RuleSet) -> None:
     w = world(gang(id="g", credits=200, fighters=[leader(), fighter("G"), crew(id="c1")]))
-    result = purchase_vehicle(w, "g", ruleset, "Outrider Quad", "Quad", "v1", crew_id="c1")
+    result = purchase_vehicle(w, "g", ruleset, "Mauler", "Quad", "v1", crew_id="c1")
     (quad,) = result.world.gang("g").vehicles
     assert quad.crew_id == "c1" and quad.status is VehicleStatus.ACTIVE
     again = result.world
     refused(NotEligible, again,
-            lambda: purchase_vehicle(again, "g", ruleset, "Outrider Quad", "Q2", "v2",
+            lambda: purchase_vehicle(again, "g", ruleset, "Mauler", "Q2", "v2",
                                      crew_id="c1"),
             match="already has a vehicle")
 
@@ -188,22 +220,22 @@ def test_pb_6b_2_a_crew_drives_one_vehicle_and_is_on_the_roster(ruleset: RuleSet
     with pytest.raises(NotEligible, match="G is not a crew member on the roster"):
         check_crew(g, ganger)
     bought = purchase_vehicle(world(g.model_copy(update={"credits": 200})), "g", ruleset,
-                              "Outrider Quad", "Quad", "v1", crew_id="c1").world.gang("g")
+                              "Mauler", "Quad", "v1", crew_id="c1").world.gang("g")
     check_crew(bought, driver, "v1")  # the vehicle it already drives is no obstacle
     with pytest.raises(NotEligible, match="Driver already drives Quad"):
         check_crew(bought, driver)
-    template = vehicle_template(ruleset, bought, " outrider quad ")
-    assert template is not None and template.vehicle_type == "Outrider Quad"
+    template = vehicle_template(ruleset, bought, " mauler ")
+    assert template is not None and template.vehicle_type == "Mauler"
     assert vehicle_template(ruleset, bought, "") is None
     assert vehicle_template(ruleset, bought, "Land Raider") is None
 
 
 @pytest.mark.rule("PB-6B.2")
 def test_pb_6b_2_refused_when_poor_or_not_on_the_list(ruleset: RuleSet) -> None:
-    w = world(gang(id="g", credits=74))
+    w = world(gang(id="g", credits=99))
     error = refused(InsufficientCredits, w,
-                    lambda: purchase_vehicle(w, "g", ruleset, "Outrider Quad", "Q", "v1"))
-    assert "75 credits" in error.message and "74" in error.message
+                    lambda: purchase_vehicle(w, "g", ruleset, "Mauler", "Q", "v1"))
+    assert "100 credits" in error.message and "99" in error.message
     refused(NotFound, w, lambda: purchase_vehicle(w, "g", ruleset, "Wolfquad", "W", "v1"))
 
 
@@ -212,38 +244,37 @@ def test_pb_6b_2_refused_when_poor_or_not_on_the_list(ruleset: RuleSet) -> None:
 
 @pytest.mark.rule("PB-6B.3")
 def test_pb_6b_3_reputation_4_allows_one_hanger_on(ruleset: RuleSet) -> None:
-    hangers = with_hangers_on(ruleset)
     w = world(gang(id="g", credits=300, reputation=4))
-    first = recruit_hanger_on(w, "g", hangers, "Rogue Doc", "Doc", "h1")
+    first = recruit_hanger_on(w, "g", ruleset, "Rogue Docs", "Doc", "h1")
     assert first.world.gang("g").fighter("h1").category is FighterCategory.HANGER_ON
-    assert first.world.gang("g").credits == 270 and first.cost == 30
+    assert first.world.gang("g").credits == 250 and first.cost == 50
     second = first.world
     refused(NotEligible, second,
-            lambda: recruit_hanger_on(second, "g", hangers, "Rogue Doc", "Doc 2", "h2"),
+            lambda: recruit_hanger_on(second, "g", ruleset, "Rogue Docs", "Doc 2", "h2"),
             match="Reputation 4")
 
 
 @pytest.mark.rule("PB-6B.3")
 def test_pb_6b_3_reputation_5_allows_two_and_brutes_count(ruleset: RuleSet) -> None:
-    hangers = with_hangers_on(ruleset)
-    doc = fighter("Doc", FighterCategory.HANGER_ON, cost=30)
+    doc = fighter("Doc", FighterCategory.HANGER_ON, cost=50)
     w = world(gang(id="g", credits=300, reputation=5,
                    fighters=[leader(), fighter("G"), doc]))
-    result = recruit_hanger_on(w, "g", hangers, "Ambot", "Clank", "b1")
+    result = recruit_hanger_on(w, "g", ruleset, "Iron Automata", "Clank", "b1")
     assert result.world.gang("g").fighter("b1").category is FighterCategory.BRUTE
+    assert result.world.gang("g").credits == 80
     full = result.world.model_copy(deep=True)
     full.gang("g").credits = 300
     refused(NotEligible, full,
-            lambda: recruit_hanger_on(full, "g", hangers, "Rogue Doc", "Doc 2", "h2"))
+            lambda: recruit_hanger_on(full, "g", ruleset, "Rogue Docs", "Doc 2", "h2"))
 
 
 @pytest.mark.rule("PB-6B.3")
 def test_pb_6b_3_only_hangers_on_and_within_credits(ruleset: RuleSet) -> None:
-    hangers = with_hangers_on(ruleset)
-    w = world(gang(id="g", credits=29, reputation=10))
+    w = world(gang(id="g", credits=49, reputation=10))
     refused(InsufficientCredits, w,
-            lambda: recruit_hanger_on(w, "g", hangers, "Rogue Doc", "Doc", "h1"))
-    refused(InvalidRequest, w, lambda: recruit_hanger_on(w, "g", hangers, "Bully", "B", "h1"))
+            lambda: recruit_hanger_on(w, "g", ruleset, "Rogue Docs", "Doc", "h1"))
+    refused(InvalidRequest, w,
+            lambda: recruit_hanger_on(w, "g", ruleset, "Goliath Bruiser", "B", "h1"))
 
 
 # --------------------------------------------------------------------------- PB-6B.4
@@ -288,12 +319,13 @@ def test_pb_6b_4_only_stash_items() -> None:
 @pytest.mark.rule("PB-6B.5")
 def test_pb_6b_5_common_item_from_trading_post_into_stash(ruleset: RuleSet) -> None:
     w = world(gang(id="g", credits=30))
-    result = buy_equipment(w, "g", ruleset, "frag grenades", "i1")
+    result = buy_equipment(w, "g", ruleset, "frag grenade", "i1")
     g = result.world.gang("g")
     assert g.credits == 0 and result.price == 30 and result.source == "Trading Post"
     (bought,) = g.stash
-    assert (bought.id, bought.name, bought.cost, bought.kind) == ("i1", "Frag grenades", 30,
+    assert (bought.id, bought.name, bought.cost, bought.kind) == ("i1", "Frag grenade", 30,
                                                                   WEAPON)
+    assert bought.profiles and bought.profiles == ruleset.trading_post_item("Frag grenade").profiles
     assert result.fighter_id is None
 
 
@@ -308,31 +340,50 @@ def test_pb_6b_5_rare_and_illegal_refused_at_the_trading_post(ruleset: RuleSet,
 
 @pytest.mark.rule("PB-6B.5")
 def test_pb_6b_5_own_equipment_list_onto_the_fighter_at_list_price(ruleset: RuleSet) -> None:
-    sister = fighter("Sis", FighterCategory.GANGER, fighter_type="Escher Ganger", id="f1")
-    w = world(gang(id="g", house="Escher", credits=10, fighters=[sister]))
+    sister = fighter("Sis", FighterCategory.GANGER, fighter_type="Sister", id="f1")
+    w = world(gang(id="g", house="Escher", credits=5, fighters=[sister]))
     result = buy_equipment(w, "g", ruleset, "Lasgun", "i1", fighter_id="f1")
     g = result.world.gang("g")
-    assert result.price == 10 and result.source == "Equipment List"  # Trading Post says 15
+    assert result.price == 5 and result.source == "Equipment List"  # Trading Post says 15
     assert g.credits == 0 and g.stash == []
-    assert [(i.name, i.cost) for i in g.fighter("f1").equipment] == [("Lasgun", 10)]
+    assert [(i.name, i.cost) for i in g.fighter("f1").equipment] == [("Lasgun", 5)]
 
 
 @pytest.mark.rule("PB-6B.5")
 def test_pb_6b_5_own_list_decides_not_the_trading_post_rarity(ruleset: RuleSet) -> None:
-    boss = champion(fighter_type="Forge Boss", id="f1")
+    # The Trading Post has the Boltgun as Rare (8); a Forge Boss's own list sells it.
+    assert str(ruleset.trading_post_item("Boltgun").availability) == "Rare (8)"
+    boss = champion(fighter_type="Goliath Forge Boss", id="f1")
     w = world(gang(id="g", credits=55, fighters=[boss]))
     result = buy_equipment(w, "g", ruleset, "Boltgun", "i1", fighter_id="f1")
     assert result.world.gang("g").fighter("f1").equipment[0].cost == 55
     rare_on_list = ruleset.model_copy(deep=True)
-    template = rare_on_list.house("Goliath").fighters[1]
-    template.equipment_list[2].availability = Availability.parse("Rare (8)")
+    list_entry(rare_on_list, "Goliath Forge Boss", "Boltgun").availability = (
+        Availability.parse("Rare (8)"))
     refused(NotEligible, w,
             lambda: buy_equipment(w, "g", rare_on_list, "Boltgun", "i1", fighter_id="f1"))
 
 
 @pytest.mark.rule("PB-6B.5")
+def test_pb_6b_5_items_are_found_as_players_write_them(ruleset: RuleSet) -> None:
+    sister = fighter("Sis", FighterCategory.GANGER, fighter_type="Sister", id="f1")
+    g = gang(id="g", house="Escher", credits=100, fighters=[sister])
+    grenade, source = catalogue_entry(ruleset, g, sister, "frag grenades")
+    assert (grenade, source) == (list_entry_of(ruleset, "Escher", "Sister", "Frag grenade"),
+                                 "Equipment List")
+    armour, _ = catalogue_entry(ruleset, g, sister, "MESH ARMOR")
+    assert armour is not None and (armour.name, armour.cost) == ("Mesh Armour", 15)
+    # Off her list, the Trading Post's; exact spellings first.
+    bolt, source = catalogue_entry(ruleset, g, sister, "boltguns")
+    assert bolt is not None and (bolt.name, bolt.cost, source) == ("Boltgun", 55, "Trading Post")
+    bought = buy_equipment(world(g), "g", ruleset, "frag grenades", "i1", fighter_id="f1")
+    assert [(i.name, i.cost) for i in bought.world.gang("g").fighter("f1").equipment] == [
+        ("Frag grenade", 30)]
+
+
+@pytest.mark.rule("PB-6B.5")
 def test_pb_6b_5_not_on_the_fighters_list(ruleset: RuleSet) -> None:
-    bully = fighter("B", fighter_type="Bully", id="f1")
+    bully = fighter("B", FighterCategory.JUVE, fighter_type="Goliath Bully", id="f1")
     w = world(gang(id="g", credits=500, fighters=[bully]))
     refused(NotEligible, w,
             lambda: buy_equipment(w, "g", ruleset, "Boltgun", "i1", fighter_id="f1"),
@@ -341,12 +392,14 @@ def test_pb_6b_5_not_on_the_fighters_list(ruleset: RuleSet) -> None:
 
 @pytest.mark.rule("PB-6B.5")
 def test_pb_6b_5_own_list_purchase_respects_three_weapon_slots(ruleset: RuleSet) -> None:
-    two = [item("Stub gun", 5), item("Autogun", 15)]
-    boss = champion(fighter_type="Forge Boss", id="f1", equipment=two)
+    two = [item("Bolt pistol", 45), item("Axe", 10)]
+    boss = champion(fighter_type="Goliath Forge Boss", id="f1", equipment=two)
     w = world(gang(id="g", credits=500, fighters=[boss]))
+    # The list marks the two-handed hammer *: two slots, from the data.
+    assert list_entry(ruleset, "Goliath Forge Boss", "Two-handed hammer").two_slots
     refused(WeaponLimit, w,
-            lambda: buy_equipment(w, "g", ruleset, "Renderizer", "i1", fighter_id="f1"))
-    third = buy_equipment(w, "g", ruleset, "Frag grenades", "i1", fighter_id="f1")
+            lambda: buy_equipment(w, "g", ruleset, "Two-handed hammer", "i1", fighter_id="f1"))
+    third = buy_equipment(w, "g", ruleset, "Frag grenade", "i1", fighter_id="f1")
     assert third.world.gang("g").fighter("f1").weapon_slots == 3
     armour = buy_equipment(third.world, "g", ruleset, "Furnace plates", "i2", fighter_id="f1")
     assert len(armour.world.gang("g").fighter("f1").equipment) == 4
@@ -356,8 +409,8 @@ def test_pb_6b_5_own_list_purchase_respects_three_weapon_slots(ruleset: RuleSet)
 def test_pb_6b_5_insufficient_credits_says_cost_and_stash(ruleset: RuleSet) -> None:
     w = world(gang(id="g", credits=29))
     error = refused(InsufficientCredits, w,
-                    lambda: buy_equipment(w, "g", ruleset, "Frag grenades", "i1"))
-    assert error.message == "Frag grenades costs 30 credits; Ash Wolves' Stash holds 29."
+                    lambda: buy_equipment(w, "g", ruleset, "Frag grenade", "i1"))
+    assert error.message == "Frag grenade costs 30 credits; Ash Wolves' Stash holds 29."
 
 
 # --------------------------------------------------------------------------- PB-6B.6
@@ -442,8 +495,12 @@ def test_pb_6b_6_leader_two_champions_one_each_and_special(ruleset: RuleSet) -> 
     assert (offer.dice_total, offer.leader_bonus, offer.champion_bonus,
             offer.special_modifier) == (7, 2, 2, -2)
     assert result.availability == 9
-    # 9: Rare (8) and (9); Illegal up to 5 for a Law Abiding gang, so none.
-    assert result.unlocked_names == ["Boltgun", "Krak grenades", "Medicae kit", "Bio-booster"]
+    # 9: Rare (6) to Rare (9), 78 items of the Armoury; Illegal up to 5 for a Law Abiding
+    # gang, so none.
+    unlocked = {name.casefold() for name in result.unlocked_names}
+    assert len(result.unlocked_names) == 78
+    assert {"boltgun", "krak grenade", "medicae kit", "bio-booster"} <= unlocked
+    assert not {"armourweave", "plasma gun", "lasgun"} & unlocked
 
 
 @pytest.mark.rule("PB-6B.6")

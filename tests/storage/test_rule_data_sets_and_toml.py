@@ -39,7 +39,7 @@ def test_the_shipped_trading_post_is_weapons_and_wargear() -> None:
     content = read_rule_data(text.read_bytes(), "trading-post.toml")
     assert [w.name for w in content.weapons][:2] == ["Autogun", "Lasgun"]
     assert {g.name for g in content.wargear} >= {"Mesh armour", "Medicae kit"}
-    shipped = {e.name for e in default_ruleset().trading_post}
+    shipped = {e.name for e in load_ruleset("core-2023").trading_post}
     assert shipped == {e.name for e in content.equipment}
 
 

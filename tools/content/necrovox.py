@@ -145,14 +145,29 @@ class Fighter:
 
 
 def _names_after(lines: list[str], start: int, end: int, label: str) -> list[str]:
-    for line in lines[start:end]:
+    for index, line in enumerate(lines[start:end], start):
         if line.startswith(f"**{label}:**"):
             text = clean(line[len(label) + 5:]).rstrip(". ")
-            if not text or "custom" in text.casefold() or text.casefold() == "none":
+            if not text:
+                # The Goliath list gives its Leader's rules as bullets under the label.
+                return _bullets(lines, index + 1, end)
+            if "custom" in text.casefold() or text.casefold() == "none":
                 return []
             names = [n.strip().rstrip(".") for n in re.split(r",(?![^()]*\))", text)]
-            return [re.sub(r"\s*\(same as[^)]*\)", "", n) for n in names if n]
+            names = [re.sub(r"\s*\(same as[^)]*\)", "", n) for n in names if n]
+            # "When recruited, a Goliath Stimmer may choose one skill..." is a rule, not names.
+            return [] if any(n[:1].islower() or n.startswith("When ") for n in names) else names
     return []
+
+
+def _bullets(lines: list[str], start: int, end: int) -> list[str]:
+    names: list[str] = []
+    for line in lines[start:end]:
+        item = re.match(r"^\s*[*-]\s+(.*)$", line)
+        if item is None:
+            break
+        names.append(clean(item.group(1)).rstrip("."))
+    return names
 
 
 def house_fighters(root: Path, house: str, report: Report
