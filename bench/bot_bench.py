@@ -734,7 +734,7 @@ async def run_case(
     todo = plans(world, m)
     try:
         began = time.perf_counter()
-        await asyncio.gather(*(arena.start_bot() for arena in arenas))
+        await asyncio.gather(*(arena.start_bot(ready_timeout=WAIT) for arena in arenas))
         await asyncio.gather(*(probe(fake, world, shard, processes)
                                for shard in range(processes)))
         startup = time.perf_counter() - began

@@ -39,6 +39,7 @@ from bot.battle.store import (
     find_active_run,
     finish_and_store,
     load_battle_world,
+    load_for_decision,
     load_run,
     load_run_at,
     owes_messages,
@@ -163,12 +164,16 @@ async def decide_and_store(
     """
 
     async def read_and_decide(tx: Transaction) -> tuple[Campaign, Decision, int, World]:
-        try:
-            campaign = await tx.get_campaign(at.campaign_id)
-        except NotFound:
-            raise Refused(CAMPAIGN_DELETED) from None
-        run, revision = await load_run_at(tx, at.campaign_id, at.battle_id)
-        world = await load_battle_world(tx, at.campaign_id, run, rosters=rosters)
+        if rosters:
+            try:
+                campaign = await tx.get_campaign(at.campaign_id)
+            except NotFound:
+                raise Refused(CAMPAIGN_DELETED) from None
+            run, revision = await load_run_at(tx, at.campaign_id, at.battle_id)
+            world = await load_battle_world(tx, at.campaign_id, run, rosters=True)
+        else:  # one statement
+            campaign, run, revision, world = await load_for_decision(
+                tx, at.campaign_id, at.battle_id)
         decision = decide(campaign, run, world)
         if (decision.needs_rosters and finish is not None and not rosters
                 and flow.opens_without_rosters(decision)):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
+from bot.storage.at_once import CAMPAIGN_PK
 from bot.storage.codec import (
     FIGHTER,
     FIGHTER_COLUMNS,
@@ -43,7 +44,7 @@ from bot.storage.codec import (
     vehicle_model,
     vehicle_row,
 )
-from bot.storage.driver import Connection, IntegrityError
+from bot.storage.driver import Connection, IntegrityError, Select
 from bot.storage.offloop import is_large, off_loop_if
 from rules.errors import InvalidRequest, NotFound
 from rules.models import Gang, Item, Territory, Vehicle
@@ -89,6 +90,15 @@ async def _rows_by_id(
         params += wanted
     rows = await db.execute_fetchall(f"{select} {where} ORDER BY {order}", params)
     return {str(row["id"]): row for row in rows}
+
+
+def battle_gangs_select(guild_id: int, campaign_id: str, battle_id: str) -> Select:
+    """The rows of a battle's gangs (as :func:`fetch_gang_rows`), as a SELECT to read
+    with others (driver.fetch_together)."""
+    return (f"{_GANG_SELECT} WHERE campaign_pk = {CAMPAIGN_PK} AND id IN (SELECT gang_id"
+            f" FROM battle_gangs WHERE battle_pk = (SELECT pk FROM battles"
+            f" WHERE campaign_pk = {CAMPAIGN_PK} AND id = ?)) ORDER BY pk",
+            (guild_id, campaign_id, guild_id, campaign_id, battle_id))
 
 
 async def fetch_rosters(

@@ -27,7 +27,7 @@ from bot.storage import (
     sequences,
 )
 from bot.storage.codec import Row, territory_from_row
-from bot.storage.driver import Connection, campaign_key, server_key
+from bot.storage.driver import Connection, campaign_key, fetch_together, server_key
 from bot.storage.errors import StaleSequence
 from bot.storage.records import (
     ActionRecord,
@@ -41,6 +41,7 @@ from bot.storage.records import (
 from bot.storage.roster import (
     RosterRows,
     WorldRows,
+    battle_gangs_select,
     fetch_gang_rows,
     fetch_rosters,
     fetch_territories,
@@ -235,6 +236,30 @@ class Transaction:
             return {gang_id: gang_from_rows(RosterRows(gang=rows[gang_id]))
                     for gang_id in gang_ids}
         return {gang_id: gangs.gang_without_roster(rows[gang_id]) for gang_id in gang_ids}
+
+    async def state_for_decision(
+        self, campaign_id: str, key: str, model_type: type[M], battle_id: str
+    ) -> tuple[Campaign, tuple[M, int] | None, dict[str, Gang]]:
+        """The campaign, the stored state of ``key`` with its revision (None: none) and
+        the gangs of battle ``battle_id`` without rosters (as gangs_without_rosters, by
+        id), read together: what a click on a post-battle run needs to decide, one
+        statement on PostgreSQL (driver.fetch_together). NotFound: no such campaign."""
+        campaign_rows, state_rows, gang_rows = await fetch_together(self._db, [
+            campaigns.campaign_select(self.guild_id, campaign_id),
+            sequences.stored_select(self.guild_id, campaign_id, key),
+            battle_gangs_select(self.guild_id, campaign_id, battle_id),
+        ])
+        if not campaign_rows:
+            raise campaigns.no_campaign(campaign_id)
+        row = campaign_rows[0]
+        if campaign_id not in self._campaign_pks:
+            await self._found(campaign_id, int(row["pk"]))
+        state = None
+        if state_rows:
+            found = state_rows[0]
+            state = sequences.read_state(found, model_type), int(found["revision"])
+        return (campaigns.campaign_from_row(row), state,
+                {str(r["id"]): gangs.gang_without_roster(r) for r in gang_rows})
 
     async def get_gang_by_name(
         self, campaign_id: str, name: str, *, rosters: bool = True
