@@ -8,7 +8,7 @@ from functools import lru_cache
 
 from bot.storage.codec import Row, dumps, new_id, now
 from bot.storage.decoded import KeptByRow
-from bot.storage.driver import Connection, Select, the_row
+from bot.storage.driver import Connection, Select, campaign_key, the_row
 from bot.storage.offloop import is_long, off_loop_if
 from bot.storage.records import Campaign, TradingPostEntry
 from rules.errors import InvalidRequest, NotFound
@@ -106,6 +106,19 @@ def campaign_select(guild_id: int, campaign_id: str) -> Select:
 
 def no_campaign(campaign_id: str) -> NotFound:
     return NotFound(_no_campaign(campaign_id))
+
+
+async def claimed_campaign_pk(db: Connection, guild_id: int, campaign_id: str) -> int:
+    """:func:`campaign_pk` in a write transaction: the campaign claimed for it too
+    (``Connection.claim``), in the same statement where the database allows."""
+    claiming = db.dialect.claiming("pk")
+    if claiming is None:
+        pk = await campaign_pk(db, guild_id, campaign_id)
+        await db.claim(campaign_key(pk))
+        return pk
+    row = await the_row(db, f"SELECT pk, {claiming} FROM campaigns WHERE guild_id = ? AND id = ?",
+                        (guild_id, campaign_id), _no_campaign(campaign_id))
+    return int(row[0])
 
 
 async def campaign_pk(db: Connection, guild_id: int, campaign_id: str) -> int:

@@ -136,6 +136,11 @@ class Dialect:
         """Several SELECTs as one statement (:func:`fetch_together`); None: run each."""
         return None
 
+    def claiming(self, campaign_pk: str) -> str | None:
+        """A column that claims the campaign of ``campaign_pk`` (``Connection.claim``) as
+        the row is read; None where a claim is nothing to send (SQLite's one writer)."""
+        return None
+
     def group_array(self, expression: str) -> str:
         """An aggregate of ``expression`` into a JSON array text ('[]' for no rows)."""
         return f"json_group_array({expression})"
@@ -167,6 +172,9 @@ class PostgresDialect(Dialect):
     """PostgreSQL: JSON documents stay TEXT and are cast to jsonb where read."""
 
     name = "postgresql"
+
+    def claiming(self, campaign_pk: str) -> str | None:
+        return f"pg_advisory_xact_lock({campaign_pk})"  # campaign_key(pk) is the pk
 
     def together(self, selects: Sequence[Select]) -> Select | None:
         parts = [f"(SELECT COALESCE(json_agg(q)::text, '[]') FROM ({sql}) q)"

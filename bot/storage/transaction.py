@@ -89,7 +89,10 @@ class Transaction:
         # transaction; each query is a round trip to the database thread. Within one
         # transaction the answer only changes when a campaign is deleted (or made).
         pk = self._campaign_pks.get(campaign_id)
-        if pk is None:
+        if pk is None and self._writable:  # found and claimed in one statement
+            pk = await campaigns.claimed_campaign_pk(self._db, self.guild_id, campaign_id)
+            self._campaign_pks[campaign_id] = pk
+        elif pk is None:
             pk = await campaigns.campaign_pk(self._db, self.guild_id, campaign_id)
             await self._found(campaign_id, pk)
         return pk
