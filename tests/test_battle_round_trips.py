@@ -30,9 +30,9 @@ GUILD = 1001
 # Round trips of the Confirm that closes a step (its rolls, the message owed, the run),
 # its read included: one to write on SQLite (the whole transaction on the database
 # thread); on PostgreSQL the write transaction's statements go one by one, each a trip
-# to the server: BEGIN, the campaign found and claimed, the battle (2), the captives (2),
-# the rosters (1), six writes, COMMIT (docs/benchmarks.md).
-CLOSING_TRIPS = {"sqlite": 2, "postgresql": 15}
+# to the server: BEGIN, the campaign found and claimed, the battle, the captives' gangs,
+# the rosters and territories, six writes, COMMIT (docs/battle.md).
+CLOSING_TRIPS = {"sqlite": 2, "postgresql": 13}
 
 
 class Bot:

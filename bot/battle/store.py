@@ -132,10 +132,9 @@ async def load_battle_world(
 
 async def _battle_gang_ids(tx: Transaction, campaign_id: str, run: PostBattleRun) -> list[str]:
     gang_ids = list(run.gang_ids)
-    for gang_id in run.gang_ids:
-        for owner, _captive in await tx.captives_held_by(campaign_id, gang_id):
-            if owner.id not in gang_ids:
-                gang_ids.append(owner.id)
+    for owner in await tx.captive_owners(campaign_id, run.gang_ids):
+        if owner not in gang_ids:
+            gang_ids.append(owner)
     return gang_ids
 
 

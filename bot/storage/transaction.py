@@ -361,6 +361,10 @@ class Transaction:
         """Fighters of other gangs that ``gang_id`` holds Captive, with their gangs."""
         return await gangs.captives_held_by(self._db, await self._campaign(campaign_id), gang_id)
 
+    async def captive_owners(self, campaign_id: str, gang_ids: Sequence[str]) -> list[str]:
+        """The gangs (ids) whose fighters any of ``gang_ids`` holds Captive."""
+        return await gangs.captive_owners(self._db, await self._campaign(campaign_id), gang_ids)
+
     async def add_vehicle(
         self, campaign_id: str, gang_id: str, vehicle: Vehicle, *, actor: str, stash: bool = False
     ) -> Vehicle:
