@@ -451,9 +451,8 @@ async def check_report(at: RunCall, gang_index: int) -> None:
     """Whether the actor may submit this report now (before Submit is acknowledged)."""
 
     async def check(tx: Transaction) -> None:
-        campaign = await tx.get_campaign(at.campaign_id)
-        run, _revision = await load_run_at(tx, at.campaign_id, at.battle_id)
-        world = await load_battle_world(tx, at.campaign_id, run, rosters=False)
+        campaign, run, _revision, world = await load_for_decision(
+            tx, at.campaign_id, at.battle_id)
         flow.report_gang(at.actor, campaign, run, world, gang_index)
 
     await at.client.storage.read_whole(at.guild_id, check)

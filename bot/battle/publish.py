@@ -25,7 +25,14 @@ from bot.battle import owed, render
 from bot.battle.flow import Scene
 from bot.battle.panel import gang_names
 from bot.battle.state import Phase, PostBattleRun, StageRecord
-from bot.battle.store import load_battle_world, load_run, load_run_at, runs_of
+from bot.battle.store import (
+    load_battle_world,
+    load_for_decision,
+    load_run,
+    load_run_at,
+    runs_of,
+)
+from bot.errors import Refused
 from bot.locks import ServerLocks
 from bot.render import safe
 from bot.shards import owns_guild
@@ -296,12 +303,21 @@ async def _redraw_delivered(client: MundaBot, entry: OutboxEntry,
         return  # stored right over the decision that owed it: nothing to redraw
 
     async def read(tx: Transaction) -> Drawing | None:
+        if what != "panel":  # no rosters: one statement
+            try:
+                campaign, run, revision, world = await load_for_decision(
+                    tx, str(link.get("campaign")), str(link.get("battle")))
+            except (Refused, RulesError, StorageError):
+                return None  # the campaign or the run is gone: nothing to draw
+            if run.sequence.id != link.get("sequence"):
+                return None  # cancelled and started again since
+            return Drawing(entry.guild_id, campaign, run, world, revision)
         found = await _linked_run(tx, entry)
         if found is None:
             return None
         run, revision = found
         campaign = await tx.get_campaign(run.campaign_id)
-        world = await load_battle_world(tx, campaign.id, run, rosters=what == "panel")
+        world = await load_battle_world(tx, campaign.id, run, rosters=True)
         return Drawing(entry.guild_id, campaign, run, world, revision)
 
     drawing = await client.storage.read_whole(entry.guild_id, read, background=True)
