@@ -52,7 +52,7 @@ from rules.ruleset import FighterTemplate, HouseList
 
 CACHE = Path(__file__).resolve().parent / ".cache"
 # Bump when the shape below changes, so cached files are rebuilt.
-SHAPE_VERSION = 3  # 3: servers go round shards 0 to 3 of four (and so 0 and 1 of two)
+SHAPE_VERSION = 3  # 3: server i is on shard i mod 4 of four (and so i mod 2 of two)
 GANGS = 8
 FIGHTERS = 15
 BATTLES_PER_CAMPAIGN = GANGS // 2
