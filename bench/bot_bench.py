@@ -31,9 +31,9 @@ start a throwaway server from the Debian binaries, as the tests do) step 1
 copies a template database of N campaigns instead of the file (bench/build_db.py
 builds it once per server through the same Storage calls). With
 ``--processes K`` step 2 starts K bot processes (K up to 4), shards 0 to K-1 of K on
-the one database; server i is shard i mod K's, and the
-M sequences are spread with their servers. Start-up then runs until every process has answered a click
-in its last server. Several counts (``--processes 1 2 4``) run a case for each, one
+the one database; server i is shard i mod K's, and the M sequences are spread with
+their servers. Start-up then runs until every process has answered a click in its
+last server. Several counts (``--processes 1 2 4``) run a case for each, one
 after another on the same server and the same data, and end with how throughput and
 p99 grew with the processes.
 
