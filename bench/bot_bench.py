@@ -30,10 +30,12 @@ On PostgreSQL (``--database postgresql://...``, or ``--database postgresql`` to
 start a throwaway server from the Debian binaries, as the tests do) step 1
 copies a template database of N campaigns instead of the file (bench/build_db.py
 builds it once per server through the same Storage calls). With
-``--processes 2`` step 2 starts two bot processes, shards 0 and 1 of 2 on the
-one database; even servers are shard 0's and odd ones shard 1's, and the M
-sequences alternate between them. Start-up then runs until both have answered
-a click in their last server.
+``--processes K`` step 2 starts K bot processes (K up to 4), shards 0 to K-1 of K on
+the one database; server i is shard i mod K's, and the M sequences are spread with
+their servers. Start-up then runs until every process has answered a click in its
+last server. Several counts (``--processes 1 2 4``) run a case for each, one
+after another on the same server and the same data, and end with how throughput and
+p99 grew with the processes.
 
 For every interaction the fake records the time from writing the gateway
 dispatch to the socket to receiving the bot's first response (its
@@ -44,9 +46,9 @@ capacity), our bot's CPU time per interaction, peak memory (VmHWM) of both,
 start-up times, how many answers came near Discord's 3-second limit, and the
 machine's load average (other processes share the two cores); then a line on
 the bot's writer lock over the drive: holds, time held and time waited for, per
-interaction (bench/writer_times.py). With two processes the line's CPU per
-interaction is both processes' CPU over all interactions and its memory is
-the two peaks added; a line per process follows (its interactions, their
+interaction (bench/writer_times.py). With several processes the line's CPU per
+interaction is all processes' CPU over all interactions and its memory is
+their peaks added; a line per process follows (its interactions, their
 p50/p99/max, its CPU per interaction of its own, its peak).
 
 Run::
@@ -57,6 +59,7 @@ Run::
     .venv/bin/python bench/bot_bench.py --n 1000 --m 100 --ramp 10   # starts spread over 10 s
     .venv/bin/python bench/bot_bench.py --n 100 --m 10 --profile bench/.cache/prof
     .venv/bin/python bench/bot_bench.py --database postgresql --n 100 --m 10 --processes 2
+    .venv/bin/python bench/bot_bench.py --database postgresql --n 200 --m 100 --processes 1 2 4
 
 ``--profile DIR`` runs the bot under cProfile and prints its top functions.
 ``--sql`` adds the commonest statements and the CPU time the database threads spent
@@ -72,6 +75,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import pstats
@@ -613,8 +617,8 @@ class Case:
     ramp: float = 0.0
     profile: str | None = None
     database: str = "sqlite"  # or "postgresql"
-    processes: int = 1  # with 2, cpu_ms is over both and peak_mb their sum
-    parts: list[ProcessPart] = field(default_factory=list)  # per process, with 2
+    processes: int = 1  # with more, cpu_ms is over all of them and peak_mb their sum
+    parts: list[ProcessPart] = field(default_factory=list)  # per process, with several
 
     @property
     def ratio_p50(self) -> float:
@@ -709,7 +713,7 @@ async def run_case(
     world = build_world(fake, n)
     await fake.start()
     requests = count_requests(fake)
-    workdir = folder / f"n{n}-m{m}"
+    workdir = folder / (f"n{n}-m{m}" if processes == 1 else f"n{n}-m{m}-x{processes}")
     workdir.mkdir()
     url = await copy_postgres(n, admin_url) if admin_url is not None else None
     arenas: list[Arena] = []
@@ -734,7 +738,7 @@ async def run_case(
     todo = plans(world, m)
     try:
         began = time.perf_counter()
-        await asyncio.gather(*(arena.start_bot() for arena in arenas))
+        await asyncio.gather(*(arena.start_bot(ready_timeout=WAIT) for arena in arenas))
         await asyncio.gather(*(probe(fake, world, shard, processes)
                                for shard in range(processes)))
         startup = time.perf_counter() - began
@@ -865,33 +869,50 @@ async def run_cases(args: argparse.Namespace, folder: Path,
     """Every N x M case, each printed as it ends (and the JSON rewritten)."""
     cases: list[Case] = []
     print(HEADER, flush=True)
-    for n in args.n:
-        for m in args.m:
-            case = await run_case(n, m, folder, profile=args.profile, cache=args.cache,
-                                  ramp=args.ramp, uvloop=args.uvloop, admin_url=admin_url,
-                                  processes=args.processes)
-            cases.append(case)
-            if case.sequences < m:
-                print(f"  (N={n} holds {case.sequences} sequences at once: each gang is "
-                      "in one at a time)", flush=True)
-            print(case.row(), flush=True)
-            print(case.writer.line(case.database), flush=True)
-            for part in case.parts:
-                print(part.line(), flush=True)
-            print(f"  REST requests to Discord: {case.rest_per_int:.2f} per interaction "
-                  "(the first responses included)", flush=True)
-            if args.by_kind:
-                print(kinds_table(case), flush=True)
-            if args.sql:
-                for text, count in case.writer.top_statements.items():
-                    print(f"    {count:6.2f}  {text}", flush=True)
-                print("  the database threads' CPU, ms per interaction:", flush=True)
-                for text, ms in case.writer.top_db_cpu.items():
-                    print(f"    {ms:6.2f}  {text}", flush=True)
-            if args.json is not None:
-                args.json.write_text(json.dumps([asdict(c) for c in cases], indent=2),
-                                     encoding="utf-8")
+    for n, m, processes in itertools.product(args.n, args.m, args.processes):
+        case = await run_case(n, m, folder, profile=args.profile, cache=args.cache,
+                              ramp=args.ramp, uvloop=args.uvloop, admin_url=admin_url,
+                              processes=processes)
+        cases.append(case)
+        if case.sequences < m:
+            print(f"  (N={n} holds {case.sequences} sequences at once: each gang is "
+                  "in one at a time)", flush=True)
+        print(case.row(), flush=True)
+        print(case.writer.line(case.database), flush=True)
+        for part in case.parts:
+            print(part.line(), flush=True)
+        print(f"  REST requests to Discord: {case.rest_per_int:.2f} per interaction "
+              "(the first responses included)", flush=True)
+        if args.by_kind:
+            print(kinds_table(case), flush=True)
+        if args.sql:
+            for text, count in case.writer.top_statements.items():
+                print(f"    {count:6.2f}  {text}", flush=True)
+            print("  the database threads' CPU, ms per interaction:", flush=True)
+            for text, ms in case.writer.top_db_cpu.items():
+                print(f"    {ms:6.2f}  {text}", flush=True)
+        if args.json is not None:
+            args.json.write_text(json.dumps([asdict(c) for c in cases], indent=2),
+                                 encoding="utf-8")
+    if len(args.processes) > 1:
+        print(scaling(cases), flush=True)
     return cases
+
+
+def scaling(cases: Sequence[Case]) -> str:
+    """Each N x M's throughput and p99 by the number of processes, against one process's
+    (or the fewest run)."""
+    lines = ["scaling with processes (one PostgreSQL server):"]
+    for (n, m), found in itertools.groupby(cases, key=lambda c: (c.n, c.m)):
+        ordered = sorted(found, key=lambda c: c.processes)
+        first = ordered[0]
+        said = [f"x{c.processes} {c.rate:.0f} int/s ({c.rate / first.rate:.2f}x), "
+                f"p99 {c.bot.p99:.0f} ms, CPU {c.cpu_ms:.1f} ms/int"
+                for c in ordered]
+        lines.append(f"  N={n} M={m}: " + "; ".join(said)
+                     + f"; load {min(c.load[0] for c in ordered):.1f}"
+                     f"-{max(c.load[1] for c in ordered):.1f}")
+    return "\n".join(lines)
 
 
 async def main() -> None:
@@ -919,13 +940,16 @@ async def main() -> None:
                         help="sqlite (default); postgresql://... (a server whose user may "
                              "create databases: the template databases are kept there); or "
                              "postgresql: a throwaway server started for the run")
-    parser.add_argument("--processes", type=int, choices=(1, 2), default=1,
-                        help="bot processes, one per shard (2 needs PostgreSQL)")
+    parser.add_argument("--processes", type=int, nargs="+", choices=(1, 2, 3, 4),
+                        default=[1],
+                        help="bot processes, one per shard (more than 1 needs PostgreSQL); "
+                             "several counts (e.g. 1 2 4): a case for each, on the same "
+                             "server, and how the figures grow with them")
     args = parser.parse_args()
     if args.quick:
         args.n, args.m = [10], [1, 2]
-    if args.processes > 1 and args.database == "sqlite":
-        parser.error("--processes 2 needs --database postgresql: one SQLite file serves "
+    if max(args.processes) > 1 and args.database == "sqlite":
+        parser.error("--processes 2 and more need --database postgresql: one SQLite file serves "
                      "one process")
     with tempfile.TemporaryDirectory(prefix="munda-bench-") as tmp:
         async with postgres(args.database) as admin_url:

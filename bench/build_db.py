@@ -52,7 +52,7 @@ from rules.ruleset import FighterTemplate, HouseList
 
 CACHE = Path(__file__).resolve().parent / ".cache"
 # Bump when the shape below changes, so cached files are rebuilt.
-SHAPE_VERSION = 2  # 2: servers alternate between shards 0 and 1 of two
+SHAPE_VERSION = 3  # 3: server i is on shard i mod 4 of four (and so i mod 2 of two)
 GANGS = 8
 FIGHTERS = 15
 BATTLES_PER_CAMPAIGN = GANGS // 2
@@ -70,14 +70,14 @@ OWNER_ID = _EPOCH_2024 + 100  # owns every server: an Arbitrator, not a player
 GUILD_BASE = _EPOCH_2024 + (1 << 20)
 
 
-SHARDS = 2  # the most shard processes the benchmark runs
+SHARDS = 4  # the most shard processes the benchmark runs
 _BASE_SHARD = (GUILD_BASE >> 22) % SHARDS
 _copies = itertools.count(1)
 
 
 def guild_id(index: int) -> int:
-    """Server ``index``'s id: on shard ``index % 2`` of two (bit 22 up picks the shard,
-    the low bits keep the ids apart)."""
+    """Server ``index``'s id: on shard ``index % 4`` of four, and so ``index % 2`` of two
+    (bit 22 up picks the shard, the low bits keep the ids apart)."""
     shard = index % SHARDS
     return GUILD_BASE + (((shard - _BASE_SHARD) % SHARDS) << 22) + index // SHARDS
 

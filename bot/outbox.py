@@ -267,7 +267,9 @@ class HttpSender:
 # --------------------------------------------------------------------------- the worker
 
 DeliveredHook = Callable[[Transaction, OutboxEntry, Accepted], Awaitable[None]]
-AfterHook = Callable[[OutboxEntry, Accepted], Awaitable[None]]
+# ``after``'s third argument: the rows the ``at_once`` statements returned, in their order
+# (None when the row was recorded in a transaction, by ``in_transaction``).
+AfterHook = Callable[[OutboxEntry, Accepted, "list[list[Any]] | None"], Awaitable[None]]
 # The hook's writes as statements (None: this row needs ``in_transaction``), so that the
 # row is marked delivered and they are made in one round trip (bot/storage/at_once.py).
 AtOnceHook = Callable[[OutboxEntry, Accepted], Sequence[Statement] | None]
@@ -320,7 +322,8 @@ class Outbox:
                      ) -> None:
         """Hooks for rows whose ``link["kind"]`` is ``kind``: ``in_transaction`` runs in the
         transaction that marks the row delivered (``at_once``, when it gives statements,
-        does the same in one round trip instead); ``after`` once it is committed."""
+        does the same in one round trip instead); ``after`` once it is committed, with
+        the rows ``at_once``'s statements returned."""
         self._hooks[kind] = _Hooks(in_transaction, after, at_once)
 
     def on_attachments(self, make: AttachmentMaker) -> None:
@@ -510,14 +513,16 @@ class Outbox:
 
     async def _record_delivery(self, entry: OutboxEntry, accepted: Accepted) -> None:
         hooks = self._hooks.get(str((entry.link or {}).get("kind", "")))
+        recorded: list[list[Any]] | None = None
         try:
             statements = hooks.at_once(entry, accepted) if hooks and hooks.at_once else None
             if statements is not None:
                 marked = delivered_statement(entry.guild_id, entry.id, accepted.message_id,
                                              accepted.channel_id)
-                if await self.storage.write_at_once(entry.guild_id,
-                                                    [marked, *statements]) is None:
+                done = await self.storage.write_at_once(entry.guild_id, [marked, *statements])
+                if done is None:
                     return  # settled already
+                recorded = done[1:]
             else:
                 async with self.storage.transaction(entry.guild_id) as tx:
                     if not await tx.outbox_delivered(entry.id, accepted.message_id,
@@ -535,6 +540,6 @@ class Outbox:
             return
         if hooks is not None and hooks.after is not None:
             try:
-                await hooks.after(entry, accepted)
+                await hooks.after(entry, accepted, recorded)
             except Exception:
                 log.exception("outbox: after delivering %s", entry.key)

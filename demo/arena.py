@@ -91,9 +91,11 @@ class Arena:
             encoding="utf-8",
         )
 
-    async def start_bot(self, env: Mapping[str, str] | None = None) -> None:
+    async def start_bot(self, env: Mapping[str, str] | None = None, *,
+                        ready_timeout: float = READY_TIMEOUT) -> None:
         """Start the bot process and wait until each of its shards has identified and
-        (the process holding shard 0) it has synced its commands.
+        (the process holding shard 0) it has synced its commands (at most
+        ``ready_timeout`` seconds).
 
         ``env`` adds variables for this start only (e.g. ``MUNDA_FAILPOINTS``, see
         bot/failpoints.py); the arena's own ``env`` applies to every start.
@@ -124,7 +126,7 @@ class Arena:
         what = f"the bot process to connect {self.shards}" + (
             " and sync its commands" if syncs else "")
         waiting = asyncio.ensure_future(self.fake.world.notifier.wait_for(
-            ready, timeout=READY_TIMEOUT, what=what))
+            ready, timeout=ready_timeout, what=what))
         exited = asyncio.ensure_future(self.process.wait())
         done, _ = await asyncio.wait({waiting, exited}, return_when=asyncio.FIRST_COMPLETED)
         if exited in done:

@@ -14,14 +14,15 @@ import pytest
 from discord.http import handle_message_parameters
 
 from bot.battle import engine, flow, owed, publish, views
-from bot.battle.store import load_run, owes_messages
+from bot.battle.panel import ReportEdit
+from bot.battle.store import load_run, owes_messages, store_decision
 from bot.outbox import HttpSender, Outbox
 from bot.shards import ShardSet
 from bot.storage import OutboxEntry, Storage
 from fakediscord import FakeDiscord, point_discord_py_at, store
 from rules.models import CampaignSettings
 from tests.conftest import FAKE_TOKEN
-from tests.test_battle_flow import ALICE, ARBITER, _battle, _campaign, _reported, _world
+from tests.test_battle_flow import ALICE, ARBITER, BOB, _battle, _campaign, _reported, _world
 
 GUILD = 1001
 
@@ -137,3 +138,47 @@ async def test_a_drawing_edits_and_posts_again_its_messages_and_keeps_no_view(
     assert kept is not None and kept.stages[0].message_ids == [again.id]  # edited from now on
     assert confirm in str(again.components) and "Wrap-up" in again.embed_text()
     assert not drawing_client.persistent_views
+
+
+async def test_a_panel_delivered_after_a_select_was_stored_on_it_is_drawn_with_the_select(
+    drawing_client: DrawingClient, storage: Storage, fake: FakeDiscord
+) -> None:
+    """The player sees a report panel as soon as Discord posts it, before the outbox has
+    stored its message id: a select made then is decided from the run without that id,
+    so its own drawing has nothing to edit. Its panel's delivery, recorded over the
+    select's revision, must draw it, even though the select is not yet shown (its click
+    still waiting for Discord's answer) when that delivery's hook runs."""
+    general = fake.channel("general", "Underhive")
+    guild = general.guild_id
+    assert guild is not None
+    campaign = await storage.write(guild).create_campaign(CampaignSettings(name="Underhive"))
+    world = _world()
+    for gang in world.gangs.values():
+        await storage.write(guild).create_gang(campaign.id, gang, actor="10")
+    battle = await storage.write(guild).create_battle(campaign.id, _battle())
+    run = flow.new_run(ALICE, campaign, battle, world, skirmish=False, sequence_id="s1",
+                       channel_id=general.id)
+    async with storage.transaction(guild) as tx:  # the start: the run and its panels owed
+        started = await tx.save_sequence(campaign.id, run.key, run, battle_id=run.battle_id)
+        await owed.owe_panels(tx, campaign, run, world, revision=started)
+    drawing_client.outbox = Outbox(  # type: ignore[attr-defined]
+        storage, HttpSender(lambda: fake.base_url, lambda: FAKE_TOKEN, timeout=5.0))
+    publish.use_outbox(cast(Any, drawing_client))
+    await publish.publish(cast(Any, drawing_client), guild, campaign, run, world,
+                          flow.Scene(), revision=started, owes=False)
+
+    select = flow.edit_report(BOB, campaign, run, world, 1, ReportEdit(kind="section",
+                                                                       section="ooa"))
+    stored = await store_decision(storage, guild, campaign, select, started, actor="20",
+                                  world=world)
+    await drawing_client.outbox.flush(guild)  # type: ignore[attr-defined]
+    await engine.show(cast(Any, drawing_client), guild,
+                      engine.StoredDecision(campaign, select, world, stored))
+
+    panels = {m.id: m for m in general.messages if not m.deleted}
+    async with storage.read_only(guild) as tx:
+        kept = await load_run(tx, campaign.id, run.battle_id)
+    assert kept is not None
+    bobs = panels[kept.reports["g2"].message_id or 0]
+    assert ":ooa:0" in str(bobs.components), bobs.components
+    await drawing_client.outbox.stop()  # type: ignore[attr-defined]

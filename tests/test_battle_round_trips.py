@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, cast
 
 import aiosqlite
+import asyncpg
 import pytest
 
 from bot.battle import engine, flow, owed
@@ -26,6 +27,12 @@ from tests import factories as f
 from tests.test_battle_flow import ALICE, BOB
 
 GUILD = 1001
+# Round trips of the Confirm that closes a step (its rolls, the message owed, the run),
+# its read included: one to write on SQLite (the whole transaction on the database
+# thread); on PostgreSQL the write transaction's statements go one by one, each a trip
+# to the server: BEGIN, the campaign found and claimed, the battle, the captives' gangs,
+# the rosters and territories, six writes, COMMIT (docs/battle.md).
+CLOSING_TRIPS = {"sqlite": 2, "postgresql": 13}
 
 
 class Bot:
@@ -47,6 +54,25 @@ def trips(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
         return await queue(conn, fn, *args, **kwargs)
 
     monkeypatch.setattr(aiosqlite.Connection, "_execute", counted)
+    yield made
+
+
+@pytest.fixture
+def pg_trips(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """The text of every statement asyncpg sends: each of its calls is one round trip to
+    the server (BEGIN, COMMIT and a pooled connection's reset included: they are
+    ``execute`` calls too; ``executemany`` sends its rows in one)."""
+    made: list[str] = []
+
+    def spy(original: Callable[..., Any]) -> Callable[..., Any]:
+        async def counted(conn: asyncpg.Connection, query: str, *args: Any,
+                          **kwargs: Any) -> Any:
+            made.append(" ".join(query.split())[:60])
+            return await original(conn, query, *args, **kwargs)
+        return counted
+
+    for name in ("execute", "fetch", "fetchrow", "fetchval", "executemany"):
+        monkeypatch.setattr(asyncpg.Connection, name, spy(getattr(asyncpg.Connection, name)))
     yield made
 
 
@@ -195,3 +221,47 @@ async def test_a_transaction_or_read_run_whole_keeps_all_or_nothing_on_either_dr
     assert await storage.transaction_whole(GUILD, rename) == "Dust Falls"
     assert await storage.read_whole(GUILD, name) == "Dust Falls"
     assert await storage.read_whole(GUILD, name, background=True) == "Dust Falls"
+
+
+async def test_a_confirm_reads_in_one_trip_and_writes_in_one_on_postgresql_too(
+    storage: Storage, trips: list[int], pg_trips: list[str]
+) -> None:
+    campaign_id, _run = await _stored_run(storage)
+    bot = cast(Any, Bot(storage))
+    for _ in range(ANSWERING_LANES):
+        await storage.read(GUILD).get_campaign(campaign_id)
+    made: list[Any] = trips if storage.driver == "sqlite" else pg_trips
+
+    made.clear()
+    alice = await engine.confirm_stage(engine.RunCall(bot, GUILD, ALICE, campaign_id, "b1"), 1)
+    assert alice.revision and not alice.decision.actions
+    assert len(made) == 2, made  # the read and decision; the run saved
+
+    made.clear()
+    closing = await engine.confirm_stage(engine.RunCall(bot, GUILD, BOB, campaign_id, "b1"), 1)
+    assert closing.decision.actions and closing.decision.scene.owe_stages == [2]
+    assert len(made) <= CLOSING_TRIPS[storage.driver], "\n".join(map(str, made))
+    assert not [sql for sql in pg_trips if "pg_advisory_unlock_all" in sql]  # no pool reset
+
+
+async def test_a_read_of_one_statement_is_one_trip_and_one_of_more_is_one_snapshot(
+    storage: Storage, pg_trips: list[str]
+) -> None:
+    campaign = await storage.write(GUILD).create_campaign(CampaignSettings(name="Underhive"))
+
+    async def name(tx: Transaction) -> str:
+        return (await tx.get_campaign(campaign.id)).name
+
+    async def name_and_count(tx: Transaction) -> tuple[str, int]:
+        return (await tx.get_campaign(campaign.id)).name, len(await tx.list_campaigns())
+
+    pg_trips.clear()
+    assert await storage.read_whole(GUILD, name) == "Underhive"
+    assert len(pg_trips) == (1 if storage.driver == "postgresql" else 0), pg_trips
+    for _ in range(2):  # the second time it is known to need a snapshot
+        assert await storage.read_whole(GUILD, name_and_count) == ("Underhive", 1)
+    if storage.driver == "postgresql":
+        pg_trips.clear()
+        await storage.read_whole(GUILD, name_and_count)
+        assert pg_trips[0].startswith("BEGIN ISOLATION LEVEL REPEATABLE READ"), pg_trips
+        assert len(pg_trips) == 4, pg_trips  # BEGIN, the two reads, COMMIT

@@ -351,7 +351,7 @@ async def test_hooks_store_the_id_with_the_delivery_and_a_failing_hook_sends_not
         if entry.key == "bad":
             raise RuntimeError("hook bug")
 
-    async def after(entry: OutboxEntry, accepted: Accepted) -> None:
+    async def after(entry: OutboxEntry, accepted: Accepted, _recorded: object) -> None:
         stored = await storage.read(GUILD).outbox_entry(entry.id)  # committed by now
         seen.append(("after", accepted.message_id, stored is not None and stored.pending))
 

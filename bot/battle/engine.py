@@ -39,6 +39,7 @@ from bot.battle.store import (
     find_active_run,
     finish_and_store,
     load_battle_world,
+    load_for_decision,
     load_run,
     load_run_at,
     owes_messages,
@@ -163,12 +164,16 @@ async def decide_and_store(
     """
 
     async def read_and_decide(tx: Transaction) -> tuple[Campaign, Decision, int, World]:
-        try:
-            campaign = await tx.get_campaign(at.campaign_id)
-        except NotFound:
-            raise Refused(CAMPAIGN_DELETED) from None
-        run, revision = await load_run_at(tx, at.campaign_id, at.battle_id)
-        world = await load_battle_world(tx, at.campaign_id, run, rosters=rosters)
+        if rosters:
+            try:
+                campaign = await tx.get_campaign(at.campaign_id)
+            except NotFound:
+                raise Refused(CAMPAIGN_DELETED) from None
+            run, revision = await load_run_at(tx, at.campaign_id, at.battle_id)
+            world = await load_battle_world(tx, at.campaign_id, run, rosters=True)
+        else:  # one statement
+            campaign, run, revision, world = await load_for_decision(
+                tx, at.campaign_id, at.battle_id)
         decision = decide(campaign, run, world)
         if (decision.needs_rosters and finish is not None and not rosters
                 and flow.opens_without_rosters(decision)):
@@ -446,9 +451,8 @@ async def check_report(at: RunCall, gang_index: int) -> None:
     """Whether the actor may submit this report now (before Submit is acknowledged)."""
 
     async def check(tx: Transaction) -> None:
-        campaign = await tx.get_campaign(at.campaign_id)
-        run, _revision = await load_run_at(tx, at.campaign_id, at.battle_id)
-        world = await load_battle_world(tx, at.campaign_id, run, rosters=False)
+        campaign, run, _revision, world = await load_for_decision(
+            tx, at.campaign_id, at.battle_id)
         flow.report_gang(at.actor, campaign, run, world, gang_index)
 
     await at.client.storage.read_whole(at.guild_id, check)

@@ -236,6 +236,15 @@ def delivery_statements(entry: OutboxEntry, accepted: Accepted) -> list[Statemen
     return [set_in_state_statement(entry.guild_id, campaign, key, checks, values)]
 
 
+def recorded_revision(recorded: list[list[Any]] | None) -> int | None:
+    """The run's revision once :func:`delivery_statements` stored a delivered message's id
+    in it (the rows those statements returned); None when unknown (recorded the long
+    way, or the run was not the one that owed it)."""
+    if not recorded or not recorded[0]:
+        return None
+    return int(recorded[0][0][0])
+
+
 async def _record_panel(
     tx: Transaction, campaign_id: str, key: str, gang_id: str, message_id: int
 ) -> None:

@@ -15,7 +15,7 @@ import logging
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord.http import handle_message_parameters
@@ -25,7 +25,14 @@ from bot.battle import owed, render
 from bot.battle.flow import Scene
 from bot.battle.panel import gang_names
 from bot.battle.state import Phase, PostBattleRun, StageRecord
-from bot.battle.store import load_battle_world, load_run, load_run_at, runs_of
+from bot.battle.store import (
+    load_battle_world,
+    load_for_decision,
+    load_run,
+    load_run_at,
+    runs_of,
+)
+from bot.errors import Refused
 from bot.locks import ServerLocks
 from bot.render import safe
 from bot.shards import owns_guild
@@ -60,18 +67,9 @@ class Drawing:
 
 
 _locks: ServerLocks[RunKey] = ServerLocks()
-# The newest revision drawn, and the revision of the latest decision stored, per run:
-# a drawing of an older revision is skipped, and a delivery owed by the latest decision
-# needs no redraw (it went out as the run still is). Lost at a restart, which only
-# means one more redraw.
+# The newest revision drawn per run: a drawing of an older revision is skipped. Lost at
+# a restart, which only means one more redraw.
 _drawn: dict[RunKey, int] = {}
-_decided: dict[RunKey, int] = {}
-
-
-def decided(guild_id: int, run: PostBattleRun, revision: int) -> None:
-    """Note that a decision stored ``run`` at ``revision``."""
-    key = (guild_id, run.key)
-    _decided[key] = max(revision, _decided.get(key, 0))
 
 
 async def publish(
@@ -84,8 +82,6 @@ async def publish(
     confirmation of several, a panel's select) does not look at the outbox: that
     look is a read of the database per click, and whatever else is owed is the
     outbox loop's to deliver (docs/benchmarks.md)."""
-    if revision is not None:
-        decided(guild_id, run, revision)
     if owes:
         await deliver_owed(client, guild_id)
     await draw(client, Drawing(guild_id, campaign, run, world, revision, stages=scene.stages,
@@ -277,32 +273,51 @@ async def _remember(storage: Storage, drawing: Drawing, posted: Posted) -> None:
 def use_outbox(client: MundaBot) -> None:
     """Let the outbox store where a run's messages went, and redraw them once posted."""
 
-    async def after(entry: OutboxEntry, accepted: Accepted) -> None:
-        await _redraw_delivered(client, entry)
+    async def after(entry: OutboxEntry, accepted: Accepted,
+                    recorded: list[list[Any]] | None) -> None:
+        await _redraw_delivered(client, entry, owed.recorded_revision(recorded))
 
     client.outbox.on_delivered(owed.OUTBOX_KIND, owed.record_delivery, after,
                                at_once=owed.delivery_statements)
 
 
-async def _redraw_delivered(client: MundaBot, entry: OutboxEntry) -> None:
+async def _redraw_delivered(client: MundaBot, entry: OutboxEntry,
+                            recorded: int | None = None) -> None:
     """A message goes out as it was when owed; if the run moved on before it was posted
     (a confirmation, an undo while Discord was down), draw it as it is now. A delivered
-    battle report redraws the run's last step."""
+    battle report redraws the run's last step.
+
+    ``recorded``: the run's revision once the message's id was stored in it. When that is
+    the revision right after the one that owed the message, nothing came between: the
+    message shows the run as it still is. Anything else may have been decided from the
+    run before it knew the message (the player clicks a message as soon as Discord shows
+    it, before its id is stored), and that decision's own drawing had no message to
+    edit: this one draws it. Which decision this process last showed says nothing of
+    that (it is known only once its click's answer comes back)."""
     link = entry.link or {}
     what = link.get("what")
     if what not in ("stage", "panel", "report"):
         return
-    key = (entry.guild_id, f"postbattle:{link.get('battle')}")
-    if what != "report" and link.get("rev") is not None and _decided.get(key) == link["rev"]:
-        return  # owed by the latest decision: it shows the run as it still is
+    owed_at = link.get("rev")
+    if what != "report" and owed_at is not None and recorded == int(owed_at) + 1:
+        return  # stored right over the decision that owed it: nothing to redraw
 
     async def read(tx: Transaction) -> Drawing | None:
+        if what != "panel":  # no rosters: one statement
+            try:
+                campaign, run, revision, world = await load_for_decision(
+                    tx, str(link.get("campaign")), str(link.get("battle")))
+            except (Refused, RulesError, StorageError):
+                return None  # the campaign or the run is gone: nothing to draw
+            if run.sequence.id != link.get("sequence"):
+                return None  # cancelled and started again since
+            return Drawing(entry.guild_id, campaign, run, world, revision)
         found = await _linked_run(tx, entry)
         if found is None:
             return None
         run, revision = found
         campaign = await tx.get_campaign(run.campaign_id)
-        world = await load_battle_world(tx, campaign.id, run, rosters=what == "panel")
+        world = await load_battle_world(tx, campaign.id, run, rosters=True)
         return Drawing(entry.guild_id, campaign, run, world, revision)
 
     drawing = await client.storage.read_whole(entry.guild_id, read, background=True)

@@ -34,6 +34,7 @@ CAMPAIGN_DELETED = ("This campaign was deleted (/campaign delete), with this pos
 # A gang's active run is one of its latest battles': starting a run (or a pre-battle
 # sequence) closes the deferrals of every earlier one, so older runs need no loading.
 RECENT_BATTLES = 10
+NO_RUN = "This post-battle sequence no longer exists."
 ACTIONS_LOOKBACK = 1000
 
 
@@ -47,8 +48,29 @@ async def load_run_at(
     """The run and the revision it was read at, or a refusal when there is none."""
     found = await tx.load_sequence_at(campaign_id, run_key(battle_id), PostBattleRun)
     if found is None:
-        raise Refused("This post-battle sequence no longer exists.")
+        raise Refused(NO_RUN)
     return found
+
+
+async def load_for_decision(
+    tx: Transaction, campaign_id: str, battle_id: str
+) -> tuple[Campaign, PostBattleRun, int, World]:
+    """The campaign, the run with the revision it was read at, and the battle's gangs
+    without rosters (``load_battle_world(rosters=False)``): one read, one round trip on
+    either database (Transaction.state_for_decision)."""
+    try:
+        campaign, found, gangs = await tx.state_for_decision(
+            campaign_id, run_key(battle_id), PostBattleRun, battle_id)
+    except NotFound:
+        raise Refused(CAMPAIGN_DELETED) from None
+    if found is None:
+        raise Refused(NO_RUN)
+    run, revision = found
+    if all(gang_id in gangs for gang_id in run.gang_ids):
+        return campaign, run, revision, World(gangs={g: gangs[g] for g in run.gang_ids})
+    # The run names a gang its battle does not: read the run's own (a second statement).
+    return campaign, run, revision, await load_battle_world(tx, campaign_id, run,
+                                                            rosters=False)
 
 
 async def runs_of(tx: Transaction, campaign_id: str) -> list[PostBattleRun]:
@@ -110,10 +132,9 @@ async def load_battle_world(
 
 async def _battle_gang_ids(tx: Transaction, campaign_id: str, run: PostBattleRun) -> list[str]:
     gang_ids = list(run.gang_ids)
-    for gang_id in run.gang_ids:
-        for owner, _captive in await tx.captives_held_by(campaign_id, gang_id):
-            if owner.id not in gang_ids:
-                gang_ids.append(owner.id)
+    for owner in await tx.captive_owners(campaign_id, run.gang_ids):
+        if owner not in gang_ids:
+            gang_ids.append(owner)
     return gang_ids
 
 

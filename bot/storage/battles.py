@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.storage.codec import BATTLE_COLUMNS, Row, battle_from_row, battle_row, now, placeholders
-from bot.storage.driver import Connection, IntegrityError, the_row
+from bot.storage.driver import Connection, IntegrityError, fetch_together, the_row
 from rules.errors import InvalidRequest, NotFound
 from rules.models import Battle
 
@@ -94,9 +94,16 @@ async def update(db: Connection, campaign_pk: int, battle: Battle) -> Battle:
 
 
 async def get(db: Connection, campaign_pk: int, battle_id: str) -> Battle:
-    row = await the_row(db, f"{_SELECT} WHERE b.campaign_pk = ? AND b.id = ?",
-                        (campaign_pk, battle_id), _no_battle(battle_id))
-    return (await _to_battles(db, [row]))[0]
+    """The battle and its gangs, read together (one round trip on PostgreSQL)."""
+    found, gangs = await fetch_together(db, [
+        (f"{_SELECT} WHERE b.campaign_pk = ? AND b.id = ?", (campaign_pk, battle_id)),
+        ("SELECT position, gang_id FROM battle_gangs WHERE battle_pk ="
+         " (SELECT pk FROM battles WHERE campaign_pk = ? AND id = ?)", (campaign_pk, battle_id)),
+    ])
+    if not found:
+        raise NotFound(_no_battle(battle_id))
+    ordered = sorted(gangs, key=lambda row: int(row["position"]))
+    return battle_from_row(found[0], [str(row["gang_id"]) for row in ordered])
 
 
 async def list_recent(

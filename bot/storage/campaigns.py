@@ -8,10 +8,10 @@ from functools import lru_cache
 
 from bot.storage.codec import Row, dumps, new_id, now
 from bot.storage.decoded import KeptByRow
-from bot.storage.driver import Connection, the_row
+from bot.storage.driver import Connection, Select, campaign_key, the_row
 from bot.storage.offloop import is_long, off_loop_if
 from bot.storage.records import Campaign, TradingPostEntry
-from rules.errors import InvalidRequest
+from rules.errors import InvalidRequest, NotFound
 from rules.models import CampaignSettings
 from rules.names import name_key, name_taken
 
@@ -97,6 +97,28 @@ def _no_campaign(campaign_id: str) -> str:
 async def campaign_row(db: Connection, guild_id: int, campaign_id: str) -> Row:
     return await the_row(db, f"{_SELECT} WHERE guild_id = ? AND id = ?",
                          (guild_id, campaign_id), _no_campaign(campaign_id))
+
+
+def campaign_select(guild_id: int, campaign_id: str) -> Select:
+    """:func:`campaign_row` as a SELECT to read with others (driver.fetch_together)."""
+    return f"{_SELECT} WHERE guild_id = ? AND id = ?", (guild_id, campaign_id)
+
+
+def no_campaign(campaign_id: str) -> NotFound:
+    return NotFound(_no_campaign(campaign_id))
+
+
+async def claimed_campaign_pk(db: Connection, guild_id: int, campaign_id: str) -> int:
+    """:func:`campaign_pk` in a write transaction: the campaign claimed for it too
+    (``Connection.claim``), in the same statement where the database allows."""
+    claiming = db.dialect.claiming("pk")
+    if claiming is None:
+        pk = await campaign_pk(db, guild_id, campaign_id)
+        await db.claim(campaign_key(pk))
+        return pk
+    row = await the_row(db, f"SELECT pk, {claiming} FROM campaigns WHERE guild_id = ? AND id = ?",
+                        (guild_id, campaign_id), _no_campaign(campaign_id))
+    return int(row[0])
 
 
 async def campaign_pk(db: Connection, guild_id: int, campaign_id: str) -> int:

@@ -88,10 +88,58 @@ def server_key(guild_id: int) -> int:
     return -guild_id
 
 
+Select = tuple[str, Sequence[Any]]  # one SELECT's text (``?`` placeholders) and parameters
+
+
+class JsonRow:
+    """A row that came back as a JSON object (:func:`fetch_together`), read as a driver's
+    row is: by column name or position, its values in column order."""
+
+    __slots__ = ("_by_name", "_values")
+
+    def __init__(self, by_name: dict[str, Any]) -> None:
+        self._by_name = by_name
+        self._values = list(by_name.values())
+
+    def __getitem__(self, key: int | str, /) -> Any:
+        return self._values[key] if isinstance(key, int) else self._by_name[key]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
+async def fetch_together(db: Connection, selects: Sequence[Select]) -> list[Sequence[Row]]:
+    """The rows of several SELECTs that do not depend on each other's answers.
+
+    On PostgreSQL they go as ONE statement (each SELECT's rows aggregated into a JSON
+    array): one round trip, and one snapshot even outside a transaction. The columns
+    read so must be TEXT or integers (JSON gives those back exactly), and a SELECT's
+    ORDER BY is kept as PostgreSQL aggregates a sorted subquery, which its manual calls
+    usual, not promised: callers look rows up, they do not count on their order.
+    SQLite runs them one after another (on its own thread, inside one trip already)."""
+    combined = db.dialect.together(selects)
+    if combined is None:
+        return [await db.execute_fetchall(sql, params) for sql, params in selects]
+    rows = await db.execute_fetchall(*combined)
+    return [[JsonRow(found) for found in json.loads(text)] for text in rows[0]]
+
+
 class Dialect:
     """SQL fragments that differ between the databases; SQLite's spelling here."""
 
     name = "sqlite"
+
+    def together(self, selects: Sequence[Select]) -> Select | None:
+        """Several SELECTs as one statement (:func:`fetch_together`); None: run each."""
+        return None
+
+    def claiming(self, campaign_pk: str) -> str | None:
+        """A column that claims the campaign of ``campaign_pk`` (``Connection.claim``) as
+        the row is read; None where a claim is nothing to send (SQLite's one writer)."""
+        return None
 
     def group_array(self, expression: str) -> str:
         """An aggregate of ``expression`` into a JSON array text ('[]' for no rows)."""
@@ -124,6 +172,14 @@ class PostgresDialect(Dialect):
     """PostgreSQL: JSON documents stay TEXT and are cast to jsonb where read."""
 
     name = "postgresql"
+
+    def claiming(self, campaign_pk: str) -> str | None:
+        return f"pg_advisory_xact_lock({campaign_pk})"  # campaign_key(pk) is the pk
+
+    def together(self, selects: Sequence[Select]) -> Select | None:
+        parts = [f"(SELECT COALESCE(json_agg(q)::text, '[]') FROM ({sql}) q)"
+                 for sql, _params in selects]
+        return "SELECT " + ", ".join(parts), [p for _sql, params in selects for p in params]
 
     def group_array(self, expression: str) -> str:
         return f"COALESCE(json_agg({expression})::text, '[]')"

@@ -8,9 +8,9 @@ like any other action.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 
-from bot.storage.codec import Row
+from bot.storage.codec import Row, placeholders
 from bot.storage.decoded import KeptByRow
 from bot.storage.driver import Connection, first_row, the_row
 from bot.storage.ledger import Action, apply_world
@@ -156,6 +156,19 @@ async def captives_held_by(
     )
     world = await load_world(db, campaign_pk, [str(row[0]) for row in rows], ())
     return world.captives_held_by(gang_id)
+
+
+async def captive_owners(db: Connection, campaign_pk: int, gang_ids: Sequence[str]) -> list[str]:
+    """The gangs whose fighters any of ``gang_ids`` holds Captive, in one statement."""
+    if not gang_ids:
+        return []
+    rows = await db.execute_fetchall(
+        "SELECT DISTINCT g.id FROM fighters f JOIN gangs g ON g.pk = f.gang_pk"
+        f" WHERE f.campaign_pk = ? AND f.captured_by IN ({placeholders(len(gang_ids))})"
+        " AND f.status = ? ORDER BY g.id",
+        (campaign_pk, *gang_ids, FighterStatus.CAPTURED.value),
+    )
+    return [str(row[0]) for row in rows]
 
 
 async def territory_ids_of(db: Connection, campaign_pk: int, gang_id: str) -> list[str]:

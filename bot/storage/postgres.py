@@ -25,7 +25,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import timedelta
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import asyncpg
 
@@ -35,11 +35,12 @@ from bot.storage.at_once import Statement
 from bot.storage.database import Migration, load_migrations, migration_failed, pending
 from bot.storage.driver import POSTGRESQL, Dialect, IntegrityError, Row, numbered
 from bot.storage.errors import DatabaseDamaged, DatabaseUnreachable, StorageError
-from bot.storage.outbox import OutboxEntry
+from bot.storage.on_thread import Body
 from bot.storage.repository import Storage
 from bot.storage.transaction import Transaction
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 # The version a fresh PostgreSQL database starts from: SQLite's schema at version 8
 # (migrations 1-8 and their Python steps are SQLite history).
@@ -115,6 +116,39 @@ class PostgresConnection:
 
     async def claim(self, key: int) -> None:
         await self.raw.execute("SELECT pg_advisory_xact_lock($1)", key)
+
+
+class _SecondStatement(BaseException):
+    """A read run outside a transaction asked for a second statement: run it in one.
+    Not an Exception, so that no ``except Exception`` of the body keeps it."""
+
+
+class _OneStatement(PostgresConnection):
+    """A connection outside any transaction that lets one statement through: one
+    statement is a consistent snapshot of its own, two are not."""
+
+    __slots__ = ("made",)
+
+    def __init__(self, raw: asyncpg.Connection) -> None:
+        super().__init__(raw)
+        self.made = 0
+
+    def _next(self) -> None:
+        self.made += 1
+        if self.made > 1:
+            raise _SecondStatement
+
+    async def execute_fetchall(self, sql: str, params: Iterable[Any] = ()) -> Sequence[Row]:
+        self._next()
+        return await super().execute_fetchall(sql, params)
+
+    async def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
+        self._next()
+        return await super().execute(sql, params)
+
+    async def executemany(self, sql: str, rows: Iterable[Iterable[Any]]) -> None:
+        self._next()
+        await super().executemany(sql, rows)
 
 
 @asynccontextmanager
@@ -204,6 +238,18 @@ _UNREACHABLE = (OSError, asyncpg.CannotConnectNowError, asyncpg.TooManyConnectio
                 asyncpg.AdminShutdownError, asyncpg.CrashShutdownError)
 
 
+async def _returned_clean(_raw: asyncpg.Connection) -> None:
+    """What a pooled connection needs before its next use: nothing, so no round trip.
+
+    asyncpg's default reset (``pg_advisory_unlock_all(); CLOSE ALL; UNLISTEN *; RESET
+    ALL``) undoes session state, one round trip per transaction, and this storage makes
+    none: a transaction's advisory locks are ``pg_advisory_xact_lock`` (gone at COMMIT or
+    ROLLBACK), no cursor outlives its transaction, nothing LISTENs and nothing SETs a
+    session setting; the session locks (migration, shard claims) are taken on
+    connections of their own, never pooled. A transaction left open (a task cancelled
+    mid-way) is still rolled back by asyncpg before this is called."""
+
+
 class PostgresStorage(Storage):
     """The campaign database on PostgreSQL: open with ``await open_storage(url)``
     (bot/storage/opening.py)."""
@@ -220,6 +266,8 @@ class PostgresStorage(Storage):
         # Tasks inside a transaction: a call of Storage from one would take a second
         # connection, not see its own writes, and may wait for its own advisory lock.
         self._owners: set[asyncio.Task[Any]] = set()
+        # The code of the read bodies that make more than one statement (read_whole).
+        self._snapshot_reads: set[object] = set()
 
     @classmethod
     async def open_url(
@@ -227,19 +275,26 @@ class PostgresStorage(Storage):
     ) -> PostgresStorage:
         where = _shown(url)
         try:
-            pool = await asyncpg.create_pool(url, min_size=1, max_size=pool_size)
+            # Migrated on a connection of its own: the migration lock is a session lock,
+            # and the pool's connections must never hold one (see _returned_clean).
+            raw = await asyncpg.connect(url)
         except _UNREACHABLE as error:
             raise DatabaseUnreachable(where, error) from error
         except (OSError, asyncpg.PostgresError) as error:
             raise StorageError(f"Cannot connect to the database {where}: {error}") from error
         try:
-            async with pool.acquire() as raw:
-                await migrate(raw, where, load_postgres_migrations()
-                              if migrations is None else migrations)
-                await check_consistency(raw, where)
-        except BaseException:
-            await pool.close()
-            raise
+            await migrate(raw, where, load_postgres_migrations()
+                          if migrations is None else migrations)
+            await check_consistency(raw, where)
+        finally:
+            await raw.close()
+        try:
+            pool = await asyncpg.create_pool(url, min_size=1, max_size=pool_size,
+                                             reset=_returned_clean)
+        except _UNREACHABLE as error:
+            raise DatabaseUnreachable(where, error) from error
+        except (OSError, asyncpg.PostgresError) as error:
+            raise StorageError(f"Cannot connect to the database {where}: {error}") from error
         return cls(pool, url)
 
     @asynccontextmanager
@@ -269,8 +324,32 @@ class PostgresStorage(Storage):
         async with self._pool.acquire() as raw:
             return await schema_version(raw)
 
+    async def read_whole(self, guild_id: int, body: Body[T], *, background: bool = False) -> T:
+        """``body(tx)`` as a read, in one round trip when it makes one statement.
+
+        One statement is a snapshot of its own: no BEGIN nor COMMIT is needed around it
+        (two round trips of three). A body is first run so, on a connection that refuses
+        a second statement; one that makes more is run again in a REPEATABLE READ
+        transaction (the statement it made was a read: nothing to undo), and from then on
+        straight away (each body is known by its code)."""
+        code = getattr(body, "__code__", body)
+        if code not in self._snapshot_reads:
+            try:
+                async with self._connection(write=False, whole=False) as raw:
+                    tx = Transaction(_OneStatement(raw), guild_id, writable=False)
+                    try:
+                        return await body(tx)
+                    finally:
+                        tx.close()
+            except _SecondStatement:
+                self._snapshot_reads.add(code)
+        async with self.read_only(guild_id, background=background) as snapshot:
+            return await body(snapshot)
+
     @asynccontextmanager
-    async def _connection(self, *, write: bool) -> AsyncIterator[asyncpg.Connection]:
+    async def _connection(
+        self, *, write: bool, whole: bool = True
+    ) -> AsyncIterator[asyncpg.Connection]:
         if self._closed:
             raise RuntimeError("Storage is closed.")
         task = asyncio.current_task()
@@ -281,14 +360,19 @@ class PostgresStorage(Storage):
         if task is not None:
             self._owners.add(task)
         try:
-            async with self._held(write=write) as raw:
+            async with self._held(write=write, whole=whole) as raw:
                 yield raw
         finally:
             self._owners.discard(task)
 
     @asynccontextmanager
-    async def _held(self, *, write: bool) -> AsyncIterator[asyncpg.Connection]:
+    async def _held(self, *, write: bool, whole: bool) -> AsyncIterator[asyncpg.Connection]:
+        """A pooled connection in a transaction; with ``whole`` False, in none (each
+        statement is then a transaction of its own, at the server's READ COMMITTED)."""
         async with self._pool.acquire() as raw:
+            if not whole:
+                yield raw
+                return
             transaction = raw.transaction(
                 isolation="read_committed" if write else "repeatable_read", readonly=not write)
             await transaction.start()
@@ -327,7 +411,8 @@ class PostgresStorage(Storage):
         themselves keep concurrent writers apart (no advisory lock is needed)."""
         found: list[list[Any]] = []
         try:
-            async with self._connection(write=True) as raw:
+            # One statement is a transaction of its own: no BEGIN nor COMMIT to send.
+            async with self._connection(write=True, whole=len(statements) > 1) as raw:
                 for statement in statements:
                     sql, params = statement.for_dialect(POSTGRESQL)
                     try:
@@ -347,12 +432,6 @@ class PostgresStorage(Storage):
             "The bot does not back up a PostgreSQL database itself: use pg_dump "
             "(docs/deploying.md)."
         )
-
-    async def undelivered_messages(
-        self, limit: int = 500, *, guild_id: int | None = None, shards: ShardSet | None = None,
-    ) -> list[OutboxEntry]:
-        async with self._scope(guild_id or 0, write=False) as reader:
-            return await reader.undelivered_messages(limit, guild_id=guild_id, shards=shards)
 
     async def prune_outbox(self, older_than: timedelta) -> int:
         async with self._connection(write=True) as raw:

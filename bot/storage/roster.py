@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
+from bot.storage.at_once import CAMPAIGN_PK
 from bot.storage.codec import (
     FIGHTER,
     FIGHTER_COLUMNS,
@@ -43,7 +44,7 @@ from bot.storage.codec import (
     vehicle_model,
     vehicle_row,
 )
-from bot.storage.driver import Connection, IntegrityError
+from bot.storage.driver import Connection, IntegrityError, Select, fetch_together
 from bot.storage.offloop import is_large, off_loop_if
 from rules.errors import InvalidRequest, NotFound
 from rules.models import Gang, Item, Territory, Vehicle
@@ -91,6 +92,15 @@ async def _rows_by_id(
     return {str(row["id"]): row for row in rows}
 
 
+def battle_gangs_select(guild_id: int, campaign_id: str, battle_id: str) -> Select:
+    """The rows of a battle's gangs (as :func:`fetch_gang_rows`), as a SELECT to read
+    with others (driver.fetch_together)."""
+    return (f"{_GANG_SELECT} WHERE campaign_pk = {CAMPAIGN_PK} AND id IN (SELECT gang_id"
+            f" FROM battle_gangs WHERE battle_pk = (SELECT pk FROM battles"
+            f" WHERE campaign_pk = {CAMPAIGN_PK} AND id = ?)) ORDER BY pk",
+            (guild_id, campaign_id, guild_id, campaign_id, battle_id))
+
+
 async def fetch_rosters(
     db: Connection, campaign_pk: int, gang_ids: Collection[str] | None = None
 ) -> dict[str, RosterRows]:
@@ -98,19 +108,44 @@ async def fetch_rosters(
 
     Gangs that do not exist are simply missing from the answer.
     """
-    gang_rows = await _rows_by_id(db, _GANG_SELECT, "pk", campaign_pk, gang_ids)
-    by_pk = {int(row["pk"]): RosterRows(gang=row) for row in gang_rows.values()}
-    if not by_pk:
-        return {}
-    pks = list(by_pk)
-    where = f"WHERE gang_pk IN ({placeholders(len(pks))})"
-    for row in await db.execute_fetchall(f"{_FIGHTER_SELECT} {where} ORDER BY position", pks):
+    found, _rest = await _rosters_and(db, campaign_pk, gang_ids)
+    return found
+
+
+async def _rosters_and(
+    db: Connection, campaign_pk: int, gang_ids: Collection[str] | None, *also: Select
+) -> tuple[dict[str, RosterRows], list[Sequence[Row]]]:
+    """:func:`fetch_rosters`, and the rows of ``also``, read together (one round trip on
+    PostgreSQL, driver.fetch_together)."""
+    where = "WHERE campaign_pk = ?"
+    params: list[object] = [campaign_pk]
+    if gang_ids is not None:
+        wanted = list(dict.fromkeys(gang_ids))
+        if not wanted:
+            return {}, [await db.execute_fetchall(sql, values) for sql, values in also]
+        where += f" AND id IN ({placeholders(len(wanted))})"
+        params += wanted
+    of_gangs = f"WHERE gang_pk IN (SELECT pk FROM gangs {where}) ORDER BY position"
+    gangs, fighters, vehicles, items, *rest = await fetch_together(db, [
+        (f"{_GANG_SELECT} {where} ORDER BY pk", params),
+        (f"{_FIGHTER_SELECT} {of_gangs}", params),
+        (f"{_VEHICLE_SELECT} {of_gangs}", params),
+        (f"{_ITEM_SELECT} {of_gangs}", params),
+        *also,
+    ])
+    # In the order the SELECTs ask for, whichever way the rows came back.
+    by_pk = {int(row["pk"]): RosterRows(gang=row) for row in _sorted(gangs, "pk")}
+    for row in _sorted(fighters, "position"):
         by_pk[int(row["gang_pk"])].fighters.append(row)
-    for row in await db.execute_fetchall(f"{_VEHICLE_SELECT} {where} ORDER BY position", pks):
+    for row in _sorted(vehicles, "position"):
         by_pk[int(row["gang_pk"])].vehicles.append(row)
-    for row in await db.execute_fetchall(f"{_ITEM_SELECT} {where} ORDER BY position", pks):
+    for row in _sorted(items, "position"):
         by_pk[int(row["gang_pk"])].items.append(row)
-    return {str(rows.gang["id"]): rows for rows in by_pk.values()}
+    return {str(rows.gang["id"]): rows for rows in by_pk.values()}, rest
+
+
+def _sorted(rows: Sequence[Row], column: str) -> list[Row]:
+    return sorted(rows, key=lambda row: int(row[column]))
 
 
 async def fetch_gang_rows(
@@ -175,11 +210,14 @@ class WorldRows:
 
 async def fetch_world(db: Connection, campaign_pk: int, gang_ids: Collection[str]) -> WorldRows:
     """The rows of the named gangs (all must exist) and of every territory."""
-    rows = await fetch_rosters(db, campaign_pk, gang_ids)
+    rows, [territories] = await _rosters_and(
+        db, campaign_pk, gang_ids,
+        (f"{_TERRITORY_SELECT} WHERE campaign_pk = ? ORDER BY position", (campaign_pk,)))
     for gang_id in gang_ids:
         if gang_id not in rows:
             raise NotFound(f"There is no gang with id {gang_id} in this campaign.")
-    return WorldRows(gangs=rows, territories=await fetch_territories(db, campaign_pk))
+    return WorldRows(gangs=rows, territories={
+        str(row["id"]): row for row in _sorted(territories, "position")})
 
 
 def world_from_rows(rows: WorldRows, gang_ids: Collection[str]) -> World:

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from bot.storage.at_once import CAMPAIGN_PK, Statement
 from bot.storage.codec import Row, columns, now
-from bot.storage.driver import SQLITE, Connection, Dialect, first_row
+from bot.storage.driver import SQLITE, Connection, Dialect, Select, first_row
 from bot.storage.errors import StorageError
 from bot.storage.records import SequenceRecord
 
@@ -26,11 +26,18 @@ def model_name(model_type: type[BaseModel]) -> str:
     return f"{model_type.__module__}.{model_type.__qualname__}"
 
 
+_STORED = "SELECT key, model, battle_id, state, revision, updated_at FROM sequences"
+
+
 async def stored(db: Connection, campaign_pk: int, key: str) -> Row | None:
-    return await first_row(
-        db, "SELECT key, model, battle_id, state, revision, updated_at FROM sequences"
-        " WHERE campaign_pk = ? AND key = ?", (campaign_pk, key),
-    )
+    return await first_row(db, f"{_STORED} WHERE campaign_pk = ? AND key = ?",
+                           (campaign_pk, key))
+
+
+def stored_select(guild_id: int, campaign_id: str, key: str) -> Select:
+    """:func:`stored` as a SELECT to read with others (driver.fetch_together)."""
+    return (f"{_STORED} WHERE campaign_pk = {CAMPAIGN_PK} AND key = ?",
+            (guild_id, campaign_id, key))
 
 
 _UPSERT = (

@@ -27,7 +27,7 @@ from bot.storage import (
     sequences,
 )
 from bot.storage.codec import Row, territory_from_row
-from bot.storage.driver import Connection, campaign_key, server_key
+from bot.storage.driver import Connection, campaign_key, fetch_together, server_key
 from bot.storage.errors import StaleSequence
 from bot.storage.records import (
     ActionRecord,
@@ -41,6 +41,7 @@ from bot.storage.records import (
 from bot.storage.roster import (
     RosterRows,
     WorldRows,
+    battle_gangs_select,
     fetch_gang_rows,
     fetch_rosters,
     fetch_territories,
@@ -88,7 +89,10 @@ class Transaction:
         # transaction; each query is a round trip to the database thread. Within one
         # transaction the answer only changes when a campaign is deleted (or made).
         pk = self._campaign_pks.get(campaign_id)
-        if pk is None:
+        if pk is None and self._writable:  # found and claimed in one statement
+            pk = await campaigns.claimed_campaign_pk(self._db, self.guild_id, campaign_id)
+            self._campaign_pks[campaign_id] = pk
+        elif pk is None:
             pk = await campaigns.campaign_pk(self._db, self.guild_id, campaign_id)
             await self._found(campaign_id, pk)
         return pk
@@ -236,6 +240,30 @@ class Transaction:
                     for gang_id in gang_ids}
         return {gang_id: gangs.gang_without_roster(rows[gang_id]) for gang_id in gang_ids}
 
+    async def state_for_decision(
+        self, campaign_id: str, key: str, model_type: type[M], battle_id: str
+    ) -> tuple[Campaign, tuple[M, int] | None, dict[str, Gang]]:
+        """The campaign, the stored state of ``key`` with its revision (None: none) and
+        the gangs of battle ``battle_id`` without rosters (as gangs_without_rosters, by
+        id), read together: what a click on a post-battle run needs to decide, one
+        statement on PostgreSQL (driver.fetch_together). NotFound: no such campaign."""
+        campaign_rows, state_rows, gang_rows = await fetch_together(self._db, [
+            campaigns.campaign_select(self.guild_id, campaign_id),
+            sequences.stored_select(self.guild_id, campaign_id, key),
+            battle_gangs_select(self.guild_id, campaign_id, battle_id),
+        ])
+        if not campaign_rows:
+            raise campaigns.no_campaign(campaign_id)
+        row = campaign_rows[0]
+        if campaign_id not in self._campaign_pks:
+            await self._found(campaign_id, int(row["pk"]))
+        state = None
+        if state_rows:
+            found = state_rows[0]
+            state = sequences.read_state(found, model_type), int(found["revision"])
+        return (campaigns.campaign_from_row(row), state,
+                {str(r["id"]): gangs.gang_without_roster(r) for r in gang_rows})
+
     async def get_gang_by_name(
         self, campaign_id: str, name: str, *, rosters: bool = True
     ) -> Gang:
@@ -338,6 +366,10 @@ class Transaction:
     async def captives_held_by(self, campaign_id: str, gang_id: str) -> list[tuple[Gang, Fighter]]:
         """Fighters of other gangs that ``gang_id`` holds Captive, with their gangs."""
         return await gangs.captives_held_by(self._db, await self._campaign(campaign_id), gang_id)
+
+    async def captive_owners(self, campaign_id: str, gang_ids: Sequence[str]) -> list[str]:
+        """The gangs (ids) whose fighters any of ``gang_ids`` holds Captive."""
+        return await gangs.captive_owners(self._db, await self._campaign(campaign_id), gang_ids)
 
     async def add_vehicle(
         self, campaign_id: str, gang_id: str, vehicle: Vehicle, *, actor: str, stash: bool = False
