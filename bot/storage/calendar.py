@@ -18,6 +18,8 @@ from rules.errors import InvalidRequest, NotFound
 # and an hour ahead (the Arbitrator's guide documents them).
 DEFAULT_REMINDER_MINUTES = (24 * 60, 60)
 DEFAULT_TIME_ZONE = "UTC"
+# How long the Discord event of a battle lasts when the Arbitrator set nothing: three hours.
+DEFAULT_EVENT_MINUTES = 180
 
 
 class ScheduleStatus(StrEnum):
@@ -48,6 +50,7 @@ class ScheduledBattle(BaseModel):
     proposed_by: str | None = None  # the gang whose player proposed starts_at
     event_id: int | None = None  # the Discord Guild Scheduled Event
     battle_id: str | None = None  # the /prebattle battle it became
+    channel_id: int | None = None  # where it was proposed: its reminders go there
 
 
 class CalendarSettings(BaseModel):
@@ -55,10 +58,11 @@ class CalendarSettings(BaseModel):
 
     time_zone: str = DEFAULT_TIME_ZONE
     reminder_minutes: tuple[int, ...] = DEFAULT_REMINDER_MINUTES
+    event_minutes: int = DEFAULT_EVENT_MINUTES
 
 
 _COLUMNS = ("id, gang_ids, territory, challenge_key, status, starts_at, proposed_by, event_id,"
-            " battle_id")
+            " battle_id, channel_id")
 
 
 def _scheduled(campaign_id: str, row: Row) -> ScheduledBattle:
@@ -69,6 +73,7 @@ def _scheduled(campaign_id: str, row: Row) -> ScheduledBattle:
         status=ScheduleStatus(row["status"]),
         starts_at=None if starts is None else datetime.fromtimestamp(starts, UTC),
         proposed_by=row["proposed_by"], event_id=row["event_id"], battle_id=row["battle_id"],
+        channel_id=row["channel_id"],
     )
 
 
@@ -123,10 +128,11 @@ async def update(db: Connection, campaign_pk: int, battle: ScheduledBattle) -> S
     """Write the battle's status, time, proposer, event and linked battle."""
     rows = await db.execute_fetchall(
         "UPDATE scheduled_battles SET status = ?, starts_at = ?, proposed_by = ?,"
-        " event_id = ?, battle_id = ?, updated_at = ? WHERE campaign_pk = ? AND id = ?"
-        f" RETURNING {_COLUMNS}",
+        " event_id = ?, battle_id = ?, channel_id = ?, updated_at = ?"
+        f" WHERE campaign_pk = ? AND id = ? RETURNING {_COLUMNS}",
         (battle.status.value, None if battle.starts_at is None else epoch(battle.starts_at),
-         battle.proposed_by, battle.event_id, battle.battle_id, now(), campaign_pk, battle.id),
+         battle.proposed_by, battle.event_id, battle.battle_id, battle.channel_id, now(),
+         campaign_pk, battle.id),
     )
     if not rows:
         raise NotFound("That scheduled battle is not in this campaign (any more).")
@@ -135,18 +141,21 @@ async def update(db: Connection, campaign_pk: int, battle: ScheduledBattle) -> S
 
 async def settings(db: Connection, campaign_pk: int) -> CalendarSettings:
     row = await first_row(
-        db, "SELECT time_zone, reminder_minutes FROM calendar_settings WHERE campaign_pk = ?",
-        (campaign_pk,))
+        db, "SELECT time_zone, reminder_minutes, event_minutes FROM calendar_settings"
+        " WHERE campaign_pk = ?", (campaign_pk,))
     if row is None:
         return CalendarSettings()
     return CalendarSettings(time_zone=row["time_zone"],
-                            reminder_minutes=tuple(json.loads(row["reminder_minutes"])))
+                            reminder_minutes=tuple(json.loads(row["reminder_minutes"])),
+                            event_minutes=row["event_minutes"])
 
 
 async def set_settings(db: Connection, campaign_pk: int, chosen: CalendarSettings) -> None:
     await db.execute(
-        "INSERT INTO calendar_settings (campaign_pk, time_zone, reminder_minutes)"
-        " VALUES (?, ?, ?) ON CONFLICT (campaign_pk) DO UPDATE SET"
-        " time_zone = excluded.time_zone, reminder_minutes = excluded.reminder_minutes",
-        (campaign_pk, chosen.time_zone, dumps(list(chosen.reminder_minutes))),
+        "INSERT INTO calendar_settings (campaign_pk, time_zone, reminder_minutes, event_minutes)"
+        " VALUES (?, ?, ?, ?) ON CONFLICT (campaign_pk) DO UPDATE SET"
+        " time_zone = excluded.time_zone, reminder_minutes = excluded.reminder_minutes,"
+        " event_minutes = excluded.event_minutes",
+        (campaign_pk, chosen.time_zone, dumps(list(chosen.reminder_minutes)),
+         chosen.event_minutes),
     )

@@ -48,15 +48,20 @@ CREATE TABLE scheduled_battles (
     -- The Discord Guild Scheduled Event made on agreement, and the /prebattle battle.
     event_id INTEGER,
     battle_id TEXT,
+    -- Where the proposals were made: the reminders are posted there.
+    channel_id INTEGER,
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL,
     UNIQUE (campaign_pk, id)
 );
 
 -- Scheduling settings of a campaign, kept apart from its core settings: the time zone
--- players type times in and the reminders' lead times (minutes before the start).
+-- players type times in, the reminders' lead times (minutes before the start) and
+-- the length of the Discord event.
 CREATE TABLE calendar_settings (
     campaign_pk INTEGER PRIMARY KEY REFERENCES campaigns (pk) ON DELETE CASCADE,
     time_zone TEXT NOT NULL,
-    reminder_minutes TEXT NOT NULL
+    reminder_minutes TEXT NOT NULL,
+    -- How long the Discord event lasts (its end time), in minutes.
+    event_minutes INTEGER NOT NULL
 );
