@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 import discord
+from discord import app_commands
 from discord.ext import commands
 
 from bot.call import Call, Scope
@@ -40,6 +41,9 @@ from rules.models import Gang
 ACCEPT, COUNTER, COUNTER_TIME, CALL_OFF = "sch-accept", "sch-counter", "sch-time", "sch-off"
 REMINDERS_MAX = 5  # lead times an Arbitrator may set
 LEAD_MAX_MINUTES = 14 * 24 * 60  # two weeks
+# What players type: a time ("2026-03-14 19:30", a pasted <t:...:F>), lead times.
+TypedTime = app_commands.Range[str, 1, 40]
+LeadTimes = app_commands.Range[str, 1, 60]
 WHEN_HELP = f"when: YYYY-MM-DD HH:MM in the campaign's time zone (e.g. {EXAMPLE}), or a " \
             "Discord timestamp"
 
@@ -247,7 +251,7 @@ class ScheduleCog(BotCog, commands.GroupCog, group_name="schedule",
     @slash("propose", "Propose when your gang fights another (the other player answers)",
            gang="your gang", opponent="the gang you fight", when=WHEN_HELP,
            territory="the Territory at stake, if any")
-    async def propose(self, call: Call, gang: GangName, opponent: GangName, when: str,
+    async def propose(self, call: Call, gang: GangName, opponent: GangName, when: TypedTime,
                       territory: TerritoryName | None = None,
                       campaign: CampaignName | None = None) -> None:
         async with call.write(campaign) as s:
@@ -295,7 +299,8 @@ class ScheduleCog(BotCog, commands.GroupCog, group_name="schedule",
            reminders="lead times of the reminders, e.g. 24h, 1h (or none)",
            event_hours="how long the Discord event of a battle lasts, in hours (1-24)")
     async def settings(self, call: Call, time_zone: TimeZoneName | None = None,
-                       reminders: str | None = None, event_hours: int | None = None,
+                       reminders: LeadTimes | None = None,
+                       event_hours: app_commands.Range[int, 1, 24] | None = None,
                        campaign: CampaignName | None = None) -> None:
         async with call.write(campaign) as s:
             chosen = await s.tx.calendar_settings(s.campaign.id)
