@@ -69,7 +69,7 @@ def proposal_text(battle: ScheduledBattle, gangs: list[Gang]) -> str:
     assert battle.starts_at is not None
     by = next(g for g in gangs if g.id == battle.proposed_by)
     others = [g for g in gangs if g.id != battle.proposed_by]
-    return (f"**{safe(by.name)}** proposes to fight {matchup(gangs, battle.territory)} at "
+    return (f"**{safe(by.name)}** proposes a time for {matchup(gangs, battle.territory)}: "
             f"{stamp(battle.starts_at)} ({stamp(battle.starts_at, 'R')}). "
             + " ".join(f"<@{g.owner}>" for g in others)
             + ": accept, or propose another time.")
@@ -171,8 +171,7 @@ async def counter_time(click: Click, campaign: str, battle: str, starts: int) ->
         proposer = _answering(s, proposal, await gangs_of(s.tx, proposal))
         stored, gangs = await _propose(s, proposer, proposal, typed, _now(call),
                                        call.interaction.channel_id)
-    await call.say(proposal_text(stored, gangs), view=proposal_view(stored),
-                   allowed_mentions=discord.AllowedMentions(users=True))
+    await call.say(proposal_text(stored, gangs), view=proposal_view(stored))
     message = click.interaction.message
     if message is not None:
         await message.edit(content=f"{message.content}\n-# Answered with another time.",
@@ -264,8 +263,7 @@ class ScheduleCog(BotCog, commands.GroupCog, group_name="schedule",
                 None)
             stored, gangs = await _propose(s, mine, battle, when, self.bot.clock.now(),
                                            call.interaction.channel_id)
-        await call.say(proposal_text(stored, gangs), view=proposal_view(stored),
-                       allowed_mentions=discord.AllowedMentions(users=True))
+        await call.say(proposal_text(stored, gangs), view=proposal_view(stored))
 
     @slash("list", "The campaign's battles to come: agreed, proposed or waiting for a time")
     async def list_(self, call: Call, campaign: CampaignName | None = None) -> None:

@@ -46,7 +46,7 @@ async def propose(arena: Arena, who: str, gang: str, opponent: str, when: dateti
     result = await arena.driver.slash(GUILD, CHANNEL, who, "schedule propose", gang=gang,
                                       opponent=opponent, when=typed(when), campaign=campaign)
     assert not result.ephemeral, result.text()
-    assert "proposes to fight" in result.text(), result.text()
+    assert "proposes a time for" in result.text(), result.text()
     return result
 
 

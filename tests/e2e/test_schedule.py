@@ -68,7 +68,7 @@ async def test_a_battle_proposed_answered_and_accepted_is_an_event_and_reminded_
     spire_proposal = await d.slash(SPIRE, "general", "bob", "schedule propose",
                                    gang="Spire Hounds", opponent="Spire Kin",
                                    when=typed(in_days(arena, 1.5)))
-    assert "proposes to fight" in spire_proposal.text(), spire_proposal.text()
+    assert "proposes a time for" in spire_proposal.text(), spire_proposal.text()
     spire_before = await scheduled(arena, SPIRE, "Spire Dates")
 
     await slash(d, "alice", "campaign create", name="Ash Dates")
