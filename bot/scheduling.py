@@ -104,12 +104,19 @@ async def _remind(tx: Transaction, timer: Timer, late: timedelta | None) -> None
 # --------------------------------------------------------------------------- battles
 
 
-async def link_prebattle(tx: Transaction, campaign_id: str, gang_ids: Sequence[str],
-                         battle_id: str) -> ScheduledBattle | None:
+async def link_battle(tx: Transaction, campaign_id: str, gang_ids: Sequence[str],
+                      battle_id: str, *, started_too: bool = False) -> ScheduledBattle | None:
     """The scheduled battle of exactly these gangs (the soonest), marked started as
-    ``battle_id``; its reminders are owed no more. None when there is none."""
-    for scheduled in await tx.scheduled_battles(campaign_id, active_only=True):
-        if set(scheduled.gang_ids) == set(gang_ids):
+    ``battle_id``; its reminders are owed no more. None when there is none.
+
+    ``/prebattle`` links one still to come; ``/postbattle start`` of a battle it records
+    itself (no ``battle:``) also one its ``/prebattle`` started (``started_too``), so that
+    the end of that sequence ends the scheduled battle."""
+    wanted = {ScheduleStatus.OPEN, ScheduleStatus.PROPOSED, ScheduleStatus.AGREED}
+    if started_too:
+        wanted.add(ScheduleStatus.STARTED)
+    for scheduled in await tx.scheduled_battles(campaign_id):
+        if scheduled.status in wanted and set(scheduled.gang_ids) == set(gang_ids):
             await cancel_reminders(tx, scheduled.id)
             return await tx.update_scheduled_battle(scheduled.model_copy(
                 update={"status": ScheduleStatus.STARTED, "battle_id": battle_id}))

@@ -25,7 +25,7 @@ from bot.cog import BotCog, adds
 from bot.errors import Refused
 from bot.options import CampaignName, CaptiveName, GangName
 from bot.render import safe
-from bot.scheduling import change_event, link_prebattle
+from bot.scheduling import change_event, link_battle
 from bot.slash import slash, value_choices
 from bot.storage import new_id
 from bot.ui import checked
@@ -93,7 +93,7 @@ class PreBattleCog(BotCog, commands.Cog):
                 await s.tx.save_sequence(s.campaign.id, run.key, run, battle_id=run.battle_id)
                 closed += _closed_lines(world.gang(gang_id), left.get(gang_id, []))
             # The battle the players scheduled, if they did: it is being played now.
-            scheduled = await link_prebattle(s.tx, s.campaign.id, [g.id for g in gangs],
+            scheduled = await link_battle(s.tx, s.campaign.id, [g.id for g in gangs],
                                              battle.id)
         by_id = {g.id: g for g in world.gangs.values()}
         content = "" if scheduled is None or scheduled.starts_at is None else (

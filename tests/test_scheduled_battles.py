@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.clock import ManualClock
-from bot.scheduling import cancel_reminders, link_prebattle, set_reminders
+from bot.scheduling import cancel_reminders, link_battle, set_reminders
 from bot.storage import CalendarSettings, ScheduleStatus, Storage
 from bot.timers import TimerWorker
 from bot.ui.times import read_time
@@ -110,7 +110,7 @@ async def test_reminders_are_set_moved_and_dropped_with_the_battle(storage: Stor
     assert owed[0].payload["allowed_mentions"] == {"parse": [], "users": ["1", "2"]}
     # /prebattle starts it: the hour-before reminder is owed no more.
     async with storage.transaction(GUILD) as tx:
-        linked = await link_prebattle(tx, campaign, list(reversed(gangs)), "battle-1")
+        linked = await link_battle(tx, campaign, list(reversed(gangs)), "battle-1")
     assert linked is not None and linked.status is ScheduleStatus.STARTED
     assert linked.battle_id == "battle-1"
     clock.move(timedelta(days=1))

@@ -51,11 +51,12 @@ async def propose(arena: Arena, who: str, gang: str, opponent: str, when: dateti
 
 
 async def agreed(arena: Arena, campaign: str, bobs: str, dans: str,
-                 when: datetime) -> Message:
-    """bob proposes ``when`` for ``bobs`` against dan's ``dans``; dan accepts."""
+                 when: datetime, *, other: str = "dan") -> Message:
+    """bob proposes ``when`` for ``bobs`` against ``other``'s (dan's) ``dans``; they
+    accept."""
     proposal = await propose(arena, "bob", bobs, dans, when, campaign)
     assert proposal.message is not None
-    accepted = await arena.driver.click(proposal.message, "Accept", "dan")
+    accepted = await arena.driver.click(proposal.message, "Accept", other)
     assert not accepted.ephemeral, accepted.text()
     assert "Agreed" in proposal.message.content, proposal.message.content
     return proposal.message

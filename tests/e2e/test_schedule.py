@@ -34,6 +34,7 @@ from tests.e2e.calendar_helpers import (
     reminders,
     typed,
 )
+from tests.e2e.postbattle_steps import campaign_of_two, run_through, start, submit
 
 arena = clocked_arena
 
@@ -182,3 +183,23 @@ async def test_settings_are_the_arbitrators_and_a_typed_time_is_read_in_their_zo
     past = await d.slash(GUILD, CHANNEL, "bob", "schedule propose", gang="Pale Riders",
                          opponent="Soot Kings", when="2001-01-01 10:00", campaign="Zone Dates")
     assert past.ephemeral and "has passed" in past.text()
+
+
+async def test_the_post_battle_sequence_ends_the_scheduled_battle_and_its_event(
+    arena: Arena,
+) -> None:
+    await bot_ready(arena)
+    camp = await campaign_of_two(arena, "Played Dates", "Ore Lords", "Cinder Dogs")
+    await agreed(arena, camp, "Ore Lords", "Cinder Dogs", in_days(arena, 1), other="carol")
+    await event_named(arena, "Ore Lords vs Cinder Dogs")
+    started = await arena.driver.slash(GUILD, CHANNEL, "bob", "prebattle", gang1="Ore Lords",
+                                       gang2="Cinder Dogs", campaign=camp)
+    assert "The battle scheduled for" in started.text(), started.text()
+    await event_named(arena, "Ore Lords vs Cinder Dogs", status=2)
+    # The sequence records a battle of its own: it is the scheduled battle's end all the same.
+    _, thread = await start(arena, "bob", camp, "Ore Lords", "Ore Lords", "Cinder Dogs")
+    await submit(arena, thread, "Ore Lords", "bob")
+    await submit(arena, thread, "Cinder Dogs", "carol")
+    await run_through(arena, thread, ["bob", "carol"])
+    await event_named(arena, "Ore Lords vs Cinder Dogs", status=3)  # completed
+    assert [status for status, _ in await scheduled(arena, GUILD, camp)] == ["completed"]
