@@ -46,8 +46,9 @@ def matchup(gangs: Sequence[Gang], territory: str | None = None, *, bold: bool =
 
 
 async def gangs_of(tx: Transaction, battle: ScheduledBattle) -> list[Gang]:
-    found = await tx.gangs_without_rosters(battle.campaign_id, battle.gang_ids)
-    return [found[gang_id] for gang_id in battle.gang_ids]
+    """The battle's gangs still in the campaign (a gang deleted since is left out)."""
+    found = await tx.gangs_without_rosters(battle.campaign_id, None)
+    return [found[gang_id] for gang_id in battle.gang_ids if gang_id in found]
 
 
 # --------------------------------------------------------------------------- reminders
@@ -90,6 +91,8 @@ async def _remind(tx: Transaction, timer: Timer, late: timedelta | None) -> None
             or epoch(starts) != timer.args["starts"] or battle.channel_id is None):
         return  # called off, moved or started since: that reminder is owed no more
     gangs = await gangs_of(tx, battle)
+    if len(gangs) < len(battle.gang_ids):
+        return  # a gang of it was deleted: that battle will not be played
     owners = sorted({g.owner for g in gangs})
     content = (f"{late_line(timer.due_at, late)}Reminder: {matchup(gangs, battle.territory)}"
                f" starts {stamp(starts)} ({stamp(starts, 'R')}). "

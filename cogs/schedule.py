@@ -120,6 +120,8 @@ async def accept(click: Click, campaign: str, battle: str, starts: int) -> None:
         proposal = await _current(s, battle, starts)
         gangs = await gangs_of(s.tx, proposal)
         _answering(s, proposal, gangs)
+        if len(gangs) < len(proposal.gang_ids):
+            raise InvalidRequest("A gang of this battle has left the campaign; call it off.")
         if proposal.starts_at is None or proposal.starts_at <= now:
             raise InvalidRequest("That time has passed already: propose another one.")
         agreed = await s.tx.update_scheduled_battle(

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.clock import ManualClock
-from bot.scheduling import cancel_reminders, link_battle, set_reminders
+from bot.scheduling import cancel_reminders, gangs_of, link_battle, set_reminders
 from bot.storage import CalendarSettings, ScheduleStatus, Storage
 from bot.timers import TimerWorker
 from bot.ui.times import read_time
@@ -119,3 +119,23 @@ async def test_reminders_are_set_moved_and_dropped_with_the_battle(storage: Stor
     async with storage.transaction(GUILD) as tx:
         await cancel_reminders(tx, linked.id)
         assert await tx.list_timers("reminder:") == []
+
+
+async def test_a_reminder_of_a_battle_whose_gang_was_deleted_fires_once_and_says_nothing(
+    storage: Storage,
+) -> None:
+    campaign, gangs = await two_gangs(storage)
+    clock = ManualClock(NOW)
+    async with storage.transaction(GUILD) as tx:
+        made = await tx.create_scheduled_battle(campaign, gangs, None, None)
+        agreed = await tx.update_scheduled_battle(made.model_copy(update={
+            "status": ScheduleStatus.AGREED, "starts_at": NOW + timedelta(hours=2),
+            "channel_id": 77}))
+        await set_reminders(tx, agreed, CalendarSettings(reminder_minutes=(60,)), NOW)
+        await tx.delete_gang(campaign, gangs[1], actor="1")
+        assert [g.name for g in await gangs_of(tx, agreed)] == ["Brass Hounds"]
+    worker = TimerWorker(storage, clock)
+    clock.move(timedelta(hours=1))
+    assert await worker.fire_due() == 1  # fired (not failing for ever), posting nothing
+    assert await storage.read(GUILD).outbox_entries("reminder:") == []
+    assert await worker.fire_due() == 0
