@@ -28,6 +28,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from bot import failpoints
+from bot.background import BackgroundLoop
 from bot.clock import Clock
 from bot.render import clip
 from bot.shards import ShardSet
@@ -92,19 +93,14 @@ class TimerWorker:
         self.on_fired = on_fired
         self.scan_interval = scan_interval
         self._wake = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        self._running = BackgroundLoop("timers", self._loop)
 
     def start(self) -> None:
         """Start the loop; its first pass fires what came due while the bot was down."""
-        if self._task is None or self._task.done():
-            self._task = asyncio.create_task(self._loop(), name="timers")
+        self._running.start()
 
     async def stop(self) -> None:
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await self._running.stop()
 
     def kick(self) -> None:
         """A timer was set or moved: look at the table now rather than at the next scan."""

@@ -9,7 +9,13 @@ import pytest
 
 from bot.clock import ManualClock
 from bot.scheduling import cancel_reminders, gangs_of, link_battle, set_reminders
-from bot.storage import CalendarSettings, ScheduleStatus, Storage
+from bot.storage import (
+    CalendarSettings,
+    ScheduledBattle,
+    ScheduleStatus,
+    Storage,
+    Transaction,
+)
 from bot.timers import TimerWorker
 from bot.ui.times import read_time
 from rules.errors import InvalidRequest, NotFound
@@ -89,14 +95,20 @@ async def test_a_scheduled_battle_is_made_once_per_challenge_and_kept_to_its_ser
     assert await storage.read(GUILD).scheduled_battles(other) == []
 
 
+async def agreed_in(tx: Transaction, campaign: str, gangs: list[str],
+                   hours: float) -> ScheduledBattle:
+    """A battle of ``gangs`` agreed for ``hours`` after NOW, proposed in channel 77."""
+    made = await tx.create_scheduled_battle(campaign, gangs, None, None)
+    return await tx.update_scheduled_battle(made.model_copy(update={
+        "status": ScheduleStatus.AGREED, "starts_at": NOW + timedelta(hours=hours),
+        "channel_id": 77}))
+
+
 async def test_reminders_are_set_moved_and_dropped_with_the_battle(storage: Storage) -> None:
     campaign, gangs = await two_gangs(storage)
     clock = ManualClock(NOW)
     async with storage.transaction(GUILD) as tx:
-        made = await tx.create_scheduled_battle(campaign, gangs, None, None)
-        agreed = await tx.update_scheduled_battle(made.model_copy(update={
-            "status": ScheduleStatus.AGREED, "starts_at": NOW + timedelta(hours=30),
-            "channel_id": 77}))
+        agreed = await agreed_in(tx, campaign, gangs, 30)
         # The day-before reminder is ahead; a 48 h one would be past already: not set.
         due = await set_reminders(tx, agreed, CalendarSettings(reminder_minutes=(2880, 1440,
                                                                                   60)), NOW)
@@ -127,10 +139,7 @@ async def test_a_reminder_of_a_battle_whose_gang_was_deleted_fires_once_and_says
     campaign, gangs = await two_gangs(storage)
     clock = ManualClock(NOW)
     async with storage.transaction(GUILD) as tx:
-        made = await tx.create_scheduled_battle(campaign, gangs, None, None)
-        agreed = await tx.update_scheduled_battle(made.model_copy(update={
-            "status": ScheduleStatus.AGREED, "starts_at": NOW + timedelta(hours=2),
-            "channel_id": 77}))
+        agreed = await agreed_in(tx, campaign, gangs, 2)
         await set_reminders(tx, agreed, CalendarSettings(reminder_minutes=(60,)), NOW)
         await tx.delete_gang(campaign, gangs[1], actor="1")
         assert [g.name for g in await gangs_of(tx, agreed)] == ["Brass Hounds"]

@@ -16,7 +16,7 @@ import pytest
 
 from bot import failpoints
 from demo.arena import Arena
-from tests.e2e.battle_helpers import bot_ready, new_gang, slash
+from tests.e2e.battle_helpers import bot_ready, new_campaign_of_two
 from tests.e2e.calendar_helpers import (
     agreed,
     clock_of,
@@ -37,9 +37,7 @@ SETTLE = 3.0
 async def test_killed_across_a_reminder_each_reminder_is_posted_once(arena: Arena) -> None:
     d = arena.driver
     await bot_ready(arena)
-    await slash(d, "alice", "campaign create", name="Kill Dates")
-    await new_gang(d, "bob", "Kill Dates", "Brass Hounds")
-    await new_gang(d, "dan", "Kill Dates", "Mire Kin")
+    await new_campaign_of_two(d, "Kill Dates", "Brass Hounds", "Mire Kin")
     starts = in_days(arena, 2)
     await agreed(arena, "Kill Dates", "Brass Hounds", "Mire Kin", starts)
 

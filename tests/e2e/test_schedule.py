@@ -19,6 +19,7 @@ from tests.e2e.battle_helpers import (
     GUILD,
     bot_ready,
     ensure_member,
+    new_campaign_of_two,
     new_gang,
     slash,
 )
@@ -72,9 +73,7 @@ async def test_a_battle_proposed_answered_and_accepted_is_an_event_and_reminded_
     assert "proposes a time for" in spire_proposal.text(), spire_proposal.text()
     spire_before = await scheduled(arena, SPIRE, "Spire Dates")
 
-    await slash(d, "alice", "campaign create", name="Ash Dates")
-    await new_gang(d, "bob", "Ash Dates", "Brass Hounds")
-    await new_gang(d, "dan", "Ash Dates", "Mire Kin")
+    await new_campaign_of_two(d, "Ash Dates", "Brass Hounds", "Mire Kin")
     first = in_days(arena, 2)
     proposal = await propose(arena, "bob", "Brass Hounds", "Mire Kin", first, "Ash Dates")
     assert proposal.message is not None
@@ -132,9 +131,7 @@ async def test_a_battle_proposed_answered_and_accepted_is_an_event_and_reminded_
 async def test_prebattle_starts_the_event_and_calling_off_cancels_it(arena: Arena) -> None:
     d = arena.driver
     await bot_ready(arena)
-    await slash(d, "alice", "campaign create", name="Dust Dates")
-    await new_gang(d, "bob", "Dust Dates", "Tar Wardens")
-    await new_gang(d, "dan", "Dust Dates", "Glass Jaws")
+    await new_campaign_of_two(d, "Dust Dates", "Tar Wardens", "Glass Jaws")
     await new_gang(d, "dan", "Dust Dates", "Rust Eels")
     await agreed(arena, "Dust Dates", "Tar Wardens", "Glass Jaws", in_days(arena, 3))
     await agreed(arena, "Dust Dates", "Tar Wardens", "Rust Eels", in_days(arena, 4))
@@ -162,9 +159,7 @@ async def test_settings_are_the_arbitrators_and_a_typed_time_is_read_in_their_zo
 ) -> None:
     d = arena.driver
     await bot_ready(arena)
-    await slash(d, "alice", "campaign create", name="Zone Dates")
-    await new_gang(d, "bob", "Zone Dates", "Pale Riders")
-    await new_gang(d, "dan", "Zone Dates", "Soot Kings")
+    await new_campaign_of_two(d, "Zone Dates", "Pale Riders", "Soot Kings")
     refused = await d.slash(GUILD, CHANNEL, "bob", "schedule settings",
                             time_zone="Asia/Tokyo", campaign="Zone Dates")
     assert refused.ephemeral

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -16,17 +15,6 @@ from fakediscord.errors import error_paths
 from fakediscord.rest_events import EVENTS, ONE_EVENT
 from fakediscord.spec import Spec
 from tests.fakediscord.sample_bot import SampleBot
-
-AUTH = {"Authorization": "Bot fake-token"}
-
-
-@pytest.fixture
-async def server() -> AsyncIterator[tuple[FakeDiscord, aiohttp.ClientSession]]:
-    fake = FakeDiscord.demo(token="fake-token")
-    await fake.start()
-    async with aiohttp.ClientSession(headers=AUTH) as session:
-        yield fake, session
-    await fake.stop()
 
 
 def when(hours: float) -> str:
