@@ -5,8 +5,11 @@
 -- transaction as its handler's writes (a post owed through the outbox, say), so
 -- a crash either leaves it due (it fires after the restart, late) or fired with
 -- everything it did; nothing timed lives only in memory.
+--
+-- IF NOT EXISTS: the migration may run again on a file whose version was set back
+-- by hand (the tests of older migrations do), and changes nothing there.
 
-CREATE TABLE timers (
+CREATE TABLE IF NOT EXISTS timers (
     pk INTEGER PRIMARY KEY,
     -- Every query names the server, like every other table's.
     guild_id INTEGER NOT NULL,
@@ -28,10 +31,10 @@ CREATE TABLE timers (
     UNIQUE (guild_id, key)
 );
 -- The worker's scan: timers not fired yet, soonest first.
-CREATE INDEX timers_due ON timers (due_at) WHERE fired_at IS NULL;
+CREATE INDEX IF NOT EXISTS timers_due ON timers (due_at) WHERE fired_at IS NULL;
 
 -- A battle two gangs are to play: proposed, agreed on a time, played or called off.
-CREATE TABLE scheduled_battles (
+CREATE TABLE IF NOT EXISTS scheduled_battles (
     pk INTEGER PRIMARY KEY,
     campaign_pk INTEGER NOT NULL REFERENCES campaigns (pk) ON DELETE CASCADE,
     id TEXT NOT NULL,
@@ -58,7 +61,7 @@ CREATE TABLE scheduled_battles (
 -- Scheduling settings of a campaign, kept apart from its core settings: the time zone
 -- players type times in, the reminders' lead times (minutes before the start) and
 -- the length of the Discord event.
-CREATE TABLE calendar_settings (
+CREATE TABLE IF NOT EXISTS calendar_settings (
     campaign_pk INTEGER PRIMARY KEY REFERENCES campaigns (pk) ON DELETE CASCADE,
     time_zone TEXT NOT NULL,
     reminder_minutes TEXT NOT NULL,
