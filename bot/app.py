@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import pkgutil
 from collections.abc import Sequence
 from functools import partial
@@ -14,7 +15,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.backups import backup_loop
-from bot.clock import Clock, SystemClock
+from bot.clock import Clock, SystemClock, clock_from
 from bot.config import Config
 from bot.endpoints import discover_gateway
 from bot.errors import answer_error
@@ -24,6 +25,7 @@ from bot.pictures import PictureWorker
 from bot.rulesets import warm_up as warm_up_rulesets
 from bot.shards import ShardSet, hold
 from bot.storage import Storage
+from bot.timers import TimerWorker
 from bot.ui.report_pictures import report_files
 from bot.ui.routes import routed_items
 
@@ -79,6 +81,9 @@ class MundaBot(commands.Bot):
         self.clock: Clock = clock or SystemClock()
         # Messages the bot owes a channel, delivered until Discord accepts them (bot/outbox.py).
         self.outbox = Outbox(storage, HttpSender.for_client(self), shards=self.held_shards)
+        # Timers fire on this clock, once each, also after a restart (bot/timers.py).
+        self.timers = TimerWorker(storage, self.clock, shards=self.held_shards,
+                                  on_fired=self.outbox.kick)
         self._backups: asyncio.Task[None] | None = None
         # Roster cards and charts are drawn on the worker's thread, cached by revision.
         self.pictures = PictureWorker()
@@ -101,6 +106,8 @@ class MundaBot(commands.Bot):
         await self._sync_commands()
         # After the cogs, whose delivery hooks it needs; it starts with what is still owed.
         self.outbox.start()
+        # After the cogs too: they register the timers' handlers.
+        self.timers.start()
         db = self.config.database
         if db.backup_interval_hours > 0 and self.storage.driver == "postgresql":
             log.info("no backups by the bot on PostgreSQL: take them with pg_dump "
@@ -157,6 +164,7 @@ class MundaBot(commands.Bot):
             self._warming.cancel()
         self.pictures.close()
         try:
+            await self.timers.stop()
             await self.outbox.stop()
             await super().close()
         finally:
@@ -171,7 +179,9 @@ class ShardedMundaBot(MundaBot, commands.AutoShardedBot):
 
 
 def make_bot(config: Config, storage: Storage) -> MundaBot:
-    """The bot for ``config``'s shards."""
+    """The bot for ``config``'s shards, on the clock the environment names (the machine's
+    unless a test or the demo moves it)."""
+    clock = clock_from(os.environ)
     if len(config.discord.shards.ids) > 1:
-        return ShardedMundaBot(config, storage)
-    return MundaBot(config, storage)
+        return ShardedMundaBot(config, storage, clock=clock)
+    return MundaBot(config, storage, clock=clock)

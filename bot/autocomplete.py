@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Iterable
+from functools import cache
 from typing import TYPE_CHECKING, Any
+from zoneinfo import available_timezones
 
 import discord
 from discord import app_commands
@@ -208,6 +210,17 @@ async def territory_names(interaction: Interaction, current: str) -> Choices:
         return (t.name for t in await tx.list_territories(campaign.id))
 
     return await suggest_in(interaction, current, names)
+
+
+async def time_zones(interaction: Interaction, current: str) -> Choices:
+    """The IANA time zones the machine knows (Europe/London, America/New_York...)."""
+    return choose(_zones(), current)
+
+
+@cache
+def _zones() -> tuple[str, ...]:
+    # Read from the machine's zone files once: they do not change while the bot runs.
+    return tuple(sorted(available_timezones()))
 
 
 async def territory_templates(interaction: Interaction, current: str) -> Choices:

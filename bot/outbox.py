@@ -52,6 +52,7 @@ import aiohttp
 import discord
 
 from bot import failpoints
+from bot.background import BackgroundLoop
 from bot.locks import KeyedLocks
 from bot.shards import ShardSet
 from bot.storage import OutboxEntry, Storage, Transaction
@@ -304,7 +305,7 @@ class Outbox:
         self._hooks: dict[str, _Hooks] = {}
         self._channel_locks: KeyedLocks[int] = KeyedLocks()
         self._wake = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        self._running = BackgroundLoop("outbox", self._loop)
         self._paused_until = 0.0  # a global 429 stops every channel until then
         self._redirected = False
         self._attachments: AttachmentMaker | None = None
@@ -336,15 +337,10 @@ class Outbox:
 
     def start(self) -> None:
         """Start the loop; it delivers what a previous run left owed first."""
-        if self._task is None or self._task.done():
-            self._task = asyncio.create_task(self._loop(), name="outbox")
+        self._running.start()
 
     async def stop(self) -> None:
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await self._running.stop()
         await self.sender.close()
 
     def kick(self) -> None:

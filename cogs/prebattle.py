@@ -25,10 +25,12 @@ from bot.cog import BotCog, adds
 from bot.errors import Refused
 from bot.options import CampaignName, CaptiveName, GangName
 from bot.render import safe
+from bot.scheduling import change_event, link_battle
 from bot.slash import slash, value_choices
 from bot.storage import new_id
 from bot.ui import checked
 from bot.ui.prebattle import prebattle_embed
+from bot.ui.times import stamp
 from rules.dice import SecureRoller
 from rules.errors import InvalidRequest
 from rules.models import Battle, FighterStatus, Gang
@@ -90,8 +92,16 @@ class PreBattleCog(BotCog, commands.Cog):
                 left = run.sequence.close_deferred_at_prebattle(gang_id)
                 await s.tx.save_sequence(s.campaign.id, run.key, run, battle_id=run.battle_id)
                 closed += _closed_lines(world.gang(gang_id), left.get(gang_id, []))
+            # The battle the players scheduled, if they did: it is being played now.
+            scheduled = await link_battle(s.tx, s.campaign.id, [g.id for g in gangs],
+                                             battle.id)
         by_id = {g.id: g for g in world.gangs.values()}
-        await call.answer_embeds([prebattle_embed(result, by_id, battle, closed)])
+        content = "" if scheduled is None or scheduled.starts_at is None else (
+            f"The battle scheduled for {stamp(scheduled.starts_at)} begins.")
+        await call.answer_embeds([prebattle_embed(result, by_id, battle, closed)],
+                                 content=content)
+        if scheduled is not None:
+            await change_event(self.bot, call.guild_id, scheduled.event_id, status="start")
 
 
 def _require_participant_or_arbitrator(s: Scope, gangs: Sequence[Gang]) -> None:

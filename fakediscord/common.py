@@ -56,10 +56,12 @@ class Perm(enum.IntFlag):
     CHANGE_NICKNAME = 1 << 26
     MANAGE_ROLES = 1 << 28
     USE_APPLICATION_COMMANDS = 1 << 31
+    MANAGE_EVENTS = 1 << 33
     MANAGE_THREADS = 1 << 34
     CREATE_PUBLIC_THREADS = 1 << 35
     CREATE_PRIVATE_THREADS = 1 << 36
     SEND_MESSAGES_IN_THREADS = 1 << 38
+    CREATE_EVENTS = 1 << 44
 
 
 # Administrator grants everything; Discord reports the full mask in that case.
@@ -82,6 +84,7 @@ DEFAULT_EVERYONE = (
 
 DEFAULT_BOT = (
     DEFAULT_EVERYONE | Perm.MANAGE_MESSAGES | Perm.MANAGE_THREADS | Perm.CREATE_PRIVATE_THREADS
+    | Perm.CREATE_EVENTS
 )
 
 

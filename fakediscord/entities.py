@@ -48,6 +48,11 @@ class User:
             "public_flags": 0,
         }
 
+    def to_full_payload(self) -> JsonObj:
+        """The user with the fields the spec's UserResponse requires besides (the
+        scheduled-event routes are checked against it)."""
+        return {**self.to_payload(), "flags": 0, "primary_guild": None}
+
 
 @dataclass(eq=False)
 class Channel:
@@ -242,3 +247,46 @@ class Message:
                 parts += [fld.get("name") or "", fld.get("value") or ""]
             parts.append((embed.get("footer") or {}).get("text") or "")
         return "\n".join(p for p in parts if p)
+
+
+# Guild Scheduled Event statuses and entity types (Discord's numbers).
+EVENT_SCHEDULED, EVENT_ACTIVE, EVENT_COMPLETED, EVENT_CANCELED = 1, 2, 3, 4
+EVENT_STAGE, EVENT_VOICE, EVENT_EXTERNAL = 1, 2, 3
+
+
+@dataclass(eq=False)
+class ScheduledEvent:
+    """A Guild Scheduled Event, as the server's Events list shows it."""
+
+    id: int
+    guild_id: int
+    name: str
+    scheduled_start_time: str
+    entity_type: int
+    creator: User
+    description: str | None = None
+    scheduled_end_time: str | None = None
+    channel_id: int | None = None
+    location: str | None = None
+    status: int = EVENT_SCHEDULED
+    privacy_level: int = 2
+    # Members who pressed Interested, in the order they did.
+    interested: list[User] = field(default_factory=list)
+
+    def to_payload(self, *, with_user_count: bool = False) -> JsonObj:
+        payload: JsonObj = {
+            "id": str(self.id), "guild_id": str(self.guild_id), "name": self.name,
+            "description": self.description,
+            "channel_id": None if self.channel_id is None else str(self.channel_id),
+            "creator_id": str(self.creator.id), "creator": self.creator.to_full_payload(),
+            "image": None, "scheduled_start_time": self.scheduled_start_time,
+            "scheduled_end_time": self.scheduled_end_time, "status": self.status,
+            "entity_type": self.entity_type, "entity_id": None,
+            "entity_metadata": {"location": self.location} if self.location is not None
+            else None,
+            "privacy_level": self.privacy_level, "recurrence_rule": None,
+            "guild_scheduled_event_exceptions": [],
+        }
+        if with_user_count:
+            payload["user_count"] = len(self.interested)
+        return payload

@@ -11,6 +11,7 @@ from aiohttp.typedefs import Handler, Middleware
 from fakediscord.errors import ApiError, not_found
 from fakediscord.http_util import error_response, known, ok, read_body, snowflake
 from fakediscord.rest_channels import ChannelRoutes, serve_attachment
+from fakediscord.rest_events import EventRoutes
 from fakediscord.rest_interactions import InteractionRoutes
 from fakediscord.services import RouteGroup, Services
 from fakediscord.world import Guild
@@ -243,7 +244,8 @@ def build_app(
         middlewares=[_make_middleware(services)],
         client_max_size=32 * 1024 * 1024,
     )
-    for group in (CoreRoutes(services), ChannelRoutes(services), InteractionRoutes(services)):
+    for group in (CoreRoutes(services), ChannelRoutes(services), InteractionRoutes(services),
+                  EventRoutes(services)):
         for method, path, handler in group.routes():
             app.router.add_route(method, API_PREFIX + path, handler)
     app.router.add_get(GATEWAY_PATH, services.gateway.handle)

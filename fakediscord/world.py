@@ -20,7 +20,7 @@ from fakediscord.common import (
     Snowflakes,
     iso_now,
 )
-from fakediscord.entities import Attachment, Channel, Message, User
+from fakediscord.entities import Attachment, Channel, Message, ScheduledEvent, User
 from fakediscord.errors import FakeDiscordError
 from fakediscord.waiting import Notifier
 
@@ -107,6 +107,7 @@ class Guild:
     roles: dict[int, Role] = field(default_factory=dict, repr=False)
     channels: dict[int, Channel] = field(default_factory=dict, repr=False)
     members: dict[int, Member] = field(default_factory=dict, repr=False)
+    scheduled_events: dict[int, ScheduledEvent] = field(default_factory=dict, repr=False)
 
     @property
     def everyone(self) -> Role:
@@ -247,7 +248,7 @@ class Guild:
             "presences": [],
             "voice_states": [],
             "stage_instances": [],
-            "guild_scheduled_events": [],
+            "guild_scheduled_events": [e.to_payload() for e in self.scheduled_events.values()],
             "soundboard_sounds": [],
         }
 

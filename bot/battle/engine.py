@@ -48,6 +48,7 @@ from bot.battle.store import (
 from bot.call import Actor, Call, actor_from
 from bot.errors import Refused
 from bot.render import safe
+from bot.scheduling import change_event, link_battle
 from bot.storage import Campaign, StaleWorld, Transaction, new_id
 from rules.dice import Roller
 from rules.errors import NotFound
@@ -354,8 +355,13 @@ async def start_run(interaction: Interaction, campaign: Campaign, request: Start
     actor = actor_from(interaction)
     async with client.storage.transaction(guild_id) as tx:
         battle, skirmish = await _prepared(tx, actor, campaign, request, new_id())
+        linked = None
         if request.battle_id is None:
             battle = await tx.create_battle(campaign.id, battle)
+            # A battle the players scheduled (and maybe started with /prebattle): this
+            # sequence is its end.
+            linked = await link_battle(tx, campaign.id, battle.gang_ids, battle.id,
+                                       started_too=True)
         else:
             battle = await tx.update_battle(campaign.id, battle)
         for gang_id in battle.gang_ids:
@@ -369,6 +375,8 @@ async def start_run(interaction: Interaction, campaign: Campaign, request: Start
                            sequence_id=new_id(), channel_id=interaction.channel_id or 0)
         world.territories = {t.id: t for t in await tx.list_territories(campaign.id)}
         await tx.save_sequence(campaign.id, run.key, run, battle_id=run.battle_id)
+    if linked is not None:
+        await change_event(client, guild_id, linked.event_id, status="start")
     names = gang_names(world)
     stake = world.territories.get(battle.staked_territory or "")
     message = await interaction.followup.send(

@@ -4,6 +4,7 @@ See docs/storage.md. Everything SQL stays inside this package; callers use
 :class:`Storage` (one call, one transaction) or ``storage.transaction()``.
 """
 
+from bot.storage.calendar import CalendarSettings, ScheduledBattle, ScheduleStatus
 from bot.storage.codec import new_id
 from bot.storage.database import LATEST_VERSION
 from bot.storage.errors import (
@@ -28,6 +29,7 @@ from bot.storage.records import (
     TradingPostEntry,
 )
 from bot.storage.repository import Storage
+from bot.storage.timers import Timer
 from bot.storage.transaction import Transaction
 
 __all__ = [
@@ -35,6 +37,7 @@ __all__ = [
     "EXPORT_VERSION",
     "LATEST_VERSION",
     "ActionRecord",
+    "CalendarSettings",
     "Campaign",
     "CampaignDocument",
     "DatabaseDamaged",
@@ -43,12 +46,15 @@ __all__ = [
     "LedgerEvent",
     "MigrationFailed",
     "OutboxEntry",
+    "ScheduleStatus",
+    "ScheduledBattle",
     "SequenceRecord",
     "Snapshot",
     "StaleSequence",
     "StaleWorld",
     "Storage",
     "StorageError",
+    "Timer",
     "TradingPostEntry",
     "Transaction",
     "new_id",

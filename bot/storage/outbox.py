@@ -131,19 +131,28 @@ async def undelivered(
     of the servers on ``shards`` only, when given (a process holding some shards)."""
     one = "" if guild_id is None else " AND guild_id = ?"
     params: list[int] = [] if guild_id is None else [guild_id]
-    if shards is not None and not shards.every_shard:
-        # Discord's routing, (id >> 22) % count, in SQL both SQLite and PostgreSQL read,
-        # so that other processes' rows never fill the LIMIT (bot/shards.py).
-        ids = shards.sorted_ids()
-        one += (f" AND (guild_id >> {SHARD_KEY_SHIFT}) % ? IN"
-                f" ({', '.join('?' for _ in ids)})")
-        params += [shards.count, *ids]
+    held, held_params = on_shards(shards)
+    one += held
+    params += held_params
     rows = await db.execute_fetchall(
         f"SELECT {_COLUMNS} FROM outbox WHERE delivered_at IS NULL AND failed_at IS NULL"
         f"{one} ORDER BY pk LIMIT ?",
         (*params, limit),
     )
     return [_entry(row) for row in rows]
+
+
+def on_shards(shards: ShardSet | None) -> tuple[str, list[int]]:
+    """A condition (`` AND ...``) keeping the rows of the servers on ``shards`` only, and
+    its parameters; nothing for every shard. For the scans of every server's rows (this
+    outbox, the timers): other processes' rows must never fill their LIMIT."""
+    if shards is None or shards.every_shard:
+        return "", []
+    # Discord's routing, (id >> 22) % count, in SQL both SQLite and PostgreSQL read
+    # (bot/shards.py).
+    ids = shards.sorted_ids()
+    return (f" AND (guild_id >> {SHARD_KEY_SHIFT}) % ? IN ({', '.join('?' for _ in ids)})",
+            [shards.count, *ids])
 
 
 def delivered_statement(guild_id: int, pk: int, message_id: int, channel_id: int) -> Statement:

@@ -9,8 +9,8 @@ hands one to a caller that must load, decide and apply atomically.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from datetime import timedelta
+from collections.abc import Collection, Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from bot.shards import ShardSet
 from bot.storage import (
     battles,
+    calendar,
     campaigns,
     exporting,
     gangs,
@@ -25,6 +26,7 @@ from bot.storage import (
     ledger,
     outbox,
     sequences,
+    timers,
 )
 from bot.storage.codec import Row, territory_from_row
 from bot.storage.driver import Connection, campaign_key, fetch_together, server_key
@@ -170,6 +172,7 @@ class Transaction:
         self._campaign_pks.clear()
         await campaigns.delete(self._write_db(), self.guild_id, campaign_id)
         await outbox.forget(self._write_db(), self.guild_id, campaign_id)
+        await timers.forget(self._write_db(), self.guild_id, campaign_id)
 
     async def forget_server(self) -> int:
         """Delete every campaign of this server and its outbox; returns how many campaigns."""
@@ -177,6 +180,7 @@ class Transaction:
         for campaign in found:
             await self.delete_campaign(campaign.id)
         await outbox.forget(self._write_db(), self.guild_id, None)
+        await timers.forget(self._write_db(), self.guild_id, None)
         return len(found)
 
     async def set_trading_post(
@@ -747,6 +751,80 @@ class Transaction:
 
     async def outbox_give_up(self, entry_id: int, error: str) -> None:
         await outbox.give_up(self._write_db(), self.guild_id, entry_id, error)
+
+    # -------------------------------------------------------------- timers (bot/timers.py)
+
+    async def set_timer(self, key: str, kind: str, due_at: datetime,
+                        args: dict[str, Any]) -> timers.Timer:
+        """A timer of ``kind`` due at ``due_at`` (the bot clock's time), committed with this
+        transaction; ``args`` go to its handler (``args["campaign"]`` ties it to a campaign,
+        deleted with it). Setting ``key`` again with the same time and arguments changes
+        nothing; with others it moves the timer (due again)."""
+        return await timers.set_timer(self._write_db(), self.guild_id, key, kind, due_at,
+                                      args)
+
+    async def cancel_timer(self, key: str) -> bool:
+        """Forget ``key``'s timer, fired or not; False when there was none."""
+        return await timers.cancel(self._write_db(), self.guild_id, key)
+
+    async def timer(self, key: str) -> timers.Timer | None:
+        return await timers.get(self._db, self.guild_id, key)
+
+    async def list_timers(self, prefix: str = "") -> list[timers.Timer]:
+        """This server's timers whose key starts with ``prefix``, soonest first."""
+        return await timers.of_guild(self._db, self.guild_id, prefix)
+
+    async def due_timers(self, at: datetime, kinds: Collection[str], limit: int = 200, *,
+                         shards: ShardSet | None = None) -> list[timers.Timer]:
+        """Timers of every server (on ``shards``) due at ``at`` with a handler, soonest
+        first (the timer worker's scan)."""
+        return await timers.due(self._db, at, kinds, limit, shards)
+
+    async def next_timer_due(self, kinds: Collection[str], *,
+                             shards: ShardSet | None = None) -> datetime | None:
+        return await timers.next_due(self._db, kinds, shards)
+
+    async def take_timer(self, timer_id: int, at: datetime) -> timers.Timer | None:
+        """Mark this server's timer fired at ``at``, with this transaction; None when it
+        fired already, was moved later or is gone."""
+        return await timers.take(self._write_db(), self.guild_id, timer_id, at)
+
+    async def timer_failed(self, timer_id: int, error: str, retry_at: datetime) -> None:
+        await timers.failed(self._write_db(), self.guild_id, timer_id, error, retry_at)
+
+    # -------------------------------------------------------------- scheduled battles
+
+    async def create_scheduled_battle(
+        self, campaign_id: str, gang_ids: Sequence[str], territory: str | None,
+        challenge_key: str | None,
+    ) -> calendar.ScheduledBattle:
+        """A battle the gangs are to play, with no time yet (its players propose one).
+        Made again for the same ``challenge_key``, it is the battle made the first time."""
+        return await calendar.create(self._write_db(), await self._campaign(campaign_id),
+                                     campaign_id, list(gang_ids), territory, challenge_key)
+
+    async def get_scheduled_battle(self, campaign_id: str,
+                                   scheduled_id: str) -> calendar.ScheduledBattle:
+        return await calendar.get(self._db, await self._campaign(campaign_id), campaign_id,
+                                  scheduled_id)
+
+    async def scheduled_battles(self, campaign_id: str, *,
+                                active_only: bool = False) -> list[calendar.ScheduledBattle]:
+        return await calendar.of_campaign(self._db, await self._campaign(campaign_id),
+                                          campaign_id, active_only=active_only)
+
+    async def update_scheduled_battle(
+        self, battle: calendar.ScheduledBattle
+    ) -> calendar.ScheduledBattle:
+        return await calendar.update(self._write_db(), await self._campaign(battle.campaign_id),
+                                     battle)
+
+    async def calendar_settings(self, campaign_id: str) -> calendar.CalendarSettings:
+        return await calendar.settings(self._db, await self._campaign(campaign_id))
+
+    async def set_calendar_settings(self, campaign_id: str,
+                                    chosen: calendar.CalendarSettings) -> None:
+        await calendar.set_settings(self._write_db(), await self._campaign(campaign_id), chosen)
 
     # -------------------------------------------------------------- export and import
 

@@ -274,7 +274,8 @@ async def route_click(interaction: discord.Interaction[Any]) -> None:
     The click's own custom id and values are all a handler needs, so the router reads
     them from the interaction: discord.py's DynamicItem would first rebuild every
     component of the clicked message as a View (``View.from_message``) on each click."""
-    if interaction.type is not discord.InteractionType.component:
+    if interaction.type not in (discord.InteractionType.component,
+                                discord.InteractionType.modal_submit):
         return
     data: Any = interaction.data or {}
     custom_id = data.get("custom_id")
@@ -290,7 +291,7 @@ async def route_click(interaction: discord.Interaction[Any]) -> None:
         args = await _resolved(interaction, route_found, args)
         if route_found.only is not None and interaction.user.id != args[route_found.only]:
             raise Refused("Only the person who asked can answer this question.")
-        values = [str(value) for value in data.get("values", [])]
+        values = [str(value) for value in data.get("values", [])] or typed_values(data)
         first = FirstAnswer(interaction) if route_found.first_answer else None
         try:
             await route_found.handler(Click(interaction, values, first), **args)
@@ -301,6 +302,13 @@ async def route_click(interaction: discord.Interaction[Any]) -> None:
                 await first.settled()
     except Exception as error:  # discord.py would only log it: answer instead
         await answer_error(interaction, error)
+
+
+def typed_values(data: Any) -> list[str]:
+    """What a submitted modal's text inputs hold, in their order (a routed modal's
+    custom_id is a route's, like a button's)."""
+    return [str(inner.get("value", "")) for row in data.get("components", [])
+            for inner in row.get("components", []) if inner.get("type") == 4]
 
 
 async def _resolved(

@@ -16,6 +16,7 @@ FLAG_OF = {
     "Send Messages in Threads": "send_messages_in_threads",
     "Create Public Threads": "create_public_threads", "Embed Links": "embed_links",
     "Attach Files": "attach_files", "Read Message History": "read_message_history",
+    "Create Events": "create_events",
 }
 
 

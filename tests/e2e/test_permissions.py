@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -174,6 +175,15 @@ EXPECTED: dict[str, frozenset[Kind]] = {
     "button: gang delete Confirm": frozenset({Kind.OWNER}),  # only who asked (the owner)
     "button: gang import Confirm": frozenset({Kind.OWNER}),  # only who asked
     "button: campaign delete Confirm": frozenset({Kind.NAMED}),  # only who asked (nora)
+    # Scheduling: a gang's player proposes (an Arbitrator for them); only the other
+    # gang's player answers; a player of the battle or an Arbitrator calls it off.
+    "schedule propose": GANG_CONTROL,
+    "schedule list": ANYONE_HERE,
+    "schedule cancel": BATTLE_PLAYERS | ARBITRATORS,
+    "schedule settings": ARBITRATORS,  # a change; without one it only shows
+    "schedule settings (looking)": ANYONE_HERE,
+    "button: schedule Accept": frozenset({Kind.PARTICIPANT}),
+    "button: schedule Call off": BATTLE_PLAYERS | ARBITRATORS,
 }
 
 # Rows whose allowed action can happen once per gang and sequence (a roll, a deferral):
@@ -189,7 +199,8 @@ PASSES = frozenset({"roster hangeron", "roster buyrare"})
 PERMISSION_REFUSAL = re.compile(
     r"not your gang|Only an Arbitrator|Only the players|Only a player|Only .+'s player"
     r"|Only the person who asked|only members with Manage Server|Only members with Manage"
-    r"|You have no gang in this battle|can confirm its steps", re.IGNORECASE)
+    r"|You have no gang in this battle|can confirm its steps|Only the player of",
+    re.IGNORECASE)
 # Refusals that are not about permission but are right for the kind: the asker of a
 # question has agreed by asking.
 OTHER_REFUSAL: dict[tuple[str, Kind], re.Pattern[str]] = {
@@ -1026,6 +1037,51 @@ async def test_captives(table: Table) -> None:
     # stored; an Arbitrator's trade is carried out at once.
     await t.row("captive trade", lambda k, name: t.slash(
         k, "captive trade", captive=name, to_gang=home, campaign=CAMPAIGN), prepare=captive)
+
+
+async def test_scheduling(table: Table) -> None:
+    t = table
+    foes = "Pat Foes"
+    await t.as_user("pat", "gang create", name=foes, house="Goliath", alignment="Outlaw",
+                    campaign=CAMPAIGN)
+
+    def when() -> str:
+        later = datetime.now(UTC) + timedelta(days=3, minutes=t.counter)
+        return later.strftime("%Y-%m-%d %H:%M")
+
+    async def olive_side() -> str:
+        return await olive_gang(t, "Olive Dates")
+
+    async def proposed() -> tuple[str, InteractionResult]:
+        gang = await olive_side()
+        asked = await t.as_user("olive", "schedule propose", gang=gang, opponent=foes,
+                                when=when(), campaign=CAMPAIGN)
+        return gang, asked
+
+    await t.row("schedule propose", lambda k, gang: t.slash(
+        k, "schedule propose", gang=gang, opponent=foes, when=when(), campaign=CAMPAIGN),
+        prepare=olive_side)
+    await t.row("schedule list", looking(t, "schedule list"), look=True)
+    await t.row("schedule settings (looking)", looking(t, "schedule settings"), look=True)
+    zones = {"zone": "UTC"}
+
+    async def flip_zone(*_: Any) -> None:
+        zones["zone"] = "Asia/Tokyo" if zones["zone"] == "UTC" else "UTC"
+
+    await t.row("schedule settings", lambda k, _: t.slash(
+        k, "schedule settings", campaign=CAMPAIGN,
+        time_zone="Asia/Tokyo" if zones["zone"] == "UTC" else "UTC"), after=flip_zone)
+    await t.as_user("alice", "schedule settings", time_zone="UTC", campaign=CAMPAIGN)
+    await t.row("schedule cancel", lambda k, made: t.slash(
+        k, "schedule cancel", gang=made[0], opponent=foes, campaign=CAMPAIGN),
+        prepare=proposed)
+    await t.row("button: schedule Call off", lambda k, made: click_as(t, k, made[1], "Call off"),
+                prepare=proposed)
+    await t.row("button: schedule Accept", lambda k, made: click_as(t, k, made[1], "Accept"),
+                prepare=proposed)
+    # The Discord event is made after the answer: let it land before the next test.
+    await until(lambda: True if t.arena.fake.guild(U).scheduled_events else None,
+                "the accepted battle's event")
 
 
 async def test_the_other_server_keeps_to_itself(table: Table) -> None:

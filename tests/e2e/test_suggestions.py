@@ -53,6 +53,8 @@ FREE_TEXT = {
     "profile": "a profile pasted from a roster",
     "notes": "notes in the player's words",
     "categories": "categories of fighter types the rule data lacks, as the player sets them",
+    "when": "a time, typed as a date and hour or pasted as a Discord timestamp",
+    "reminders": "lead times of reminders, in the Arbitrator's words (24h, 1h)",
 }
 
 

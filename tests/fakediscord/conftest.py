@@ -5,12 +5,24 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
+import aiohttp
 import pytest
 
 from fakediscord import Driver, FakeDiscord, point_discord_py_at
 from tests.fakediscord.sample_bot import SampleBot
 
 TOKEN = "fake-token"
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[tuple[FakeDiscord, aiohttp.ClientSession]]:
+    """The fake on loopback and an HTTP session with its token, no bot: the REST surface
+    checked directly."""
+    fake = FakeDiscord.demo(token=TOKEN)
+    await fake.start()
+    async with aiohttp.ClientSession(headers={"Authorization": f"Bot {TOKEN}"}) as session:
+        yield fake, session
+    await fake.stop()
 
 
 @pytest.fixture

@@ -5,26 +5,14 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import aiohttp
-import pytest
 
 from fakediscord import FakeDiscord
 
 ROOT = Path(__file__).resolve().parents[2]
-AUTH = {"Authorization": "Bot fake-token"}
-
-
-@pytest.fixture
-async def server() -> AsyncIterator[tuple[FakeDiscord, aiohttp.ClientSession]]:
-    fake = FakeDiscord.demo(token="fake-token")
-    await fake.start()
-    async with aiohttp.ClientSession(headers=AUTH) as session:
-        yield fake, session
-    await fake.stop()
 
 
 async def _json(resp: aiohttp.ClientResponse) -> Any:
