@@ -93,6 +93,26 @@ async def _world(tx: Transaction, campaign_id: str, gang_id: str) -> World:
 # --------------------------------------------------------------------------- opening
 
 
+async def gangs_to_open(
+    tx: Transaction, campaign: Campaign, gang_ids: Sequence[str] | None = None
+) -> list[Gang]:
+    """The gangs a Downtime opens for (every gang of ``campaign``, or of ``gang_ids``), or a
+    refusal: a skirmish campaign, no gangs, a gang whose Downtime is still in progress."""
+    if campaign.settings.skirmish:
+        raise Refused(f"{campaign.name} is played as skirmishes: there is no Downtime.")
+    gangs = await tx.list_gangs(campaign.id)
+    if gang_ids is not None:
+        gangs = [g for g in gangs if g.id in gang_ids]
+    if not gangs:
+        raise Refused(f"{campaign.name} has no gangs to put in Downtime.")
+    busy = {r.gang_id for r in await downtime_runs(tx, campaign.id) if r.in_progress}
+    if busy & {g.id for g in gangs}:
+        names = ", ".join(g.name for g in gangs if g.id in busy)
+        raise Refused(f"The Downtime of {names} is still in progress: finish it (or undo it "
+                      "to its start) before opening another.")
+    return gangs
+
+
 async def open_downtime(
     tx: Transaction, campaign: Campaign, *, by: str, channel_id: int,
     places: Mapping[str, int] | None = None, budget: int = FRESH_RECRUITMENT_CREDITS,
@@ -106,18 +126,7 @@ async def open_downtime(
     needs an Arbitrator's confirmation (both settings of the campaign's type). A gang
     whose Downtime is still in progress is refused, as is a skirmish campaign.
     """
-    if campaign.settings.skirmish:
-        raise Refused(f"{campaign.name} is played as skirmishes: there is no Downtime.")
-    gangs = await tx.list_gangs(campaign.id)
-    if gang_ids is not None:
-        gangs = [g for g in gangs if g.id in gang_ids]
-    if not gangs:
-        raise Refused(f"{campaign.name} has no gangs to put in Downtime.")
-    busy = {r.gang_id for r in await downtime_runs(tx, campaign.id) if r.in_progress}
-    if busy & {g.id for g in gangs}:
-        names = ", ".join(g.name for g in gangs if g.id in busy)
-        raise Refused(f"The Downtime of {names} is still in progress: finish it (or undo it "
-                      "to its start) before opening another.")
+    gangs = await gangs_to_open(tx, campaign, gang_ids)
     runs = []
     for gang in gangs:
         run_id = new_id()
