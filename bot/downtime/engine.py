@@ -215,8 +215,8 @@ def parties_of(actor: Actor, campaign: Campaign, run: DowntimeRun) -> tuple[list
         if Party.ARBITRATOR in waiting:
             return [Party.ARBITRATOR], False
         return [Party.OWNER], True
-    raise Refused(f"Only the owner of {run.gang_name} or an Arbitrator of {campaign.name} "
-                  "can confirm this step.")
+    raise Refused(f"This is the Downtime of {run.gang_name}: only its owner or an Arbitrator "
+                  f"of {campaign.name} can confirm its steps.")
 
 
 async def confirm_step(tx: Transaction, actor: Actor, campaign_id: str, run_id: str,
