@@ -117,10 +117,11 @@ DOWNTIME: tuple[DowntimeDeclaration, ...] = (
     DowntimeDeclaration(
         DowntimeStep.FRESH_RECRUITMENT, computes=_recruitment, closes=_unspent,
         interactive=True,
-        shows="The Fresh Recruitment credits are in the Stash: spend them now with `/fighter "
-              "add pay:True`, `/vehicle add` and `/stash` and your Equipment List (Stash "
-              "credits may add to them). Press Confirm when done: what is left of them is "
-              "lost, your own Stash credits stay.",
+        shows="The Fresh Recruitment credits are in the Stash: spend them now. Hire with "
+              "`/fighter add pay:True` or `/vehicle add pay:True`; for equipment, write it "
+              "down with `/fighter equip` and take its price out with `/stash remove`. Stash "
+              "credits may add to them. Press Confirm when done: what is left of them is "
+              "lost; your own Stash credits stay.",
     ),
 )
 

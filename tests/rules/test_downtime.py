@@ -29,6 +29,7 @@ def _advanced(times: int) -> list[Advancement]:
     return [Advancement(name="+1 WS", xp_cost=6, credits=10, stat="ws")] * times
 
 
+@pytest.mark.rule("DT-0")
 def test_the_steps_are_the_sources_four_in_order() -> None:
     assert [d.step for d in DOWNTIME] == [
         DowntimeStep.FIGHTERS_RECOVER, DowntimeStep.CAPTIVES_RETURNED,
@@ -36,6 +37,7 @@ def test_the_steps_are_the_sources_four_in_order() -> None:
     assert FRESH_RECRUITMENT_CREDITS == 250
 
 
+@pytest.mark.rule("DT-A")
 def test_fighters_recover_clears_in_recovery_only() -> None:
     hurt = fighter("Hurt", status=FighterStatus.IN_RECOVERY)
     weak = fighter("Weak", status=FighterStatus.CONVALESCENT)
@@ -47,6 +49,7 @@ def test_fighters_recover_clears_in_recovery_only() -> None:
     assert result.clause == "DT-A" and "Hurt recovers." in result.notes
 
 
+@pytest.mark.rule("DT-B")
 def test_captives_are_returned_for_half_their_value_rounded_up_to_5() -> None:
     captor = gang("Captors", credits=10)
     captive = fighter("Prisoner", cost=55, equipment=[item("Knife", cost=6)])
@@ -60,11 +63,13 @@ def test_captives_are_returned_for_half_their_value_rounded_up_to_5() -> None:
     assert [i.name for i in freed.equipment] == ["Knife"]
 
 
+@pytest.mark.rule("DT-B")
 def test_a_gang_without_captives_changes_nothing() -> None:
     wolves = gang()
     assert return_captives(world(wolves), wolves.id).changes == []
 
 
+@pytest.mark.rule("DT-C")
 def test_promotion_needs_a_juve_or_prospect_with_three_advancements() -> None:
     ready = fighter("Ready", FighterCategory.PROSPECT, special_rules=[PROMOTION],
                     advancements=_advanced(3))
@@ -79,6 +84,7 @@ def test_promotion_needs_a_juve_or_prospect_with_three_advancements() -> None:
         promote(world(wolves), wolves.id, green.id, "Goliath Specialist")
 
 
+@pytest.mark.rule("DT-C")
 def test_promotion_changes_the_type_not_the_cost_and_takes_the_houses_category() -> None:
     ready = fighter("Ready", FighterCategory.PROSPECT, cost=80, special_rules=[PROMOTION],
                     advancements=_advanced(3))
@@ -95,6 +101,7 @@ def test_promotion_changes_the_type_not_the_cost_and_takes_the_houses_category()
         promote(world(wolves), wolves.id, ready.id, "Goliath Specialist")
 
 
+@pytest.mark.rule("DT-D")
 def test_fresh_recruitment_credits_not_spent_are_lost_never_the_stashs_own() -> None:
     wolves = gang(credits=40)
     given = fresh_recruitment(world(wolves), wolves.id, 250)
@@ -106,6 +113,7 @@ def test_fresh_recruitment_credits_not_spent_are_lost_never_the_stashs_own() -> 
     assert unspent_recruitment(spent, wolves.id, 40, 250).gang(wolves.id).credits == 10
 
 
+@pytest.mark.rule("DT-0")
 def test_a_step_waits_for_every_party_then_moves_on() -> None:
     sequence = DowntimeSequence(id="d1", gang_id="g1", arbitrator_confirms=True)
     sequence.confirm(Party.OWNER)
@@ -118,6 +126,7 @@ def test_a_step_waits_for_every_party_then_moves_on() -> None:
         sequence.require(DowntimeStep.PROMOTIONS)
 
 
+@pytest.mark.rule("DT-0")
 def test_without_the_arbitrators_say_the_owner_alone_confirms() -> None:
     sequence = DowntimeSequence(id="d1", gang_id="g1")
     for _step in DOWNTIME:
