@@ -27,35 +27,36 @@ DOWNTIME_END = "<!-- end of the written Downtime steps -->"
 
 def player_steps() -> str:
     """The post-battle steps in order, as a player meets them in the thread."""
-    parts: list[str] = []
-    for number, stage in enumerate(POST_BATTLE, start=1):
-        who = (
+    return _steps("", [
+        (stage.label, stage.shows, (
             "**Your turn**: the bot works nothing out by itself here. Type the commands "
             "the message names, then press **Confirm**."
             if stage.interactive else
             "**The bot's turn**: it works the step out as it opens, openly in the thread. "
             "Check what it did, do what the message asks, then press **Confirm**."
-        )
-        if stage.campaign_only:
-            who += " Campaign battles only: a skirmish skips this step."
-        quoted = "\n".join(f"> {line}" for line in stage.shows.splitlines())
-        parts.append(f"### {number}. {stage.label}\n\n{who}\n\n{quoted}\n")
-    return "\n".join(parts)
+        ) + (" Campaign battles only: a skirmish skips this step."
+             if stage.campaign_only else ""))
+        for stage in POST_BATTLE])
 
 
 def downtime_steps() -> str:
     """The Downtime steps in order, as a gang's owner meets them in its thread."""
-    parts: list[str] = []
-    for number, stage in enumerate(DOWNTIME, start=1):
-        who = (
+    return _steps("Downtime ", [
+        (stage.label, stage.shows, (
             "**Your turn**: the bot has done its part as the step opened; use the "
             "commands the message names, then press **Confirm**."
             if stage.interactive else
             "**The bot's turn**: it works the step out as it opens, in the thread. "
-            "Check what it did, then press **Confirm**."
-        )
-        quoted = "\n".join(f"> {line}" for line in stage.shows.splitlines())
-        parts.append(f"### Downtime {number}. {stage.label}\n\n{who}\n\n{quoted}\n")
+            "Check what it did, then press **Confirm**."))
+        for stage in DOWNTIME])
+
+
+def _steps(numbering: str, steps: list[tuple[str, str, str]]) -> str:
+    """Each step (label, what its message shows, whose turn it is) under its heading."""
+    parts: list[str] = []
+    for number, (label, shows, who) in enumerate(steps, start=1):
+        quoted = "\n".join(f"> {line}" for line in shows.splitlines())
+        parts.append(f"### {numbering}{number}. {label}\n\n{who}\n\n{quoted}\n")
     return "\n".join(parts)
 
 

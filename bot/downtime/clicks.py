@@ -7,7 +7,7 @@ import logging
 import discord
 
 from bot.call import Call
-from bot.downtime.engine import Outcome, confirm_step, undo_step
+from bot.downtime.engine import Decide, Outcome, confirm_step, undo_step
 from bot.downtime.render import CONFIRM, UNDO, stage_embed, stage_view, thread_name
 from bot.ui.routes import Click, route
 
@@ -16,17 +16,19 @@ log = logging.getLogger(__name__)
 
 @route(CONFIRM)
 async def confirm(click: Click, campaign: str, run: str, number: int) -> None:
-    call = Call.of(click.interaction)
-    async with call.storage.transaction(call.guild_id) as tx:
-        outcome = await confirm_step(tx, call.actor, campaign, run, number, mention=call.mention)
-    await _redraw(click, call, outcome)
+    await _decide(click, confirm_step, campaign, run, number)
 
 
 @route(UNDO)
 async def undo(click: Click, campaign: str, run: str, number: int) -> None:
+    await _decide(click, undo_step, campaign, run, number)
+
+
+async def _decide(click: Click, decide: Decide, campaign: str, run: str, number: int) -> None:
+    """One write transaction decides; the clicked message is redrawn from its outcome."""
     call = Call.of(click.interaction)
     async with call.storage.transaction(call.guild_id) as tx:
-        outcome = await undo_step(tx, call.actor, campaign, run, number, mention=call.mention)
+        outcome = await decide(tx, call.actor, campaign, run, number, mention=call.mention)
     await _redraw(click, call, outcome)
 
 

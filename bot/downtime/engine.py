@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from bot.battle.owed import body
 from bot.call import Actor
@@ -28,7 +29,6 @@ from bot.downtime.state import (
 from bot.errors import Refused
 from bot.render import result_lines
 from bot.storage import Campaign, Transaction, new_id
-from bot.storage.sequences import model_name
 from rules.copying import deep_copy
 from rules.downtime import FRESH_RECRUITMENT_CREDITS
 from rules.downtime_sequence import (
@@ -43,7 +43,6 @@ from rules.models import Gang
 from rules.steps import DowntimeStep
 from rules.world import RuleResult, World
 
-RUN_MODEL = model_name(DowntimeRun)
 GONE = "This Downtime no longer exists (its campaign or gang was deleted)."
 
 
@@ -62,14 +61,7 @@ class Outcome:
 
 async def downtime_runs(tx: Transaction, campaign_id: str) -> list[DowntimeRun]:
     """Every Downtime run stored for the campaign, oldest first (never a battle's run)."""
-    found: list[DowntimeRun] = []
-    for record in await tx.list_sequences(campaign_id):
-        if record.model != RUN_MODEL or not record.key.startswith(DOWNTIME_KEY_PREFIX):
-            continue
-        run = await tx.load_sequence(campaign_id, record.key, DowntimeRun)
-        if run is not None:
-            found.append(run)
-    return found
+    return await tx.load_sequences(campaign_id, DowntimeRun, DOWNTIME_KEY_PREFIX)
 
 
 async def run_of_gang(tx: Transaction, campaign_id: str, gang: Gang) -> DowntimeRun:
@@ -180,6 +172,14 @@ async def _owe(tx: Transaction, run: DowntimeRun, record: DowntimeRecord) -> Non
 
 
 # --------------------------------------------------------------------------- decisions
+
+
+class Decide(Protocol):
+    """A click's decision (:func:`confirm_step`, :func:`undo_step`), in the click's write
+    transaction."""
+
+    async def __call__(self, tx: Transaction, actor: Actor, campaign_id: str, run_id: str,
+                       number: int, *, mention: str) -> Outcome: ...
 
 
 async def _load(tx: Transaction, campaign_id: str, run_id: str) -> tuple[Campaign, DowntimeRun,
