@@ -6,6 +6,7 @@ import logging
 
 import discord
 
+from bot import failpoints
 from bot.call import Call
 from bot.downtime.engine import Decide, Outcome, confirm_step, undo_step
 from bot.downtime.render import CONFIRM, UNDO, stage_embed, stage_view, thread_name
@@ -40,6 +41,10 @@ async def _redraw(click: Click, call: Call, outcome: Outcome) -> None:
         await click.interaction.response.edit_message(
             embed=stage_embed(outcome.run, record),
             view=None if shown is None else shown.as_view())
+    if outcome.opened:
+        # The crash tests' kill point: the next step stored and owed, the click answered,
+        # the step not yet posted.
+        failpoints.hit(failpoints.AFTER_CONFIRM_STORED)
     await deliver(call)
 
 

@@ -27,7 +27,7 @@ from bot.downtime.state import (
     downtime_key,
 )
 from bot.errors import Refused
-from bot.render import result_lines
+from bot.render import result_lines, safe
 from bot.storage import Campaign, Transaction, new_id
 from rules.copying import deep_copy
 from rules.downtime import FRESH_RECRUITMENT_CREDITS
@@ -41,6 +41,7 @@ from rules.downtime_sequence import (
 from rules.errors import NotFound
 from rules.models import Gang
 from rules.steps import DowntimeStep
+from rules.wording import possessive
 from rules.world import RuleResult, World
 
 GONE = "This Downtime no longer exists (its campaign or gang was deleted)."
@@ -48,12 +49,13 @@ GONE = "This Downtime no longer exists (its campaign or gang was deleted)."
 
 @dataclass
 class Outcome:
-    """What a decision stored: the run, the record whose message was clicked (redrawn by
-    the click's answer) and a private note for the one who clicked."""
+    """What a decision stored: the run, and the record whose message was clicked (redrawn
+    by the click's answer)."""
 
     run: DowntimeRun
     clicked: DowntimeRecord | None
-    note: str
+    # A step was opened (or reopened) and its message owed.
+    opened: bool = False
 
 
 # --------------------------------------------------------------------------- reading
@@ -233,21 +235,23 @@ async def confirm_step(tx: Transaction, actor: Actor, campaign_id: str, run_id: 
         record.confirmed_by[party.value] = mention + (" for the owner" if on_behalf else "")
     if sequence.waiting_for:
         await tx.save_sequence(campaign.id, run.key, run, revision=revision)
-        return Outcome(run, record, "Confirmed; waiting for the others.")
+        return Outcome(run, record)
     record.status = RecordStatus.CONFIRMED
     closing = declared(sequence.step).closes(DowntimeInputs(run.gang_id, sequence))
     sequence.advance()
     opened = await _open_step(tx, campaign, run, closing, by=actor.ledger_id)
     await tx.save_sequence(campaign.id, run.key, run, revision=revision)
     await _owe(tx, run, opened)
-    return Outcome(run, record, f"Confirmed; {opened.label} is open.")
+    return Outcome(run, record, opened=True)
 
 
 async def undo_step(tx: Transaction, actor: Actor, campaign_id: str, run_id: str,
                     number: int, *, mention: str) -> Outcome:
     """An Arbitrator takes back the open step: its results leave the ledger (marked undone)
     and the step before opens again; undoing the first step ends the run."""
-    campaign, run, revision = await _load(tx, campaign_id, run_id)
+    # Unguarded by the revision: the undo of the step's actions writes the run back itself
+    # (the ledger restores the sequences an action changed) before it is saved whole below.
+    campaign, run, _revision = await _load(tx, campaign_id, run_id)
     actor.require_arbitrator(campaign)
     record = _open_record(run, number)
     # An undo puts back every sequence the undone action's transaction had changed (a
@@ -261,16 +265,17 @@ async def undo_step(tx: Transaction, actor: Actor, campaign_id: str, run_id: str
     for other in others:
         await tx.save_sequence(campaign.id, other.key, other)
     record.status = RecordStatus.UNDONE
-    record.note = f"Undone by {mention}: its changes were taken back (the ledger keeps them, " \
-                  "marked undone)."
+    record.note = (f"Undone by {mention}: its changes were taken back (the ledger keeps "
+                   "them, marked undone).")
     previous = next((r for r in reversed(run.stages)
                      if r.number < record.number and r.status is RecordStatus.CONFIRMED), None)
     if previous is None:
+        record.note += (f" {possessive(safe(run.gang_name))} Downtime is withdrawn; an "
+                        "Arbitrator may open it again.")
         run.cancelled = True
         run.sequence = deep_copy(record.opened_with)
         await tx.save_sequence(campaign.id, run.key, run)
-        return Outcome(run, record, f"{run.gang_name}'s Downtime was taken back from its "
-                                    "start; an Arbitrator may open it again.")
+        return Outcome(run, record)
     previous.status = RecordStatus.OPEN
     previous.confirmed_by = {}
     previous.posts += 1
@@ -278,8 +283,7 @@ async def undo_step(tx: Transaction, actor: Actor, campaign_id: str, run_id: str
     run.sequence = deep_copy(previous.opened_with)
     await tx.save_sequence(campaign.id, run.key, run)
     await _owe(tx, run, previous)
-    del revision  # the undo moved the run on; its save above replaces it whole
-    return Outcome(run, record, f"Undone; {previous.label} is open again.")
+    return Outcome(run, record, opened=True)
 
 
 async def act(

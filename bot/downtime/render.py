@@ -35,9 +35,10 @@ def stage_embed(run: DowntimeRun, record: DowntimeRecord) -> discord.Embed:
     for party, who in record.confirmed_by.items():
         parts.append(f"Confirmed ({party}): {who}")
     if record.note:
-        parts.append(f"*{safe(record.note, 300)}*")
+        # Written by the bot (mentions, escaped names): not escaped again.
+        parts.append(f"*{record.note}*")
     return discord.Embed(
-        title=clip(f"{marker} Downtime of {run.gang_name}: {record.label}", 256),
+        title=clip(f"{marker} Downtime of {safe(run.gang_name)}: {record.label}", 256),
         description=clip("\n".join(parts), DESCRIPTION_MAX), colour=COLOUR,
     )
 

@@ -193,3 +193,47 @@ async def test_two_gangs_through_downtime(arena: Arena) -> None:
     async with database(arena) as storage:
         found = await storage.read(guild_id).get_campaign_by_name(CAMPAIGN)
         assert await storage.read(guild_id).list_battles(found.id) == []
+
+
+async def test_an_arbitrator_confirms_too_when_asked_and_an_undo_at_the_start_withdraws(
+    arena: Arena,
+) -> None:
+    d = arena.driver
+    camp, gang = "Downtime Strict", "Dt Strict"
+    await new_campaign(d, camp)
+    await new_gang(d, "bob", camp, gang)
+    opened = await d.slash(GUILD, CHANNEL, "alice", "campaign downtime open", campaign=camp,
+                           arbitrator_confirms=True, credits=100)
+    assert "confirmed by its owner and an Arbitrator" in opened.text(), opened.text()
+    thread = await thread_named(d, f"Downtime: {gang}")
+    first = await step_message(d, thread, "A. Fighters Recover")
+    assert "Waiting for the gang's owner" in first.embed_text()
+    assert "and an Arbitrator to confirm" in first.embed_text()
+
+    await press(d, thread, "A. Fighters Recover", "Confirm", "bob")
+    waiting = await until(lambda: next(
+        (m for m in thread_messages(d, thread) if "Confirmed (owner)" in m.embed_text()
+         and "Waiting for an Arbitrator" in m.embed_text()), None), "bob's confirmation")
+    assert _has(waiting, "munda:dt:confirm:")
+    # bob's second press changes nothing: the step waits for an Arbitrator still.
+    await press(d, thread, "A. Fighters Recover", "Confirm", "bob")
+    assert not [m for m in thread_messages(d, thread)
+                if "B. Captives are Returned" in " ".join(str(e.get("title")) for e in m.embeds)]
+    await press(d, thread, "A. Fighters Recover", "Confirm", "alice")
+    await step_message(d, thread, "B. Captives are Returned")
+    for label in ("B. Captives are Returned", "C. Experienced Juves"):
+        for user in ("bob", "alice"):
+            await press(d, thread, label, "Confirm", user)
+    await step_message(d, thread, "D. Fresh Recruitment")
+    assert (await gang_now(arena, camp, gang)).credits == 1000 + 100
+
+    # Undone back to its start, the Downtime is withdrawn and may be opened again.
+    for label in ("D. Fresh Recruitment", "C. Experienced Juves", "B. Captives are Returned",
+                  "A. Fighters Recover"):
+        await press(d, thread, label, "Undo (Arbitrator)", "alice")
+    await until(lambda: next((m for m in thread_messages(d, thread)
+                              if "Downtime is withdrawn" in m.embed_text()), None),
+                "the withdrawn Downtime")
+    assert (await gang_now(arena, camp, gang)).credits == 1000
+    again = await d.slash(GUILD, CHANNEL, "alice", "campaign downtime open", campaign=camp)
+    assert not again.ephemeral, again.text()
