@@ -228,6 +228,12 @@ async def confirm_step(tx: Transaction, actor: Actor, campaign_id: str, run_id: 
     record = _open_record(run, number)
     if record.step is DowntimeStep.FINISHED:
         raise Refused("This gang's Downtime is over; there is nothing to confirm.")
+    try:
+        gang = await tx.get_gang(campaign.id, run.gang_id)
+    except NotFound:
+        raise Refused(GONE) from None
+    # Whoever owns the gang now confirms (it may have changed hands since Downtime opened).
+    run.owner, run.gang_name = gang.owner, gang.name
     parties, on_behalf = parties_of(actor, campaign, run)
     sequence = run.sequence
     for party in parties:
