@@ -396,7 +396,8 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
             gangs = await gangs_to_open(s.tx, s.campaign)
         # The answer names every gang's thread: public, like the threads themselves.
         await call.draw_publicly()
-        places = {gang.id: await downtime_thread(call, gang.name) for gang in gangs}
+        places = {gang.id: await downtime_thread(call.interaction.channel, gang.name)
+                  for gang in gangs}
         async with call.write_in(s.campaign.id) as w:
             w.require_arbitrator()
             runs = await open_downtime(

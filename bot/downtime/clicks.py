@@ -57,10 +57,10 @@ async def deliver(call: Call) -> None:
         call.interaction.client.outbox.kick()
 
 
-async def downtime_thread(call: Call, gang_name: str) -> int | None:
-    """A thread of the command's channel for one gang's Downtime; None keeps its steps in
-    the channel (not a text channel, or Discord refused the thread: logged)."""
-    channel = call.interaction.channel
+async def downtime_thread(channel: object, gang_name: str) -> int | None:
+    """A thread of ``channel`` for one gang's Downtime; None keeps its steps in the
+    channel (not a text channel, or Discord refused the thread: logged). Called before
+    the transaction that opens the Downtime, which names the threads it posts in."""
     if not isinstance(channel, discord.TextChannel):
         return None
     try:

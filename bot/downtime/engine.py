@@ -115,7 +115,10 @@ async def open_downtime(
     """Open a Downtime run for each gang of ``campaign`` (or of ``gang_ids``) in ``tx``.
 
     Each run opens its first step (its results stored in the ledger by ``by``) and owes
-    its message to ``places[gang_id]`` (the gang's thread), else to ``channel_id``.
+    its message to ``places[gang_id]`` (the gang's thread), else to ``channel_id``: the
+    threads are made before this transaction (``bot.downtime.clicks.downtime_thread``),
+    since a transaction talks to no one; the outbox posts the messages owed here once it
+    is committed, also after a restart.
     ``budget``: the Fresh Recruitment credits; ``arbitrator_confirms``: every step also
     needs an Arbitrator's confirmation (both settings of the campaign's type). A gang
     whose Downtime is still in progress is refused, as is a skirmish campaign.
