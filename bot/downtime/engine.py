@@ -269,8 +269,10 @@ async def undo_step(tx: Transaction, actor: Actor, campaign_id: str, run_id: str
     for expected in reversed(record.action_ids):
         undone = await tx.undo_last_action(campaign.id, actor=actor.ledger_id)
         if undone.id != expected:
-            raise Refused("Something else was recorded in this campaign after this step; "
-                          "undo that first (see /ledger), then undo the step.")
+            raise Refused("Something else was recorded in this campaign after this step "
+                          "(see /ledger): only the latest changes can be taken back, so this "
+                          "step can no longer be undone. Correct the roster by hand "
+                          "(`/stash`, `/fighter`) instead.")
     for other in others:
         await tx.save_sequence(campaign.id, other.key, other)
     record.status = RecordStatus.UNDONE

@@ -74,3 +74,18 @@ async def test_a_downtime_is_no_battle(storage: Storage, campaign: Campaign) -> 
     assert actions and all(a.battle_id is None for a in actions)
     downtime = [a for a in actions if a.step == "Downtime: A. Fighters Recover"]
     assert len(downtime) == 2  # one per gang
+
+
+async def test_a_step_with_changes_recorded_after_it_is_not_undone(
+    storage: Storage, campaign: Campaign
+) -> None:
+    wolves, _rats = await _opened(storage, campaign)
+    before = await _runs(storage, campaign)
+    with pytest.raises(Refused, match="can no longer be undone"):
+        async with storage.transaction(GUILD_A) as tx:
+            # The Rats' first step was stored after the Wolves'.
+            await undo_step(tx, ALICE, campaign.id, wolves.id, 1, mention="<@1>")
+    assert await _runs(storage, campaign) == before
+    async with storage.read_only(GUILD_A) as tx:
+        gang = await tx.get_gang(campaign.id, wolves.gang_id)
+    assert gang.fighters[0].status is FighterStatus.ACTIVE
