@@ -25,6 +25,7 @@ from bot.lookup import campaign_named
 from bot.rulesets import ruleset_for
 from bot.storage import Campaign, StorageError, Transaction
 from rules.advancements import GANGER_TABLE, available_options
+from rules.downtime import promotion_types as promotion_choices
 from rules.errors import RulesError
 from rules.models import (
     PROFILE_STATS,
@@ -339,6 +340,18 @@ async def advancement_options(interaction: Interaction, current: str) -> Choices
                 picked.append(GANGER_TABLE)
             picked += [o.name for o in available_options(ruleset, fighter)]
         return picked
+
+    return await suggest(interaction, current, names)
+
+
+async def promotion_types(interaction: Interaction, current: str) -> Choices:
+    """The types the chosen fighter's Promotion rule names (Downtime); without a fighter
+    chosen, those of every Juve and Prospect that may be promoted."""
+
+    def names(_campaign: Campaign, gangs: list[Gang]) -> Iterable[str]:
+        found = chosen_fighters(interaction, gangs) or [
+            (g, f) for g in chosen_gangs(interaction, gangs) for f in g.fighters]
+        return dict.fromkeys(t for _gang, fighter in found for t in promotion_choices(fighter))
 
     return await suggest(interaction, current, names)
 

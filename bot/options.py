@@ -85,6 +85,7 @@ HangerOnType = app_commands.Transform[str, named(suggest.hanger_on_types)]
 BuyableItem = app_commands.Transform[str, named(suggest.buyable_items)]
 BoonTerritory = app_commands.Transform[str, named(suggest.boon_territories)]
 AdvancementOption = app_commands.Transform[str, named(suggest.advancement_options)]
+PromotionType = app_commands.Transform[str, named(suggest.promotion_types)]
 # Characteristics are short ("WS", "Int"): 10 characters are plenty.
 AdvancementStat = app_commands.Transform[str, named(suggest.advancement_stats, 10)]
 ScenarioName = app_commands.Transform[str, named(suggest.scenario_names)]

@@ -28,12 +28,23 @@ from bot.battle.state import Phase
 from bot.battle.store import runs_of
 from bot.call import Call, Interaction
 from bot.cog import BotCog, adds
+from bot.downtime.clicks import deliver, downtime_thread
+from bot.downtime.engine import act as act_in_downtime
+from bot.downtime.engine import gangs_to_open, open_downtime
 from bot.errors import Refused
 from bot.importing.campaigndoc import grant_for, release_campaign
 from bot.importing.files import prepare_campaign_file, read_trading_post_file
 from bot.importing.uploads import file_stem, json_file, read_attachment
 from bot.lookup import first_named, pick
-from bot.options import CampaignName, GangName, NewName, TerritoryName, TerritoryTemplate
+from bot.options import (
+    CampaignName,
+    FighterName,
+    GangName,
+    NewName,
+    PromotionType,
+    TerritoryName,
+    TerritoryTemplate,
+)
 from bot.pictures import Measure, chart_series
 from bot.render import clip, safe
 from bot.rulesets import check_ruleset_name, ruleset_for
@@ -58,9 +69,12 @@ from bot.ui.confirm import Confirmed, confirm_view, confirmation
 from bot.ui.pictures import chart_caption, png_files
 from bot.ui.roster import standings_embeds
 from rules.data import available_rulesets
+from rules.downtime import FRESH_RECRUITMENT_CREDITS, promote
 from rules.errors import InvalidRequest, NotFound
 from rules.models import DEFAULT_RULESET, CampaignSettings, ScenarioDie
 from rules.names import name_taken, same_name
+from rules.steps import DowntimeStep
+from rules.tradingpost import type_template
 from rules.wording import count
 
 if TYPE_CHECKING:
@@ -71,6 +85,7 @@ MeasureChoice = Literal["Gang Rating", "Wealth", "Reputation", "Credits"]
 
 RULESET_CHOICES = value_choices(available_rulesets())
 MESSAGE_MAX = 2000
+MAX_RECRUITMENT_CREDITS = 10_000
 DELETE_CAMPAIGN = "delete-campaign"
 IMPORT_RULE_DATA = "import-rule-data"
 
@@ -82,6 +97,9 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
     )
     ruledata = app_commands.Group(
         name="ruledata", description="The campaign's own House Lists, weapons, skills..."
+    )
+    downtime = app_commands.Group(
+        name="downtime", description="Downtime between the campaign's phases"
     )
 
     async def cog_load(self) -> None:
@@ -361,6 +379,52 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
             announcement=f"{interaction.user.mention} deleted the campaign **{safe(name)}**.",
             after=unbutton,
         )
+
+    # ------------------------------------------------------------------ Downtime
+
+    @slash("open", "Open Downtime: every gang's Downtime steps, each in a thread of its own",
+           under=downtime,
+           credits="Fresh Recruitment credits each gang gains (Dominion: 250)",
+           arbitrator_confirms="each step also needs an Arbitrator's Confirm (default: no)")
+    async def downtime_open(
+        self, call: Call, campaign: CampaignName | None = None,
+        credits: app_commands.Range[int, 0, MAX_RECRUITMENT_CREDITS] = FRESH_RECRUITMENT_CREDITS,
+        arbitrator_confirms: bool = False,
+    ) -> None:
+        async with call.read(campaign) as s:
+            s.require_arbitrator()
+            gangs = await gangs_to_open(s.tx, s.campaign)
+        # The answer names every gang's thread: public, like the threads themselves.
+        await call.draw_publicly()
+        places = {gang.id: await downtime_thread(call.interaction.channel, gang.name)
+                  for gang in gangs}
+        async with call.write_in(s.campaign.id) as w:
+            w.require_arbitrator()
+            runs = await open_downtime(
+                w.tx, w.campaign, by=w.by, channel_id=call.interaction.channel_id or 0,
+                places={g: p for g, p in places.items() if p is not None}, budget=credits,
+                arbitrator_confirms=arbitrator_confirms, gang_ids=[g.id for g in gangs])
+        await deliver(call)
+        who = "its owner and an Arbitrator" if arbitrator_confirms else "its owner"
+        lines = [f"{safe(run.gang_name)}: <#{run.channel_id}>" for run in runs]
+        await call.interaction.followup.send(
+            f"Downtime is open in **{safe(w.campaign.name)}** for {count(len(runs), 'gang')}; "
+            f"each step is confirmed by {who}.\n" + "\n".join(lines))
+
+    @slash("promote", "Promote a Juve or Prospect with 3+ advancements, in Downtime",
+           under=downtime, to="the type it becomes (its fighter entry's Promotion)")
+    async def downtime_promote(
+        self, call: Call, fighter: FighterName, to: PromotionType, gang: GangName | None = None,
+        campaign: CampaignName | None = None,
+    ) -> None:
+        async with call.write(campaign) as s:
+            owner, who = await s.own_fighter(fighter, gang)
+            template = type_template(s.ruleset, owner, to)
+            _run, result = await act_in_downtime(
+                s.tx, s.campaign, owner, DowntimeStep.PROMOTIONS,
+                lambda world: promote(world, owner.id, who.id, to, template), by=s.by)
+        await deliver(call)
+        await call.answer_result(result)
 
     # ------------------------------------------------------------------ Trading Post
 

@@ -1,4 +1,5 @@
-"""The steps of the post-battle sequence and the sub-steps of Update Roster, by name.
+"""The steps of the post-battle sequence, the sub-steps of Update Roster and the steps of
+Downtime, by name.
 
 A module of their own so that what reads a battle's record by step (the report,
 rules/aftermath.py) need not import the sequence itself; rules/sequence.py
@@ -28,3 +29,13 @@ class SubStep(StrEnum):
     DISTRIBUTE_EQUIPMENT = "D. Distribute Equipment"
     ADVANCEMENTS = "E. Purchase Advancements"
     GANG_RATING = "F. Update Gang Rating"
+
+
+class DowntimeStep(StrEnum):
+    """The Downtime steps of a campaign (Dominion: "The Effects of Downtime", A to D)."""
+
+    FIGHTERS_RECOVER = "A. Fighters Recover"
+    CAPTIVES_RETURNED = "B. Captives are Returned"
+    PROMOTIONS = "C. Experienced Juves and Prospects are Promoted"
+    FRESH_RECRUITMENT = "D. Fresh Recruitment"
+    FINISHED = "Downtime over"

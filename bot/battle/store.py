@@ -22,13 +22,11 @@ from bot.errors import Refused
 from bot.storage import Campaign, StaleSequence, Storage, Transaction
 from bot.storage.driver import IntegrityError
 from bot.storage.roster import WorldRows
-from bot.storage.sequences import model_name
 from rules.errors import NotFound
 from rules.models import Battle
 from rules.world import World
 
 T = TypeVar("T")
-RUN_MODEL = model_name(PostBattleRun)
 CAMPAIGN_DELETED = ("This campaign was deleted (/campaign delete), with this post-battle "
                     "sequence: nothing was recorded.")
 # A gang's active run is one of its latest battles': starting a run (or a pre-battle
@@ -75,14 +73,7 @@ async def load_for_decision(
 
 async def runs_of(tx: Transaction, campaign_id: str) -> list[PostBattleRun]:
     """Every post-battle run stored for the campaign, oldest first."""
-    found: list[PostBattleRun] = []
-    for record in await tx.list_sequences(campaign_id):
-        if record.model != RUN_MODEL or not record.key.startswith(RUN_KEY_PREFIX):
-            continue
-        run = await tx.load_sequence(campaign_id, record.key, PostBattleRun)
-        if run is not None:
-            found.append(run)
-    return found
+    return await tx.load_sequences(campaign_id, PostBattleRun, RUN_KEY_PREFIX)
 
 
 async def active_run_in(tx: Transaction, campaign_id: str, gang_id: str) -> PostBattleRun | None:

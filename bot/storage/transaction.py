@@ -627,6 +627,21 @@ class Transaction:
     async def list_sequences(self, campaign_id: str) -> list[SequenceRecord]:
         return await sequences.list_all(self._db, await self._campaign(campaign_id))
 
+    async def load_sequences(
+        self, campaign_id: str, model_type: type[M], prefix: str
+    ) -> list[M]:
+        """Every stored state of ``model_type`` whose key starts with ``prefix``, oldest
+        first (a battle's runs, say, and no other kind of sequence)."""
+        name = sequences.model_name(model_type)
+        found: list[M] = []
+        for record in await self.list_sequences(campaign_id):
+            if record.model != name or not record.key.startswith(prefix):
+                continue
+            state = await self.load_sequence(campaign_id, record.key, model_type)
+            if state is not None:
+                found.append(state)
+        return found
+
     async def _remember_sequence(self, campaign_pk: int, key: str) -> None:
         if key in self._sequences_before:
             return

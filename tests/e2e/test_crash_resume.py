@@ -41,6 +41,7 @@ from tests.e2e.postbattle_steps import (
     start,
     submit,
     territory_battle,
+    thread_of,
     titled,
 )
 
@@ -342,3 +343,47 @@ async def test_killed_at_the_final_confirm_redraws_the_last_step_as_finished(
     assert open_stage(arena, thread) is None
     after = await stored(arena, camp)
     assert after.events == crashed.events
+
+
+async def test_killed_after_a_downtime_confirm_posts_the_next_step_once(arena: Arena) -> None:
+    """A Downtime step confirmed, the next one stored and owed, the bot killed before it is
+    posted: after the restart the outbox posts it once, from what was stored."""
+    camp = "Crash Downtime"
+    await campaign_of_two(arena, camp, "Resting Soot", "Resting Moths")
+    opened = await arena.driver.slash(G, CH, "alice", "campaign downtime open", campaign=camp)
+    assert not opened.ephemeral, opened.text()
+    thread = await thread_of(arena, "Downtime: Resting Soot")
+
+    def step(label: str) -> list[Message]:
+        return [m for m in in_thread(arena, thread)
+                if any(label in str(e.get("title", "")) for e in m.embeds)]
+
+    first = (await eventually(lambda: step("A. Fighters Recover"), "step A"))[0]
+    await restart(arena, failpoint=failpoints.AFTER_CONFIRM_STORED)
+    await arena.driver.click(first, "Confirm", "bob")
+    await killed_at(arena, failpoints.AFTER_CONFIRM_STORED)
+    assert not step("B. Captives are Returned")
+
+    storage = await Storage.open(arena.database_path)
+    try:
+        guild = arena.fake.world.guild(G).id
+        found = await storage.read(guild).get_campaign_by_name(camp)
+        owed = [e.key for e in await storage.read(guild).outbox_entries("dt:") if e.pending]
+        actions = await storage.read(guild).list_actions(found.id, limit=100)
+    finally:
+        await storage.close()
+    assert len(owed) == 1 and owed[0].endswith(":stage:2:1"), owed
+
+    await restart(arena)
+    second = await eventually(lambda: step("B. Captives are Returned"),
+                              "step B posted after the restart")
+    await asyncio.sleep(0.5)
+    assert len(step("B. Captives are Returned")) == 1
+    storage = await Storage.open(arena.database_path)
+    try:
+        assert await storage.read(guild).list_actions(found.id, limit=100) == actions
+    finally:
+        await storage.close()
+    # Its buttons work: bob confirms it and C opens.
+    await arena.driver.click(second[0], "Confirm", "bob")
+    await eventually(lambda: step("C. Experienced Juves"), "step C")

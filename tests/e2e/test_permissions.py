@@ -97,6 +97,11 @@ EXPECTED: dict[str, frozenset[Kind]] = {
     "help": ANYONE_HERE | {Kind.OTHER_SERVER},
     "campaign ruledata import": ARBITRATORS,
     "campaign ruledata export": ANYONE_HERE,
+    # Downtime: Arbitrators open it; a gang's steps are its owner's (or an Arbitrator's).
+    "campaign downtime open": ARBITRATORS,
+    "campaign downtime promote": GANG_CONTROL,
+    "button: downtime Confirm": GANG_CONTROL,
+    "button: downtime Undo": ARBITRATORS,
     # /gang: anyone founds their own; the owner or an Arbitrator changes it.
     "gang create": ANYONE_HERE,
     "gang show": ANYONE_HERE,
@@ -193,7 +198,9 @@ ONCE = frozenset({"roster seek", "roster defer", "roster reopen", "roster done"}
 # Rows the shipped rule data cannot let succeed (no Hanger-on in its House Lists; a
 # Rare item only if the availability roll unlocked it): every allowed user must get
 # past the permission check to the rules' refusal.
-PASSES = frozenset({"roster hangeron", "roster buyrare"})
+PASSES = frozenset({"roster hangeron", "roster buyrare",
+                    # Promotion needs three advancements no command here gives.
+                    "campaign downtime promote"})
 
 # What a permission refusal says (bot/call.py, the cogs, bot/battle).
 PERMISSION_REFUSAL = re.compile(
@@ -1082,6 +1089,49 @@ async def test_scheduling(table: Table) -> None:
     # The Discord event is made after the answer: let it land before the next test.
     await until(lambda: True if t.arena.fake.guild(U).scheduled_events else None,
                 "the accepted battle's event")
+
+
+async def test_downtime(table: Table) -> None:
+    t = table
+
+    async def downtime_campaign() -> tuple[str, str]:
+        """A new campaign (Arbitrators as CAMPAIGN's) with a gang of olive's."""
+        name, gang = t.fresh("Downtime Camp"), t.fresh("Resting Crew")
+        await t.as_user("alice", "campaign create", name=name)
+        await t.as_user("alice", "campaign settings", arbitrator_add="nora",
+                        arbitrator_role="Referees", campaign=name)
+        await t.as_user("olive", "gang create", name=gang, house="Goliath",
+                        alignment="Outlaw", campaign=name)
+        return name, gang
+
+    await t.row("campaign downtime open", lambda k, camp: t.slash(
+        k, "campaign downtime open", campaign=camp[0]), prepare=downtime_campaign)
+    resting = await olive_gang(t, "Resting Gang")
+    grub = await olive_fighter(t, resting, "Resting Grub")
+    await t.row("campaign downtime promote", lambda k, _: t.slash(
+        k, "campaign downtime promote", fighter=grub, to="Goliath Stimmer",
+        campaign=CAMPAIGN), fresh=False)
+
+    async def first_step() -> Message:
+        name, gang = await downtime_campaign()
+        await t.as_user("alice", "campaign downtime open", campaign=name)
+
+        def found() -> Message | None:
+            for thread in t.d.threads(G, guild=U):
+                if gang not in thread.name:
+                    continue
+                for message in t.d.messages(thread, guild=U, include_ephemeral=False):
+                    if any(str(c.get("custom_id", "")).startswith("munda:dt:confirm:")
+                           for c in message.iter_components()):
+                        return message
+            return None
+
+        return await until(found, f"the first Downtime step of {gang}")
+
+    await t.row("button: downtime Confirm", lambda k, message: t.press(
+        k, message, message.component("Confirm")["custom_id"]), prepare=first_step)
+    await t.row("button: downtime Undo", lambda k, message: t.press(
+        k, message, message.component("Undo (Arbitrator)")["custom_id"]), prepare=first_step)
 
 
 async def test_the_other_server_keeps_to_itself(table: Table) -> None:
