@@ -1,7 +1,7 @@
 """The campaign's calendar in the bot: each change stored, written in the ledger and posted.
 
 Every change to the calendar (a cycle started, ended, extended or planned; a
-challenge issued, passed, answered) runs in the caller's ONE write transaction:
+challenge made, passed, answered) runs in the caller's ONE write transaction:
 the rules function decides (rules/cycles.py, rules/challenges.py), the ledger
 gets an action with its dice and notes (:meth:`Transaction.apply`), the
 calendar is saved after it (so an undo of that action puts it back), and the

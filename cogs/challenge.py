@@ -1,7 +1,7 @@
 """/challenge: challenges of the campaign's open cycle, in its challenge order.
 
 Who may do what (docs/campaign-week.md):
-- ``issue`` and ``pass``: the gang's owner, in the gang's turn of the cycle's
+- ``new`` and ``pass``: the gang's owner, in the gang's turn of the cycle's
   challenge order, or an Arbitrator for them.
 - The Accept and Decline buttons of a challenge: the defending gang's owner, or
   an Arbitrator answering for them (as an Arbitrator confirms a post-battle step
@@ -39,7 +39,7 @@ from bot.ui import lines_embeds
 from bot.ui.components import Components
 from bot.ui.cycles import calendar_lines, challenge_line
 from bot.ui.routes import Choice, Click, Id, Int, button, route
-from rules.challenges import answer, declined_claim, issue, pass_turn
+from rules.challenges import answer, declined_claim, make_challenge, pass_turn
 from rules.cycles import Challenge, ChallengeStatus
 from rules.world import RuleResult
 
@@ -60,10 +60,10 @@ def answer_buttons(campaign_id: str, number: int) -> Components:
 
 class ChallengeCog(BotCog, commands.GroupCog, group_name="challenge",
                    group_description="Challenges of the campaign's cycle"):
-    @slash("issue", "Challenge another gang, in your turn of the challenge order",
+    @slash("new", "Challenge another gang, in your turn of the challenge order",
            gang="your gang, the challenger", opponent="the gang you challenge",
            territory="the Territory at stake (none where the phase fights for none)")
-    async def issue_(
+    async def new(
         self, call: Call, gang: GangName, opponent: GangName,
         territory: TerritoryName | None = None, campaign: CampaignName | None = None,
     ) -> None:
@@ -77,20 +77,20 @@ class ChallengeCog(BotCog, commands.GroupCog, group_name="challenge",
                 territories, territory,
                 f"There is no Territory called '{territory}' in {s.campaign.name}.")
             names = await _names(s)
-            changed, made = issue(calendar, challenger, defender, staked, territories, names,
-                                  now)
+            changed, made = make_challenge(calendar, challenger, defender, staked, territories,
+                                           names, now)
             where = {t.id: t.name for t in territories}
             line = challenge_line(made, names, where)
             action = await record(s.tx, s.campaign, changed, revision, actor=s.by,
                                   clause=CHALLENGE_CLAUSE,
-                                  title=f"Challenge #{made.number} issued", notes=[line])
+                                  title=f"Challenge #{made.number} made", notes=[line])
             text = (f"{line}. <@{defender.owner}>, {safe(defender.name)} accepts or declines"
                     " with the buttons below.")
             await s.tx.owe_message(f"challenge:{s.campaign.id}:{action}", changed.channel_id,
                                    body(content=text, view=answer_buttons(s.campaign.id,
                                                                        made.number)))
         await deliver_owed(self.bot, call.guild_id)
-        await call.tell(f"Challenge #{made.number} issued; it is posted in "
+        await call.tell(f"Challenge #{made.number} made; it is posted in "
                         f"<#{changed.channel_id}> for {safe(defender.name)} to answer.")
 
     @slash("pass", "Let your gang's turn in the challenge order go without challenging",

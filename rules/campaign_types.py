@@ -91,7 +91,7 @@ class CampaignType(Model):
     triumphs: list[Triumph] = Field(default_factory=list, max_length=MAX_TRIUMPHS)
     # Territories in the campaign per player; None: the source gives no table.
     territories_per_player: int | None = Field(default=None, ge=1, le=20)
-    # Challenges a gang may issue in one cycle before its battles are played; None: any.
+    # Challenges a gang may make in one cycle before its battles are played; None: any.
     challenges_per_cycle: int | None = Field(default=None, ge=1, le=20)
     # A gang already in a challenge this cycle may not be challenged again (an
     # Arbitrator's setting: the Dominion lets the defender decline a second one instead).

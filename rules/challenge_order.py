@@ -1,4 +1,4 @@
-"""The order in which gangs issue their challenges in a cycle, drawn openly with dice.
+"""The order in which gangs make their challenges in a cycle, drawn openly with dice.
 
 Dominion (dominion-campaign/2-setting-up-the-campaign.md): in the first cycle
 challenges are made in a random order; in later cycles in ascending order of

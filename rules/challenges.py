@@ -1,12 +1,12 @@
 """Challenges in a cycle: who may challenge whom, for what, and what an answer does.
 
-From dominion-campaign/2-setting-up-the-campaign.md ("Issuing and Accepting
-Challenges"), as the campaign type's data says it for each phase:
+From dominion-campaign/2-setting-up-the-campaign.md (its section on
+challenges), as the campaign type's data says it for each phase:
 
 - challenges are made in the cycle's challenge order (rules/challenge_order.py):
   until every gang has had its turn (challenged or passed), only the gang whose
   turn it is may challenge;
-- a gang issues as many challenges a cycle as its type allows, and another only
+- a gang makes as many challenges a cycle as its type allows, and another only
   once it has no challenge still waiting (answer or battle);
 - the stake is as the phase says (campaign type ``stake``): during Occupation an
   unclaimed Territory while any remains, then one the defender holds; during
@@ -43,7 +43,7 @@ def whose_turn(cycle: Cycle, gang: Gang, names: dict[str, str]) -> None:
                           f"in cycle {cycle.number}'s challenge order.")
 
 
-def issue(
+def make_challenge(
     calendar: Calendar, challenger: Gang, defender: Gang, territory: Territory | None,
     territories: list[Territory], names: dict[str, str], now: datetime,
 ) -> tuple[Calendar, Challenge]:
@@ -70,7 +70,7 @@ def issue(
     challenge = Challenge(
         number=max((c.number for c in calendar.challenges), default=0) + 1,
         cycle=cycle.number, challenger=challenger.id, defender=defender.id,
-        territory=staked, issued_at=now,
+        territory=staked, made_at=now,
     )
     turned = cycle.model_copy(update={"had_turn": [*cycle.had_turn, challenger.id]}) \
         if challenger.id not in cycle.had_turn else cycle
@@ -98,7 +98,7 @@ def answer(
     """The defender accepts or declines; a decline of the defender's first challenge of
     the cycle hands the stake to the challenger (:func:`declined_claim` moves it)."""
     challenge = calendar.challenge(number)
-    if challenge.status is not ChallengeStatus.ISSUED:
+    if challenge.status is not ChallengeStatus.OPEN:
         raise OutOfStep(f"Challenge #{number} is {challenge.status.value} already.")
     cycle = calendar.open_cycle()
     if challenge.cycle != cycle.number:
@@ -142,11 +142,11 @@ def _limit(calendar: Calendar, this_cycle: list[Challenge], challenger: Gang) ->
     limit = calendar.campaign_type.challenges_per_cycle
     if limit is None:
         return
-    issued = [c for c in this_cycle if c.challenger == challenger.id]
+    made = [c for c in this_cycle if c.challenger == challenger.id]
     waiting = [c for c in this_cycle if c.involves(challenger.id) and c.status.outstanding]
-    if len(issued) >= limit and waiting:
+    if len(made) >= limit and waiting:
         raise NotEligible(
-            f"{challenger.name} has issued its {limit} challenge{'s' if limit > 1 else ''} "
+            f"{challenger.name} has made its {limit} challenge{'s' if limit > 1 else ''} "
             "this cycle: another only once all its battles are played (challenge "
             + ", ".join(f"#{c.number}" for c in waiting) + " still waiting).")
 

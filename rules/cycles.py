@@ -33,7 +33,7 @@ MAX_CHALLENGES = 2000
 
 
 class ChallengeStatus(StrEnum):
-    ISSUED = "issued"
+    OPEN = "open"
     ACCEPTED = "accepted"
     DECLINED = "declined"
     LAPSED = "lapsed"
@@ -42,7 +42,7 @@ class ChallengeStatus(StrEnum):
     @property
     def outstanding(self) -> bool:
         """Still waiting: for an answer, or for its battle."""
-        return self in (ChallengeStatus.ISSUED, ChallengeStatus.ACCEPTED)
+        return self in (ChallengeStatus.OPEN, ChallengeStatus.ACCEPTED)
 
 
 class Challenge(Model):
@@ -52,8 +52,8 @@ class Challenge(Model):
     defender: str = Field(min_length=1, max_length=64)
     # The Territory at stake (its id); None where the phase fights for none.
     territory: str | None = Field(default=None, max_length=64)
-    status: ChallengeStatus = ChallengeStatus.ISSUED
-    issued_at: datetime
+    status: ChallengeStatus = ChallengeStatus.OPEN
+    made_at: datetime
     answered_at: datetime | None = None
     # Battles the two gangs had fought each other when it was accepted: one more is its own.
     battles_before: int = Field(default=0, ge=0)

@@ -67,7 +67,7 @@ def phase_rules(campaign_type: CampaignType, phase: CampaignPhase) -> list[str]:
     if phase.allows_challenges:
         limit = campaign_type.challenges_per_cycle
         if limit is not None:
-            lines.append(f"Each gang issues {limit} challenge{'s' if limit > 1 else ''} in "
+            lines.append(f"Each gang makes {limit} challenge{'s' if limit > 1 else ''} in "
                          "its turn, and another once its battles are played.")
         if campaign_type.one_battle_per_cycle:
             lines.append("One battle per gang per cycle.")
@@ -104,7 +104,7 @@ def cycle_embeds(
              *phase_rules(calendar.campaign_type, phase),
              *order_lines(cycle, names, ratings, rolls)]
     if cycle.order:
-        lines.append("Challenge with /challenge issue, or let your turn go with "
+        lines.append("Challenge with /challenge new, or let your turn go with "
                      "/challenge pass.")
     return lines_embeds(title, lines, colour=CYCLE_COLOUR)
 

@@ -103,27 +103,27 @@ async def test_a_cycle_starts_with_its_challenge_order_drawn(arena: Arena) -> No
 
 async def test_challenges_in_order_refused_declined_and_accepted(arena: Arena) -> None:
     first, second, third = await names_in_order(arena)
-    out_of_turn = await refused(arena, OWNER[second], "challenge issue", gang=second,
+    out_of_turn = await refused(arena, OWNER[second], "challenge new", gang=second,
                                 opponent=first, territory="Old Ruins")
     assert f"Out of turn: {first} challenges next" in out_of_turn
-    held = await refused(arena, OWNER[first], "challenge issue", gang=first,
+    held = await refused(arena, OWNER[first], "challenge new", gang=first,
                          opponent="Cinder Kin" if first != "Cinder Kin" else second,
                          territory="Toll Crossing")
     assert "only unclaimed Territories may be challenged for while any remain" in held
-    await ok_private(arena, OWNER[first], "challenge issue", gang=first, opponent=second,
+    await ok_private(arena, OWNER[first], "challenge new", gang=first, opponent=second,
                      territory="Old Ruins")
     challenge = await posted(arena, f"#1 {first} challenges {second} for Old Ruins")
     # The third player is not the defender: the click is refused and changes nothing.
     stranger = await arena.driver.click(challenge, "Accept", OWNER[third])
     assert stranger.ephemeral and f"Only {second}'s player" in stranger.content
     _, calendar = await calendar_of(arena)
-    assert calendar.challenge(1).status is ChallengeStatus.ISSUED
+    assert calendar.challenge(1).status is ChallengeStatus.OPEN
     declined = await arena.driver.click(challenge, "Decline", OWNER[second])
     assert not declined.ephemeral
     assert f"{first} claims Old Ruins" in (challenge.content or "")
     assert not challenge.components  # answered: no buttons left
     assert await holder_of(arena, "Old Ruins") == first
-    await ok_private(arena, OWNER[second], "challenge issue", gang=second, opponent=third,
+    await ok_private(arena, OWNER[second], "challenge new", gang=second, opponent=third,
                      territory="Wastes")
     accept = await posted(arena, f"#2 {second} challenges {third} for Wastes")
     answered = await arena.driver.click(accept, "Accept", OWNER[third])
@@ -176,5 +176,5 @@ async def test_the_other_server_is_never_touched(arena: Arena) -> None:
 async def ok_private(arena: Arena, user: str, command: str, **options: object) -> str:
     """A command whose success is told to the asker alone (its post is in the channel)."""
     result = await slash(arena, user, command, **options)
-    assert "issued" in result.content, result.content
+    assert "made" in result.content, result.content
     return result.content

@@ -8,7 +8,7 @@ import pytest
 
 from rules.campaign_types import Stake, find_type
 from rules.challenge_order import Entrant
-from rules.challenges import answer, declined_claim, issue, pass_turn
+from rules.challenges import answer, declined_claim, make_challenge, pass_turn
 from rules.cycles import Calendar, ChallengeStatus, close_current, new_calendar, open_next
 from rules.dice import ScriptedRoller
 from rules.errors import InvalidRequest, NotEligible, OutOfStep
@@ -48,10 +48,10 @@ ALL = [RUINS, DOME, HELD, HOME]
 def test_challenges_follow_the_order_and_passing_moves_it_on(ruleset: RuleSet) -> None:
     calendar = opened(ruleset, [6, 4, 2])  # Ash, Bone, Cinder
     with pytest.raises(NotEligible, match="Out of turn: Ash challenges next"):
-        issue(calendar, BONE, ASH, RUINS, ALL, NAMES, NOW)
+        make_challenge(calendar, BONE, ASH, RUINS, ALL, NAMES, NOW)
     calendar = pass_turn(calendar, ASH, NAMES)
-    calendar, made = issue(calendar, BONE, CINDER, RUINS, ALL, NAMES, NOW)
-    assert (made.number, made.territory, made.status) == (1, "t1", ChallengeStatus.ISSUED)
+    calendar, made = make_challenge(calendar, BONE, CINDER, RUINS, ALL, NAMES, NOW)
+    assert (made.number, made.territory, made.status) == (1, "t1", ChallengeStatus.OPEN)
     with pytest.raises(NotEligible, match="no turn waiting"):
         pass_turn(calendar, ASH, NAMES)
 
@@ -60,23 +60,23 @@ def test_occupation_stakes_unclaimed_territories_while_any_remain(ruleset: RuleS
     calendar = opened(ruleset, [6, 4, 2])
     with pytest.raises(NotEligible, match="only unclaimed Territories may be challenged for "
                                           "while any remain \\(2 left\\)"):
-        issue(calendar, ASH, BONE, HELD, ALL, NAMES, NOW)
+        make_challenge(calendar, ASH, BONE, HELD, ALL, NAMES, NOW)
     with pytest.raises(NotEligible, match="never be at stake"):
-        issue(calendar, ASH, BONE, HOME, ALL, NAMES, NOW)
+        make_challenge(calendar, ASH, BONE, HOME, ALL, NAMES, NOW)
     with pytest.raises(InvalidRequest, match="Name the Territory at stake: Old Ruins, "
                                              "Collapsed Dome"):
-        issue(calendar, ASH, BONE, None, ALL, NAMES, NOW)
-    calendar, _ = issue(calendar, ASH, BONE, RUINS, ALL, NAMES, NOW)
+        make_challenge(calendar, ASH, BONE, None, ALL, NAMES, NOW)
+    calendar, _ = make_challenge(calendar, ASH, BONE, RUINS, ALL, NAMES, NOW)
     with pytest.raises(NotEligible, match="out of the pool"):
-        issue(calendar, BONE, CINDER, RUINS, ALL, NAMES, NOW)
+        make_challenge(calendar, BONE, CINDER, RUINS, ALL, NAMES, NOW)
 
 
 def test_with_no_unclaimed_left_the_stake_is_the_defenders(ruleset: RuleSet) -> None:
     calendar = opened(ruleset, [6, 4, 2])
     claimed = [t.model_copy(update={"controller": "c"}) for t in (RUINS, DOME)]
     with pytest.raises(NotEligible, match="No unclaimed Territory remains"):
-        issue(calendar, ASH, BONE, claimed[0], [*claimed, HELD], NAMES, NOW)
-    _, made = issue(calendar, ASH, BONE, HELD, [*claimed, HELD], NAMES, NOW)
+        make_challenge(calendar, ASH, BONE, claimed[0], [*claimed, HELD], NAMES, NOW)
+    _, made = make_challenge(calendar, ASH, BONE, HELD, [*claimed, HELD], NAMES, NOW)
     assert made.territory == "t3"
 
 
@@ -86,41 +86,41 @@ def test_takeover_stakes_the_defenders_territory(ruleset: RuleSet) -> None:
         calendar = pass_turn(calendar, BONE if calendar.open_cycle().turn == "b" else CINDER,
                              NAMES)
     with pytest.raises(NotEligible, match="the defender holds; Bone does not hold Old"):
-        issue(calendar, ASH, BONE, RUINS, ALL, NAMES, NOW)
-    _, made = issue(calendar, ASH, BONE, HELD, ALL, NAMES, NOW)
+        make_challenge(calendar, ASH, BONE, RUINS, ALL, NAMES, NOW)
+    _, made = make_challenge(calendar, ASH, BONE, HELD, ALL, NAMES, NOW)
     assert made.territory == "t3"
 
 
 def test_downtime_allows_no_challenges(ruleset: RuleSet) -> None:
     calendar = opened(ruleset, [6, 4, 2], cycles=4)
     with pytest.raises(NotEligible, match="Downtime phase allows no challenges"):
-        issue(calendar, ASH, BONE, RUINS, ALL, NAMES, NOW)
+        make_challenge(calendar, ASH, BONE, RUINS, ALL, NAMES, NOW)
 
 
 def test_one_challenge_a_cycle_until_its_battles_are_played(ruleset: RuleSet) -> None:
     calendar = opened(ruleset, [6, 4, 2])
-    calendar, _ = issue(calendar, ASH, BONE, RUINS, ALL, NAMES, NOW)
+    calendar, _ = make_challenge(calendar, ASH, BONE, RUINS, ALL, NAMES, NOW)
     calendar = pass_turn(pass_turn(calendar, BONE, NAMES), CINDER, NAMES)
     with pytest.raises(NotEligible, match="another only once all its battles are played"):
-        issue(calendar, ASH, CINDER, DOME, ALL, NAMES, NOW)
+        make_challenge(calendar, ASH, CINDER, DOME, ALL, NAMES, NOW)
     calendar, _ = answer(calendar, 1, False, NOW, 0)  # declined: nothing waits any more
-    calendar, again = issue(calendar, ASH, CINDER, DOME, ALL, NAMES, NOW)
+    calendar, again = make_challenge(calendar, ASH, CINDER, DOME, ALL, NAMES, NOW)
     assert again.number == 2
 
 
 def test_one_battle_per_cycle_when_the_campaign_says_so(ruleset: RuleSet) -> None:
     calendar = opened(ruleset, [6, 4, 2], one_battle_per_cycle=True)
-    calendar, _ = issue(calendar, ASH, BONE, RUINS, ALL, NAMES, NOW)
+    calendar, _ = make_challenge(calendar, ASH, BONE, RUINS, ALL, NAMES, NOW)
     calendar = pass_turn(calendar, BONE, NAMES)
     with pytest.raises(NotEligible, match="Bone is already fighting this cycle"):
-        issue(calendar, CINDER, BONE, DOME, ALL, NAMES, NOW)
+        make_challenge(calendar, CINDER, BONE, DOME, ALL, NAMES, NOW)
 
 
 def test_a_declined_first_challenge_gives_the_stake_to_the_challenger(ruleset: RuleSet) -> None:
     calendar = opened(ruleset, [6, 4, 2])
-    calendar, first = issue(calendar, ASH, BONE, RUINS, ALL, NAMES, NOW)
+    calendar, first = make_challenge(calendar, ASH, BONE, RUINS, ALL, NAMES, NOW)
     calendar = pass_turn(calendar, BONE, NAMES)
-    calendar, second = issue(calendar, CINDER, BONE, DOME, ALL, NAMES, NOW)
+    calendar, second = make_challenge(calendar, CINDER, BONE, DOME, ALL, NAMES, NOW)
     calendar, declined = answer(calendar, first.number, False, NOW, 0)
     assert declined.claimed
     result = declined_claim(world(ASH, BONE, territories=ALL), declined)
@@ -135,7 +135,7 @@ def test_a_declined_first_challenge_gives_the_stake_to_the_challenger(ruleset: R
 
 def test_accepting_remembers_the_battles_so_far(ruleset: RuleSet) -> None:
     calendar = opened(ruleset, [6, 4, 2])
-    calendar, made = issue(calendar, ASH, BONE, RUINS, ALL, NAMES, NOW)
+    calendar, made = make_challenge(calendar, ASH, BONE, RUINS, ALL, NAMES, NOW)
     calendar, accepted = answer(calendar, made.number, True, NOW, 3)
     assert accepted.status is ChallengeStatus.ACCEPTED and accepted.battles_before == 3
 
@@ -146,13 +146,13 @@ def test_a_phase_without_stakes_refuses_a_territory(ruleset: RuleSet) -> None:
     calendar = calendar.model_copy(update={"campaign_type": calendar.campaign_type.model_copy(
         update={"phases": [brawl, *calendar.campaign_type.phases[1:]]})})
     with pytest.raises(NotEligible, match="put no Territory at stake"):
-        issue(calendar, ASH, BONE, RUINS, ALL, NAMES, NOW)
-    _, made = issue(calendar, ASH, BONE, None, ALL, NAMES, NOW)
+        make_challenge(calendar, ASH, BONE, RUINS, ALL, NAMES, NOW)
+    _, made = make_challenge(calendar, ASH, BONE, None, ALL, NAMES, NOW)
     assert made.territory is None
 
 
 def test_no_gang_challenges_itself(ruleset: RuleSet) -> None:
     with pytest.raises(InvalidRequest, match="itself"):
-        issue(opened(ruleset, [6, 4, 2]), ASH, ASH, RUINS, ALL, NAMES, NOW)
+        make_challenge(opened(ruleset, [6, 4, 2]), ASH, ASH, RUINS, ALL, NAMES, NOW)
 
 

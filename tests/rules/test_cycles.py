@@ -57,9 +57,9 @@ def test_a_second_open_cycle_is_refused(calendar: Calendar) -> None:
 
 def test_closing_lapses_what_waits_and_keeps_what_was_played(calendar: Calendar) -> None:
     calendar, _, _ = open_next(calendar, GANGS, NOW, ScriptedRoller([1, 2, 3]))
-    waiting = [Challenge(number=n, cycle=1, challenger="a", defender="b", issued_at=NOW,
+    waiting = [Challenge(number=n, cycle=1, challenger="a", defender="b", made_at=NOW,
                          status=status)
-               for n, status in ((1, ChallengeStatus.ISSUED), (2, ChallengeStatus.ACCEPTED),
+               for n, status in ((1, ChallengeStatus.OPEN), (2, ChallengeStatus.ACCEPTED),
                                  (3, ChallengeStatus.ACCEPTED), (4, ChallengeStatus.DECLINED))]
     calendar = calendar.model_copy(update={"challenges": waiting})
     closed, cycle, lapsed = close_current(calendar, NOW, lambda c: c.number == 3)
