@@ -22,6 +22,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import failpoints
 from bot import ruledata as ruledata_flow
 from bot.battle.publish import deliver_owed, show_campaign_deleted
 from bot.battle.state import Phase
@@ -279,6 +280,7 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
             await end_cycle(s.tx, s.campaign, number, self.bot.clock.now(), SecureRoller(),
                             actor=s.by)
             after, _ = await stored_calendar(s.tx, s.campaign)
+        failpoints.hit(failpoints.AFTER_CYCLE_STORED)
         await deliver_owed(self.bot, call.guild_id)
         following = ("The campaign is over: the Triumphs are posted." if after.current is None
                      else f"Cycle {number + 1} has begun.")

@@ -11,7 +11,13 @@ takes the last change back; the other server's campaign is never touched.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import signal
+
 import pytest
+
+from bot import failpoints
 
 from bot.storage import Campaign
 from demo.arena import Arena
@@ -159,6 +165,38 @@ async def test_an_arbitrator_undoes_the_last_change(arena: Arena) -> None:
     current = calendar.current
     assert current is not None and current.number == 1
     assert calendar.challenge(2).status is ChallengeStatus.ACCEPTED
+
+
+def count_posts(arena: Arena, text: str) -> int:
+    return sum(text in f"{m.content}\n{m.embed_text()}" for m in posts(arena))
+
+
+async def test_killed_after_a_cycle_end_is_stored_posts_it_once(arena: Arena) -> None:
+    ended, opened = "standings at the end of cycle 1", "cycle 2 of 7"
+    before = (count_posts(arena, ended), count_posts(arena, opened))
+    await arena.stop_bot()
+    await arena.start_bot({failpoints.ENV_VAR: failpoints.AFTER_CYCLE_STORED})
+    asked = asyncio.create_task(slash(arena, "carol", "campaign cycle end"))
+    process = arena.process
+    assert process is not None
+    assert await asyncio.wait_for(process.wait(), 20.0) == -signal.SIGKILL
+    assert f"failpoint {failpoints.AFTER_CYCLE_STORED}" in arena.log_tail(5)
+    arena.process = None
+    asked.cancel()
+    with contextlib.suppress(BaseException):
+        await asked
+    _, calendar = await calendar_of(arena)  # stored whole before the kill...
+    current = calendar.current
+    assert current is not None and current.number == 2
+    assert (count_posts(arena, ended), count_posts(arena, opened)) == before  # ...not posted
+    await arena.start_bot()
+    await until(lambda: count_posts(arena, opened) > before[1] or None,
+                "cycle 2's post after the restart", timeout=20.0)
+    await asyncio.sleep(1.0)  # the outbox has had its chance to post anything twice
+    assert (count_posts(arena, ended), count_posts(arena, opened)) == (
+        before[0] + 1, before[1] + 1)
+    _, again = await calendar_of(arena)
+    assert again == calendar  # nothing decided again: the same order, the same dates
 
 
 async def test_the_other_server_is_never_touched(arena: Arena) -> None:
