@@ -18,7 +18,6 @@ import signal
 import pytest
 
 from bot import failpoints
-
 from bot.storage import Campaign
 from demo.arena import Arena
 from fakediscord import Message

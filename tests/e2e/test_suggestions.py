@@ -53,6 +53,9 @@ FREE_TEXT = {
     "profile": "a profile pasted from a roster",
     "notes": "notes in the player's words",
     "categories": "categories of fighter types the rule data lacks, as the player sets them",
+    "starts": "a date and time, or days from now (a cycle's start)",
+    "ends": "a date and time, or days from now (a cycle's end)",
+    "until": "a date and time, or days from now (a cycle's new end)",
 }
 
 
