@@ -29,7 +29,12 @@ from bot.battle.owed import body
 from bot.errors import Refused
 from bot.rulesets import ruleset_for
 from bot.storage import Campaign, Transaction
-from bot.ui.cycles import challenge_line, cycle_embeds, standings_embeds
+from bot.ui.cycles import (
+    challenge_line,
+    cycle_embeds,
+    standings_embeds,
+    territory_count_line,
+)
 from rules.campaign_types import CampaignPhase, find_type
 from rules.challenge_order import DrawnOrder, Entrant
 from rules.cycles import Calendar, Challenge, Cycle, close_current, new_calendar, open_next
@@ -107,9 +112,14 @@ async def _open(
     action = await record(tx, campaign, opened, revision, actor=actor, clause=CYCLE_CLAUSE,
                           title=title, notes=[*notes, *order], drawn=drawn)
     names, ratings = {g.id: g.name for g in gangs}, {g.id: g.rating for g in gangs}
+    extra: list[str] = []
+    if cycle.number == 1:
+        held = len(await tx.list_territories(campaign.id))
+        extra += filter(None, [territory_count_line(opened.campaign_type, len(gangs), held)])
     await owe_embeds(tx, opened, f"cycle:{campaign.id}:{action}:end", preface)
     await owe_embeds(tx, opened, f"cycle:{campaign.id}:{action}:start",
-                     cycle_embeds(campaign.name, opened, cycle, names, ratings, drawn.rolls))
+                     cycle_embeds(campaign.name, opened, cycle, names, ratings, drawn.rolls,
+                                  extra))
     await phase_opened(tx, campaign, opened, cycle, phase)
     return cycle
 

@@ -73,10 +73,10 @@ from bot.ui.campaign import (
     trading_post_lines,
 )
 from bot.ui.confirm import Confirmed, confirm_view, confirmation
-from bot.ui.cycles import calendar_lines, parse_when, stamp
+from bot.ui.cycles import calendar_lines, limits_line, parse_when, stamp
 from bot.ui.pictures import chart_caption, png_files
 from bot.ui.roster import standings_embeds
-from rules.cycles import extend, set_phase_cycles
+from rules.cycles import extend, set_limits, set_phase_cycles
 from rules.cycles import plan as plan_cycle
 from rules.data import available_rulesets
 from rules.dice import SecureRoller
@@ -304,6 +304,23 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
                                 f"the campaign {count(total, 'cycle')}."])
         await call.say(f"**{safe(s.campaign.name)}**: the {safe(found.name)} phase lasts "
                        f"{count(cycles, 'cycle')}; the campaign {count(total, 'cycle')}.")
+
+    @slash("limits", "Change how many challenges a gang makes a cycle, and one battle a cycle",
+           under=cycle,
+           challenges="challenges a gang makes a cycle before its battles are played (0: any)",
+           one_battle="a gang in a waiting challenge cannot be challenged again this cycle")
+    async def cycle_limits(
+        self, call: Call, challenges: app_commands.Range[int, 0, 20] | None = None,
+        one_battle: bool | None = None, campaign: CampaignName | None = None,
+    ) -> None:
+        async with call.write(campaign) as s:
+            s.require_arbitrator()
+            calendar, revision = await stored_calendar(s.tx, s.campaign)
+            changed = set_limits(calendar, challenges, one_battle)
+            said = limits_line(changed.campaign_type)
+            await record(s.tx, s.campaign, changed, revision, actor=s.by,
+                         clause=CYCLE_CLAUSE, title="Challenge limits changed", notes=[said])
+        await call.say(f"**{safe(s.campaign.name)}**: {said}")
 
     @slash("undo", "Undo the last change of the cycles or challenges", under=cycle)
     async def cycle_undo(self, call: Call, campaign: CampaignName | None = None) -> None:

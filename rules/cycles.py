@@ -30,6 +30,7 @@ from rules.errors import InvalidRequest, OutOfStep
 from rules.models import Model
 
 MAX_CHALLENGES = 2000
+MAX_CHALLENGES_PER_CYCLE = 20
 
 
 class ChallengeStatus(StrEnum):
@@ -251,6 +252,26 @@ def set_phase_cycles(calendar: Calendar, phase: str, cycles: int) -> Calendar:
             raise InvalidRequest(f"{calendar.cycles[-1].in_phase} cycles of the "
                                  f"{changed.phases[index].name} phase have begun already.")
     return calendar.model_copy(update={"campaign_type": changed})
+
+
+def set_limits(
+    calendar: Calendar, challenges_per_cycle: int | None, one_battle_per_cycle: bool | None
+) -> Calendar:
+    """The Arbitrator's limits for their campaign: challenges a gang makes a cycle before
+    its battles are played (0: no limit), and whether a gang fights once a cycle at most.
+    ``None`` leaves a limit as it is."""
+    update: dict[str, object] = {}
+    if challenges_per_cycle is not None:
+        if not 0 <= challenges_per_cycle <= MAX_CHALLENGES_PER_CYCLE:
+            raise InvalidRequest(f"A gang makes 0 (no limit) to {MAX_CHALLENGES_PER_CYCLE} "
+                                 f"challenges a cycle, not {challenges_per_cycle}.")
+        update["challenges_per_cycle"] = challenges_per_cycle or None
+    if one_battle_per_cycle is not None:
+        update["one_battle_per_cycle"] = one_battle_per_cycle
+    if not update:
+        raise InvalidRequest("Give a limit to change.")
+    return calendar.model_copy(update={
+        "campaign_type": calendar.campaign_type.model_copy(update=update)})
 
 
 def _with_cycle(calendar: Calendar, cycle: Cycle) -> Calendar:

@@ -13,7 +13,7 @@ import discord
 
 from bot.render import roll_line, safe
 from bot.ui import lines_embeds
-from rules.campaign_types import CampaignPhase, CampaignType, Measure, Stake
+from rules.campaign_types import CampaignPhase, CampaignType, Measure, Stake, territories_for
 from rules.cycles import Calendar, Challenge, Cycle
 from rules.dice import DiceRoll
 from rules.errors import InvalidRequest
@@ -61,16 +61,21 @@ def parse_when(text: str, now: datetime) -> datetime:
     return found
 
 
+def limits_line(campaign_type: CampaignType) -> str:
+    limit = campaign_type.challenges_per_cycle
+    made = ("any number of challenges a cycle" if limit is None
+            else f"{limit} challenge{'s' if limit > 1 else ''} a cycle, another once its "
+                 "battles are played")
+    once = ("; a gang in a waiting challenge cannot be challenged again this cycle"
+            if campaign_type.one_battle_per_cycle else "")
+    return f"Each gang makes {made}{once}."
+
+
 def phase_rules(campaign_type: CampaignType, phase: CampaignPhase) -> list[str]:
     """What a phase allows, in words."""
     lines = [f"**{safe(phase.name)}** allows {_STAKES[phase.stake]}."]
     if phase.allows_challenges:
-        limit = campaign_type.challenges_per_cycle
-        if limit is not None:
-            lines.append(f"Each gang makes {limit} challenge{'s' if limit > 1 else ''} in "
-                         "its turn, and another once its battles are played.")
-        if campaign_type.one_battle_per_cycle:
-            lines.append("One battle per gang per cycle.")
+        lines.append(limits_line(campaign_type))
         lines.append("A defender who declines their first challenge of the cycle gives the "
                      "stake to the challenger.")
     if phase.downtime:
@@ -90,9 +95,21 @@ def order_lines(cycle: Cycle, names: Mapping[str, str], ratings: Mapping[str, in
     return lines
 
 
+def territory_count_line(campaign_type: CampaignType, players: int, held: int) -> str | None:
+    """How many Territories the type plays with for this many players, against the
+    campaign's own count; None when the type gives no such figure."""
+    wanted = territories_for(campaign_type, players)
+    if wanted is None:
+        return None
+    verdict = "as it should" if wanted == held else "add or remove some with /campaign " \
+        "territory add or its rule data"
+    return (f"{safe(campaign_type.name)}: {campaign_type.territories_per_player} Territories "
+            f"per player, {wanted} for {players} gangs; this campaign has {held} ({verdict}).")
+
+
 def cycle_embeds(
     campaign_name: str, calendar: Calendar, cycle: Cycle, names: Mapping[str, str],
-    ratings: Mapping[str, int], rolls: Sequence[DiceRoll],
+    ratings: Mapping[str, int], rolls: Sequence[DiceRoll], extra: Sequence[str] = (),
 ) -> list[discord.Embed]:
     """The post at a cycle's start: its dates, what its phase allows, the challenge order."""
     phase = calendar.phase(cycle)
@@ -101,7 +118,7 @@ def cycle_embeds(
              f"({cycle.in_phase} of {phase.cycle_count})")
     lines = [f"From {stamp(cycle.starts_at)} to {stamp(cycle.ends_at)}"
              + (f" ({stamp(cycle.ends_at, 'R')})." if cycle.ends_at else "."),
-             *phase_rules(calendar.campaign_type, phase),
+             *phase_rules(calendar.campaign_type, phase), *extra,
              *order_lines(cycle, names, ratings, rolls)]
     if cycle.order:
         lines.append("Challenge with /challenge new, or let your turn go with "

@@ -99,6 +99,7 @@ async def test_a_cycle_starts_with_its_challenge_order_drawn(arena: Arena) -> No
     assert "Challenge order (drawn with dice)" in text
     assert text.count("🎲 challenge order") >= 3  # every gang's die, shown
     assert "<t:" in text  # dates as Discord timestamps
+    assert "3 Territories per player, 9 for 3 gangs; this campaign has 4" in text
     order = await names_in_order(arena)
     assert sorted(order) == sorted(GANGS.values())
     assert f"1. {order[0]}" in text
@@ -133,6 +134,15 @@ async def test_challenges_in_order_refused_declined_and_accepted(arena: Arena) -
     accept = await posted(arena, f"#2 {second} challenges {third} for Wastes")
     answered = await arena.driver.click(accept, "Accept", OWNER[third])
     assert not answered.ephemeral and "the battle is on" in (accept.content or "")
+    # With the Arbitrator's one battle a cycle, a gang in a waiting challenge is not
+    # challenged again, and cannot challenge either.
+    assert "Only an Arbitrator" in await refused(arena, "bob", "campaign cycle limits",
+                                                 one_battle=True)
+    limited = await ok(arena, "carol", "campaign cycle limits", one_battle=True)
+    assert "cannot be challenged again this cycle" in limited
+    busy = await refused(arena, OWNER[third], "challenge new", gang=third, opponent=first,
+                         territory="Sludge Sea")
+    assert f"{third} is already fighting this cycle" in busy
     passed = await ok(arena, OWNER[third], "challenge pass", gang=third)
     assert "Every gang has had its turn" in passed
     _, calendar = await calendar_of(arena)

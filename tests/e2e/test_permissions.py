@@ -106,6 +106,7 @@ EXPECTED: dict[str, frozenset[Kind]] = {
     "campaign cycle extend": ARBITRATORS,
     "campaign cycle end": ARBITRATORS,
     "campaign cycle phase": ARBITRATORS,
+    "campaign cycle limits": ARBITRATORS,
     "campaign cycle undo": ARBITRATORS,
     "challenge new": GANG_CONTROL,
     "challenge pass": GANG_CONTROL,
@@ -1092,6 +1093,8 @@ async def test_the_campaign_week(table: Table) -> None:
     await t.row("campaign cycle phase", lambda k, _: t.slash(
         k, "campaign cycle phase", phase="Takeover", cycles=2 + later() % 9, campaign=week),
         fresh=False)
+    await t.row("campaign cycle limits", lambda k, _: t.slash(
+        k, "campaign cycle limits", challenges=later() % 5, campaign=week), fresh=False)
     await t.row("campaign cycle end", lambda k, _: t.slash(
         k, "campaign cycle end", campaign=week), fresh=False)
 

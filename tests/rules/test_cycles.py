@@ -17,6 +17,7 @@ from rules.cycles import (
     new_calendar,
     open_next,
     plan,
+    set_limits,
     set_phase_cycles,
 )
 from rules.dice import ScriptedRoller
@@ -122,3 +123,16 @@ def test_phase_counts_change_only_ahead(calendar: Calendar) -> None:
     calendar, _, _ = open_next(calendar, GANGS, NOW, ScriptedRoller([]))
     with pytest.raises(InvalidRequest, match="is over"):
         set_phase_cycles(calendar, "Occupation", 5)
+
+
+def test_the_arbitrator_sets_the_challenge_limits(calendar: Calendar) -> None:
+    assert calendar.campaign_type.challenges_per_cycle == 1
+    free = set_limits(calendar, 0, True)
+    assert free.campaign_type.challenges_per_cycle is None
+    assert free.campaign_type.one_battle_per_cycle
+    two = set_limits(free, 2, None)
+    assert two.campaign_type.challenges_per_cycle == 2 and two.campaign_type.one_battle_per_cycle
+    with pytest.raises(InvalidRequest, match="0 \\(no limit\\) to 20"):
+        set_limits(calendar, 21, None)
+    with pytest.raises(InvalidRequest, match="Give a limit"):
+        set_limits(calendar, None, None)
