@@ -208,6 +208,30 @@ async def test_killed_after_a_cycle_end_is_stored_posts_it_once(arena: Arena) ->
     assert again == calendar  # nothing decided again: the same order, the same dates
 
 
+async def test_through_downtime_to_the_triumphs(arena: Arena) -> None:
+    for phase, cycles in (("Occupation", 2), ("Takeover", 1)):
+        await ok(arena, "carol", "campaign cycle phase", phase=phase, cycles=cycles)
+    refused_phase = await refused(arena, "carol", "campaign cycle phase", phase="Occupation",
+                                  cycles=1)
+    assert "have begun already" in refused_phase
+    assert "Cycle 3 has begun" in await ok(arena, "carol", "campaign cycle end")
+    downtime = await posted(arena, "cycle 3 of 4 · Downtime (1 of 1)")
+    assert "allows no challenges" in downtime.embed_text()
+    first = GANGS["bob"]
+    no_challenge = await refused(arena, "bob", "challenge new", gang=first,
+                                 opponent=GANGS["dan"], territory="Sludge Sea")
+    assert "The Downtime phase allows no challenges" in no_challenge
+    await ok(arena, "carol", "campaign cycle end")
+    await posted(arena, "cycle 4 of 4 · Takeover (1 of 1)")
+    over = await ok(arena, "carol", "campaign cycle end")
+    assert "The campaign is over: the Triumphs are posted" in over
+    final = (await posted(arena, "the campaign is over")).embed_text()
+    assert "**Triumphs**" in final and "**Dominator** (territories): won by" in final
+    assert "Powerbroker" in final
+    assert "final standings" in await ok(arena, "bob", "campaign standings")
+    assert "The campaign is over" in await refused(arena, "carol", "campaign cycle end")
+
+
 async def test_the_other_server_is_never_touched(arena: Arena) -> None:
     nothing = await slash(arena, "dave", "challenge list", guild=S, campaign=HIVE)
     assert nothing.ephemeral
