@@ -107,7 +107,7 @@ class ChallengeCog(BotCog, commands.GroupCog, group_name="challenge",
             await record(s.tx, s.campaign, changed, revision, actor=s.by,
                          clause=CHALLENGE_CLAUSE,
                          title=f"{passing.name} passes its turn in cycle {cycle.number}")
-        turn = cycle.turn
+        turn = cycle.turn_among(names)
         following = (f" Next to challenge: **{safe(names[turn])}**." if turn in names
                      else " Every gang has had its turn.")
         await call.say(f"**{safe(passing.name)}** lets its turn go.{following}")

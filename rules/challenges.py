@@ -34,8 +34,9 @@ CLAUSE = "CAMPAIGN-CHALLENGE"
 
 
 def whose_turn(cycle: Cycle, gang: Gang, names: dict[str, str]) -> None:
-    """Refuse a gang that challenges (or passes) out of the cycle's challenge order."""
-    turn = cycle.turn
+    """Refuse a gang that challenges (or passes) out of the cycle's challenge order;
+    ``names``: the campaign's gangs now (a gang deleted since the draw has no turn)."""
+    turn = cycle.turn_among(names)
     if turn is not None and turn != gang.id:
         if gang.id not in cycle.order:
             return  # joined after the order was drawn: challenges once the order is through
@@ -54,7 +55,7 @@ def make_challenge(
         raise NotEligible(f"The {phase.name} phase allows no challenges.")
     if challenger.id == defender.id:
         raise InvalidRequest("A gang cannot challenge itself.")
-    if challenger.id not in cycle.order and cycle.turn is not None:
+    if challenger.id not in cycle.order and cycle.turn_among(names) is not None:
         raise NotEligible(f"{challenger.name} joined after cycle {cycle.number}'s challenge "
                           "order was drawn: it challenges once every gang in it has had "
                           "its turn.")

@@ -17,7 +17,7 @@ Decisions where the sources are silent (docs/campaign-week.md):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime, timedelta
 from enum import StrEnum
 
@@ -85,6 +85,10 @@ class Cycle(Model):
     def turn(self) -> str | None:
         """The gang whose turn it is to challenge; None once every gang had its turn."""
         return next((g for g in self.order if g not in self.had_turn), None)
+
+    def turn_among(self, present: Collection[str]) -> str | None:
+        """:attr:`turn`, passing over gangs no longer in the campaign (deleted since)."""
+        return next((g for g in self.order if g not in self.had_turn and g in present), None)
 
 
 class PlannedCycle(Model):

@@ -142,7 +142,7 @@ def calendar_lines(calendar: Calendar, names: Mapping[str, str]) -> list[str]:
                          f"to {stamp(planned.ends_at, 'f')}")
     current = calendar.current
     if current is not None:
-        turn = current.turn
+        turn = current.turn_among(names)
         if turn is not None:
             lines.append(f"Next to challenge: **{safe(names.get(turn, turn))}**.")
         lines += [challenge_line(c, names) for c in calendar.challenges_in(current.number)]

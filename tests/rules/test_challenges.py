@@ -156,3 +156,12 @@ def test_no_gang_challenges_itself(ruleset: RuleSet) -> None:
         make_challenge(opened(ruleset, [6, 4, 2]), ASH, ASH, RUINS, ALL, NAMES, NOW)
 
 
+
+
+def test_a_gang_deleted_since_the_draw_has_no_turn(ruleset: RuleSet) -> None:
+    calendar = opened(ruleset, [6, 4, 2])  # Ash, Bone, Cinder; Ash is gone
+    without_ash = {g: n for g, n in NAMES.items() if g != ASH.id}
+    _, made = make_challenge(calendar, BONE, CINDER, RUINS, ALL, without_ash, NOW)
+    assert made.challenger == BONE.id
+    with pytest.raises(NotEligible, match="Out of turn: Ash"):
+        make_challenge(calendar, BONE, CINDER, RUINS, ALL, NAMES, NOW)
