@@ -168,8 +168,12 @@ async def test_the_cycle_ends_standings_posted_and_the_next_opens(arena: Arena) 
 
 async def test_an_arbitrator_undoes_the_last_change(arena: Arena) -> None:
     assert "Only an Arbitrator" in await refused(arena, "bob", "campaign cycle undo")
+    ledger = await ok(arena, "bob", "ledger", limit=25)
+    assert "Cycle 2 begins: Occupation" in ledger and "Challenge #1 declined" in ledger
+    assert "claims Old Ruins" in ledger  # the declined stake, as the ledger keeps it
     undone = await ok(arena, "carol", "campaign cycle undo")
     assert "Cycle 2 begins" in undone
+    assert "Undo: Cycle 2 begins" in await ok(arena, "bob", "ledger", limit=5)
     _, calendar = await calendar_of(arena)
     current = calendar.current
     assert current is not None and current.number == 1
