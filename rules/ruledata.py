@@ -239,6 +239,8 @@ def preview_lines(current: RuleSet, data: RuleData) -> list[str]:
          [t.fighter_type for t in current.hangers_on]),
         ("Territories", [t.name for t in data.territories],
          [t.name for t in current.territories]),
+        ("campaign types", [t.name for t in data.campaign_types],
+         [t.name for t in current.campaign_types]),
     ]
     for label, names, existing in groups:
         if not names:

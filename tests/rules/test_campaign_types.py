@@ -6,7 +6,7 @@ import pytest
 
 from rules.campaign_types import Measure, Stake, Ties, find_type, territories_for, with_cycles
 from rules.errors import InvalidRequest, NotFound
-from rules.ruledata import RuleData, apply_rule_data, rule_data_of
+from rules.ruledata import RuleData, apply_rule_data, preview_lines, rule_data_of
 from rules.ruleset import RuleSet
 
 
@@ -73,6 +73,7 @@ def test_a_campaigns_rule_data_replaces_a_type_by_name(ruleset: RuleSet) -> None
     assert [p.name for p in replaced.phases] == ["Brawl"]
     assert len(merged.campaign_types) == len(ruleset.campaign_types)
     assert rule_data_of(merged).campaign_types == merged.campaign_types
+    assert preview_lines(ruleset, own) == ["Replaces 1 campaign types: DOMINION."]
 
 
 def test_a_type_names_each_phase_once() -> None:
