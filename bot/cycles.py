@@ -35,6 +35,7 @@ from bot.ui.cycles import (
     standings_embeds,
     territory_count_line,
 )
+from bot.ui.report_pictures import StandingsRecipe
 from rules.campaign_types import CampaignPhase, find_type
 from rules.challenge_order import DrawnOrder, Entrant
 from rules.cycles import Calendar, Challenge, Cycle, close_current, new_calendar, open_next
@@ -76,10 +77,14 @@ async def record(
 
 
 async def owe_embeds(
-    tx: Transaction, calendar: Calendar, key: str, embeds: Sequence[discord.Embed]
+    tx: Transaction, calendar: Calendar, key: str, embeds: Sequence[discord.Embed],
+    *, chart: StandingsRecipe | None = None,
 ) -> None:
+    """Owe ``embeds``, a message each; ``chart``: the rating chart the last one carries."""
     for page, embed in enumerate(embeds):
-        await tx.owe_message(f"{key}:{page}", calendar.channel_id, body(embed=embed))
+        last = page == len(embeds) - 1
+        await tx.owe_message(f"{key}:{page}", calendar.channel_id, body(embed=embed),
+                             link=chart.link() if chart is not None and last else None)
 
 
 async def start_campaign(
@@ -99,6 +104,7 @@ async def _open(
     tx: Transaction, campaign: Campaign, calendar: Calendar, revision: int, now: datetime,
     roller: Roller, *, actor: str, ends_at: datetime | None = None, notes: Sequence[str] = (),
     title_more: str = "", preface: Sequence[discord.Embed] = (),
+    chart: StandingsRecipe | None = None,
 ) -> Cycle:
     """Open the next cycle; ``preface``: posts owed before its own (the standings of the
     cycle that just ended)."""
@@ -116,7 +122,7 @@ async def _open(
     if cycle.number == 1:
         held = len(await tx.list_territories(campaign.id))
         extra += filter(None, [territory_count_line(opened.campaign_type, len(gangs), held)])
-    await owe_embeds(tx, opened, f"cycle:{campaign.id}:{action}:end", preface)
+    await owe_embeds(tx, opened, f"cycle:{campaign.id}:{action}:end", preface, chart=chart)
     await owe_embeds(tx, opened, f"cycle:{campaign.id}:{action}:start",
                      cycle_embeds(campaign.name, opened, cycle, names, ratings, drawn.rolls,
                                   extra))
@@ -182,13 +188,16 @@ async def end_cycle(
         action = await record(tx, campaign, closed, revision, actor=actor, clause=CYCLE_CLAUSE,
                               title=title, notes=notes)
         await owe_embeds(tx, closed, f"cycle:{campaign.id}:{action}:triumphs", standings_embeds(
-            campaign.name, rows, raced, names, heading="the campaign is over", final=True))
+            campaign.name, rows, raced, names, heading="the campaign is over", final=True),
+            chart=StandingsRecipe(campaign=campaign.id, stem=f"{campaign.name} final"))
         return True
     # The end and the next cycle's start are one change: one undo takes both back.
     ended_standings = standings_embeds(campaign.name, rows, raced, names,
                                        heading=f"standings at the end of cycle {ended.number}")
+    chart = StandingsRecipe(campaign=campaign.id, stem=f"{campaign.name} cycle {ended.number}")
     await _open(tx, campaign, closed, revision, now, roller, actor=actor,
-                notes=[f"Cycle {ended.number} ended.", *notes], preface=ended_standings)
+                notes=[f"Cycle {ended.number} ended.", *notes], preface=ended_standings,
+                chart=chart)
     return True
 
 

@@ -157,6 +157,9 @@ async def test_the_cycle_ends_standings_posted_and_the_next_opens(arena: Arena) 
     standings = await posted(arena, "standings at the end of cycle 1")
     assert "The race for each Triumph" in standings.embed_text()
     assert "Dominator" in standings.embed_text()
+    # With the campaign's Gang Rating chart, drawn as the outbox sends it.
+    assert [a.filename for a in standings.attachments] == ["cycle-hive-cycle-1.png"]
+    assert standings.attachments[0].data.startswith(b"\x89PNG")
     cycle_two = await posted(arena, "cycle 2 of 7 · Occupation (2 of 3)")
     assert "lowest Gang Rating first" in cycle_two.embed_text()
     _, calendar = await calendar_of(arena)
@@ -231,6 +234,8 @@ async def test_through_downtime_to_the_triumphs(arena: Arena) -> None:
     assert "The campaign is over: the Triumphs are posted" in over
     final = (await posted(arena, "the campaign is over")).embed_text()
     assert "**Triumphs**" in final and "**Dominator** (territories): won by" in final
+    last = await posted(arena, "the campaign is over")
+    assert [a.filename for a in last.attachments] == ["cycle-hive-final.png"]
     assert "Powerbroker" in final
     assert "final standings" in await ok(arena, "bob", "campaign standings")
     assert "The campaign is over" in await refused(arena, "carol", "campaign cycle end")
