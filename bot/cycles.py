@@ -120,7 +120,8 @@ async def _open(
     names, ratings = {g.id: g.name for g in gangs}, {g.id: g.rating for g in gangs}
     extra: list[str] = []
     if cycle.number == 1:
-        held = len(await tx.list_territories(campaign.id))
+        # The type's count is of Territories fought over: Settlements are each gang's own.
+        held = sum(t.can_be_staked for t in await tx.list_territories(campaign.id))
         extra += filter(None, [territory_count_line(opened.campaign_type, len(gangs), held)])
     await owe_embeds(tx, opened, f"cycle:{campaign.id}:{action}:end", preface, chart=chart)
     await owe_embeds(tx, opened, f"cycle:{campaign.id}:{action}:start",
