@@ -221,8 +221,9 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
         async with call.read(campaign) as s:
             calendar, _ = await stored_calendar(s.tx, s.campaign)
             names = {g.id: g.name for g in await s.gangs()}
+            territories = {t.id: t.name for t in await s.territories()}
         await call.answer_embeds(lines_embeds(f"{safe(s.campaign.name)}: cycles",
-                                              calendar_lines(calendar, names),
+                                              calendar_lines(calendar, names, territories),
                                               colour=discord.Colour.dark_gold()))
 
     @slash("set", "Set a cycle's dates (the open cycle's end, or a cycle to come)",

@@ -117,8 +117,9 @@ class ChallengeCog(BotCog, commands.GroupCog, group_name="challenge",
         async with call.read(campaign) as s:
             calendar, _ = await stored_calendar(s.tx, s.campaign)
             names = await _names(s)
+            territories = {t.id: t.name for t in await s.territories()}
         await call.answer_embeds(lines_embeds(f"{safe(s.campaign.name)}: challenges",
-                                              calendar_lines(calendar, names),
+                                              calendar_lines(calendar, names, territories),
                                               colour=discord.Colour.dark_gold()))
 
 

@@ -126,8 +126,10 @@ def cycle_embeds(
     return lines_embeds(title, lines, colour=CYCLE_COLOUR)
 
 
-def calendar_lines(calendar: Calendar, names: Mapping[str, str]) -> list[str]:
-    """Every cycle so far and planned, and the challenges of the open one."""
+def calendar_lines(calendar: Calendar, names: Mapping[str, str],
+                   territories: Mapping[str, str]) -> list[str]:
+    """Every cycle so far and planned, and the challenges of the open one (``names``:
+    gang ids to names, ``territories``: Territory ids to names)."""
     kind = calendar.campaign_type
     lines = [f"Campaign type **{safe(kind.name)}**: " + ", ".join(
         f"{safe(p.name)} {p.cycle_count} cycle{'s' if p.cycle_count > 1 else ''}"
@@ -145,7 +147,8 @@ def calendar_lines(calendar: Calendar, names: Mapping[str, str]) -> list[str]:
         turn = current.turn_among(names)
         if turn is not None:
             lines.append(f"Next to challenge: **{safe(names.get(turn, turn))}**.")
-        lines += [challenge_line(c, names) for c in calendar.challenges_in(current.number)]
+        lines += [challenge_line(c, names, territories)
+                  for c in calendar.challenges_in(current.number)]
     if calendar.finished_at is not None:
         lines.append(f"The campaign ended {stamp(calendar.finished_at)}.")
     return lines

@@ -109,6 +109,9 @@ async def test_a_cycle_starts_with_its_challenge_order_drawn(arena: Arena) -> No
 
 async def test_challenges_in_order_refused_declined_and_accepted(arena: Arena) -> None:
     first, second, third = await names_in_order(arena)
+    shown = await ok(arena, "eve", "campaign cycle show")
+    assert "Campaign type **Dominion**: Occupation 3 cycles, Downtime 1 cycle" in shown
+    assert "Cycle 1 · Occupation: <t:" in shown and f"Next to challenge: **{first}**" in shown
     out_of_turn = await refused(arena, OWNER[second], "challenge new", gang=second,
                                 opponent=first, territory="Old Ruins")
     assert f"Out of turn: {first} challenges next" in out_of_turn
@@ -145,6 +148,9 @@ async def test_challenges_in_order_refused_declined_and_accepted(arena: Arena) -
     assert f"{third} is already fighting this cycle" in busy
     passed = await ok(arena, OWNER[third], "challenge pass", gang=third)
     assert "Every gang has had its turn" in passed
+    listed = await ok(arena, "bob", "challenge list")
+    assert f"#1 {first} challenges {second} for Old Ruins: declined" in listed
+    assert f"#2 {second} challenges {third} for Wastes: accepted" in listed
     _, calendar = await calendar_of(arena)
     assert [c.status for c in calendar.challenges] == [
         ChallengeStatus.DECLINED, ChallengeStatus.ACCEPTED]
