@@ -230,6 +230,18 @@ async def territory_templates(interaction: Interaction, current: str) -> Choices
         t.name for t in rules.territories))
 
 
+async def campaign_types(interaction: Interaction, current: str) -> Choices:
+    """Campaign types of the campaign's rule data (the Dominion, Law and Misrule...)."""
+    return await from_rules(interaction, current, lambda rules: (
+        t.name for t in rules.campaign_types))
+
+
+async def phase_names(interaction: Interaction, current: str) -> Choices:
+    """Phases of the rule data's campaign types, each name once."""
+    return await from_rules(interaction, current, lambda rules: dict.fromkeys(
+        p.name for t in rules.campaign_types for p in t.phases))
+
+
 async def house_names(interaction: Interaction, current: str) -> Choices:
     return await from_rules(interaction, current, lambda rules: (h.house for h in rules.houses))
 

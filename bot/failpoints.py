@@ -29,9 +29,10 @@ AFTER_ACTION_STORED = "after-action-stored"  # an action in a stage stored, its 
 AFTER_REPORT_QUEUED = "after-report-queued"  # the Arbitrator's report owed, not yet sent
 AFTER_OUTBOX_SENT = "after-outbox-sent"  # Discord accepted an owed message; not yet recorded
 AFTER_TIMER_FIRED = "after-timer-fired"  # a timer fired and its post owed, not yet sent
+AFTER_CYCLE_STORED = "after-cycle-stored"  # a cycle's end and the next start stored, not posted
 KNOWN = frozenset({
     AFTER_STAGE_STORED, AFTER_CONFIRM_STORED, AFTER_ACTION_STORED, AFTER_REPORT_QUEUED,
-    AFTER_OUTBOX_SENT, AFTER_TIMER_FIRED,
+    AFTER_OUTBOX_SENT, AFTER_TIMER_FIRED, AFTER_CYCLE_STORED,
 })
 
 

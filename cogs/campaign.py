@@ -22,12 +22,22 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import failpoints
 from bot import ruledata as ruledata_flow
-from bot.battle.publish import show_campaign_deleted
+from bot.battle.publish import deliver_owed, show_campaign_deleted
 from bot.battle.state import Phase
 from bot.battle.store import runs_of
 from bot.call import Call, Interaction
 from bot.cog import BotCog, adds
+from bot.cycles import (
+    CYCLE_CLAUSE,
+    end_cycle,
+    record,
+    standings_now,
+    start_campaign,
+    stored_calendar,
+    undo_calendar,
+)
 from bot.downtime.clicks import deliver, downtime_thread
 from bot.downtime.engine import act as act_in_downtime
 from bot.downtime.engine import gangs_to_open, open_downtime
@@ -38,9 +48,11 @@ from bot.importing.uploads import file_stem, json_file, read_attachment
 from bot.lookup import first_named, pick
 from bot.options import (
     CampaignName,
+    CampaignTypeName,
     FighterName,
     GangName,
     NewName,
+    PhaseName,
     PromotionType,
     TerritoryName,
     TerritoryTemplate,
@@ -66,9 +78,13 @@ from bot.ui.campaign import (
     trading_post_lines,
 )
 from bot.ui.confirm import Confirmed, confirm_view, confirmation
+from bot.ui.cycles import calendar_lines, limits_line, parse_when, stamp
 from bot.ui.pictures import chart_caption, png_files
 from bot.ui.roster import standings_embeds
+from rules.cycles import extend, set_limits, set_phase_cycles
+from rules.cycles import plan as plan_cycle
 from rules.data import available_rulesets
+from rules.dice import SecureRoller
 from rules.downtime import FRESH_RECRUITMENT_CREDITS, promote
 from rules.errors import InvalidRequest, NotFound
 from rules.models import DEFAULT_RULESET, CampaignSettings, ScenarioDie
@@ -100,6 +116,9 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
     )
     downtime = app_commands.Group(
         name="downtime", description="Downtime between the campaign's phases"
+    )
+    cycle = app_commands.Group(
+        name="cycle", description="The campaign's cycles: start, dates, end, undo"
     )
 
     async def cog_load(self) -> None:
@@ -184,6 +203,151 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
         await call.answer_embeds(
             lines_embeds("Campaigns on this server", lines, colour=discord.Colour.blue())
         )
+
+    # ------------------------------------------------------------------ cycles
+
+    @slash("start", "Start the campaign's first cycle and draw its challenge order",
+           under=cycle, campaign_type="phases, cycles and Triumphs, from the rule data",
+           ends="when cycle 1 ends: 2026-01-12, 2026-01-12 19:00 (UTC) or 7d (default: "
+                "the type's cycle length)",
+           channel="where the cycle posts go (default: the report channel, else here)")
+    async def cycle_start(
+        self, call: Call, campaign_type: CampaignTypeName = "Dominion",
+        ends: app_commands.Range[str, 1, 40] | None = None,
+        channel: discord.TextChannel | None = None, campaign: CampaignName | None = None,
+    ) -> None:
+        now = self.bot.clock.now()
+        ends_at = parse_when(ends, now) if ends else None
+        async with call.write(campaign) as s:
+            s.require_arbitrator()
+            where = (channel.id if channel else s.campaign.report_channel_id
+                     or call.interaction.channel_id or 0)
+            started = await start_campaign(s.tx, s.campaign, campaign_type, where, now,
+                                           SecureRoller(), actor=s.by, ends_at=ends_at)
+        await deliver_owed(self.bot, call.guild_id)
+        await call.say(f"**{safe(s.campaign.name)}**: cycle {started.number} has begun, "
+                       f"until {stamp(started.ends_at)}. Its post is in <#{where}>.")
+
+    @slash("show", "The campaign's cycles, dates and this cycle's challenges", under=cycle)
+    async def cycle_show(self, call: Call, campaign: CampaignName | None = None) -> None:
+        async with call.read(campaign) as s:
+            calendar, _ = await stored_calendar(s.tx, s.campaign)
+            names = {g.id: g.name for g in await s.gangs()}
+            territories = {t.id: t.name for t in await s.territories()}
+        await call.answer_embeds(lines_embeds(f"{safe(s.campaign.name)}: cycles",
+                                              calendar_lines(calendar, names, territories),
+                                              colour=discord.Colour.dark_gold()))
+
+    @slash("set", "Set a cycle's dates (the open cycle's end, or a cycle to come)",
+           under=cycle, number="the cycle's number",
+           starts="when it starts: 2026-01-12, 2026-01-12 19:00 (UTC) or 7d",
+           ends="when it ends: 2026-01-19, 2026-01-19 19:00 (UTC) or 14d")
+    async def cycle_set(
+        self, call: Call, number: app_commands.Range[int, 1, 52],
+        starts: app_commands.Range[str, 1, 40] | None = None,
+        ends: app_commands.Range[str, 1, 40] | None = None,
+        campaign: CampaignName | None = None,
+    ) -> None:
+        if starts is None and ends is None:
+            raise InvalidRequest("Give the cycle's start, its end, or both.")
+        now = self.bot.clock.now()
+        starts_at = parse_when(starts, now) if starts else None
+        ends_at = parse_when(ends, now) if ends else None
+        async with call.write(campaign) as s:
+            s.require_arbitrator()
+            calendar, revision = await stored_calendar(s.tx, s.campaign)
+            changed = plan_cycle(calendar, number, starts_at, ends_at)
+            when = (f"{stamp(starts_at) if starts_at else 'its start as it was'} to "
+                    f"{stamp(ends_at) if ends_at else 'its end as it was'}")
+            await record(s.tx, s.campaign, changed, revision, actor=s.by,
+                         clause=CYCLE_CLAUSE, title=f"Cycle {number} dates set",
+                         notes=[f"Cycle {number}: {when}."])
+        await call.say(f"**{safe(s.campaign.name)}**, cycle {number}: {when}.")
+
+    @slash("extend", "Move the open cycle's end later", under=cycle,
+           until="the new end: 2026-01-19, 2026-01-19 19:00 (UTC) or 3d (days from now)")
+    async def cycle_extend(
+        self, call: Call, until: app_commands.Range[str, 1, 40],
+        campaign: CampaignName | None = None,
+    ) -> None:
+        now = self.bot.clock.now()
+        ends_at = parse_when(until, now)
+        async with call.write(campaign) as s:
+            s.require_arbitrator()
+            calendar, revision = await stored_calendar(s.tx, s.campaign)
+            changed = extend(calendar, ends_at)
+            number = changed.open_cycle().number
+            await record(s.tx, s.campaign, changed, revision, actor=s.by,
+                         clause=CYCLE_CLAUSE, title=f"Cycle {number} extended",
+                         notes=[f"Cycle {number} now ends {stamp(ends_at)}."])
+        await call.say(f"**{safe(s.campaign.name)}**: cycle {number} now ends "
+                       f"{stamp(ends_at)} ({stamp(ends_at, 'R')}).")
+
+    @slash("end", "End the open cycle now: what waits lapses, the next cycle opens",
+           under=cycle)
+    async def cycle_end(self, call: Call, campaign: CampaignName | None = None) -> None:
+        async with call.write(campaign) as s:
+            s.require_arbitrator()
+            calendar, _ = await stored_calendar(s.tx, s.campaign)
+            number = calendar.open_cycle().number
+            await end_cycle(s.tx, s.campaign, number, self.bot.clock.now(), SecureRoller(),
+                            actor=s.by)
+            after, _ = await stored_calendar(s.tx, s.campaign)
+        failpoints.hit(failpoints.AFTER_CYCLE_STORED)
+        await deliver_owed(self.bot, call.guild_id)
+        following = ("The campaign is over: the Triumphs are posted." if after.current is None
+                     else f"Cycle {number + 1} has begun.")
+        await call.say(f"**{safe(s.campaign.name)}**: cycle {number} has ended. {following}")
+
+    @slash("phase", "Change how many cycles a phase of this campaign lasts", under=cycle,
+           phase="the phase (Occupation, Takeover...)", cycles="how many cycles it lasts")
+    async def cycle_phase(
+        self, call: Call, phase: PhaseName, cycles: app_commands.Range[int, 1, 52],
+        campaign: CampaignName | None = None,
+    ) -> None:
+        async with call.write(campaign) as s:
+            s.require_arbitrator()
+            calendar, revision = await stored_calendar(s.tx, s.campaign)
+            changed = set_phase_cycles(calendar, phase, cycles)
+            _, found = changed.campaign_type.phase_named(phase)
+            total = changed.campaign_type.total_cycles
+            await record(s.tx, s.campaign, changed, revision, actor=s.by,
+                         clause=CYCLE_CLAUSE, title=f"{found.name}: {cycles} cycles",
+                         notes=[f"The {found.name} phase lasts {count(cycles, 'cycle')}; "
+                                f"the campaign {count(total, 'cycle')}."])
+        await call.say(f"**{safe(s.campaign.name)}**: the {safe(found.name)} phase lasts "
+                       f"{count(cycles, 'cycle')}; the campaign {count(total, 'cycle')}.")
+
+    @slash("limits", "Change how many challenges a gang makes a cycle, and one battle a cycle",
+           under=cycle,
+           challenges="challenges a gang makes a cycle before its battles are played (0: any)",
+           one_battle="a gang in a waiting challenge cannot be challenged again this cycle")
+    async def cycle_limits(
+        self, call: Call, challenges: app_commands.Range[int, 0, 20] | None = None,
+        one_battle: bool | None = None, campaign: CampaignName | None = None,
+    ) -> None:
+        async with call.write(campaign) as s:
+            s.require_arbitrator()
+            calendar, revision = await stored_calendar(s.tx, s.campaign)
+            changed = set_limits(calendar, challenges, one_battle)
+            said = limits_line(changed.campaign_type)
+            await record(s.tx, s.campaign, changed, revision, actor=s.by,
+                         clause=CYCLE_CLAUSE, title="Challenge limits changed", notes=[said])
+        await call.say(f"**{safe(s.campaign.name)}**: {said}")
+
+    @slash("undo", "Undo the last change of the cycles or challenges", under=cycle)
+    async def cycle_undo(self, call: Call, campaign: CampaignName | None = None) -> None:
+        async with call.write(campaign) as s:
+            s.require_arbitrator()
+            undone = await undo_calendar(s.tx, s.campaign, actor=s.by)
+        await call.say(f"**{safe(s.campaign.name)}**: undone: {safe(undone, 200)}. Posts "
+                       "already made stay in the channel.")
+
+    @slash("standings", "Each gang's Territories, battles, wins, rating and the Triumphs' race")
+    async def standings(self, call: Call, campaign: CampaignName | None = None) -> None:
+        async with call.read(campaign) as s:
+            embeds = await standings_now(s.tx, s.campaign)
+        await call.answer_embeds(embeds)
 
     # ------------------------------------------------------------------ settings
 

@@ -261,7 +261,7 @@ def _validate(source: _Source, content: RuleData, tables: dict[str, _Table]) -> 
         "description": content.description,
         "trading_post": content.equipment,
         **{key: getattr(content, key)
-           for key in ("houses", "skill_sets", "hangers_on", "territories")},
+           for key in ("houses", "skill_sets", "hangers_on", "territories", "campaign_types")},
         **content.whole_tables,
     }
     try:

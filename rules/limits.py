@@ -103,6 +103,8 @@ MAX_ITEMS = MAX_TRADING_POST_ITEMS
 MAX_SKILL_SETS = 100  # six skills each
 MAX_HANGERS_ON = 200
 MAX_RULE_TERRITORIES = 200
+# Campaign types (Dominion, Law and Misrule...) of one rule data file.
+MAX_CAMPAIGN_TYPES = 20
 MAX_TABLE_ENTRIES = 100  # of a dice table, the scenarios, advancements, Hanger-on limits
 MAX_EFFECTS = 10  # of one injury result, of one Territory's Boons
 MAX_BOONS = 20  # Boon texts of one Territory

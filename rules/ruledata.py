@@ -33,7 +33,9 @@ from typing import Literal, TypeVar
 
 from pydantic import Field, field_validator, model_validator
 
+from rules.campaign_types import CampaignType
 from rules.limits import (
+    MAX_CAMPAIGN_TYPES,
     MAX_DESCRIPTION,
     MAX_HANGERS_ON,
     MAX_HOUSES,
@@ -81,6 +83,8 @@ class RuleData(Model):
     # Hangers-on and Brutes on offer to every house (PB-6B.3).
     hangers_on: list[FighterTemplate] = Field(default_factory=list, max_length=MAX_HANGERS_ON)
     territories: list[Territory] = Field(default_factory=list, max_length=MAX_RULE_TERRITORIES)
+    campaign_types: list[CampaignType] = Field(default_factory=list,
+                                               max_length=MAX_CAMPAIGN_TYPES)
     # Whole tables: left out (None), the base's stays.
     fighter_injuries: InjuryTable | None = None
     crew_injuries: InjuryTable | None = None
@@ -121,6 +125,7 @@ class RuleData(Model):
         _once("hangers_on", (t.fighter_type for t in self.hangers_on))
         _once("territories", (t.name for t in self.territories))
         _once("territories (ids)", (t.id for t in self.territories))
+        _once("campaign_types", (t.name for t in self.campaign_types))
         return self
 
     @property
@@ -135,7 +140,7 @@ class RuleData(Model):
     @property
     def is_empty(self) -> bool:
         return not (self.houses or self.equipment or self.skill_sets or self.hangers_on
-                    or self.territories or self.whole_tables)
+                    or self.territories or self.campaign_types or self.whole_tables)
 
 
 def _once(what: str, names: Iterable[str]) -> None:
@@ -161,6 +166,7 @@ def apply_rule_data(base: RuleSet, data: RuleData) -> RuleSet:
         "skill_sets": _merged(base.skill_sets, data.skill_sets, lambda s: s.name),
         "hangers_on": _merged(base.hangers_on, data.hangers_on, lambda t: t.fighter_type),
         "territories": _merged(base.territories, data.territories, lambda t: t.name),
+        "campaign_types": _merged(base.campaign_types, data.campaign_types, lambda t: t.name),
         **data.whole_tables,
     })
 
@@ -233,6 +239,8 @@ def preview_lines(current: RuleSet, data: RuleData) -> list[str]:
          [t.fighter_type for t in current.hangers_on]),
         ("Territories", [t.name for t in data.territories],
          [t.name for t in current.territories]),
+        ("campaign types", [t.name for t in data.campaign_types],
+         [t.name for t in current.campaign_types]),
     ]
     for label, names, existing in groups:
         if not names:
@@ -271,5 +279,6 @@ def rule_data_of(ruleset: RuleSet) -> RuleData:
         houses=[_without_catalogue_profiles(h, ruleset.trading_post) for h in ruleset.houses],
         weapons=weapons, wargear=wargear, skill_sets=list(ruleset.skill_sets),
         hangers_on=list(ruleset.hangers_on), territories=list(ruleset.territories),
+        campaign_types=list(ruleset.campaign_types),
         **{key: getattr(ruleset, key) for key in WHOLE_TABLES},
     )

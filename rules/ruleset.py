@@ -13,6 +13,7 @@ from typing import Annotated
 
 from pydantic import Field, field_validator, model_validator
 
+from rules.campaign_types import CampaignType
 from rules.errors import InvalidRequest
 from rules.limits import (
     MAX_DICE_RESULT,
@@ -250,6 +251,8 @@ class RuleSet(Model):
     skill_sets: list[SkillSet] = Field(default_factory=list)
     # Hangers-on and Brutes on offer to every house (PB-6B.3).
     hangers_on: list[FighterTemplate] = Field(default_factory=list)
+    # Campaign types: phases, cycles and Triumphs (rules/campaign_types.py).
+    campaign_types: list[CampaignType] = Field(default_factory=list)
 
     def skill_set(self, name: str) -> SkillSet:
         for skill_set in self.skill_sets:

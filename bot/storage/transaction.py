@@ -51,11 +51,14 @@ from bot.storage.roster import (
     gang_from_rows,
     world_from_rows,
 )
+from rules.cycles import Calendar
 from rules.errors import InvalidRequest, NotFound
 from rules.models import Battle, CampaignSettings, Fighter, Gang, Item, Territory, Vehicle
 from rules.world import RuleResult, World
 
 M = TypeVar("M", bound=BaseModel)
+# The one stored calendar of a campaign (a sequence: an undo rewinds it with its action).
+CALENDAR_KEY = "campaign-calendar"
 
 
 class Transaction:
@@ -641,6 +644,20 @@ class Transaction:
             if state is not None:
                 found.append(state)
         return found
+    # -------------------------------------------------------------- the campaign's calendar
+
+    async def get_calendar(self, campaign_id: str) -> tuple[Calendar, int] | None:
+        """The campaign's cycles and challenges (rules.cycles) and their revision; None
+        before the Arbitrator starts the first cycle."""
+        return await self.load_sequence_at(campaign_id, CALENDAR_KEY, Calendar)
+
+    async def save_calendar(
+        self, campaign_id: str, calendar: Calendar, *, revision: int
+    ) -> int:
+        """Store the calendar read at ``revision`` (0: none yet); StaleSequence when
+        another change came first. Saved after this transaction's :meth:`apply`, an undo
+        of that action puts the calendar back as it was."""
+        return await self.save_sequence(campaign_id, CALENDAR_KEY, calendar, revision=revision)
 
     async def _remember_sequence(self, campaign_pk: int, key: str) -> None:
         if key in self._sequences_before:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -62,6 +62,38 @@ class ReportRecipe(BaseModel):
 
 
 
+class StandingsRecipe(BaseModel):
+    """What a cycle's standings post attaches: the campaign's Gang Rating chart so far."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    KIND: ClassVar[str] = "standings"
+
+    kind: Literal["standings"] = "standings"
+    campaign: str
+    # The file's name stem (the campaign's name and the cycle).
+    stem: str
+
+    def link(self) -> dict[str, Any]:
+        """The outbox link of the post that carries it."""
+        return {"pictures": self.model_dump(mode="json")}
+
+
+async def _standings_files(storage: Storage, worker: PictureWorker, entry: OutboxEntry,
+                           recipe: StandingsRecipe) -> list[OutgoingFile]:
+    """The chart of every gang's Gang Rating over the campaign; none (logged) when it
+    cannot be drawn: the standings go as text."""
+    try:
+        async with storage.read_only(entry.guild_id, background=True) as tx:
+            changes = await tx.roster_changes(recipe.campaign)
+        series = await worker.run(chart_series, changes, guild=entry.guild_id)
+        png = await worker.campaign_chart(series, Measure.RATING, guild=entry.guild_id)
+    except Exception:
+        log.exception("the chart of %s could not be drawn; the standings go without it",
+                      entry.key)
+        return []
+    return [OutgoingFile(f"{file_stem(recipe.stem, 'standings')}.png", png)]
+
+
 def report_file_names(battle_id: str) -> tuple[str, str]:
     """The card's and the chart's file names: ``battle-<id>.png``, ``battle-<id>-chart.png``."""
     stem = f"battle-{file_stem(battle_id, 'report')}"
@@ -101,7 +133,11 @@ async def report_files(storage: Storage, worker: PictureWorker,
 
 async def _report_files(storage: Storage, worker: PictureWorker,
                         entry: OutboxEntry) -> list[OutgoingFile]:
-    recipe = ReportRecipe.model_validate((entry.link or {})["pictures"])
+    pictures = (entry.link or {})["pictures"]
+    if isinstance(pictures, dict) and pictures.get("kind") == StandingsRecipe.KIND:
+        return await _standings_files(storage, worker, entry,
+                                      StandingsRecipe.model_validate(pictures))
+    recipe = ReportRecipe.model_validate(pictures)
     card_name, chart_name = report_file_names(recipe.battle)
     files: list[OutgoingFile] = []
     try:

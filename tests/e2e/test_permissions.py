@@ -29,6 +29,7 @@ import pytest_asyncio
 
 from demo.arena import TOKEN, Arena, open_arena
 from fakediscord import FakeDiscord, InteractionResult, Message, Perm, Upload
+from rules.cycles import Calendar
 from tests.e2e import hostile
 from tests.e2e.battle_helpers import (
     TEST_PROFILE,
@@ -38,6 +39,7 @@ from tests.e2e.battle_helpers import (
     thread_named,
     until,
 )
+from tests.e2e.helpers import database
 
 U, S, G = "Underhive", "Spire", "general"
 CAMPAIGN = "Perm Hive"
@@ -102,6 +104,19 @@ EXPECTED: dict[str, frozenset[Kind]] = {
     "campaign downtime promote": GANG_CONTROL,
     "button: downtime Confirm": GANG_CONTROL,
     "button: downtime Undo": ARBITRATORS,
+    # The campaign week: Arbitrators keep the calendar; a gang's turn is its owner's.
+    "campaign standings": ANYONE_HERE,
+    "campaign cycle start": ARBITRATORS,
+    "campaign cycle show": ANYONE_HERE,
+    "campaign cycle set": ARBITRATORS,
+    "campaign cycle extend": ARBITRATORS,
+    "campaign cycle end": ARBITRATORS,
+    "campaign cycle phase": ARBITRATORS,
+    "campaign cycle limits": ARBITRATORS,
+    "campaign cycle undo": ARBITRATORS,
+    "challenge new": GANG_CONTROL,
+    "challenge pass": GANG_CONTROL,
+    "challenge list": ANYONE_HERE,
     # /gang: anyone founds their own; the owner or an Arbitrator changes it.
     "gang create": ANYONE_HERE,
     "gang show": ANYONE_HERE,
@@ -189,6 +204,9 @@ EXPECTED: dict[str, frozenset[Kind]] = {
     "schedule settings (looking)": ANYONE_HERE,
     "button: schedule Accept": frozenset({Kind.PARTICIPANT}),
     "button: schedule Call off": BATTLE_PLAYERS | ARBITRATORS,
+    # A challenge to olive's gang: its owner answers, or an Arbitrator for them.
+    "button: challenge Accept": GANG_CONTROL,
+    "button: challenge Decline": GANG_CONTROL,
 }
 
 # Rows whose allowed action can happen once per gang and sequence (a roll, a deferral):
@@ -1132,6 +1150,130 @@ async def test_downtime(table: Table) -> None:
         k, message, message.component("Confirm")["custom_id"]), prepare=first_step)
     await t.row("button: downtime Undo", lambda k, message: t.press(
         k, message, message.component("Undo (Arbitrator)")["custom_id"]), prepare=first_step)
+
+
+# ---------------------------------------------------------------------------- the week
+
+
+async def week_campaign(t: Table, stem: str) -> str:
+    """A campaign of alice's with nora and the Referees as Arbitrators."""
+    name = t.fresh(stem)
+    await t.as_user("alice", "campaign create", name=name)
+    await t.as_user("alice", "campaign settings", arbitrator_add="nora",
+                    arbitrator_role="Referees", campaign=name)
+    return name
+
+
+async def calendar_of(t: Table, campaign: str) -> tuple[Calendar, dict[str, str]]:
+    guild = t.arena.fake.world.guild(U).id
+    async with database(t.arena) as storage:
+        found = await storage.read(guild).get_campaign_by_name(campaign)
+        stored = await storage.read(guild).get_calendar(found.id)
+        gangs = await storage.read(guild).gangs_without_rosters(found.id, None)
+    assert stored is not None
+    return stored[0], {gang_id: gang.name for gang_id, gang in gangs.items()}
+
+
+async def test_the_campaign_week(table: Table) -> None:
+    t = table
+    await t.row("campaign cycle start", lambda k, name: t.slash(
+        k, "campaign cycle start", campaign=name),
+        prepare=lambda: week_campaign(t, "Week Start"))
+    week = await week_campaign(t, "Week Hive")
+    await t.as_user("olive", "gang create", name="Olive Week", house="Goliath",
+                    alignment="Outlaw", campaign=week)
+    await t.as_user("alice", "campaign cycle start", campaign=week)
+    for row, command in (("campaign cycle show", "campaign cycle show"),
+                         ("campaign standings", "campaign standings"),
+                         ("challenge list", "challenge list")):
+        await t.row(row, lambda k, _, c=command: t.slash(k, c, campaign=week), look=True)
+    def later() -> int:
+        """A number larger each time: every allowed cell sets a later date."""
+        t.counter += 1
+        return t.counter
+
+    await t.row("campaign cycle set", lambda k, _: t.slash(
+        k, "campaign cycle set", number=7, starts=f"{30 + later() % 20}d", ends=f"{60 + later()}d",
+        campaign=week), fresh=False)
+    await t.row("campaign cycle extend", lambda k, _: t.slash(
+        k, "campaign cycle extend", until=f"{7 + later()}d", campaign=week), fresh=False)
+    await t.row("campaign cycle phase", lambda k, _: t.slash(
+        k, "campaign cycle phase", phase="Takeover", cycles=2 + later() % 9, campaign=week),
+        fresh=False)
+    await t.row("campaign cycle limits", lambda k, _: t.slash(
+        k, "campaign cycle limits", challenges=later() % 5, campaign=week), fresh=False)
+    await t.row("campaign cycle end", lambda k, _: t.slash(
+        k, "campaign cycle end", campaign=week), fresh=False)
+
+    async def calendar_change() -> None:
+        await t.as_user("alice", "campaign cycle set", number=7, ends=f"{60 + later()}d",
+                        campaign=week)
+
+    await t.row("campaign cycle undo", lambda k, _: t.slash(
+        k, "campaign cycle undo", campaign=week), prepare=calendar_change)
+
+    # Challenges: olive's gang against pat's, in a campaign of long Occupation.
+    dare = await week_campaign(t, "Dare Hive")
+    olive, pat = "Olive Dare", "Pat Dare"
+    await t.as_user("olive", "gang create", name=olive, house="Goliath", alignment="Outlaw",
+                    campaign=dare)
+    await t.as_user("pat", "gang create", name=pat, house="Goliath", alignment="Outlaw",
+                    campaign=dare)
+    for n in range(1, 9):
+        await t.as_user("alice", "campaign territory add", name=f"Dare Land {n}",
+                        campaign=dare)
+    await t.as_user("alice", "campaign cycle start", campaign=dare)
+    await t.as_user("alice", "campaign cycle phase", phase="Occupation", cycles=40,
+                    campaign=dare)
+
+    async def open_land() -> str:
+        """An unclaimed Territory no waiting challenge has at stake."""
+        calendar, _ = await calendar_of(t, dare)
+        current = calendar.current
+        assert current is not None
+        staked = {c.territory for c in calendar.challenges_in(current.number)
+                  if c.status.outstanding}
+        guild = t.arena.fake.world.guild(U).id
+        async with database(t.arena) as storage:
+            found = await storage.read(guild).get_campaign_by_name(dare)
+            held = await storage.read(guild).list_territories(found.id)
+        return next(land.name for land in held
+                    if land.controller is None and land.id not in staked)
+
+    async def challenge_pat(kind: Kind) -> InteractionResult:
+        return await t.slash(kind, "challenge new", gang=olive, opponent=pat,
+                             territory=await open_land(), campaign=dare)
+
+    async def turn_of(gang: str) -> None:
+        """A new cycle, where it is ``gang``'s turn to challenge."""
+        await t.as_user("alice", "campaign cycle end", campaign=dare)
+        calendar, names = await calendar_of(t, dare)
+        current = calendar.current
+        assert current is not None and current.turn is not None
+        if names[current.turn] != gang:
+            await t.as_user("alice", "challenge pass", gang=names[current.turn],
+                            campaign=dare)
+
+    await t.row("challenge new", lambda k, _: challenge_pat(k), prepare=lambda: turn_of(olive))
+    await t.row("challenge pass", lambda k, _: t.slash(
+        k, "challenge pass", gang=olive, campaign=dare), prepare=lambda: turn_of(olive))
+
+    async def challenged() -> Message:
+        """pat's gang (alice for it) challenges olive's; the challenge's post."""
+        await turn_of(pat)
+        made = await t.as_user("alice", "challenge new", gang=pat, opponent=olive,
+                               territory=await open_land(), campaign=dare)
+        number = made.content.split("#")[1].split(" ")[0]
+
+        def posted() -> Message | None:
+            return next((m for m in reversed(t.d.messages(G, guild=U))
+                         if m.content.startswith(f"#{number} {pat}") and m.components), None)
+
+        return await until(posted, "the challenge's post")
+
+    for label in ("Accept", "Decline"):
+        await t.row(f"button: challenge {label}", lambda k, post, b=label: t.press(
+            k, post, post.component(b)["custom_id"]), prepare=challenged)
 
 
 async def test_the_other_server_keeps_to_itself(table: Table) -> None:

@@ -55,6 +55,9 @@ FREE_TEXT = {
     "categories": "categories of fighter types the rule data lacks, as the player sets them",
     "when": "a time, typed as a date and hour or pasted as a Discord timestamp",
     "reminders": "lead times of reminders, in the Arbitrator's words (24h, 1h)",
+    "starts": "a date and time, or days from now (a cycle's start)",
+    "ends": "a date and time, or days from now (a cycle's end)",
+    "until": "a date and time, or days from now (a cycle's new end)",
 }
 
 
