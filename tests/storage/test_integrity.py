@@ -33,10 +33,11 @@ async def test_a_corrupted_page_is_refused(tmp_path: Path) -> None:
         (root,) = conn.execute(
             "SELECT rootpage FROM sqlite_master WHERE name = 'campaigns'").fetchone()
     data = bytearray(path.read_bytes())
-    # Scribble over the campaigns table's b-tree, which holds the rows just written (the
-    # middle of the file may be an empty table's page, whose unused half no check reads).
-    middle = (root - 1) * page_size + page_size // 4
-    data[middle : middle + 2048] = b"\xff" * 2048
+    # Scribble over the second half of the campaigns table's root page: a b-tree page keeps
+    # its cells at its end, whether it holds the rows or (once they fill more than a page)
+    # the pointers to them; its unused middle is read by no check.
+    half = (root - 1) * page_size + page_size // 2
+    data[half : half + page_size // 2] = b"\xff" * (page_size // 2)
     path.write_bytes(bytes(data))
     with pytest.raises(DatabaseDamaged):
         await Storage.open(path)
