@@ -91,10 +91,10 @@ async def test_two_gangs_through_downtime(arena: Arena) -> None:
     await new_campaign(d, CAMPAIGN)
     await new_gang(d, "bob", CAMPAIGN, WOLVES)
     await new_gang(d, "dan", CAMPAIGN, RATS)
-    await new_fighter(d, "bob", CAMPAIGN, WOLVES, "Limper", "Forge-born")
+    await new_fighter(d, "bob", CAMPAIGN, WOLVES, "Limper", "Goliath Forge-Born")
     await slash(d, "alice", "fighter status", fighter="Limper", status="In Recovery",
                 campaign=CAMPAIGN)
-    await new_fighter(d, "dan", CAMPAIGN, RATS, "Snatched", "Forge-born")
+    await new_fighter(d, "dan", CAMPAIGN, RATS, "Snatched", "Goliath Forge-Born")
     await capture(d, CAMPAIGN, "Snatched", WOLVES)
     async with database(arena) as storage:
         await seed_juve(storage, arena.fake.world.guild(GUILD).id, CAMPAIGN, WOLVES)
