@@ -108,7 +108,7 @@ from bench.build_db import (
     shard_of,
     stake_name,
 )
-from demo.arena import TOKEN, Arena
+from demo.arena import TOKEN, Arena, launch, stop_process, until_ready
 from fakediscord import (
     CallbackType,
     Channel,
@@ -501,36 +501,17 @@ class WriterLock:
 async def start_baseline(fake: FakeDiscord, commands: Path,
                          log: Path) -> asyncio.subprocess.Process:
     identified, synced = fake.gateway.identify_count, fake.commands.sync_count
-    env = {**os.environ, "FAKE_DISCORD_URL": fake.base_url, "PYTHONUNBUFFERED": "1"}
-    with log.open("ab") as out:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable, str(BASELINE), "--token", TOKEN, "--commands", str(commands),
-            env=env, stdin=asyncio.subprocess.DEVNULL, stdout=out, stderr=out,
-        )
+    process = await launch(str(BASELINE), "--token", TOKEN, "--commands", str(commands),
+                           log=log, env={"FAKE_DISCORD_URL": fake.base_url})
+
     def connected() -> bool | None:
         gateway = fake.gateway
         return (gateway.identify_count > identified and gateway.is_connected()
                 and fake.commands.sync_count > synced) or None
 
-    waiting = asyncio.ensure_future(until(fake, connected, "the baseline to connect"))
-    exited = asyncio.ensure_future(process.wait())
-    done, _ = await asyncio.wait({waiting, exited}, return_when=asyncio.FIRST_COMPLETED)
-    if exited in done:
-        waiting.cancel()
-        raise RuntimeError(f"the baseline exited:\n{log.read_text(errors='replace')[-3000:]}")
-    exited.cancel()
-    waiting.result()
+    await until_ready(process, until(fake, connected, "the baseline to connect"),
+                      name="the baseline", log=log)
     return process
-
-
-async def stop(process: asyncio.subprocess.Process) -> None:
-    if process.returncode is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            await asyncio.wait_for(process.wait(), 15)
-        except TimeoutError:
-            process.kill()
-            await process.wait()
 
 
 # --------------------------------------------------------------------------- figures
@@ -791,7 +772,7 @@ async def run_case(
             capacity = await replay_flat_out(fake, todo)
             base_peak = proc_status(process.pid, "VmHWM") / 1024
         finally:
-            await stop(process)
+            await stop_process(process)
     finally:
         await fake.stop()
     return Case(

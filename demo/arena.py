@@ -19,7 +19,7 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from pathlib import Path
 
 from bot.shards import ShardSet
@@ -112,40 +112,21 @@ class Arena:
                      if s.id not in earlier and s.connection is not None}
             return wanted <= fresh and (not syncs or self.fake.commands.sync_count > synced)
 
-        env = {
-            **os.environ, **self.env, **(env or {}), "MUNDA_DISCORD_TOKEN": TOKEN,
-            "PYTHONUNBUFFERED": "1",
-        }
-        with self.log_path.open("ab") as log:
-            self.process = await asyncio.create_subprocess_exec(
-                sys.executable, *self.python_args, "-m", "bot", "run",
-                "--config", str(self.config_path),
-                cwd=self.workdir, env=env, stdin=asyncio.subprocess.DEVNULL,
-                stdout=log, stderr=log,
-            )
+        env = {**self.env, **(env or {}), "MUNDA_DISCORD_TOKEN": TOKEN}
+        self.process = await launch(
+            *self.python_args, "-m", "bot", "run", "--config", str(self.config_path),
+            log=self.log_path, env=env, cwd=self.workdir)
         what = f"the bot process to connect {self.shards}" + (
             " and sync its commands" if syncs else "")
-        waiting = asyncio.ensure_future(self.fake.world.notifier.wait_for(
-            ready, timeout=ready_timeout, what=what))
-        exited = asyncio.ensure_future(self.process.wait())
-        done, _ = await asyncio.wait({waiting, exited}, return_when=asyncio.FIRST_COMPLETED)
-        if exited in done:
-            waiting.cancel()
-            raise BotExited(f"the bot exited with {exited.result()}:\n{self.log_tail()}")
-        exited.cancel()
-        waiting.result()
+        await until_ready(self.process, self.fake.world.notifier.wait_for(
+            ready, timeout=ready_timeout, what=what), name="the bot", log=self.log_path)
 
     async def stop_bot(self, *, kill: bool = False, timeout: float = 15.0) -> int | None:
         """SIGTERM (clean shutdown) or SIGKILL (a crash); returns the exit code."""
         process, self.process = self.process, None
-        if process is None or process.returncode is not None:
-            return None if process is None else process.returncode
-        process.send_signal(signal.SIGKILL if kill else signal.SIGTERM)
-        try:
-            return await asyncio.wait_for(process.wait(), timeout)
-        except TimeoutError:
-            process.kill()
-            return await process.wait()
+        if process is None:
+            return None
+        return await stop_process(process, kill=kill, timeout=timeout)
 
     async def restart_bot(
         self, *, kill: bool = False, env: Mapping[str, str] | None = None
@@ -154,9 +135,62 @@ class Arena:
         await self.start_bot(env)
 
     def log_tail(self, lines: int = 40) -> str:
-        if not self.log_path.exists():
-            return "(no log)"
-        return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        return log_tail(self.log_path, lines)
+
+
+# The bot's process and any other a benchmark or a test starts beside the fake Discord
+# (bench/baseline_bot.py, the fake's own sample bot) are started, awaited and stopped
+# the same way: these.
+
+
+async def launch(
+    *args: str, log: Path, env: Mapping[str, str] | None = None, cwd: Path | None = None,
+) -> asyncio.subprocess.Process:
+    """``python <args>``, unbuffered, with ``env`` over this process's environment, its
+    output and errors appended to ``log`` and nothing on its input."""
+    with log.open("ab") as out:
+        return await asyncio.create_subprocess_exec(
+            sys.executable, *args, cwd=cwd,
+            env={**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"},
+            stdin=asyncio.subprocess.DEVNULL, stdout=out, stderr=out,
+        )
+
+
+async def until_ready(
+    process: asyncio.subprocess.Process, ready: Awaitable[object], *, name: str, log: Path,
+) -> None:
+    """Wait for ``ready``, unless ``process`` ends first: then :class:`BotExited`, with
+    its exit code and the end of its ``log`` (a crash at start-up shows at once, not as
+    a time-out)."""
+    waiting = asyncio.ensure_future(ready)
+    exited = asyncio.ensure_future(process.wait())
+    done, _ = await asyncio.wait({waiting, exited}, return_when=asyncio.FIRST_COMPLETED)
+    if exited in done:
+        waiting.cancel()
+        raise BotExited(f"{name} exited with {exited.result()}:\n{log_tail(log)}")
+    exited.cancel()
+    waiting.result()
+
+
+async def stop_process(
+    process: asyncio.subprocess.Process, *, kill: bool = False, timeout: float = 15.0,
+) -> int:
+    """SIGTERM (a clean shutdown) or SIGKILL (a crash), then its exit code; a process still
+    running ``timeout`` seconds after SIGTERM is killed."""
+    if process.returncode is not None:
+        return process.returncode
+    process.send_signal(signal.SIGKILL if kill else signal.SIGTERM)
+    try:
+        return await asyncio.wait_for(process.wait(), timeout)
+    except TimeoutError:
+        process.kill()
+        return await process.wait()
+
+
+def log_tail(log: Path, lines: int = 40) -> str:
+    if not log.exists():
+        return "(no log)"
+    return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
 
 
 @contextlib.asynccontextmanager

@@ -30,7 +30,7 @@ from rules.downtime import (
     unspent_recruitment,
 )
 from rules.errors import OutOfStep
-from rules.steps import DowntimeStep
+from rules.steps import DowntimeStep, confirm_once, not_confirmed
 from rules.world import RuleResult, World
 
 
@@ -179,14 +179,11 @@ class DowntimeSequence(BaseModel):
             raise OutOfStep("This gang's Downtime is over; there is nothing to confirm.")
         if party not in self.parties:
             raise OutOfStep("This campaign's Downtime needs no Arbitrator's confirmation.")
-        confirmed = self.confirmations.setdefault(self.label, [])
-        if party not in confirmed:
-            confirmed.append(party)
+        confirm_once(self.confirmations, self.label, party)
 
     @property
     def waiting_for(self) -> list[Party]:
-        confirmed = self.confirmations.get(self.label, [])
-        return [p for p in self.parties if p not in confirmed]
+        return not_confirmed(self.confirmations, self.label, self.parties)
 
     def advance(self) -> DowntimeStep:
         """Move to the next step once every party confirmed; returns it."""

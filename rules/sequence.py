@@ -60,6 +60,7 @@ from rules.stages import (
     skipped_in_skirmish,
     stage_label,
 )
+from rules.steps import confirm_once, not_confirmed
 from rules.tradingpost import AvailabilityResult, RareOffer, seek_rare_and_illegal
 from rules.wording import first_of
 from rules.world import World
@@ -185,14 +186,11 @@ class PostBattleSequence(BaseModel, AtStage):
         self._require_participant(gang_id)
         if self.finished:
             raise OutOfStep("This post-battle sequence is over; there is nothing to confirm.")
-        confirmed = self.confirmations.setdefault(self.label, [])
-        if gang_id not in confirmed:
-            confirmed.append(gang_id)
+        confirm_once(self.confirmations, self.label, gang_id)
 
     @property
     def waiting_for(self) -> list[str]:
-        confirmed = self.confirmations.get(self.label, [])
-        return [g for g in self.gang_ids if g not in confirmed]
+        return not_confirmed(self.confirmations, self.label, self.gang_ids)
 
     @property
     def all_confirmed(self) -> bool:

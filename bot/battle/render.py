@@ -50,9 +50,12 @@ def versus(names: Mapping[str, str], gang_ids: Sequence[str]) -> str:
 # --------------------------------------------------------------------------- stages
 
 
+# What a step's title starts with, a post-battle stage's or a Downtime step's.
+STATUS_MARKS = {StageStatus.OPEN: "▶️", StageStatus.CONFIRMED: "✅", StageStatus.UNDONE: "↩️"}
+
+
 def _stage_title(run: PostBattleRun, record: StageRecord) -> str:
-    mark = {StageStatus.OPEN: "▶️", StageStatus.CONFIRMED: "✅", StageStatus.UNDONE: "↩️"}
-    text = f"{mark[record.status]} {record.label}"
+    text = f"{STATUS_MARKS[record.status]} {record.label}"
     if record.status is StageStatus.UNDONE:
         text += " (undone)"
     elif run.phase is Phase.CANCELLED and record.status is StageStatus.OPEN:

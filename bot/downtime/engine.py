@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from bot.battle.owed import body
+from bot.battle.state import StageStatus
 from bot.call import Actor
 from bot.downtime.render import stage_embed, stage_view
 from bot.downtime.state import (
     DOWNTIME_KEY_PREFIX,
     DowntimeRecord,
     DowntimeRun,
-    RecordStatus,
     downtime_key,
 )
 from bot.errors import Refused
@@ -245,7 +245,7 @@ async def confirm_step(tx: Transaction, actor: Actor, campaign_id: str, run_id: 
     if sequence.waiting_for:
         await tx.save_sequence(campaign.id, run.key, run, revision=revision)
         return Outcome(run, record)
-    record.status = RecordStatus.CONFIRMED
+    record.status = StageStatus.CONFIRMED
     closing = declared(sequence.step).closes(DowntimeInputs(run.gang_id, sequence))
     sequence.advance()
     opened = await _open_step(tx, campaign, run, closing, by=actor.ledger_id)
@@ -275,11 +275,11 @@ async def undo_step(tx: Transaction, actor: Actor, campaign_id: str, run_id: str
                           "(`/stash`, `/fighter`) instead.")
     for other in others:
         await tx.save_sequence(campaign.id, other.key, other)
-    record.status = RecordStatus.UNDONE
+    record.status = StageStatus.UNDONE
     record.note = (f"Undone by {mention}: its changes were taken back (the ledger keeps "
                    "them, marked undone).")
     previous = next((r for r in reversed(run.stages)
-                     if r.number < record.number and r.status is RecordStatus.CONFIRMED), None)
+                     if r.number < record.number and r.status is StageStatus.CONFIRMED), None)
     if previous is None:
         record.note += (f" {possessive(safe(run.gang_name))} Downtime is withdrawn; an "
                         "Arbitrator may open it again.")
@@ -287,7 +287,7 @@ async def undo_step(tx: Transaction, actor: Actor, campaign_id: str, run_id: str
         run.sequence = deep_copy(record.opened_with)
         await tx.save_sequence(campaign.id, run.key, run)
         return Outcome(run, record)
-    previous.status = RecordStatus.OPEN
+    previous.status = StageStatus.OPEN
     previous.confirmed_by = {}
     previous.posts += 1
     previous.note = f"Reopened by an undo ({mention}): confirm it again."

@@ -6,7 +6,9 @@ from typing import Any
 
 import discord
 
-from bot.downtime.state import DowntimeRecord, DowntimeRun, RecordStatus
+from bot.battle.render import STATUS_MARKS
+from bot.battle.state import StageStatus
+from bot.downtime.state import DowntimeRecord, DowntimeRun
 from bot.render import clip, safe
 from bot.ui.components import Components
 from bot.ui.routes import Id, Int, Route, button
@@ -25,10 +27,9 @@ def thread_name(gang_name: str) -> str:
 
 def stage_embed(run: DowntimeRun, record: DowntimeRecord) -> discord.Embed:
     shows = declared(record.step).shows
-    marker = {RecordStatus.OPEN: "▶️", RecordStatus.CONFIRMED: "✅",
-              RecordStatus.UNDONE: "↩️"}[record.status]
+    marker = STATUS_MARKS[record.status]
     parts = [*record.lines]
-    if record.status is RecordStatus.OPEN and record.step is not DowntimeStep.FINISHED:
+    if record.status is StageStatus.OPEN and record.step is not DowntimeStep.FINISHED:
         parts += ["", f"**What to do**: {shows}", _waiting(run, record)]
     elif record.step is DowntimeStep.FINISHED:
         parts += ["", shows]
@@ -51,7 +52,7 @@ def _waiting(run: DowntimeRun, record: DowntimeRecord) -> str:
 
 
 def stage_view(run: DowntimeRun, record: DowntimeRecord) -> Components | None:
-    if record.status is not RecordStatus.OPEN or run.cancelled:
+    if record.status is not StageStatus.OPEN or run.cancelled:
         return None
     items: list[discord.ui.Item[Any]] = []
     if record.step is not DowntimeStep.FINISHED:

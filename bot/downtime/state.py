@@ -9,10 +9,9 @@ so nothing that lists a battle's runs or reads a battle's ledger sees it.
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 from pydantic import BaseModel, ConfigDict, Field
 
+from bot.battle.state import StageStatus
 from rules.downtime_sequence import DowntimeSequence
 from rules.steps import DowntimeStep
 
@@ -21,12 +20,6 @@ DOWNTIME_KEY_PREFIX = "downtime:"
 
 def downtime_key(run_id: str) -> str:
     return f"{DOWNTIME_KEY_PREFIX}{run_id}"
-
-
-class RecordStatus(StrEnum):
-    OPEN = "open"
-    CONFIRMED = "confirmed"
-    UNDONE = "undone"
 
 
 class _Stored(BaseModel):
@@ -38,7 +31,7 @@ class DowntimeRecord(_Stored):
 
     number: int = Field(ge=1)
     step: DowntimeStep
-    status: RecordStatus = RecordStatus.OPEN
+    status: StageStatus = StageStatus.OPEN
     lines: list[str] = Field(default_factory=list)
     # Ledger actions stored as the step opened (with the closing ones of the step before)
     # and by the commands played in it, oldest first.
@@ -82,7 +75,7 @@ class DowntimeRun(_Stored):
     @property
     def current(self) -> DowntimeRecord | None:
         """The open record (the last step's, or the finished marker's)."""
-        return next((r for r in reversed(self.stages) if r.status is RecordStatus.OPEN), None)
+        return next((r for r in reversed(self.stages) if r.status is StageStatus.OPEN), None)
 
     def record(self, number: int) -> DowntimeRecord | None:
         return self.stages[number - 1] if 1 <= number <= len(self.stages) else None

@@ -19,6 +19,20 @@ async def card(arena: Arena, fighter: str) -> str:
     return await ok(arena, "bob", "fighter show", fighter=fighter)
 
 
+async def stocked_gang(arena: Arena, gang_name: str, fighter: str, carried: str, stashed: str,
+                       vehicle: str, **vehicle_options: Any) -> str:
+    """Alice's gang ``gang_name`` with something in every part of a roster: a Bruiser
+    ``fighter`` carrying ``carried``, ``stashed`` in the Stash, and the ``vehicle`` added
+    with ``vehicle_options``."""
+    gang = await new_gang(arena, "alice", gang_name)
+    await ok(arena, "alice", "fighter add", gang=gang, name=fighter,
+             fighter_type="Goliath Bruiser")
+    await ok(arena, "alice", "fighter equip", fighter=fighter, item=carried)
+    await ok(arena, "alice", "stash add", gang=gang, item=stashed)
+    await ok(arena, "alice", "vehicle add", gang=gang, name=vehicle, **vehicle_options)
+    return gang
+
+
 @pytest_asyncio.fixture(loop_scope="module", scope="module", autouse=True)
 async def campaign(arena: Arena) -> str:
     await ok(arena, "alice", "campaign create", name="Roster Wars")
@@ -244,12 +258,8 @@ async def test_hostile_input_is_refused_politely_or_shown_escaped(arena: Arena) 
 
 
 async def test_a_player_cannot_change_someone_elses_gang(arena: Arena) -> None:
-    gang = await new_gang(arena, "alice", "Guarded Lords")
-    await ok(arena, "alice", "fighter add", gang=gang, name="Guard",
-             fighter_type="Goliath Bruiser")
-    await ok(arena, "alice", "fighter equip", fighter="Guard", item="Autogun")
-    await ok(arena, "alice", "stash add", gang=gang, item="Mesh armour")
-    await ok(arena, "alice", "vehicle add", gang=gang, name="Guard Quad", vehicle_type="Mauler")
+    gang = await stocked_gang(arena, "Guarded Lords", "Guard", "Autogun", "Mesh armour",
+                              "Guard Quad", vehicle_type="Mauler")
     fighter_before = await card(arena, "Guard")
     stash_before = await stash(arena, gang)
 
@@ -318,12 +328,8 @@ async def test_vehicle_add_crew_and_lasting_damage(arena: Arena) -> None:
 
 
 async def test_autocomplete_suggests_from_the_roster_and_the_rule_set(arena: Arena) -> None:
-    gang = await new_gang(arena, "alice", "Suggest Lords")
-    await ok(arena, "alice", "fighter add", gang=gang, name="Hinter",
-             fighter_type="Goliath Bruiser")
-    await ok(arena, "alice", "fighter equip", fighter="Hinter", item="Stub gun")
-    await ok(arena, "alice", "stash add", gang=gang, item="Lasgun")
-    await ok(arena, "alice", "vehicle add", gang=gang, name="Hint Quad", cost=10)
+    gang = await stocked_gang(arena, "Suggest Lords", "Hinter", "Stub gun", "Lasgun",
+                              "Hint Quad", cost=10)
     driver = arena.driver
 
     async def names(command: str, focused: str, **values: Any) -> list[str]:
