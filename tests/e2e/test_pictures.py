@@ -203,7 +203,7 @@ async def test_a_weapon_of_the_shipped_content_is_drawn_with_every_profile_line(
     await ok(arena, "alice", "gang create", name="Forge Lords", house="Goliath",
              alignment="Law Abiding", credits=1000, campaign=real)
     await ok(arena, "alice", "fighter add", gang="Forge Lords", name="Krull",
-             fighter_type="Goliath Forge Tyrant", pay=True, campaign=real)
+             fighter_type="Goliath Forge Tyrant", campaign=real)
     await ok(arena, "alice", "fighter equip", fighter="Krull", item="Combat shotgun",
              campaign=real)
     shown = await slash(arena, "alice", "gang show", gang="Forge Lords", campaign=real)
