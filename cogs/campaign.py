@@ -29,8 +29,11 @@ from bot.battle.state import Phase
 from bot.battle.store import runs_of
 from bot.call import Call, Interaction
 from bot.cog import BotCog, adds
+from bot.cycle_end import handles_cycle_end  # noqa: F401  (registers the end timers')
 from bot.cycles import (
     CYCLE_CLAUSE,
+    downtime_gangs,
+    downtime_places,
     end_cycle,
     record,
     standings_now,
@@ -224,6 +227,7 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
                      or call.interaction.channel_id or 0)
             started = await start_campaign(s.tx, s.campaign, campaign_type, where, now,
                                            SecureRoller(), actor=s.by, ends_at=ends_at)
+        self.bot.timers.kick()
         await deliver_owed(self.bot, call.guild_id)
         await call.say(f"**{safe(s.campaign.name)}**: cycle {started.number} has begun, "
                        f"until {stamp(started.ends_at)}. Its post is in <#{where}>.")
@@ -262,6 +266,7 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
             await record(s.tx, s.campaign, changed, revision, actor=s.by,
                          clause=CYCLE_CLAUSE, title=f"Cycle {number} dates set",
                          notes=[f"Cycle {number}: {when}."])
+        self.bot.timers.kick()
         await call.say(f"**{safe(s.campaign.name)}**, cycle {number}: {when}.")
 
     @slash("extend", "Move the open cycle's end later", under=cycle,
@@ -280,19 +285,27 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
             await record(s.tx, s.campaign, changed, revision, actor=s.by,
                          clause=CYCLE_CLAUSE, title=f"Cycle {number} extended",
                          notes=[f"Cycle {number} now ends {stamp(ends_at)}."])
+        self.bot.timers.kick()
         await call.say(f"**{safe(s.campaign.name)}**: cycle {number} now ends "
                        f"{stamp(ends_at)} ({stamp(ends_at, 'R')}).")
 
     @slash("end", "End the open cycle now: what waits lapses, the next cycle opens",
            under=cycle)
     async def cycle_end(self, call: Call, campaign: CampaignName | None = None) -> None:
-        async with call.write(campaign) as s:
-            s.require_arbitrator()
-            calendar, _ = await stored_calendar(s.tx, s.campaign)
+        async with call.read(campaign) as r:
+            r.require_arbitrator()
+            calendar, _ = await stored_calendar(r.tx, r.campaign)
             number = calendar.open_cycle().number
+            gangs = await downtime_gangs(r.tx, r.campaign, calendar)
+        if gangs:  # the threads of the Downtime it opens, before the write (a slow Discord)
+            await call.draw_publicly()
+        places = await downtime_places(self.bot, calendar.channel_id, gangs)
+        async with call.write_in(r.campaign.id) as s:
+            s.require_arbitrator()
             await end_cycle(s.tx, s.campaign, number, self.bot.clock.now(), SecureRoller(),
-                            actor=s.by)
+                            actor=s.by, places=places)
             after, _ = await stored_calendar(s.tx, s.campaign)
+        self.bot.timers.kick()
         failpoints.hit(failpoints.AFTER_CYCLE_STORED)
         await deliver_owed(self.bot, call.guild_id)
         following = ("The campaign is over: the Triumphs are posted." if after.current is None
@@ -339,7 +352,8 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
     async def cycle_undo(self, call: Call, campaign: CampaignName | None = None) -> None:
         async with call.write(campaign) as s:
             s.require_arbitrator()
-            undone = await undo_calendar(s.tx, s.campaign, actor=s.by)
+            undone = await undo_calendar(s.tx, s.campaign, self.bot.clock.now(), actor=s.by)
+        self.bot.timers.kick()
         await call.say(f"**{safe(s.campaign.name)}**: undone: {safe(undone, 200)}. Posts "
                        "already made stay in the channel.")
 

@@ -164,7 +164,8 @@ async def answer_challenge(click: Click, campaign: str, number: int, choice: str
 
 def _answered_text(challenge: Challenge, line: str, result: RuleResult | None) -> str:
     if challenge.status is ChallengeStatus.ACCEPTED:
-        return f"{line}: the battle is on (/prebattle when the gangs meet)."
+        return (f"{line}: the battle is on. Propose when it is played with /schedule "
+                "propose; /prebattle when the gangs meet stakes the Territory.")
     notes = result.notes if result is not None else []
     return f"{line}. " + " ".join(safe(note, 300) for note in notes)
 
