@@ -9,7 +9,7 @@ posts it owes are written to the outbox in the same transaction. Nothing lives
 in memory: a bot killed at any point either did all of it or none of it, and
 the outbox posts what was committed once each.
 
-How the calendar drives the rest of the campaign (docs/campaign-week.md):
+How the calendar drives the rest of the campaign (docs/arbitrator.md, "The campaign week"):
 
 - the open cycle's end is a durable timer of kind ``"cycle-end"`` (bot/cycle_end.py),
   set, moved or cancelled with every change of the calendar (:func:`record`,

@@ -1,6 +1,6 @@
 """/challenge: challenges of the campaign's open cycle, in its challenge order.
 
-Who may do what (docs/campaign-week.md):
+Who may do what (docs/arbitrator.md, "The campaign week"):
 - ``new`` and ``pass``: the gang's owner, in the gang's turn of the cycle's
   challenge order, or an Arbitrator for them.
 - The Accept and Decline buttons of a challenge: the defending gang's owner, or
