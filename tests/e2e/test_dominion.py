@@ -7,9 +7,11 @@ one is declined (the challenger claims its stake), one accepted: it is a schedul
 battle whose time the two players agree (a Discord event is made) and whose
 /prebattle stakes its Territory; the battle is played through /postbattle. The clock
 moved past the cycle's end, the TIMER ends it: the standings are posted, Downtime opens
-a thread for every gang, whose steps their owners confirm. Takeover follows, and at its
-end the Triumphs are posted with their holders. A player who is not the defender
-cannot accept; another server's campaign is never touched.
+a thread for every gang, whose steps their owners confirm. In Takeover a challenge for a
+held Territory is played by naming the gangs to /postbattle (the stake comes from the
+scheduled battle); at the campaign's end the Triumphs are posted with their holders.
+A player who is not the defender cannot accept; another server's campaign is never
+touched.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from rules.cycles import Calendar, ChallengeStatus
 from tests.e2e.battle_helpers import GUILD, bot_ready, until
 from tests.e2e.calendar_helpers import clock_of, clocked_arena, event_named, in_days, propose
 from tests.e2e.helpers import database, ok, refused, slash
-from tests.e2e.postbattle_steps import gang, run_through, submit, thread_of
+from tests.e2e.postbattle_steps import gang, in_thread, run_through, submit, titled
 
 arena = clocked_arena
 
@@ -62,6 +64,16 @@ async def gang_id(arena: Arena, name: str) -> str:
     async with database(arena) as storage:
         campaign = await storage.read(guild_id).get_campaign_by_name(HIVE)
         return (await storage.read(guild_id).get_gang_by_name(campaign.id, name)).id
+
+
+async def holders(arena: Arena) -> dict[str, str | None]:
+    """Each Territory's name and the name of the gang holding it."""
+    guild_id = arena.fake.world.guild(GUILD).id
+    async with database(arena) as storage:
+        campaign = await storage.read(guild_id).get_campaign_by_name(HIVE)
+        held = await storage.read(guild_id).list_territories(campaign.id)
+        gangs = await storage.read(guild_id).gangs_without_rosters(campaign.id, None)
+    return {t.name: gangs[t.controller].name if t.controller else None for t in held}
 
 
 def posts(arena: Arena) -> list[Message]:
@@ -116,6 +128,23 @@ async def confirm_every_step(arena: Arena, thread: Channel, owner: str) -> None:
         await until(lambda m=message: None if open_step() is m else True,
                     "the next Downtime step")
     raise AssertionError(f"{thread.name}: the Downtime never ended")
+
+
+async def played(arena: Arena, winner: str, loser: str, **started_with: str) -> None:
+    """The winner's player starts the post-battle sequence (of a recorded ``battle``, or
+    of the named gangs); both report, both confirm every step."""
+    d = arena.driver
+    before = {t.id for t in d.threads("general", guild=GUILD)}
+    result = await d.slash(GUILD, "general", OWNER[winner], "postbattle start", winner=winner,
+                           campaign=HIVE, **started_with)
+    assert not result.ephemeral, result.text()
+    thread = await until(lambda: next((t for t in d.threads("general", guild=GUILD)
+                                       if t.id not in before), None), "the battle's thread")
+    for name in (winner, loser):
+        await until(lambda n=name: titled(in_thread(arena, thread), f"End of battle: {n}")
+                    or None, f"the report panel of {name}")
+        await submit(arena, thread, name, OWNER[name])
+    await run_through(arena, thread, [OWNER[winner], OWNER[loser]])
 
 
 async def test_the_other_server_starts_its_own_campaign(arena: Arena) -> None:
@@ -184,15 +213,8 @@ async def test_a_whole_dominion(arena: Arena) -> None:
     assert "Territory at stake" in shown and "Wastes" in shown, shown
     battle = re.search(r"Battle recorded \(([^)]+)\)", shown)
     assert battle is not None, shown
-    started = await d.slash(GUILD, "general", OWNER[second], "postbattle start",
-                            winner=second, battle=battle.group(1), campaign=HIVE)
-    assert not started.ephemeral, started.text()
-    thread = await thread_of(arena, f"{second} vs {third}"[:60])
-    for name in (second, third):
-        await submit(arena, thread, name, OWNER[name])
-    await run_through(arena, thread, [OWNER[second], OWNER[third]])
-    listed = await ok(arena, "carol", "campaign territory list", campaign=HIVE)
-    assert re.search(rf"Wastes[^\n]*{second}", listed), listed
+    await played(arena, second, third, battle=battle.group(1))
+    assert (await holders(arena))["Wastes"] == second
 
     # The clock past the cycle's end: its timer ends it, Downtime opens by itself.
     await past_the_end(arena)
@@ -210,6 +232,16 @@ async def test_a_whole_dominion(arena: Arena) -> None:
     # Takeover, then the campaign's end: the Triumphs with their holders.
     await past_the_end(arena)
     await posted(arena, "Takeover (1 of 1)")
+    # Takeover: a Territory the defender holds; its battle started by naming the gangs.
+    challenger = (await order(arena))[0]
+    territory, defender = next((t, h) for t, h in (await holders(arena)).items()
+                               if h is not None and h != challenger)
+    await slash(arena, OWNER[challenger], "challenge new", gang=challenger, opponent=defender,
+                territory=territory)
+    takeover = await posted(arena, f"challenges {defender} for {territory}")
+    await d.click(takeover, "Accept", OWNER[defender])
+    await played(arena, challenger, defender, gang1=challenger, gang2=defender)
+    assert (await holders(arena))[territory] == challenger
     await past_the_end(arena)
     final = (await posted(arena, "the campaign is over")).embed_text()
     assert "**Triumphs**" in final and "**Dominator** (territories): won by" in final
@@ -223,7 +255,7 @@ async def test_a_whole_dominion(arena: Arena) -> None:
         left = await storage.read(guild_id).list_timers(f"cycle-end:{campaign.id}:")
         scheduled = await storage.read(guild_id).scheduled_battles(campaign.id)
     assert left == []  # nothing more is due
-    assert [s.status for s in scheduled] == [ScheduleStatus.COMPLETED]
+    assert [s.status for s in scheduled] == [ScheduleStatus.COMPLETED] * 2
 
 
 async def test_the_other_server_is_never_touched(arena: Arena) -> None:
