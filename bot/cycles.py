@@ -31,6 +31,7 @@ import discord
 from bot.battle.owed import body
 from bot.downtime.clicks import downtime_thread
 from bot.downtime.engine import gangs_to_open, open_downtime
+from bot.downtime.render import thread_name
 from bot.errors import Refused
 from bot.rulesets import ruleset_for
 from bot.scheduling import cancel_reminders
@@ -228,16 +229,21 @@ async def downtime_places(client: discord.Client, channel_id: int,
                           gangs: Sequence[Gang]) -> dict[str, int]:
     """A thread of the campaign channel for each gang's Downtime, made before the write
     transaction (which talks to no one). A gang without one (Discord refused it) has its
-    steps in the channel itself."""
+    steps in the channel itself; an open thread of its name is used again."""
     if not gangs:
         return {}
     try:
         channel = client.get_channel(channel_id) or await client.fetch_channel(channel_id)
     except discord.HTTPException:
         return {}
+    # A thread of that name still open is taken again: made by an attempt that died
+    # before its commit (a timer fires again after a crash), it would be a duplicate.
+    open_threads = {t.name: t.id for t in getattr(channel, "threads", [])
+                    if isinstance(t, discord.Thread) and not t.archived}
     places: dict[str, int] = {}
     for gang in gangs:
-        thread = await downtime_thread(channel, gang.name)
+        thread = open_threads.get(thread_name(gang.name)) or \
+            await downtime_thread(channel, gang.name)
         if thread is not None:
             places[gang.id] = thread
     return places
