@@ -125,10 +125,10 @@ async def _follow_challenges(tx: Transaction, campaign: Campaign, calendar: Cale
     its time) when an undo makes the challenge accepted again."""
     standing = {challenge_key(campaign, c): c.status for c in calendar.challenges}
     for scheduled in await tx.scheduled_battles(campaign.id):
-        status = standing.get(scheduled.challenge_key or "")
-        if scheduled.challenge_key is None or not scheduled.challenge_key.startswith(
-                f"challenge:{campaign.id}:"):
-            continue
+        key = scheduled.challenge_key
+        if key is None or not key.startswith(f"challenge:{campaign.id}:"):
+            continue  # a battle the players scheduled themselves
+        status = standing.get(key)  # None: the challenge itself was undone
         if scheduled.status.active and status is not ChallengeStatus.ACCEPTED:
             await cancel_reminders(tx, scheduled.id)
             await tx.update_scheduled_battle(scheduled.model_copy(

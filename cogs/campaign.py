@@ -304,8 +304,9 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
             calendar, _ = await stored_calendar(r.tx, r.campaign)
             number = calendar.open_cycle().number
             gangs = await downtime_gangs(r.tx, r.campaign, calendar)
-        if gangs:  # the threads of the Downtime it opens, before the write (a slow Discord)
-            await call.draw_publicly()
+        # Public and acknowledged now: the threads of a Downtime it opens, then its posts
+        # (the standings' chart is drawn as they are sent) come before the answer.
+        await call.draw_publicly()
         places = await downtime_places(self.bot, calendar.channel_id, gangs)
         async with call.write_in(r.campaign.id) as s:
             s.require_arbitrator()
