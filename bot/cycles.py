@@ -401,6 +401,9 @@ async def undo_calendar(tx: Transaction, campaign: Campaign, now: datetime, *,
         raise Refused(f"The last change in {campaign.name} was not one of the cycles or "
                       f"challenges ({last.title}); only the last change can be undone.")
     undone = await tx.undo_last_action(campaign.id, actor=actor)
+    # A cycle planned to start later owed its post at its start: owed no more.
+    for timer in await tx.list_timers(f"cycle:{campaign.id}:{undone.id}:"):
+        await tx.cancel_timer(timer.key)
     found = await tx.get_calendar(campaign.id)
     if found is not None:
         await follow_calendar(tx, campaign, found[0], now=now)

@@ -22,7 +22,7 @@ from bot.storage import Campaign, ScheduleStatus, Storage, Transaction
 from bot.storage.timers import Timer
 from bot.timers import TimerWorker, before_timer, on_timer
 from rules.challenges import answer, make_challenge
-from rules.cycles import Calendar, set_phase_cycles
+from rules.cycles import Calendar, plan, set_phase_cycles
 from rules.dice import SeededRoller
 from rules.models import CampaignSettings
 from tests import factories as f
@@ -83,6 +83,26 @@ async def test_the_open_cycles_end_is_a_timer_that_ends_it_late_and_undo_follows
         calendar, _ = await calendar_of(tx, campaign)
         assert calendar.current is not None and calendar.current.number == 1
         assert await tx.list_timers(f"{CYCLE_END}:") == []
+
+
+async def test_a_cycle_planned_to_start_later_is_posted_at_its_start(storage: Storage) -> None:
+    campaign, _ = await started(storage)
+    later = NOW + WEEK + timedelta(days=2)
+    async with storage.transaction(GUILD) as tx:
+        calendar, revision = await calendar_of(tx, campaign)
+        await record(tx, campaign, plan(calendar, 2, later, None), revision, actor="9",
+                     clause="CAMPAIGN-CYCLE", title="Cycle 2 dates set")
+        await end_cycle(tx, campaign, 1, NOW + WEEK, SeededRoller(4), actor="9")
+        calendar, _ = await calendar_of(tx, campaign)
+        waiting = await tx.list_timers(f"cycle:{campaign.id}:")
+        owed = [e.key for e in await tx.outbox_entries(f"cycle:{campaign.id}:")]
+    assert calendar.cycles[1].starts_at == later
+    assert [t.due_at for t in waiting] == [later]  # its post, at its start...
+    assert not [k for k in owed if k.endswith(":start:0") and waiting[0].key in k]
+    # ...and not at all once the Arbitrator undid that cycle's opening.
+    async with storage.transaction(GUILD) as tx:
+        await undo_calendar(tx, campaign, NOW + WEEK, actor="9")
+        assert await tx.list_timers(f"cycle:{campaign.id}:") == []
 
 
 async def test_an_accepted_challenge_is_a_scheduled_battle_while_it_stands(
