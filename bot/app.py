@@ -83,7 +83,7 @@ class MundaBot(commands.Bot):
         self.outbox = Outbox(storage, HttpSender.for_client(self), shards=self.held_shards)
         # Timers fire on this clock, once each, also after a restart (bot/timers.py).
         self.timers = TimerWorker(storage, self.clock, shards=self.held_shards,
-                                  on_fired=self.outbox.kick)
+                                  on_fired=self.outbox.kick, client=self)
         self._backups: asyncio.Task[None] | None = None
         # Roster cards and charts are drawn on the worker's thread, cached by revision.
         self.pictures = PictureWorker()

@@ -115,14 +115,24 @@ async def link_battle(tx: Transaction, campaign_id: str, gang_ids: Sequence[str]
     ``/prebattle`` links one still to come; ``/postbattle start`` of a battle it records
     itself (no ``battle:``) also one its ``/prebattle`` started (``started_too``), so that
     the end of that sequence ends the scheduled battle."""
+    scheduled = await scheduled_of(tx, campaign_id, gang_ids, started_too=started_too)
+    if scheduled is None:
+        return None
+    await cancel_reminders(tx, scheduled.id)
+    return await tx.update_scheduled_battle(scheduled.model_copy(
+        update={"status": ScheduleStatus.STARTED, "battle_id": battle_id}))
+
+
+async def scheduled_of(tx: Transaction, campaign_id: str, gang_ids: Sequence[str], *,
+                       started_too: bool = False) -> ScheduledBattle | None:
+    """The scheduled battle of exactly these gangs still to come (the soonest; with
+    ``started_too``, also one its /prebattle started), or None."""
     wanted = {ScheduleStatus.OPEN, ScheduleStatus.PROPOSED, ScheduleStatus.AGREED}
     if started_too:
         wanted.add(ScheduleStatus.STARTED)
     for scheduled in await tx.scheduled_battles(campaign_id):
         if scheduled.status in wanted and set(scheduled.gang_ids) == set(gang_ids):
-            await cancel_reminders(tx, scheduled.id)
-            return await tx.update_scheduled_battle(scheduled.model_copy(
-                update={"status": ScheduleStatus.STARTED, "battle_id": battle_id}))
+            return scheduled
     return None
 
 

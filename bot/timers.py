@@ -38,6 +38,9 @@ from bot.storage.timers import Timer, epoch
 log = logging.getLogger(__name__)
 
 TimerHandler = Callable[[Transaction, Timer, timedelta | None], Awaitable[None]]
+# Runs before a timer's transaction, for what a transaction may not do (ask Discord):
+# gets the bot and the timer, returns arguments added to those the handler gets.
+TimerPreparer = Callable[[Any, Timer], Awaitable[dict[str, Any]]]
 
 # Seconds between two looks at the table when nothing is due sooner; a timer set by
 # another process (or without a kick) fires at most this late.
@@ -52,6 +55,7 @@ MAX_RETRY = timedelta(hours=1)
 MESSAGE_LIMIT = 2000  # Discord's characters of a message's content
 
 _handlers: dict[str, TimerHandler] = {}
+_preparers: dict[str, TimerPreparer] = {}
 
 
 def on_timer(kind: str) -> Callable[[TimerHandler], TimerHandler]:
@@ -62,6 +66,19 @@ def on_timer(kind: str) -> Callable[[TimerHandler], TimerHandler]:
             raise ValueError(f"timers of kind {kind!r} have a handler already")
         _handlers[kind] = handler
         return handler
+    return register
+
+
+def before_timer(kind: str) -> Callable[[TimerPreparer], TimerPreparer]:
+    """Register ``prepare(client, timer) -> args``, run before each firing of ``kind``
+    outside any transaction (a Discord call the handler needs the answer of); the args it
+    returns are added to the timer's for its handler. Its work is not undone if the
+    handler then fails or the bot dies before the commit: it must be harmless done twice."""
+    def register(prepare: TimerPreparer) -> TimerPreparer:
+        if _preparers.get(kind, prepare) is not prepare:
+            raise ValueError(f"timers of kind {kind!r} have a preparer already")
+        _preparers[kind] = prepare
+        return prepare
     return register
 
 
@@ -85,9 +102,11 @@ class TimerWorker:
 
     def __init__(self, storage: Storage, clock: Clock, *, shards: ShardSet | None = None,
                  on_fired: Callable[[], None] | None = None,
-                 scan_interval: float = SCAN_INTERVAL) -> None:
+                 scan_interval: float = SCAN_INTERVAL, client: object | None = None) -> None:
         self.storage = storage
         self.clock = clock
+        # What preparers (:func:`before_timer`) talk to Discord with; None: they are skipped.
+        self.client = client
         # A process holding some shards fires its own servers' timers only (as the outbox).
         self.shards = None if shards is None or shards.every_shard else shards
         self.on_fired = on_fired
@@ -160,11 +179,16 @@ class TimerWorker:
         handler = _handlers[timer.kind]
         at = self.clock.now()
         try:
+            prepare = _preparers.get(timer.kind)
+            added = {} if prepare is None or self.client is None else \
+                await prepare(self.client, timer)
             async with self.storage.transaction(timer.guild_id) as tx:
                 taken = await tx.take_timer(timer.id, at)
                 if taken is None:
                     return False  # fired by another pass, moved later, or cancelled
                 late = lateness(taken.due_at, at)
+                if added:
+                    taken = taken.model_copy(update={"args": {**taken.args, **added}})
                 await handler(tx, taken, late)
         except Exception as error:
             log.exception("timers: %s (%s) failed; it stays due", timer.key, timer.kind)

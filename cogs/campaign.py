@@ -27,10 +27,13 @@ from bot import ruledata as ruledata_flow
 from bot.battle.publish import deliver_owed, show_campaign_deleted
 from bot.battle.state import Phase
 from bot.battle.store import runs_of
-from bot.call import Call, Interaction
+from bot.call import Call, Interaction, Scope
 from bot.cog import BotCog, adds
+from bot.cycle_end import handles_cycle_end  # noqa: F401  (registers the end timers')
 from bot.cycles import (
     CYCLE_CLAUSE,
+    downtime_gangs,
+    downtime_places,
     end_cycle,
     record,
     standings_now,
@@ -208,8 +211,8 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
 
     @slash("start", "Start the campaign's first cycle and draw its challenge order",
            under=cycle, campaign_type="phases, cycles and Triumphs, from the rule data",
-           ends="when cycle 1 ends: 2026-01-12, 2026-01-12 19:00 (UTC) or 7d (default: "
-                "the type's cycle length)",
+           ends="cycle 1's end: 2026-01-12 19:00 (campaign's time zone) or 7d (default: the "
+                "type's length)",
            channel="where the cycle posts go (default: the report channel, else here)")
     async def cycle_start(
         self, call: Call, campaign_type: CampaignTypeName = "Dominion",
@@ -217,16 +220,23 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
         channel: discord.TextChannel | None = None, campaign: CampaignName | None = None,
     ) -> None:
         now = self.bot.clock.now()
-        ends_at = parse_when(ends, now) if ends else None
         async with call.write(campaign) as s:
             s.require_arbitrator()
+            zone = await self._time_zone(s)
+            ends_at = parse_when(ends, now, zone) if ends else None
             where = (channel.id if channel else s.campaign.report_channel_id
                      or call.interaction.channel_id or 0)
             started = await start_campaign(s.tx, s.campaign, campaign_type, where, now,
                                            SecureRoller(), actor=s.by, ends_at=ends_at)
+        self.bot.timers.kick()
         await deliver_owed(self.bot, call.guild_id)
         await call.say(f"**{safe(s.campaign.name)}**: cycle {started.number} has begun, "
                        f"until {stamp(started.ends_at)}. Its post is in <#{where}>.")
+
+    @staticmethod
+    async def _time_zone(s: Scope) -> str:
+        """The zone typed dates are read in: the campaign's, as /schedule reads times."""
+        return (await s.tx.calendar_settings(s.campaign.id)).time_zone
 
     @slash("show", "The campaign's cycles, dates and this cycle's challenges", under=cycle)
     async def cycle_show(self, call: Call, campaign: CampaignName | None = None) -> None:
@@ -240,8 +250,8 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
 
     @slash("set", "Set a cycle's dates (the open cycle's end, or a cycle to come)",
            under=cycle, number="the cycle's number",
-           starts="when it starts: 2026-01-12, 2026-01-12 19:00 (UTC) or 7d",
-           ends="when it ends: 2026-01-19, 2026-01-19 19:00 (UTC) or 14d")
+           starts="when it starts: 2026-01-12, 2026-01-12 19:00 (campaign's time zone) or 7d",
+           ends="when it ends: 2026-01-19, 2026-01-19 19:00 (campaign's time zone) or 14d")
     async def cycle_set(
         self, call: Call, number: app_commands.Range[int, 1, 52],
         starts: app_commands.Range[str, 1, 40] | None = None,
@@ -251,10 +261,11 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
         if starts is None and ends is None:
             raise InvalidRequest("Give the cycle's start, its end, or both.")
         now = self.bot.clock.now()
-        starts_at = parse_when(starts, now) if starts else None
-        ends_at = parse_when(ends, now) if ends else None
         async with call.write(campaign) as s:
             s.require_arbitrator()
+            zone = await self._time_zone(s)
+            starts_at = parse_when(starts, now, zone) if starts else None
+            ends_at = parse_when(ends, now, zone) if ends else None
             calendar, revision = await stored_calendar(s.tx, s.campaign)
             changed = plan_cycle(calendar, number, starts_at, ends_at)
             when = (f"{stamp(starts_at) if starts_at else 'its start as it was'} to "
@@ -262,37 +273,47 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
             await record(s.tx, s.campaign, changed, revision, actor=s.by,
                          clause=CYCLE_CLAUSE, title=f"Cycle {number} dates set",
                          notes=[f"Cycle {number}: {when}."])
+        self.bot.timers.kick()
         await call.say(f"**{safe(s.campaign.name)}**, cycle {number}: {when}.")
 
     @slash("extend", "Move the open cycle's end later", under=cycle,
-           until="the new end: 2026-01-19, 2026-01-19 19:00 (UTC) or 3d (days from now)")
+           until="the new end: 2026-01-19, 2026-01-19 19:00 (campaign's time zone) or 3d")
     async def cycle_extend(
         self, call: Call, until: app_commands.Range[str, 1, 40],
         campaign: CampaignName | None = None,
     ) -> None:
         now = self.bot.clock.now()
-        ends_at = parse_when(until, now)
         async with call.write(campaign) as s:
             s.require_arbitrator()
+            ends_at = parse_when(until, now, await self._time_zone(s))
             calendar, revision = await stored_calendar(s.tx, s.campaign)
             changed = extend(calendar, ends_at)
             number = changed.open_cycle().number
             await record(s.tx, s.campaign, changed, revision, actor=s.by,
                          clause=CYCLE_CLAUSE, title=f"Cycle {number} extended",
                          notes=[f"Cycle {number} now ends {stamp(ends_at)}."])
+        self.bot.timers.kick()
         await call.say(f"**{safe(s.campaign.name)}**: cycle {number} now ends "
                        f"{stamp(ends_at)} ({stamp(ends_at, 'R')}).")
 
     @slash("end", "End the open cycle now: what waits lapses, the next cycle opens",
            under=cycle)
     async def cycle_end(self, call: Call, campaign: CampaignName | None = None) -> None:
-        async with call.write(campaign) as s:
-            s.require_arbitrator()
-            calendar, _ = await stored_calendar(s.tx, s.campaign)
+        async with call.read(campaign) as r:
+            r.require_arbitrator()
+            calendar, _ = await stored_calendar(r.tx, r.campaign)
             number = calendar.open_cycle().number
+            gangs = await downtime_gangs(r.tx, r.campaign, calendar)
+        # Public and acknowledged now: the threads of a Downtime it opens, then its posts
+        # (the standings' chart is drawn as they are sent) come before the answer.
+        await call.draw_publicly()
+        places = await downtime_places(self.bot, calendar.channel_id, gangs)
+        async with call.write_in(r.campaign.id) as s:
+            s.require_arbitrator()
             await end_cycle(s.tx, s.campaign, number, self.bot.clock.now(), SecureRoller(),
-                            actor=s.by)
+                            actor=s.by, places=places)
             after, _ = await stored_calendar(s.tx, s.campaign)
+        self.bot.timers.kick()
         failpoints.hit(failpoints.AFTER_CYCLE_STORED)
         await deliver_owed(self.bot, call.guild_id)
         following = ("The campaign is over: the Triumphs are posted." if after.current is None
@@ -339,7 +360,8 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
     async def cycle_undo(self, call: Call, campaign: CampaignName | None = None) -> None:
         async with call.write(campaign) as s:
             s.require_arbitrator()
-            undone = await undo_calendar(s.tx, s.campaign, actor=s.by)
+            undone = await undo_calendar(s.tx, s.campaign, self.bot.clock.now(), actor=s.by)
+        self.bot.timers.kick()
         await call.say(f"**{safe(s.campaign.name)}**: undone: {safe(undone, 200)}. Posts "
                        "already made stay in the channel.")
 

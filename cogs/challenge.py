@@ -1,6 +1,6 @@
 """/challenge: challenges of the campaign's open cycle, in its challenge order.
 
-Who may do what (docs/campaign-week.md):
+Who may do what (docs/arbitrator.md, "The campaign week"):
 - ``new`` and ``pass``: the gang's owner, in the gang's turn of the cycle's
   challenge order, or an Arbitrator for them.
 - The Accept and Decline buttons of a challenge: the defending gang's owner, or
@@ -164,7 +164,8 @@ async def answer_challenge(click: Click, campaign: str, number: int, choice: str
 
 def _answered_text(challenge: Challenge, line: str, result: RuleResult | None) -> str:
     if challenge.status is ChallengeStatus.ACCEPTED:
-        return f"{line}: the battle is on (/prebattle when the gangs meet)."
+        return (f"{line}: the battle is on. Propose when it is played with /schedule "
+                "propose; /prebattle when the gangs meet stakes the Territory.")
     notes = result.notes if result is not None else []
     return f"{line}. " + " ".join(safe(note, 300) for note in notes)
 

@@ -25,10 +25,12 @@ from bot.battle.start_index import StartAsked, index_of
 from bot.battle.state import PostBattleRun
 from bot.call import Call, Scope
 from bot.cog import BotCog, adds
+from bot.cycles import staked_in
 from bot.errors import Refused
 from bot.importing.worker import settle_heap
 from bot.options import CampaignName, GangName, ScenarioName, TerritoryName, UnstartedBattle, Winner
 from bot.render import safe
+from bot.scheduling import scheduled_of
 from bot.slash import slash_with
 from bot.storage import Campaign, Transaction
 from rules.errors import InvalidRequest
@@ -142,7 +144,9 @@ class PostBattleCog(BotCog, commands.GroupCog, group_name="postbattle",
                 battle_id=battle or None,
                 gang_ids=[g.id for g in gangs],
                 winner=_winner_id(winner, gangs),
-                staked_territory=await _territory_id(s.tx, found, territory),
+                staked_territory=await _territory_id(s.tx, found, territory)
+                or await _scheduled_stake(s.tx, found, battle or skirmish,
+                                          [g.id for g in gangs]),
                 scenario=" ".join(scenario.split()) if scenario else None,
                 skirmish=skirmish,
             )
@@ -215,6 +219,18 @@ def _winner_id(winner: str, gangs: list[Gang]) -> str | None:
         return None
     names = ", ".join(safe(g.name) for g in gangs)
     raise InvalidRequest(f"The winner must be one of the battle's gangs ({names}) or 'draw'.")
+
+
+async def _scheduled_stake(tx: Transaction, campaign: Campaign, passed: str | bool | None,
+                           gang_ids: list[str]) -> str | None:
+    """Started by naming the gangs of a scheduled battle (an accepted challenge's) without
+    ``territory:``: the Territory at stake in it. ``passed``: a recorded battle (it keeps
+    its own stake) or a skirmish (none)."""
+    if passed or campaign.settings.skirmish:
+        return None
+    scheduled = await scheduled_of(tx, campaign.id, gang_ids, started_too=True)
+    stake = None if scheduled is None else await staked_in(tx, campaign, scheduled)
+    return None if stake is None else stake.id
 
 
 async def _territory_id(tx: Transaction, campaign: Campaign, name: str | None) -> str | None:

@@ -22,10 +22,11 @@ from bot.battle.engine import active_run_in
 from bot.battle.state import PostBattleRun
 from bot.call import Call, Scope
 from bot.cog import BotCog, adds
+from bot.cycles import staked_in
 from bot.errors import Refused
 from bot.options import CampaignName, CaptiveName, GangName
 from bot.render import safe
-from bot.scheduling import change_event, link_battle
+from bot.scheduling import change_event, link_battle, scheduled_of
 from bot.slash import slash, value_choices
 from bot.storage import new_id
 from bot.ui import checked
@@ -79,10 +80,16 @@ class PreBattleCog(BotCog, commands.Cog):
             settings = s.campaign.settings
             result = prebattle(world, [g.id for g in gangs], s.ruleset, settings, SecureRoller(),
                                agreed_battlefield=battlefield, rescue=rescue)
+            # The battle the players scheduled (an accepted challenge's), if they did: its
+            # Territory is at stake, and /postbattle start finds it on the battle.
+            upcoming = await scheduled_of(s.tx, s.campaign.id, [g.id for g in gangs])
+            stake = None if upcoming is None or settings.skirmish else \
+                await staked_in(s.tx, s.campaign, upcoming)
             battle = await s.tx.create_battle(s.campaign.id, checked(lambda: Battle(
                 id=new_id(), gang_ids=[g.id for g in gangs],
                 scenario=result.scenario.name[:100],
                 battlefield=result.battlefield.battlefield[:100],
+                staked_territory=stake.id if stake is not None else None,
                 campaign=not settings.skirmish, rescue_mission=rescue is not None,
             ), "battle"))
             await s.tx.apply(s.campaign.id, result, actor=s.by, battle_id=battle.id,
@@ -92,13 +99,14 @@ class PreBattleCog(BotCog, commands.Cog):
                 left = run.sequence.close_deferred_at_prebattle(gang_id)
                 await s.tx.save_sequence(s.campaign.id, run.key, run, battle_id=run.battle_id)
                 closed += _closed_lines(world.gang(gang_id), left.get(gang_id, []))
-            # The battle the players scheduled, if they did: it is being played now.
+            # It is being played now.
             scheduled = await link_battle(s.tx, s.campaign.id, [g.id for g in gangs],
                                              battle.id)
         by_id = {g.id: g for g in world.gangs.values()}
         content = "" if scheduled is None or scheduled.starts_at is None else (
             f"The battle scheduled for {stamp(scheduled.starts_at)} begins.")
-        await call.answer_embeds([prebattle_embed(result, by_id, battle, closed)],
+        await call.answer_embeds([prebattle_embed(result, by_id, battle, closed,
+                                                  stake=stake.name if stake else None)],
                                  content=content)
         if scheduled is not None:
             await change_event(self.bot, call.guild_id, scheduled.event_id, status="start")

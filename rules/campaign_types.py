@@ -68,7 +68,17 @@ class CampaignPhase(Model):
     cycles: int | None = Field(default=None, ge=1, le=MAX_CYCLES)
     stake: Stake
     downtime: bool = False
+    # A Downtime phase: the Fresh Recruitment credits each gang gains when it opens; None:
+    # no source gives them, so the Arbitrator opens Downtime with their own figure.
+    recruitment_credits: int | None = Field(default=None, ge=0, le=10_000)
+    # A Downtime phase: every step also waits for an Arbitrator's confirmation.
+    arbitrator_confirms: bool = False
     source: str = Field(default="", max_length=SOURCE_MAX)
+
+    @property
+    def opens_downtime_by_itself(self) -> bool:
+        """The bot opens each gang's Downtime when this phase begins (its credits known)."""
+        return self.downtime and self.recruitment_credits is not None
 
     @property
     def allows_challenges(self) -> bool:

@@ -5,7 +5,7 @@ change, so that an undo puts back the calendar as it was. The functions here
 are pure: they take the calendar and the time ("now", read from the bot's one
 clock by the caller) and return a changed copy, or refuse.
 
-Decisions where the sources are silent (docs/campaign-week.md):
+Decisions where the sources are silent (docs/arbitrator.md, "The campaign week"):
 
 - A cycle's end is the start given plus the type's cycle length (a week in the
   Dominion); a type without one leaves the end open until the Arbitrator sets it.

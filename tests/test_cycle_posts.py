@@ -31,6 +31,17 @@ def test_dates_as_players_write_them() -> None:
     assert stamp(None) == "when the Arbitrator ends it"
 
 
+def test_cycle_dates_are_read_as_battle_times_are() -> None:
+    """One reader of typed times: a cycle's date may be a pasted Discord timestamp, and is
+    read in the campaign's time zone as /schedule's times are."""
+    moment = datetime(2026, 1, 12, 18, 30, tzinfo=UTC)
+    assert parse_when(f"<t:{int(moment.timestamp())}:F>", NOW) == moment
+    assert parse_when("2026-01-12 19:30", NOW, "Europe/Paris") == moment
+    assert parse_when("2026-01-01", NOW) == datetime(2026, 1, 1, tzinfo=UTC)  # past: allowed
+    with pytest.raises(InvalidRequest, match="not a time zone"):
+        parse_when("2026-01-12 19:30", NOW, "Mars/Olympus")
+
+
 def test_the_territory_count_the_type_asks_for() -> None:
     line = territory_count_line(DOMINION, 3, 9)
     assert line is not None and "9 for 3 gangs; this campaign has 9 (as it should)" in line

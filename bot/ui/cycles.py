@@ -7,16 +7,16 @@ timestamps (``<t:...:F>``), which every reader sees in their own time zone.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 import discord
 
 from bot.render import roll_line, safe
 from bot.ui import lines_embeds
+from bot.ui.times import read_time
 from rules.campaign_types import CampaignPhase, CampaignType, Measure, Stake, territories_for
 from rules.cycles import Calendar, Challenge, Cycle
 from rules.dice import DiceRoll
-from rules.errors import InvalidRequest
 from rules.standings import Race, Standing
 
 CYCLE_COLOUR = discord.Colour.dark_gold()
@@ -41,24 +41,13 @@ def stamp(when: datetime | None, style: str = "F") -> str:
     return f"<t:{int(when.timestamp())}:{style}>"
 
 
-def parse_when(text: str, now: datetime) -> datetime:
-    """``2026-01-12``, ``2026-01-12 19:00`` (UTC unless an offset is given, as in
-    ``2026-01-12T19:00+01:00``) or a number of days from now (``7d``)."""
-    cleaned = text.strip().lower()
-    if cleaned.endswith(("d", " days", " day")):
-        number = cleaned.removesuffix(" days").removesuffix(" day").removesuffix("d").strip()
-        if number.isdigit() and 0 < int(number) <= MAX_DAYS_AHEAD:
-            return now + timedelta(days=int(number))
-    try:
-        found = datetime.fromisoformat(text.strip())
-    except ValueError:
-        raise InvalidRequest(f"'{safe(text, 40, plain=True)}' is not a date: write "
-                             "2026-01-12, 2026-01-12 19:00 (UTC) or 7d (days from now).") from None
-    if found.tzinfo is None:
-        found = found.replace(tzinfo=UTC)
-    if abs(found - now) > timedelta(days=MAX_DAYS_AHEAD):
-        raise InvalidRequest("That date is more than ten years away.")
-    return found
+def parse_when(text: str, now: datetime, zone_name: str = "UTC") -> datetime:
+    """A cycle's date as the Arbitrator types it (bot/ui/times.py): ``2026-01-12``,
+    ``2026-01-12 19:00`` in the campaign's time zone, an offset (``...T19:00+01:00``), a
+    Discord timestamp, or days from now (``7d``); within ten years, past or future."""
+    return read_time(text, zone_name, now, days_from_now=True, past_too=True,
+                     furthest=timedelta(days=MAX_DAYS_AHEAD),
+                     too_far="That date is more than ten years away.")
 
 
 def limits_line(campaign_type: CampaignType) -> str:

@@ -17,9 +17,11 @@ from rules.prebattle import BattlefieldMethod, PreBattleResult, TieBreak
 
 
 def prebattle_embed(
-    result: PreBattleResult, gangs: dict[str, Gang], battle: Battle, closed: Sequence[str]
+    result: PreBattleResult, gangs: dict[str, Gang], battle: Battle, closed: Sequence[str],
+    *, stake: str | None = None,
 ) -> discord.Embed:
-    """Everything the pre-battle sequence decided, in one embed (under 6000 characters)."""
+    """Everything the pre-battle sequence decided, in one embed (under 6000 characters);
+    ``stake``: the Territory at stake (a scheduled battle's)."""
     names = [safe(gangs[gang_id].name, 60) for gang_id in battle.gang_ids]
     title = f"Pre-battle: {' vs '.join(names)}"
     scenario = result.scenario
@@ -57,6 +59,9 @@ def prebattle_embed(
     embed.add_field(name="Underdog", value=safe(underdog.name), inline=True)
     embed.add_field(name="Scenario", value=fit_lines([safe(scenario.name)]),
                     inline=True)
+    if stake:
+        embed.add_field(name="Territory at stake", value=fit_lines([safe(stake, 300)]),
+                        inline=True)
     embed.add_field(name="Battlefield", value=battlefield_text(result), inline=False)
     embed.add_field(name="Priority", value=fit_lines([safe(result.priority, 500)]),
                     inline=False)

@@ -25,6 +25,19 @@ def test_the_dominion_has_its_phases_cycles_and_triumphs(ruleset: RuleSet) -> No
     assert dominion.ties is Ties.SHARED
 
 
+def test_a_downtime_phase_says_what_the_bot_opens_it_with(ruleset: RuleSet) -> None:
+    """The Dominion's step D gives 250 credits; Law and Misrule's Downtime links to it;
+    neither source asks an Arbitrator to confirm each step."""
+    for name in ("Dominion", "Law and Misrule"):
+        [downtime] = [p for p in find_type(ruleset.campaign_types, name).phases if p.downtime]
+        assert downtime.recruitment_credits == 250 and not downtime.arbitrator_confirms
+        assert downtime.opens_downtime_by_itself
+    occupation = find_type(ruleset.campaign_types, "Dominion").phases[0]
+    assert not occupation.opens_downtime_by_itself
+    unsourced = occupation.model_copy(update={"downtime": True})
+    assert unsourced.recruitment_credits is None and not unsourced.opens_downtime_by_itself
+
+
 def test_every_figure_names_its_source(ruleset: RuleSet) -> None:
     for campaign_type in ruleset.campaign_types:
         assert campaign_type.source.endswith(".md")
