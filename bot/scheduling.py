@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import discord
 
@@ -23,7 +24,7 @@ from bot.storage import (
     Transaction,
 )
 from bot.storage.timers import Timer, epoch
-from bot.timers import MESSAGE_LIMIT, late_line, on_timer
+from bot.timers import MESSAGE_LIMIT, before_timer, late_line, on_timer
 from bot.ui.times import stamp
 from rules.errors import NotFound
 from rules.models import Gang
@@ -31,6 +32,9 @@ from rules.models import Gang
 log = logging.getLogger(__name__)
 
 REMINDER = "battle-reminder"
+EVENT_CANCEL = "event-cancel"
+# A timer due at this time fires on the worker's next pass, whatever the clock says.
+AT_ONCE = datetime(2000, 1, 1, tzinfo=UTC)
 EVENT_NAME_MAX = 100  # Discord's length of a scheduled event's name
 EVENT_DESCRIPTION_MAX = 1000
 LOCATION_MAX = 100
@@ -151,6 +155,32 @@ async def battle_over(storage: Storage, client: discord.Client, guild_id: int,
 
 
 # --------------------------------------------------------------------------- Discord events
+
+
+async def cancel_event_later(tx: Transaction, battle: ScheduledBattle) -> ScheduledBattle:
+    """``battle`` without its Discord event, whose cancelling is owed: a timer in ``tx``
+    whose preparer cancels it once the transaction is committed (a transaction talks to
+    no one), and again after a restart until it fired. For a battle called off by what
+    runs in a transaction alone, such as a challenge lapsing at a cycle's end."""
+    if battle.event_id is None:
+        return battle
+    await tx.set_timer(f"{EVENT_CANCEL}:{battle.id}", EVENT_CANCEL, AT_ONCE,
+                       {"event": battle.event_id})
+    return battle.model_copy(update={"event_id": None})
+
+
+@before_timer(EVENT_CANCEL)
+async def _cancel_event(client: Any, timer: Timer) -> dict[str, Any]:
+    if isinstance(client, discord.Client):
+        await change_event(client, timer.guild_id, int(timer.args["event"]), status="cancel")
+    return {}
+
+
+@on_timer(EVENT_CANCEL)
+async def _event_cancelled(tx: Transaction, timer: Timer, late: timedelta | None) -> None:
+    """Nothing to store: the preparer did the work; firing marks it done."""
+    del tx, timer, late
+
 
 
 async def make_event(client: discord.Client, guild_id: int, battle: ScheduledBattle,

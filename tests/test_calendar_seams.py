@@ -18,6 +18,7 @@ from bot.cycles import (
     undo_calendar,
 )
 from bot.downtime.engine import downtime_runs
+from bot.scheduling import EVENT_CANCEL
 from bot.storage import Campaign, ScheduleStatus, Storage, Transaction
 from bot.storage.timers import Timer
 from bot.timers import TimerWorker, before_timer, on_timer
@@ -124,12 +125,20 @@ async def test_an_accepted_challenge_is_a_scheduled_battle_while_it_stands(
         [battle] = await tx.scheduled_battles(campaign.id)
     assert battle.status is ScheduleStatus.OPEN and battle.starts_at is None
     assert battle.territory == "Old Ruins" and battle.gang_ids == order[:2]
+    async with storage.transaction(GUILD) as tx:  # its time agreed, its Discord event made
+        await tx.update_scheduled_battle(battle.model_copy(update={"event_id": 4242}))
 
-    # Not played by the cycle's end: the challenge lapses, its battle is called off...
+    # Not played by the cycle's end: the challenge lapses, its battle is called off, and
+    # the cancelling of its Discord event is owed (a timer: the transaction calls no one)...
     async with storage.transaction(GUILD) as tx:
         await end_cycle(tx, campaign, 1, NOW + WEEK, SeededRoller(4), actor="9")
         [battle] = await tx.scheduled_battles(campaign.id)
-    assert battle.status is ScheduleStatus.CANCELLED
+        owed = await tx.list_timers(f"{EVENT_CANCEL}:")
+    assert battle.status is ScheduleStatus.CANCELLED and battle.event_id is None
+    assert [(t.key, t.args) for t in owed] == [(f"{EVENT_CANCEL}:{battle.id}", {"event": 4242})]
+    assert await TimerWorker(storage, ManualClock(NOW + WEEK)).fire_due() >= 1
+    [fired] = await storage.read(GUILD).list_timers(f"{EVENT_CANCEL}:")
+    assert fired.fired_at == NOW + WEEK  # once: a restart does not cancel it again
     # ...and waits again, for a time, when an undo makes the challenge accepted again.
     async with storage.transaction(GUILD) as tx:
         await undo_calendar(tx, campaign, NOW + WEEK, actor="9")
