@@ -50,6 +50,11 @@ def make_challenge(
 ) -> tuple[Calendar, Challenge]:
     """A new challenge in the open cycle, or a refusal naming the rule."""
     cycle = calendar.open_cycle()
+    if cycle.starts_at > now:
+        # A cycle the Arbitrator planned to start later is open so that its order can be
+        # drawn and posted; its challenges wait for its start.
+        raise NotEligible(f"Cycle {cycle.number} starts {cycle.starts_at:%Y-%m-%d %H:%M} "
+                          "UTC: its challenges open then.")
     phase = calendar.phase(cycle)
     if not phase.allows_challenges:
         raise NotEligible(f"The {phase.name} phase allows no challenges.")

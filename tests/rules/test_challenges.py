@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -54,6 +54,16 @@ def test_challenges_follow_the_order_and_passing_moves_it_on(ruleset: RuleSet) -
     assert (made.number, made.territory, made.status) == (1, "t1", ChallengeStatus.OPEN)
     with pytest.raises(NotEligible, match="no turn waiting"):
         pass_turn(calendar, ASH, NAMES)
+
+
+def test_a_cycle_planned_to_start_later_takes_challenges_from_its_start(
+        ruleset: RuleSet) -> None:
+    calendar = opened(ruleset, [6, 4, 2])  # Ash, Bone, Cinder
+    early = NOW - timedelta(minutes=1)
+    with pytest.raises(NotEligible, match="Cycle 1 starts 2026-01-05 19:00 UTC"):
+        make_challenge(calendar, ASH, BONE, RUINS, ALL, NAMES, early)
+    _, made = make_challenge(calendar, ASH, BONE, RUINS, ALL, NAMES, NOW)
+    assert made.cycle == 1
 
 
 def test_occupation_stakes_unclaimed_territories_while_any_remain(ruleset: RuleSet) -> None:
