@@ -12,7 +12,7 @@ import tomli_w
 from rules.models import Profile
 from rules.names import loose_keys
 from rules.profiles import profile_line
-from tools.content import gyrinx, necrovox
+from tools.content import gyrinx, necrovox, vehicles
 from tools.content.necrovox import Fighter, Report
 
 SET_NAME = "necromunda-2023"
@@ -54,8 +54,14 @@ def convert(sources: Path) -> Converted:
     own_profiles = {loose_keys(w["name"])[0]: w for w in own_weapons}
     counts: dict[str, int] = {}
     others = gyrinx.fighters(sources / "gyrinx")
+    own_vehicles: dict[str, list[dict[str, Any]]] = {}
+    house_fighters: dict[str, list[Fighter]] = {}
     for house in necrovox.HOUSES:
-        fighters, vehicles = necrovox.house_fighters(necro, house, report)
+        house_fighters[house], own_vehicles[house] = necrovox.house_fighters(necro, house,
+                                                                             report)
+    vehicle_lists = vehicles.house_vehicles(necro, report, own_vehicles)
+    for house in necrovox.HOUSES:
+        fighters = house_fighters[house]
         fighters = _costed(house, fighters, others, report)
         lists = necrovox.equipment_lists(necro, house, fighters, report)
         all_fighters[house] = fighters
@@ -65,13 +71,17 @@ def convert(sources: Path) -> Converted:
             "fighters": [_fighter(f, _matched(lists[f.name], catalogue, own_profiles))
                          for f in fighters],
         }
-        if vehicles:
-            entry["vehicles"] = vehicles
+        if vehicle_lists[house]:
+            entry["vehicles"] = [_vehicle(v, _matched(v.get("equipment_list", []), catalogue,
+                                                      own_profiles))
+                                 for v in vehicle_lists[house]]
         houses.append(entry)
     _two_slots(houses, weapon_list)
     skill_list = necrovox.skill_sets(necro, report)
     hanger_list = [_with_profile_line(h) for h in necrovox.hangers_on(necro, report)]
     differences = cross_check(all_fighters, others, report)
+    counts["vehicle types"] = len({v["vehicle_type"] for h in houses
+                                   for v in h.get("vehicles", [])})
     counts.update({"weapons": len(weapon_list), "wargear": len(wargear_list),
                    "skill_sets": len(skill_list), "hangers_on": len(hanger_list)})
     files = {
@@ -121,6 +131,14 @@ def _fighter(fighter: Fighter, equipment: list[dict[str, Any]]) -> dict[str, Any
     return entry
 
 
+def _vehicle(vehicle: dict[str, Any], equipment: list[dict[str, Any]]) -> dict[str, Any]:
+    entry = {k: v for k, v in vehicle.items() if k not in ("equipment_list", "source")}
+    if equipment:
+        entry["equipment_list"] = equipment
+    entry["source"] = vehicle["source"]
+    return entry
+
+
 def _with_profile_line(entry: dict[str, Any]) -> dict[str, Any]:
     if "profile" in entry:
         entry = {**entry, "profile": profile_line(Profile.model_validate(entry["profile"]))}
@@ -146,9 +164,9 @@ def _matched(entries: list[dict[str, Any]], catalogue: dict[str, dict[str, Any]]
         elif entry["kind"] == "weapon":
             weapon = next((own[k] for k in keys if k in own), None)
             if weapon is not None:
-                source = entry.pop("source")
-                entry = {**entry, "name": weapon["name"], "availability": "Exclusive",
-                         "profiles": weapon["profiles"], "source": source}
+                entry = {**{k: v for k, v in entry.items() if k != "source"},
+                         "name": weapon["name"], "availability": "Exclusive",
+                         "profiles": weapon["profiles"], "source": entry["source"]}
         if entry["name"] in names:
             continue
         names.add(entry["name"])

@@ -52,7 +52,7 @@ _CATEGORIES = {
     "exotic beast": ("Exotic Beast", False), "crew": ("Crew", False),
 }
 _FIGHTER = re.compile(r"^(?:0-(\d+)\s+)?(.+?)\s*\(([^()]+)\)(?:\s*-\s*Cost\s+(\d+))?$")
-_CARD_COST = re.compile(r'<FighterCard cost="(\d+)"')
+_CARD_COST = re.compile(r'<(?:Fighter|Vehicle)Card cost="(\d+)"')
 _COST_LINE = re.compile(r"\*\*Cost:\*\*\s*(\d+)")
 _INCLUDE = re.compile(r"^<([A-Z][A-Za-z]*)\s*/>")
 _IMPORT = re.compile(r"^import\s+(\w+)\s+from\s+'\./(.+?)';")
@@ -122,6 +122,29 @@ def _profile_table(lines: list[str], start: int, end: int) -> Table | None:
         if "bs" in header and set(header) <= set(STATS):
             return table
     return None
+
+
+# A vehicle profile's columns; a House List card writes the Hull Points "W".
+_COLUMNS = {"m": "m", "front": "front", "side": "side", "rear": "rear", "hp": "hp",
+            "w": "hp", "hnd": "hnd", "sv": "sv"}
+
+def vehicle_profile(table: Table) -> dict[str, int] | None:
+    """A vehicle's profile table (M, Front, Side, Rear, HP, Hnd, Sv); None when it is not
+    one or a figure cannot be read."""
+    header = [h.strip().casefold() for h in table.header]
+    if "front" not in header or not table.rows:
+        return None
+    profile: dict[str, int] = {}
+    for label, cell in zip(header, table.rows[0], strict=False):
+        stat, value = _COLUMNS.get(label), stat_value(cell)
+        if stat is None or value is None:
+            return None
+        profile[stat] = value
+    return profile if len(profile) == len(set(_COLUMNS.values())) else None
+
+
+def profile_in(lines: list[str], start: int, end: int) -> dict[str, int] | None:
+    return next((p for t in tables(lines, start, end) for p in [vehicle_profile(t)] if p), None)
 
 
 # --------------------------------------------------------------------------- houses
@@ -200,8 +223,8 @@ def house_fighters(root: Path, house: str, report: Report
         name = _corrected_name(name, house, report)
         if kind_key == "vehicle":
             if cost is not None:
-                vehicles.append({"vehicle_type": name, "cost": cost,
-                                 "source": source_of(root, path)})
+                vehicles.append(_vehicle(name, cost, lines, heading.line, end,
+                                         source_of(root, path), report))
             continue
         category, specialist = _CATEGORIES[kind_key]
         if (name.casefold(), category) in seen:
@@ -237,6 +260,18 @@ def house_fighters(root: Path, house: str, report: Report
         fighters.append(fighter)
     _skill_access(lines, marks, fighters, house, report)
     return fighters, vehicles
+
+
+def _vehicle(name: str, cost: int, lines: list[str], start: int, end: int, source: str,
+             report: Report) -> dict[str, Any]:
+    entry: dict[str, Any] = {"vehicle_type": name, "cost": cost}
+    profile = profile_in(lines, start, end)
+    if profile is None:
+        report.slip(f"Vehicles: {name} has no readable profile; left not set")
+    else:
+        entry["profile"] = profile
+    entry["source"] = source
+    return entry
 
 
 def _corrected_name(name: str, house: str, report: Report) -> str:
