@@ -293,8 +293,8 @@ class RuleSet(Model):
         A name the data gives no lines is left out."""
         wanted = {name_key(n): n.casefold() for n in names}
         found: dict[str, list[WeaponProfile]] = {}
-        lists = (e for h in self.houses for t in [*h.fighters, *h.vehicles]
-                 for e in t.equipment_list)
+        lists = [e for h in self.houses for t in h.fighters for e in t.equipment_list]
+        lists += [e for h in self.houses for v in h.vehicles for e in v.equipment_list]
         for entry in [*self.trading_post, *lists]:
             key = name_key(entry.name)
             if entry.profiles and key in wanted and wanted[key] not in found:

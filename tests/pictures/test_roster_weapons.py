@@ -143,7 +143,7 @@ def test_the_worst_roster_keeps_its_budgets_with_weapon_tables() -> None:
                 assert inside(box, placed.box)
                 # Twenty traits of sixty characters: the cell ends in an ellipsis.
                 assert len(row.traits) <= MAX_CELL_LINES
-                assert row.traits[-1].endswith("…")
+                assert row.traits[-1].text.endswith("…")
     assert len(roster_card(gang)) == MAX_PAGES
 
 
@@ -153,7 +153,7 @@ def test_a_weapon_named_in_the_rule_data_takes_its_profile_there() -> None:
     gang = f.gang(fighters=[plain])
     bare = layout(gang)[0][0]
     assert [r.row.figures for r, _ in weapon_lines(bare)] == [("-",) * 8]
-    known = {"autogun": WeaponProfile(short_range='8"', long_range='24"', strength="3")}
+    known = {"autogun": [WeaponProfile(short_range='8"', long_range='24"', strength="3")]}
     given = paginate(roster_blocks(gang, RosterOptions(weapon_profiles=known)))[0][0]
     [(row, _)] = weapon_lines(given)
     assert row.row.figures[:2] == ('8"', '24"') and row.row.figures[4] == "3"

@@ -236,7 +236,7 @@ def test_pb_6b_2_refused_when_poor_or_not_on_the_list(ruleset: RuleSet) -> None:
     error = refused(InsufficientCredits, w,
                     lambda: purchase_vehicle(w, "g", ruleset, "Mauler", "Q", "v1"))
     assert "100 credits" in error.message and "99" in error.message
-    refused(NotFound, w, lambda: purchase_vehicle(w, "g", ruleset, "Wolfquad", "W", "v1"))
+    refused(NotFound, w, lambda: purchase_vehicle(w, "g", ruleset, "Outrider Quad", "W", "v1"))
 
 
 # --------------------------------------------------------------------------- PB-6B.3
