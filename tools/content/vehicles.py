@@ -12,15 +12,15 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tools.content.markdown import clean, headings, section_end, split_row
+from tools.content.markdown import clean, headings, section_end, split_row, tables
 from tools.content.necrovox import (
     EQUIPMENT_LISTS,
     GANG_LISTS,
     HOUSES,
     Report,
-    profile_in,
     read_lines,
     source_of,
+    vehicle_entry,
 )
 
 VEHICLES = Path("gang-docs/gang-additions/4-vehicles")
@@ -46,16 +46,34 @@ def universal(root: Path, report: Report) -> list[tuple[dict[str, Any], list[str
         start, cost = next((i, int(m.group(1))) for i, line in enumerate(lines)
                            for m in [_CARD.search(line)] if m)
         end = next(i for i in range(start, len(lines)) if "</VehicleCard>" in lines[i])
-        entry: dict[str, Any] = {"vehicle_type": title, "cost": cost}
-        profile = profile_in(lines, start, end)
-        if profile is None:
-            report.slip(f"Vehicles: {title} has no readable profile; left not set")
-        else:
-            entry["profile"] = profile
-        entry["equipment_list"] = equipment(lines, end, len(lines), source_of(root, path))
-        entry["source"] = source_of(root, path)
+        source = source_of(root, path)
+        entry = vehicle_entry(title, cost, lines, start, end, source, report)
+        entry["equipment_list"] = equipment(lines, end, len(lines), source)
         found.append((entry, gangs.get(path.name, ["Any"])))
     return found
+
+
+def crew_list(root: Path) -> list[dict[str, Any]]:
+    """The index's Universal Crew Equipment List: its pistols and wargear with credits."""
+    path = root / VEHICLES / INDEX
+    lines = read_lines(path)
+    marks = headings(lines)
+    top = next(h for h in marks if h.text.casefold() == "universal crew equipment list")
+    entries: list[dict[str, Any]] = []
+    for table in tables(lines, top.line, section_end(marks, top, len(lines))):
+        kind = "weapon" if table.header[0].casefold().startswith("pistol") else "wargear"
+        entries += [{"name": row[0], "cost": int(row[1]), "kind": kind,
+                     "source": source_of(root, path)}
+                    for row in table.rows if len(row) > 1 and re.fullmatch(r"\d+", row[1])]
+    return entries
+
+
+def crew_costs(root: Path) -> dict[str, int]:
+    """The index's List of Crew: each crew type's cost, by its casefolded name."""
+    lines = read_lines(root / VEHICLES / INDEX)
+    return {row[0].casefold(): int(row[2]) for table in tables(lines)
+            if [h.casefold() for h in table.header[:3]] == ["name", "gang", "cost"]
+            for row in table.rows if len(row) > 2 and row[2].isdigit()}
 
 
 def _index_gangs(lines: list[str]) -> dict[str, list[str]]:
