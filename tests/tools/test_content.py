@@ -143,6 +143,8 @@ def test_source_slips_are_mended_not_copied(ruleset: RuleSet) -> None:
     sumpkroc = next(t for t in ruleset.house("Goliath").fighters
                     if t.fighter_type == "Sumpkroc")
     assert sumpkroc.profile is not None and sumpkroc.profile.cl == 6
+    assert ruleset.trading_post_item("Kroot long rifle").profiles
+    assert not [e.name for e in ruleset.trading_post if "†" in e.name or "t(" in e.name]
     for path in sorted(SET.glob("*.toml")):
         assert "&nbsp;" not in path.read_text(encoding="utf-8"), path.name
 

@@ -548,6 +548,7 @@ def _profile_line(row: list[str], name: str) -> dict[str, Any] | None:
 
 
 _VARIANT = ("-", "~", "+")
+_MISSPELT = {"Kroot long rife": "Kroot long rifle"}
 # "+ Digi (D060-K13)": a named fighter's own version of the weapon (a Hired Gun's), not a
 # profile line of the Trading Post's weapon.
 _SIGNATURE = re.compile(r"^\+\s*.+\(([A-Z][^()]*)\)$")
@@ -586,6 +587,10 @@ def weapons(root: Path, report: Report) -> tuple[list[dict[str, Any]], list[dict
                         current["profiles"].append(line)
                     continue
                 current = _new_weapon(row, label, al, cost, root, path)
+                if current["name"] in _MISSPELT:
+                    report.slip(f"Armoury: '{current['name']}' is misspelt in the source; "
+                                f"written '{_MISSPELT[current['name']]}'")
+                    current["name"] = _MISSPELT[current["name"]]
                 key = loose_keys(current["name"])[0]
                 if "cost" not in current:
                     if key in exclusive or key in found:
@@ -632,7 +637,8 @@ def wargear(root: Path, report: Report) -> list[dict[str, Any]]:
         path = root / ARMOURY / filename
         lines = read_lines(path)
         for section in sections(lines, 3):
-            name = section.heading.text.strip()
+            # "Mono-Sight(Basic, ...)†": the footnote mark is no part of the name.
+            name = re.sub(r"(\S)\(", r"\1 (", section.heading.text.replace("†", "")).strip()
             body = lines[section.heading.line + 1:section.end]
             for entry_name, cost, availability in _priced(body, name):
                 key = loose_keys(entry_name)[0]
