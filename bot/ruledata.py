@@ -127,13 +127,15 @@ def document_bytes(content: RuleData, file_format: ExportFormat) -> bytes:
 
 def _profiles_as_lines(node: Any) -> Any:
     """Fighter profiles as the lines a roster prints: TOML has no null for a characteristic
-    the fighter lacks, and the line writes it as ``-``, which reads back as lacking."""
+    the fighter lacks, and the line writes it as ``-``, which reads back as lacking. A
+    vehicle's profile (no characteristic it may lack) stays a table."""
     if isinstance(node, list):
         return [_profiles_as_lines(item) for item in node]
     if not isinstance(node, dict):
         return node
     return {key: profile_line(Profile.model_validate(value))
-            if key == "profile" and isinstance(value, dict) else _profiles_as_lines(value)
+            if key == "profile" and isinstance(value, dict) and "ws" in value
+            else _profiles_as_lines(value)
             for key, value in node.items()}
 
 

@@ -3,10 +3,14 @@ roster (the /fighter show text and the picture card read the same rows)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from rules.models import Item, WeaponProfile
+from rules.models import EquipmentKind, Gang, Item, WeaponProfile
+from rules.ruleset import RuleSet
+
+# A weapon's profile lines by its casefolded name, for weapons that carry none of their own.
+KnownLines = Mapping[str, Sequence[WeaponProfile]]
 
 # The sheet's figure columns, left to right: heading and the WeaponProfile field.
 WEAPON_FIGURES: tuple[tuple[str, str], ...] = (
@@ -46,17 +50,24 @@ class WeaponRow:
         return ", ".join(self.profile.traits) if self.profile is not None else ""
 
 
-def weapon_profiles(weapon: Item, known: Mapping[str, WeaponProfile]) -> list[WeaponProfile]:
-    """The weapon's own profile lines, else the one ``known`` (casefolded name -> profile)
-    gives for its name."""
+def weapon_profiles(weapon: Item, known: KnownLines) -> list[WeaponProfile]:
+    """The weapon's own profile lines, else those ``known`` gives for its name."""
     if weapon.profiles:
         return list(weapon.profiles)
-    given = known.get(weapon.name.casefold())
-    return [given] if given is not None else []
+    return list(known.get(weapon.name.casefold(), ()))
 
 
-def weapon_rows(weapons: Iterable[Item],
-                known: Mapping[str, WeaponProfile] | None = None) -> list[WeaponRow]:
+def known_lines(ruleset: RuleSet, gang: Gang) -> dict[str, list[WeaponProfile]]:
+    """The rule data's profile lines for the gang's weapons that carry none (an item written
+    down by hand, or bought before the data gave its profile): the card and the text then
+    show the same rows."""
+    items = [*gang.stash, *(i for f in gang.fighters for i in f.equipment),
+             *(i for v in [*gang.vehicles, *gang.stash_vehicles] for i in v.equipment)]
+    return ruleset.weapon_lines({i.name for i in items
+                                 if i.kind is EquipmentKind.WEAPON and not i.profiles})
+
+
+def weapon_rows(weapons: Iterable[Item], known: KnownLines | None = None) -> list[WeaponRow]:
     """One row per profile line of each weapon, in the weapons' order."""
     rows: list[WeaponRow] = []
     for weapon in weapons:

@@ -36,6 +36,7 @@ from bot.ui import bounded, checked, clean_name, typed_item
 from bot.ui.fighter import fighter_embed
 from bot.ui.ledger import gang_change_lines
 from bot.ui.roster import profile_line
+from bot.weapon_rows import known_lines
 from rules.cleanhouse import retire
 from rules.distribute import give_item, take_item
 from rules.errors import InvalidRequest
@@ -331,7 +332,8 @@ class FighterCog(BotCog, commands.GroupCog, group_name="fighter",
             if current.captured_by is not None:
                 captor = next((g.name for g in await s.gangs() if g.id == current.captured_by),
                               None)
-        await call.answer_embeds([fighter_embed(owner, current, captor)])
+            known = known_lines(s.ruleset, owner)
+        await call.answer_embeds([fighter_embed(owner, current, captor, known)])
 
 
 async def _retire(call: Call, fighter: str, gang: str | None, campaign: str | None) -> None:

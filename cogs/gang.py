@@ -39,6 +39,7 @@ from bot.ui.pictures import (
 )
 from bot.ui.roster import roster_embeds
 from bot.ui.routes import register
+from bot.weapon_rows import known_lines
 from rules.errors import InvalidRequest, NotFound
 from rules.models import Alignment, FighterStatus, Gang
 from rules.ruleset import RuleSet
@@ -128,9 +129,11 @@ class GangCog(BotCog, commands.GroupCog, group_name="gang",
             captors = {g.id: g.name for g in await s.gangs()} if captured else {}
             held = await s.territories(controller=shown.id)
             captives = await s.tx.captives_held_by(s.campaign.id, shown.id)
+        vehicles = s.ruleset.vehicle_profiles(
+            v.vehicle_type for v in [*shown.vehicles, *shown.stash_vehicles])
         embeds = roster_embeds(
             shown, s.campaign.name, captors, territories=[t.name for t in held],
-            captives=[(f.name, g.name) for g, f in captives],
+            captives=[(f.name, g.name) for g, f in captives], vehicle_profiles=vehicles,
         )
         if not shows_roster_card(card, s.campaign, self.bot.config.pictures.roster_card):
             await call.answer_embeds(embeds)
@@ -139,6 +142,7 @@ class GangCog(BotCog, commands.GroupCog, group_name="gang",
         owner = await member_name(call.interaction, shown.owner)
         pages = await call.pictures.roster_card(
             shown, owner_name=owner, gang_names=captor_names(shown, captors),
+            weapon_profiles=known_lines(s.ruleset, shown), vehicle_profiles=vehicles,
             guild=call.guild_id,
         )
         await call.answer_files(embeds, png_files(pages, roster_stem(shown)))

@@ -9,8 +9,6 @@ Post rules require. ``pay`` buys a House List vehicle through
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from discord.ext import commands
 
 from bot.call import Call
@@ -35,10 +33,6 @@ from rules.models import Fighter, Gang, Vehicle, VehicleStatus
 from rules.names import same_name
 from rules.ruleset import RuleSet, VehicleTemplate
 from rules.tradingpost import MAX_CREDITS, check_crew, purchase_vehicle, vehicle_template
-
-if TYPE_CHECKING:
-    pass
-
 
 
 class VehicleCog(BotCog, commands.GroupCog, group_name="vehicle",
@@ -82,14 +76,16 @@ class VehicleCog(BotCog, commands.GroupCog, group_name="vehicle",
                 vehicle = _by_hand(target, template, vehicle_type, vehicle_name, cost, driver)
                 await s.tx.add_vehicle(s.campaign.id, target.id, vehicle, actor=s.by,
                                        stash=driver is None)
+        # The type's profile stays the rule data's: the card and /gang show read it there.
+        profile = f" Profile: `{template.profile.line}`" if template and template.profile else ""
         if pay:
-            bought = f"{safe(result.vehicle_type)} bought for {result.cost} credits."
+            bought = f"{safe(result.vehicle_type)} bought for {result.cost} credits.{profile}"
             await call.answer_result(result, bought)
             return
         where = f"driven by {safe(driver.name)}" if driver else "waiting in the Stash for a crew"
         kind = f"{safe(vehicle.vehicle_type)}, " if vehicle.vehicle_type else ""
         await call.answer(f"{safe(vehicle.name)} joins {safe(target.name)}", [
-            f"➕ {kind}{vehicle.cost} credits, {where}.",
+            f"➕ {kind}{vehicle.cost} credits, {where}.{profile}",
             "Roster keeping: no credits were charged (`pay:True` buys it from the Stash).",
         ])
 

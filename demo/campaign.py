@@ -173,8 +173,13 @@ class Script:
         await chosen.wait_for_update()
 
     async def pictures(self, folder: Path) -> list[Path]:
-        """The roster card and the chart as posted, and the battle's report pictures."""
+        """The roster card (the Slag Lords with a vehicle added) and the chart as posted, and
+        the battle's report pictures."""
         folder.mkdir(parents=True, exist_ok=True)
+        # A crew and its vehicle, so the card shows a vehicle's profile beside the fighters'.
+        await self.say("alice", "fighter add", gang=SLAG, name="Rusk", fighter_type="Road Thug")
+        await self.say("alice", "vehicle add", gang=SLAG, name="Ironjaw",
+                       vehicle_type="Wolfquad", crew="Rusk")
         shown = await self.say("alice", "gang show", gang=SLAG, card=True)
         charted = await self.say("bob", "campaign chart")
         posted = [a for result in (shown, charted) for m in result.messages

@@ -97,7 +97,7 @@ MAX_STORED_INT = 2**63 - 1
 MAX_HOUSES = 100
 MAX_FIGHTER_TYPES = 100  # of one House List
 MAX_VEHICLE_TYPES = 100  # of one House List
-MAX_EQUIPMENT_LIST = 200  # of one fighter type
+MAX_EQUIPMENT_LIST = 200  # of one fighter type or vehicle type
 # Weapons; wargear (each): a campaign's own Trading Post fits, so its rule data exports.
 MAX_ITEMS = MAX_TRADING_POST_ITEMS
 MAX_SKILL_SETS = 100  # six skills each

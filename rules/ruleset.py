@@ -8,6 +8,7 @@ game value; that is the point.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
 from typing import Annotated
 
@@ -41,7 +42,10 @@ from rules.models import (
     Profile,
     RuleText,
     Territory,
+    VehicleProfile,
+    WeaponProfile,
 )
+from rules.names import name_key
 from rules.profiles import parse_profile
 
 
@@ -207,8 +211,14 @@ class FighterTemplate(Model):
 
 
 class VehicleTemplate(Model):
+    """A vehicle a House List offers: its base cost, profile and its own Equipment List
+    (weapons, Upgrades and vehicle wargear at the list's prices)."""
+
     vehicle_type: Name
     cost: Credits
+    # None: the data gives none, and a vehicle of the type shows no profile.
+    profile: VehicleProfile | None = None
+    equipment_list: list[Equipment] = Field(default_factory=list, max_length=MAX_EQUIPMENT_LIST)
     source: str = Field(default="", max_length=MAX_RULE_TEXT)
 
 
@@ -276,6 +286,31 @@ class RuleSet(Model):
         from rules.errors import NotFound
 
         raise NotFound(f"The rule set {self.name} has no House List called {name}.")
+
+    def weapon_lines(self, names: Iterable[str]) -> dict[str, list[WeaponProfile]]:
+        """The profile lines the rule data gives each weapon of ``names``, by its casefolded
+        name: the Trading Post's weapon, else a House List entry's (a House's own weapon).
+        A name the data gives no lines is left out."""
+        wanted = {name_key(n): n.casefold() for n in names}
+        found: dict[str, list[WeaponProfile]] = {}
+        lists = [e for h in self.houses for t in h.fighters for e in t.equipment_list]
+        lists += [e for h in self.houses for v in h.vehicles for e in v.equipment_list]
+        for entry in [*self.trading_post, *lists]:
+            key = name_key(entry.name)
+            if entry.profiles and key in wanted and wanted[key] not in found:
+                found[wanted[key]] = list(entry.profiles)
+        return found
+
+    def vehicle_profiles(self, vehicle_types: Iterable[str]) -> dict[str, VehicleProfile]:
+        """The profile of each vehicle type of ``vehicle_types`` the House Lists give, by its
+        casefolded name."""
+        wanted = {name_key(t): t.casefold() for t in vehicle_types if t.strip()}
+        found: dict[str, VehicleProfile] = {}
+        for template in (v for h in self.houses for v in h.vehicles):
+            key = name_key(template.vehicle_type)
+            if template.profile is not None and key in wanted and wanted[key] not in found:
+                found[wanted[key]] = template.profile
+        return found
 
     def trading_post_item(self, name: str) -> Equipment:
         for item in self.trading_post:

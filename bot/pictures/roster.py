@@ -39,7 +39,7 @@ from bot.pictures.canvas import (
     pill,
 )
 from bot.pictures.fonts import Typeface, Weight, typeface
-from bot.weapon_rows import WEAPON_FIGURES, WeaponRow, weapon_rows
+from bot.weapon_rows import WEAPON_FIGURES, KnownLines, WeaponRow, weapon_rows
 from rules.models import (
     PROFILE_STATS,
     EquipmentKind,
@@ -49,8 +49,8 @@ from rules.models import (
     Item,
     Profile,
     Vehicle,
+    VehicleProfile,
     VehicleStatus,
-    WeaponProfile,
 )
 from rules.profiles import LABELS as STAT_LABELS
 from rules.profiles import stat_text
@@ -99,8 +99,10 @@ class RosterOptions:
     owner_name: str | None = None
     # Gang id -> name, for "Captured by ...".
     gang_names: Mapping[str, str] = field(default_factory=dict)
-    # Casefolded weapon name -> profile.
-    weapon_profiles: Mapping[str, WeaponProfile] = field(default_factory=dict)
+    # Casefolded weapon name -> its profile lines, for weapons that carry none.
+    weapon_profiles: KnownLines = field(default_factory=dict)
+    # Casefolded vehicle type -> the rule data's profile of the type.
+    vehicle_profiles: Mapping[str, VehicleProfile] = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------- blocks
@@ -159,7 +161,7 @@ class WeaponLine:
 
     row: WeaponRow
     name: tuple[Line, ...]
-    traits: tuple[str, ...]
+    traits: tuple[Line, ...]
 
     @classmethod
     def of(cls, row: WeaponRow) -> WeaponLine:
@@ -171,23 +173,27 @@ class WeaponLine:
             cells += [Line(part, plain, MUTED) for part in plain.wrap(named, room)]
         else:
             cells = [Line(part, plain, MUTED) for part in plain.wrap(row.label, room)]
-        trait_face = typeface(14)
+        trait_face, trait_room = typeface(14), TRAITS_WIDTH - 2 * CELL_PAD
         # A trait breaks only after its comma: "Rapid Fire (1)" stays on one line.
-        traits = ", ".join(t.replace(" ", NO_BREAK) for t in row.profile.traits) \
-            if row.profile is not None else ""
+        traits = (", ".join(t.replace(" ", NO_BREAK) for t in row.profile.traits)
+                  if row.profile is not None else "")
+        # Only what the cell can show is laid out: a cell's lines hold this many characters.
+        shown = traits[:MAX_CELL_LINES * trait_face.most_chars(trait_room)]
+        trait_lines = [Line(part, trait_face, INK) for part in trait_face.wrap(shown, trait_room)]
         return cls(row, tuple(_at_most(cells, MAX_CELL_LINES, room)),
-                   tuple(_clipped(trait_face, traits, TRAITS_WIDTH - 2 * CELL_PAD)))
+                   tuple(_at_most(trait_lines, MAX_CELL_LINES, trait_room)))
 
     @property
     def height(self) -> int:
         names = sum(line.face.line_height for line in self.name)
-        traits = len(self.traits) * typeface(14).line_height
+        traits = sum(line.face.line_height for line in self.traits)
         return max(names, traits, typeface(15).line_height) + 2 * CELL_PAD
 
     @property
     def text(self) -> str:
         figures = " ".join(self.row.figures)
-        return f"{' '.join(line.text for line in self.name)} {figures} {' '.join(self.traits)}"
+        traits = " ".join(line.text for line in self.traits)
+        return f"{' '.join(line.text for line in self.name)} {figures} {traits}"
 
     def draw(self, canvas: Canvas, x: float, y: float) -> None:
         draw = canvas.draw
@@ -202,11 +208,11 @@ class WeaponLine:
                                        strict=True):
             canvas.text(face, (x + left + width / 2, y + CELL_PAD), face.clip(figure, width - 2),
                         INK, align="centre")
-        trait_face = typeface(14)
         cursor = y + CELL_PAD
-        for part in self.traits:
-            canvas.text(trait_face, (x + INNER - TRAITS_WIDTH + CELL_PAD, cursor), part, INK)
-            cursor += trait_face.line_height
+        for line in self.traits:
+            canvas.text(line.face, (x + INNER - TRAITS_WIDTH + CELL_PAD, cursor), line.text,
+                        line.colour)
+            cursor += line.face.line_height
 
 
 def _priced(face: Typeface, item: Item, room: float) -> list[str]:
@@ -229,15 +235,6 @@ def _at_most(lines: list[Line], most: int, room: float) -> list[Line]:
                                     last.colour)]
 
 
-def _clipped(face: Typeface, text: str, room: float) -> list[str]:
-    """``text`` wrapped to ``room``, at most :data:`MAX_CELL_LINES` lines."""
-    # Only what the cell can show is laid out: a cell's lines hold this many characters.
-    parts = face.wrap(text[:MAX_CELL_LINES * face.most_chars(room)], room)
-    if len(parts) <= MAX_CELL_LINES:
-        return parts
-    return [*parts[:MAX_CELL_LINES - 1], face.clip(parts[MAX_CELL_LINES - 1] + " …", room)]
-
-
 Part = Line | WeaponHead | WeaponLine
 
 
@@ -252,8 +249,9 @@ class Block:
     meta: Line
     lines: list[Part]
     pills: list[tuple[str, Colour]] = field(default_factory=list)
-    # A fighter's: None is "profile not set"; vehicles and the Stash have no table.
-    profile: Profile | None = None
+    # The profile table's labels and values: a fighter's twelve, a vehicle's seven; None
+    # (with ``has_profile``) is a fighter's "profile not set"; the Stash has no table.
+    stats: list[tuple[str, str]] | None = None
     has_profile: bool = False
 
     @property
@@ -278,7 +276,7 @@ class Block:
         dropped = len(self.lines) - kept
         note = Line(f"… {dropped} more line{'s' * (dropped != 1)} not shown", more, MUTED)
         return Block(self.title, self.right, self.band, self.meta,
-                     [*self.lines[:kept], note], self.pills, self.profile, self.has_profile)
+                     [*self.lines[:kept], note], self.pills, self.stats, self.has_profile)
 
     def parts(self, x: float, y: float) -> list[tuple[Part, tuple[float, float, float, float]]]:
         """Each part with the box it is drawn in (left, top, right, bottom), the block's
@@ -312,7 +310,7 @@ class Block:
                     meta.colour)
         cursor += META_HEIGHT
         if self.has_profile:
-            _draw_profile(canvas, x + PADDING, cursor, self.profile)
+            _draw_profile(canvas, x + PADDING, cursor, self.stats)
         for part, (left, top, _, _) in self.parts(x, y):
             if isinstance(part, Line):
                 draw_lines(canvas, left, top, [part])
@@ -320,10 +318,11 @@ class Block:
                 part.draw(canvas, left, top)
 
 
-def _draw_profile(canvas: Canvas, x: float, y: float, profile: Profile | None) -> None:
-    """The twelve characteristics as a two-row table, or a hatched "profile not set" box."""
+def _draw_profile(canvas: Canvas, x: float, y: float,
+                  stats: list[tuple[str, str]] | None) -> None:
+    """The characteristics as a two-row table, or a hatched "profile not set" box."""
     draw = canvas.draw
-    if profile is None:
+    if stats is None:
         hatched(draw, (x, y + 2, x + INNER, y + 48), BAD)
         face = typeface(20, Weight.BOLD)
         label = "PROFILE NOT SET"
@@ -332,15 +331,14 @@ def _draw_profile(canvas: Canvas, x: float, y: float, profile: Profile | None) -
         draw.rectangle((centre - width / 2, y + 12, centre + width / 2, y + 38), fill=PAPER)
         canvas.text(face, (centre, y + 13), label, BAD, align="centre")
         return
-    cell = INNER / len(PROFILE_STATS)
+    cell = INNER / len(stats)
     head = typeface(15, Weight.BOLD)
     value_face = typeface(21, Weight.BOLD)
     draw.rectangle((x, y, x + INNER, y + 22), fill=TABLE_HEAD)
-    for index, stat in enumerate(PROFILE_STATS):
+    for index, (label, value) in enumerate(stats):
         centre = x + cell * index + cell / 2
-        canvas.text(head, (centre, y + 2), STAT_LABELS[stat], INK, align="centre")
-        canvas.text(value_face, (centre, y + 24), stat_text(stat, profile.get(stat)), INK,
-                    align="centre")
+        canvas.text(head, (centre, y + 2), label, INK, align="centre")
+        canvas.text(value_face, (centre, y + 24), value, INK, align="centre")
         if index:
             draw.line((x + cell * index, y, x + cell * index, y + 50), fill=RULE)
     draw.line((x, y + 50, x + INNER, y + 50), fill=RULE)
@@ -396,6 +394,10 @@ def _equipment_lines(items: Sequence[Item], options: RosterOptions) -> list[Part
     return lines
 
 
+def fighter_cells(profile: Profile) -> list[tuple[str, str]]:
+    return [(STAT_LABELS[stat], stat_text(stat, profile.get(stat))) for stat in PROFILE_STATS]
+
+
 def fighter_block(fighter: Fighter, options: RosterOptions) -> Block:
     profile = fighter.profile
     kind = fighter.category.value
@@ -417,7 +419,8 @@ def fighter_block(fighter: Fighter, options: RosterOptions) -> Block:
     if fighter.advancements:
         lines += listed("Advances", [a.name for a in fighter.advancements], "advancements")
     band = ACCENT if fighter.on_roster else GONE
-    return Block(fighter.name, f"{fighter.total_cost} cr", band, about, lines, pills, profile,
+    stats = fighter_cells(profile) if profile is not None else None
+    return Block(fighter.name, f"{fighter.total_cost} cr", band, about, lines, pills, stats,
                  has_profile=True)
 
 
@@ -433,8 +436,11 @@ def vehicle_block(vehicle: Vehicle, crew: str | None, options: RosterOptions) ->
     lines += _equipment_lines(vehicle.equipment, options)
     if vehicle.lasting_damage:
         lines += listed("Damage", vehicle.lasting_damage, "damage", BAD)
+    # The type's profile from the rule data; a vehicle of a type it does not know has none.
+    profile = options.vehicle_profiles.get(vehicle.vehicle_type.casefold())
     return Block(vehicle.name, f"{vehicle.total_cost} cr", INK, Line(about, meta, MUTED), lines,
-                 [(vehicle.status.value, colour)])
+                 [(vehicle.status.value, colour)],
+                 profile.cells() if profile is not None else None, has_profile=profile is not None)
 
 
 def stash_block(gang: Gang) -> Block:
@@ -597,7 +603,8 @@ def roster_card(
     *,
     owner_name: str | None = None,
     gang_names: Mapping[str, str] | None = None,
-    weapon_profiles: Mapping[str, WeaponProfile] | None = None,
+    weapon_profiles: KnownLines | None = None,
+    vehicle_profiles: Mapping[str, VehicleProfile] | None = None,
     max_pages: int = MAX_PAGES,
     seconds: float = DRAW_SECONDS,
 ) -> list[bytes]:
@@ -607,6 +614,7 @@ def roster_card(
         owner_name=owner_name,
         gang_names=dict(gang_names or {}),
         weapon_profiles={k.casefold(): v for k, v in (weapon_profiles or {}).items()},
+        vehicle_profiles={k.casefold(): v for k, v in (vehicle_profiles or {}).items()},
     )
     started = time.monotonic()
     pages = paginate(roster_blocks(gang, options), max_pages)

@@ -37,8 +37,9 @@ from bot.pictures.chart import campaign_chart
 from bot.pictures.roster import roster_card
 from bot.pictures.series import GangSeries, Measure
 from bot.pictures.turns import Turns
+from bot.weapon_rows import KnownLines
 from rules.errors import InvalidRequest
-from rules.models import Fighter, FighterCategory, Gang, WeaponProfile
+from rules.models import Fighter, FighterCategory, Gang, VehicleProfile, WeaponProfile
 from rules.report import BattleReport
 from rules.world import World
 
@@ -81,11 +82,13 @@ def roster_revision(
     gang: Gang,
     owner_name: str | None = None,
     gang_names: Mapping[str, str] | None = None,
-    weapon_profiles: Mapping[str, WeaponProfile] | None = None,
+    weapon_profiles: KnownLines | None = None,
+    vehicle_profiles: Mapping[str, VehicleProfile] | None = None,
 ) -> str:
     """The key of a roster card: the gang as stored, and the names and profiles it shows."""
     return revision_key(
-        "roster", gang, owner_name, dict(gang_names or {}), dict(weapon_profiles or {})
+        "roster", gang, owner_name, dict(gang_names or {}),
+        {k: list(v) for k, v in (weapon_profiles or {}).items()}, dict(vehicle_profiles or {}),
     )
 
 
@@ -206,15 +209,17 @@ class PictureWorker:
         *,
         owner_name: str | None = None,
         gang_names: Mapping[str, str] | None = None,
-        weapon_profiles: Mapping[str, WeaponProfile] | None = None,
+        weapon_profiles: KnownLines | None = None,
+        vehicle_profiles: Mapping[str, VehicleProfile] | None = None,
         guild: int | None = None,
     ) -> list[bytes]:
-        key = roster_revision(gang, owner_name, gang_names, weapon_profiles)
+        key = roster_revision(gang, owner_name, gang_names, weapon_profiles, vehicle_profiles)
         # A copy of the gang: the pool pickles it on a thread of its own, later, and the
         # caller may change its model meanwhile.
         pages: tuple[bytes, ...] = await self.cached(
             key, _roster_pages, gang.model_copy(deep=True), owner_name,
-            dict(gang_names or {}), dict(weapon_profiles or {}), guild=guild,
+            dict(gang_names or {}), {k: list(v) for k, v in (weapon_profiles or {}).items()},
+            dict(vehicle_profiles or {}), guild=guild,
         )
         return list(pages)
 
@@ -256,10 +261,12 @@ def _roster_pages(
     gang: Gang,
     owner_name: str | None,
     gang_names: dict[str, str],
-    weapon_profiles: dict[str, WeaponProfile],
+    weapon_profiles: dict[str, list[WeaponProfile]],
+    vehicle_profiles: dict[str, VehicleProfile],
 ) -> tuple[bytes, ...]:
     return tuple(roster_card(gang, owner_name=owner_name, gang_names=gang_names,
-                             weapon_profiles=weapon_profiles))
+                             weapon_profiles=weapon_profiles,
+                             vehicle_profiles=vehicle_profiles))
 
 
 def _warm_up() -> None:

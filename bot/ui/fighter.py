@@ -6,6 +6,7 @@ import discord
 
 from bot.render import safe
 from bot.ui import fit_lines
+from bot.weapon_rows import KnownLines, weapon_profiles
 from bot.weapon_rows import weapon_rows as sheet_rows
 from rules.models import (
     PROFILE_STATS,
@@ -40,11 +41,13 @@ def profile_block(profile: Profile | None) -> str:
     return f"```\n{' '.join(heads).rstrip()}\n{' '.join(values).rstrip()}\n```"
 
 
-def item_line(item: Item) -> str:
-    """The item, then one indented line per weapon profile it has (name, figures, traits)."""
+def item_line(item: Item, known: KnownLines | None = None) -> str:
+    """The item, then one indented line per weapon profile it has, or the rule data gives
+    it (``known``): name, figures, traits."""
     slots = " (two weapon slots)" if item.weapon_slots == 2 else ""
     lines = [f"{safe(item.name)} · {item.kind.value}{slots} · {item.cost} credits"]
-    for profile in item.profiles:
+    profiles = weapon_profiles(item, known or {}) if item.kind is EquipmentKind.WEAPON else []
+    for profile in profiles:
         label = f"{safe(profile.name)}: " if profile.name else ""
         lines.append(f"  ↳ {label}{safe(profile.text)}")
     return "\n".join(lines)
@@ -53,12 +56,12 @@ def item_line(item: Item) -> str:
 WEAPON_HEADS = ("Weapon", "Rng S/L", "Acc S/L", "S", "AP", "D", "Am", "Traits")
 
 
-def weapon_rows(items: list[Item]) -> list[tuple[str, ...]]:
+def weapon_rows(items: list[Item], known: KnownLines | None = None) -> list[tuple[str, ...]]:
     """One row per profile line of each weapon, as the official roster sheet prints it: the
     weapon's name on its first line, "- <profile>" on the others; a weapon without a
     profile is one row of blanks."""
     rows: list[tuple[str, ...]] = []
-    for row in sheet_rows(items):
+    for row in sheet_rows(items, known):
         if row.profile is None:
             rows.append((row.label, "-", "-", "-", "-", "-", "-", ""))
             continue
@@ -67,9 +70,10 @@ def weapon_rows(items: list[Item]) -> list[tuple[str, ...]]:
     return rows
 
 
-def weapon_table(items: list[Item], limit: int = FIELD_CHARS) -> str | None:
+def weapon_table(items: list[Item], limit: int = FIELD_CHARS,
+                 known: KnownLines | None = None) -> str | None:
     """The weapons as a monospace profile table, or None when it would not fit ``limit``."""
-    rows = [WEAPON_HEADS, *weapon_rows(items)]
+    rows = [WEAPON_HEADS, *weapon_rows(items, known)]
     widths = [max(len(row[i]) for row in rows) for i in range(len(WEAPON_HEADS) - 1)]
     lines = ["  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)),
                         row[-1]]).rstrip().replace("`", "'") for row in rows]
@@ -77,7 +81,10 @@ def weapon_table(items: list[Item], limit: int = FIELD_CHARS) -> str | None:
     return text if len(text) <= limit else None
 
 
-def fighter_embed(gang: Gang, fighter: Fighter, captor: str | None = None) -> discord.Embed:
+def fighter_embed(gang: Gang, fighter: Fighter, captor: str | None = None,
+                  known: KnownLines | None = None) -> discord.Embed:
+    """The fighter's card; ``known`` gives the rule data's profile lines of its weapons that
+    carry none, as the roster card shows them."""
     kind = safe(fighter.fighter_type) or "no type"
     status = fighter.status.value
     if fighter.status is FighterStatus.CAPTURED:
@@ -91,12 +98,12 @@ def fighter_embed(gang: Gang, fighter: Fighter, captor: str | None = None) -> di
     embed.add_field(name="XP", value=f"{fighter.xp} · {fighter.kills} kills")
     embed.add_field(name="Weapon slots", value=f"{fighter.weapon_slots} of {MAX_WEAPON_SLOTS}")
     weapons = [i for i in fighter.equipment if i.kind is EquipmentKind.WEAPON]
-    table = weapon_table(weapons) if weapons else None
+    table = weapon_table(weapons, known=known) if weapons else None
     if table is not None:
         embed.add_field(name="Weapons", value=table, inline=False)
     shown = [i for i in fighter.equipment if table is None or i not in weapons]
     lists = [
-        ("Equipment" if table is None else "Wargear", [item_line(i) for i in shown]),
+        ("Equipment" if table is None else "Wargear", [item_line(i, known) for i in shown]),
         ("Skills", [safe(s) for s in fighter.skills]),
         ("Special rules", [safe(s) for s in fighter.special_rules]),
         ("Lasting injuries", [safe(s) for s in fighter.lasting_injuries]),

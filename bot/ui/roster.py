@@ -11,7 +11,7 @@ rather than being cut, and one over-long fighter is clipped, never refused.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import discord
@@ -35,6 +35,7 @@ from rules.models import (
     Item,
     Territory,
     Vehicle,
+    VehicleProfile,
 )
 from rules.profiles import profile_line as _profile_line
 
@@ -108,10 +109,14 @@ def fighter_field(fighter: Fighter, captor_names: dict[str, str]) -> _Field:
     return _field(name, "\n".join(lines))
 
 
-def vehicle_field(vehicle: Vehicle, *, stashed: bool = False) -> _Field:
+def vehicle_field(vehicle: Vehicle, *, stashed: bool = False,
+                  profile: VehicleProfile | None = None) -> _Field:
+    """The vehicle with its type's ``profile`` (the rule data's) where there is one."""
     kind = f", {safe(vehicle.vehicle_type)}" if vehicle.vehicle_type else ""
     where = "In Stash" if stashed else vehicle.status.value
     lines = [f"{vehicle.total_cost} credits · {where}"]
+    if profile is not None:
+        lines.append(f"`{profile.line}`")
     fitted = [*vehicle.upgrades, *vehicle.equipment]
     if fitted:
         lines.append(f"Equipment: {equipment_text(fitted)}")
@@ -178,13 +183,16 @@ def roster_embeds(
     *,
     territories: Sequence[str] = (),
     captives: Sequence[tuple[str, str]] = (),
+    vehicle_profiles: Mapping[str, VehicleProfile] | None = None,
 ) -> list[discord.Embed]:
     """The gang's roster as one or more embeds, in reading order.
 
     ``captor_names`` maps gang ids to names for "Captured by X";
     ``territories`` are the names of the Territories it holds; ``captives``
-    are (fighter name, their gang's name) pairs this gang holds Captive.
+    are (fighter name, their gang's name) pairs this gang holds Captive;
+    ``vehicle_profiles`` the rule data's profile of each vehicle type (casefolded).
     """
+    profiles = vehicle_profiles or {}
     description = (
         f"House {safe(gang.house)} · {gang.alignment.value} · owner <@{gang.owner}>\n"
         f"Campaign: {safe(campaign_name)}"
@@ -205,8 +213,10 @@ def roster_embeds(
     fields += [fighter_field(f, captor_names) for f in gang.fighters]
     if not gang.fighters:
         fields.append(_field("Roster", "No fighters yet."))
-    fields += [vehicle_field(v) for v in gang.vehicles]
-    fields += [vehicle_field(v, stashed=True) for v in gang.stash_vehicles]
+    fields += [vehicle_field(v, profile=profiles.get(v.vehicle_type.casefold()))
+               for v in gang.vehicles]
+    fields += [vehicle_field(v, stashed=True, profile=profiles.get(v.vehicle_type.casefold()))
+               for v in gang.stash_vehicles]
     stash = equipment_names(gang.stash)
     fields.append(_field(
         f"Stash ({gang.stash_value} credits of equipment)", _listing(stash) if stash else "Empty."

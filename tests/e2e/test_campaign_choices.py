@@ -74,7 +74,7 @@ async def test_dome_dice_hangers_on_limit_and_the_gangers_skill_set(arena: Arena
     await at_step(arena.driver, thread, TRADING_POST)
     doc = await d.slash(GUILD, CHANNEL, "bob", "roster hangeron", fighter_type="Rogue Doc",
                         name="Sawbones", gang="Gearheads", campaign="Underhive")
-    assert "Gearheads recruits Sawbones, a Rogue Docs, for 50 credits" in doc.text(), doc.text()
+    assert "Gearheads recruits Sawbones, a Rogue Doc, for 50 credits" in doc.text(), doc.text()
     assert "1 of 1 Hangers-on and Brutes" in doc.text()
     extra = await d.slash(GUILD, CHANNEL, "bob", "roster hangeron", fighter_type="Slopper",
                           name="Cookie", gang="Gearheads", campaign="Underhive")

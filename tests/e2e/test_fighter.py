@@ -348,8 +348,10 @@ async def test_autocomplete_suggests_from_the_roster_and_the_rule_set(arena: Are
     assert "Axe" in bought and "Lasgun" not in bought and "Autogun" not in bought
     assert await names("fighter equip", "item", fighter="Hinter", item="",
                        from_stash=True) == ["Lasgun"]
-    assert await names("vehicle add", "vehicle_type", gang=gang, vehicle_type="") == [
-        "Mauler"]
+    # The House's own vehicle and the universal ones every House may take.
+    offered = await names("vehicle add", "vehicle_type", gang=gang, vehicle_type="")
+    assert {"Mauler", "Wolfquad", "Ridgerunner"} <= set(offered)
+    assert "Outrider Quad" not in offered
     assert "Persistent Rattle" in await names("vehicle edit", "add_damage", vehicle="Hint Quad",
                                               add_damage="pers")
     assert await names("fighter add", "fighter_type", gang=gang, fighter_type="forge") == [

@@ -113,7 +113,7 @@ def test_a_weapon_profile_from_the_rule_data_adds_its_line() -> None:
     plain = decode(roster_card(gang)[0]).convert("RGB")
     profile = WeaponProfile(short_range='8"', long_range='24"', strength="3", ap="-",
                             damage="1", ammo="4+", traits=["Rapid Fire (1)"])
-    profiled = decode(roster_card(gang, weapon_profiles={"AUTOGUN": profile})[0]).convert("RGB")
+    profiled = decode(roster_card(gang, weapon_profiles={"AUTOGUN": [profile]})[0]).convert("RGB")
     assert ImageChops.difference(plain, profiled).getbbox() is not None
 
 

@@ -21,9 +21,10 @@ from bot.pictures.roster import (
     WeaponLine,
     paginate,
     roster_blocks,
+    vehicle_block,
 )
 from rules.data import load_ruleset
-from rules.models import EquipmentKind, Gang, Item, WeaponProfile
+from rules.models import EquipmentKind, Gang, Item, Vehicle, WeaponProfile
 from rules.ruleset import RuleSet
 from rules.tradingpost import written_item
 from tests import factories as f
@@ -143,7 +144,7 @@ def test_the_worst_roster_keeps_its_budgets_with_weapon_tables() -> None:
                 assert inside(box, placed.box)
                 # Twenty traits of sixty characters: the cell ends in an ellipsis.
                 assert len(row.traits) <= MAX_CELL_LINES
-                assert row.traits[-1].endswith("…")
+                assert row.traits[-1].text.endswith("…")
     assert len(roster_card(gang)) == MAX_PAGES
 
 
@@ -153,7 +154,7 @@ def test_a_weapon_named_in_the_rule_data_takes_its_profile_there() -> None:
     gang = f.gang(fighters=[plain])
     bare = layout(gang)[0][0]
     assert [r.row.figures for r, _ in weapon_lines(bare)] == [("-",) * 8]
-    known = {"autogun": WeaponProfile(short_range='8"', long_range='24"', strength="3")}
+    known = {"autogun": [WeaponProfile(short_range='8"', long_range='24"', strength="3")]}
     given = paginate(roster_blocks(gang, RosterOptions(weapon_profiles=known)))[0][0]
     [(row, _)] = weapon_lines(given)
     assert row.row.figures[:2] == ('8"', '24"') and row.row.figures[4] == "3"
@@ -166,3 +167,17 @@ def test_a_weapon_s_price_is_never_broken_inside() -> None:
         [(row, _)] = weapon_lines(placed)
         cell = [line.text for line in row.name]
         assert cell[-1].endswith("(35)") and " ".join(cell) == f"{name} (35)", cell
+
+
+def test_a_vehicle_shows_its_type_s_profile_from_the_rule_data() -> None:
+    ruleset = load_ruleset("necromunda-2023")
+    known = Vehicle(id="v1", name="Ironjaw", vehicle_type="Wolfquad", cost=70)
+    unknown = Vehicle(id="v2", name="Scrapheap", vehicle_type="Home-made", cost=40)
+    options = RosterOptions(vehicle_profiles=ruleset.vehicle_profiles(["WOLFQUAD", "Home-made"]))
+    drawn = vehicle_block(known, None, options)
+    assert drawn.has_profile and drawn.stats == [
+        ("M", '8"'), ("Front", "3"), ("Side", "3"), ("Rear", "3"), ("HP", "2"), ("Hnd", "5+"),
+        ("Sv", "5+")]
+    # A type the data does not know has no table (no "profile not set": nobody can give one).
+    bare = vehicle_block(unknown, None, options)
+    assert not bare.has_profile and bare.height < drawn.height

@@ -25,7 +25,7 @@ def test_shipped_hangers_on_and_brutes_are_the_real_ones(ruleset: RuleSet) -> No
     assert kinds == {FighterCategory.HANGER_ON, FighterCategory.BRUTE}
     assert not any(t.example for t in ruleset.hangers_on)
     assert all(t.source for t in ruleset.hangers_on)
-    assert {"Rogue Docs", "Ammo Jack"} <= {t.fighter_type for t in ruleset.hangers_on}
+    assert {"Rogue Doc", "Ammo Jack"} <= {t.fighter_type for t in ruleset.hangers_on}
 
 
 @pytest.mark.rule("PB-6B.3")
@@ -33,7 +33,7 @@ def test_a_rogue_doc_is_recruited_from_the_shipped_data(ruleset: RuleSet) -> Non
     result = recruit_hanger_on(_world(1), "g", ruleset, "rogue doc", "Doc Hollis", "h1")
     doc = result.world.gang("g").fighter("h1")
     assert (doc.category, doc.fighter_type, doc.cost) == (
-        FighterCategory.HANGER_ON, "Rogue Docs", 50)
+        FighterCategory.HANGER_ON, "Rogue Doc", 50)
     assert result.world.gang("g").credits == 950
     assert any("1 of 1" in n for n in result.notes)
     assert not any("example" in n for n in result.notes)

@@ -110,9 +110,9 @@ def test_rogue_doc_shop_gives_a_law_abiding_gang_a_free_rogue_doc(ruleset: RuleS
     result = _claim(_world(ruleset, "Rogue Doc Shop"), ruleset, "rogue-doc-shop", [],
                     recruit_id="doc")
     doc = result.world.gang("g").fighter("doc")
-    assert (doc.fighter_type, doc.category, doc.cost) == ("Rogue Docs", FighterCategory.HANGER_ON,
+    assert (doc.fighter_type, doc.category, doc.cost) == ("Rogue Doc", FighterCategory.HANGER_ON,
                                                           50)
-    assert doc.name == "Rogue Docs of Rogue Doc Shop"
+    assert doc.name == "Rogue Doc of Rogue Doc Shop"
     assert result.world.gang("g").credits == 50
 
 

@@ -162,7 +162,7 @@ def test_pb_6b_1_refuses_unknown_type_hangers_on_and_used_ids(ruleset: RuleSet) 
     refused(InvalidRequest, w,
             lambda: hire_fighter(w, "g", ruleset, "Goliath Bruiser", "B", "boss"),
             match="already in use")
-    refused(NotFound, w, lambda: hire_fighter(w, "g", ruleset, "Rogue Docs", "D", "n1"))
+    refused(NotFound, w, lambda: hire_fighter(w, "g", ruleset, "Rogue Doc", "D", "n1"))
 
 
 @pytest.mark.rule("PB-6B.1")
@@ -236,7 +236,7 @@ def test_pb_6b_2_refused_when_poor_or_not_on_the_list(ruleset: RuleSet) -> None:
     error = refused(InsufficientCredits, w,
                     lambda: purchase_vehicle(w, "g", ruleset, "Mauler", "Q", "v1"))
     assert "100 credits" in error.message and "99" in error.message
-    refused(NotFound, w, lambda: purchase_vehicle(w, "g", ruleset, "Wolfquad", "W", "v1"))
+    refused(NotFound, w, lambda: purchase_vehicle(w, "g", ruleset, "Outrider Quad", "W", "v1"))
 
 
 # --------------------------------------------------------------------------- PB-6B.3
@@ -245,12 +245,12 @@ def test_pb_6b_2_refused_when_poor_or_not_on_the_list(ruleset: RuleSet) -> None:
 @pytest.mark.rule("PB-6B.3")
 def test_pb_6b_3_reputation_4_allows_one_hanger_on(ruleset: RuleSet) -> None:
     w = world(gang(id="g", credits=300, reputation=4))
-    first = recruit_hanger_on(w, "g", ruleset, "Rogue Docs", "Doc", "h1")
+    first = recruit_hanger_on(w, "g", ruleset, "Rogue Doc", "Doc", "h1")
     assert first.world.gang("g").fighter("h1").category is FighterCategory.HANGER_ON
     assert first.world.gang("g").credits == 250 and first.cost == 50
     second = first.world
     refused(NotEligible, second,
-            lambda: recruit_hanger_on(second, "g", ruleset, "Rogue Docs", "Doc 2", "h2"),
+            lambda: recruit_hanger_on(second, "g", ruleset, "Rogue Doc", "Doc 2", "h2"),
             match="Reputation 4")
 
 
@@ -265,14 +265,14 @@ def test_pb_6b_3_reputation_5_allows_two_and_brutes_count(ruleset: RuleSet) -> N
     full = result.world.model_copy(deep=True)
     full.gang("g").credits = 300
     refused(NotEligible, full,
-            lambda: recruit_hanger_on(full, "g", ruleset, "Rogue Docs", "Doc 2", "h2"))
+            lambda: recruit_hanger_on(full, "g", ruleset, "Rogue Doc", "Doc 2", "h2"))
 
 
 @pytest.mark.rule("PB-6B.3")
 def test_pb_6b_3_only_hangers_on_and_within_credits(ruleset: RuleSet) -> None:
     w = world(gang(id="g", credits=49, reputation=10))
     refused(InsufficientCredits, w,
-            lambda: recruit_hanger_on(w, "g", ruleset, "Rogue Docs", "Doc", "h1"))
+            lambda: recruit_hanger_on(w, "g", ruleset, "Rogue Doc", "Doc", "h1"))
     refused(InvalidRequest, w,
             lambda: recruit_hanger_on(w, "g", ruleset, "Goliath Bruiser", "B", "h1"))
 

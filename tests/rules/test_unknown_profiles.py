@@ -40,11 +40,11 @@ def test_hiring_gives_the_template_profile_and_none_where_the_data_has_none() ->
     assert mother.profile == parse_profile(QUILL) and mother.skills == ["Nerves of Steel"]
     sister = hire_fighter(hired, "g", ruleset, "Quill Sister", "Sis", "n2").world
     assert sister.gang("g").fighter("n2").profile is None
-    # The shipped lists leave unset a profile their source gives wrong (the Sumpkroc's Cool
-    # reads "68+"): nothing is made up for it.
-    kroc = hire_fighter(world(gang(id="h", credits=500)), "h", default_ruleset(), "Sumpkroc",
-                        "K", "n3").world.gang("h").fighter("n3")
-    assert kroc.profile is None
+    # The shipped lists leave unset a profile their source does not give (the Delaque
+    # Wraith has no profile table): nothing is made up for it.
+    wraith = hire_fighter(world(gang(id="h", house="Delaque", credits=500)), "h",
+                          default_ruleset(), "Delaque Wraith", "W", "n3").world
+    assert wraith.gang("h").fighter("n3").profile is None
 
 
 @pytest.mark.rule("PB-1.1")

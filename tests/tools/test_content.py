@@ -41,7 +41,7 @@ def test_every_house_with_every_fighter_type_and_a_profile(ruleset: RuleSet) -> 
                 FighterCategory.JUVE} <= categories, house.house
         for template in house.fighters:
             assert template.cost > 0 and template.source.startswith("necrovox/")
-            if template.fighter_type not in ("Sumpkroc", "Delaque Wraith"):
+            if template.fighter_type != "Delaque Wraith":
                 assert template.profile is not None, template.fighter_type
 
 
@@ -53,7 +53,7 @@ def test_the_armoury_skills_and_hangers_on(ruleset: RuleSet) -> None:
         "Agility", "Brawn", "Combat", "Cunning", "Driving", "Ferocity", "Leadership",
         "Savant", "Shooting", "Muscle", "Finesse", "Bravado", "Tech", "Obfuscation", "Piety"}
     names = {t.fighter_type for t in ruleset.hangers_on}
-    assert {"Ammo Jack", "Rogue Docs", "Iron Automata"} <= names
+    assert {"Ammo Jack", "Rogue Doc", "Iron Automata"} <= names
     # The example House Lists and items of core-2023 are replaced, not merged.
     assert "Forge Tyrant" not in {t.fighter_type for t in ruleset.house("Goliath").fighters}
 
@@ -98,6 +98,68 @@ def test_sample_checked_against_the_sources_by_the_converter_s_parser(ruleset: R
         item = ruleset.trading_post_item(weapon["name"])
         assert item.cost == weapon["cost"]
         assert [p.strength for p in item.profiles] == [p["strength"] for p in weapon["profiles"]]
+
+
+def test_vehicle_types_with_profile_cost_gangs_and_equipment_list(ruleset: RuleSet) -> None:
+    goliath = {v.vehicle_type: v for v in ruleset.house("Goliath").vehicles}
+    orlock = {v.vehicle_type: v for v in ruleset.house("Orlock").vehicles}
+    # The House's own vehicle (its card writes the Hull Points "W") and the universal ones.
+    mauler = goliath["Mauler"]
+    assert mauler.cost == 100 and mauler.profile is not None
+    assert mauler.profile.line == 'M7" Front5 Side4 Rear4 HP3 Hnd5+ Sv5+'
+    assert "Outrider Quad" in orlock and "Outrider Quad" not in goliath
+    for house in ruleset.houses:
+        names = {v.vehicle_type for v in house.vehicles}
+        assert {"Wolfquad", "Ridgerunner", "Rockgrinder", "Cargo-8 Ridgehauler",
+                "Chronos Pattern Ironcrawler", "Sludge Barge", "Scrap Skiff"} <= names
+        assert all(v.profile is not None and v.source.startswith("necrovox/")
+                   for v in house.vehicles), house.house
+    wolfquad = goliath["Wolfquad"]
+    assert wolfquad.cost == 70 and wolfquad.profile is not None
+    assert wolfquad.profile.line == 'M8" Front3 Side3 Rear3 HP2 Hnd5+ Sv5+'
+    offered = {e.name: (e.cost, e.kind.value) for e in wolfquad.equipment_list}
+    assert offered["Heavy stubber"] == (130, "weapon")
+    assert offered["Nitro Burner"] == (15, "vehicle upgrade")
+    # The Goliath Vehicle Equipment List adds to every vehicle of the House.
+    assert offered["Boltgun"] == (55, "weapon")
+    # "inc." rows are fitted already, not bought.
+    ridgehauler = goliath["Cargo-8 Ridgehauler"]
+    assert "Transport Bed" not in {e.name for e in ridgehauler.equipment_list}
+
+
+def test_source_slips_are_mended_not_copied(ruleset: RuleSet) -> None:
+    hangers = {t.fighter_type for t in ruleset.hangers_on}
+    assert {"Rogue Doc", "Underhive Trader"} <= hangers and "Rogue Docs" not in hangers
+    # "+ Digi (D060-K13)" is a Hired Gun's own grenade, not a line of the Frag grenade.
+    assert [p.name for p in ruleset.trading_post_item("Frag grenade").profiles] == [""]
+    flak = ruleset.trading_post_item("Flak Armour")
+    assert (flak.cost, flak.kind.value) == (10, "armour")
+    escher = {t.fighter_type: t for t in ruleset.house("Escher").fighters}
+    assert "Flak Armour" in {e.name for e in escher["Gang Queen"].equipment_list}
+    helion = {e.name: e.kind.value for e in escher["Helion"].equipment_list}
+    assert helion["Laspistol"] == "weapon" and "Flak Armour" in helion
+    zerker = next(t for t in ruleset.house("Goliath").fighters if t.fighter_type == "'Zerker")
+    assert zerker.skills == ["Impetuous"]
+    sumpkroc = next(t for t in ruleset.house("Goliath").fighters
+                    if t.fighter_type == "Sumpkroc")
+    assert sumpkroc.profile is not None and sumpkroc.profile.cl == 6
+    assert ruleset.trading_post_item("Kroot long rifle").profiles
+    assert not [e.name for e in ruleset.trading_post if "†" in e.name or "t(" in e.name]
+    for path in sorted(SET.glob("*.toml")):
+        assert "&nbsp;" not in path.read_text(encoding="utf-8"), path.name
+
+
+@needs_sources
+def test_sample_vehicles_checked_against_the_sources_by_the_converter_s_parser(
+        ruleset: RuleSet) -> None:
+    from tools.content import necrovox, vehicles
+
+    shipped = {v.vehicle_type: v for v in ruleset.house("Escher").vehicles}
+    for entry, gangs in vehicles.universal(SOURCES / "necrovox", necrovox.Report()):
+        vehicle = shipped[entry["vehicle_type"]]
+        assert gangs == ["Any"] and vehicle.cost == entry["cost"]
+        assert vehicle.profile is not None
+        assert vehicle.profile.model_dump() == entry["profile"]
 
 
 @needs_sources

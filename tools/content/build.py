@@ -12,7 +12,7 @@ import tomli_w
 from rules.models import Profile
 from rules.names import loose_keys
 from rules.profiles import profile_line
-from tools.content import gyrinx, necrovox
+from tools.content import gyrinx, necrovox, vehicles
 from tools.content.necrovox import Fighter, Report
 
 SET_NAME = "necromunda-2023"
@@ -53,11 +53,21 @@ def convert(sources: Path) -> Converted:
     # A House List's own weapons (no Trading Post cost) travel with the list's entries.
     own_profiles = {loose_keys(w["name"])[0]: w for w in own_weapons}
     counts: dict[str, int] = {}
+    crew_list, crew_costs = vehicles.crew_list(necro), vehicles.crew_costs(necro)
     others = gyrinx.fighters(sources / "gyrinx")
+    own_vehicles: dict[str, list[dict[str, Any]]] = {}
+    house_fighters: dict[str, list[Fighter]] = {}
     for house in necrovox.HOUSES:
-        fighters, vehicles = necrovox.house_fighters(necro, house, report)
+        house_fighters[house], own_vehicles[house] = necrovox.house_fighters(necro, house,
+                                                                             report)
+    vehicle_lists = vehicles.house_vehicles(necro, report, own_vehicles)
+    for house in necrovox.HOUSES:
+        fighters = house_fighters[house]
         fighters = _costed(house, fighters, others, report)
+        _repair_profiles(house, fighters, others, report)
         lists = necrovox.equipment_lists(necro, house, fighters, report)
+        _crew_weapons(house, fighters, lists, crew_list, report)
+        _crew_costs(house, fighters, crew_costs, report)
         all_fighters[house] = fighters
         counts[house] = len(fighters)
         entry: dict[str, Any] = {
@@ -65,13 +75,17 @@ def convert(sources: Path) -> Converted:
             "fighters": [_fighter(f, _matched(lists[f.name], catalogue, own_profiles))
                          for f in fighters],
         }
-        if vehicles:
-            entry["vehicles"] = vehicles
+        if vehicle_lists[house]:
+            entry["vehicles"] = [_vehicle(v, _matched(v.get("equipment_list", []), catalogue,
+                                                      own_profiles))
+                                 for v in vehicle_lists[house]]
         houses.append(entry)
     _two_slots(houses, weapon_list)
     skill_list = necrovox.skill_sets(necro, report)
     hanger_list = [_with_profile_line(h) for h in necrovox.hangers_on(necro, report)]
     differences = cross_check(all_fighters, others, report)
+    counts["vehicle types"] = len({v["vehicle_type"] for h in houses
+                                   for v in h.get("vehicles", [])})
     counts.update({"weapons": len(weapon_list), "wargear": len(wargear_list),
                    "skill_sets": len(skill_list), "hangers_on": len(hanger_list)})
     files = {
@@ -121,6 +135,39 @@ def _fighter(fighter: Fighter, equipment: list[dict[str, Any]]) -> dict[str, Any
     return entry
 
 
+def _crew_weapons(house: str, fighters: list[Fighter], lists: dict[str, list[dict[str, Any]]],
+                  universal: list[dict[str, Any]], report: Report) -> None:
+    """A Crew type whose House list offers it no weapon (the Escher Helion: Flak only) takes
+    the Universal Crew Equipment List beside its own entries, as the crew of any gang may."""
+    for fighter in fighters:
+        entries = lists[fighter.name]
+        if fighter.category != "Crew" or any(e["kind"] == "weapon" for e in entries):
+            continue
+        names = {e["name"].casefold() for e in entries}
+        entries += [e for e in universal if e["name"].casefold() not in names]
+        report.slip(f"{house}: the list offers {fighter.name} (Crew) no weapon; the "
+                    "Universal Crew Equipment List is added to its own")
+
+
+def _crew_costs(house: str, fighters: list[Fighter], costs: dict[str, int],
+                report: Report) -> None:
+    """Where the vehicles index prices a House's crew apart from its House List, say so
+    (the House List's cost is kept: it is the list a gang hires from)."""
+    for fighter in fighters:
+        other = costs.get(fighter.name.casefold())
+        if fighter.category == "Crew" and other is not None and other != fighter.cost:
+            report.slip(f"{house}: {fighter.name} costs {fighter.cost} in its House List and "
+                        f"{other} in the vehicles index; the House List's is kept")
+
+
+def _vehicle(vehicle: dict[str, Any], equipment: list[dict[str, Any]]) -> dict[str, Any]:
+    entry = {k: v for k, v in vehicle.items() if k not in ("equipment_list", "source")}
+    if equipment:
+        entry["equipment_list"] = equipment
+    entry["source"] = vehicle["source"]
+    return entry
+
+
 def _with_profile_line(entry: dict[str, Any]) -> dict[str, Any]:
     if "profile" in entry:
         entry = {**entry, "profile": profile_line(Profile.model_validate(entry["profile"]))}
@@ -138,6 +185,9 @@ def _matched(entries: list[dict[str, Any]], catalogue: dict[str, dict[str, Any]]
         if entry["kind"] == "weapon":
             # Grenades sections list "Frag" for the Armoury's "Frag grenade".
             keys += loose_keys(f"{entry['name']} grenade")
+        if entry["kind"] == "armour":
+            # Armour sections list "Flak" for the Armoury's "Flak Armour".
+            keys += loose_keys(f"{entry['name']} armour")
         item = next((catalogue[k] for k in keys if k in catalogue), None)
         if item is not None:
             entry = {**entry, "name": item["name"]}
@@ -146,9 +196,9 @@ def _matched(entries: list[dict[str, Any]], catalogue: dict[str, dict[str, Any]]
         elif entry["kind"] == "weapon":
             weapon = next((own[k] for k in keys if k in own), None)
             if weapon is not None:
-                source = entry.pop("source")
-                entry = {**entry, "name": weapon["name"], "availability": "Exclusive",
-                         "profiles": weapon["profiles"], "source": source}
+                entry = {**{k: v for k, v in entry.items() if k != "source"},
+                         "name": weapon["name"], "availability": "Exclusive",
+                         "profiles": weapon["profiles"], "source": entry["source"]}
         if entry["name"] in names:
             continue
         names.add(entry["name"])
@@ -189,6 +239,35 @@ def _costed(house: str, fighters: list[Fighter], others: list[gyrinx.GyrinxFight
             fighter.source = f"{fighter.source}; cost: {match.source}"
         kept.append(fighter)
     return kept
+
+
+def _repair_profiles(house: str, fighters: list[Fighter], others: list[gyrinx.GyrinxFighter],
+                     report: Report) -> None:
+    """A profile printed with a figure out of any bound ("68+") takes Gyrinx's figure for
+    it where Gyrinx gives the type with every other characteristic the same; else it is
+    left not set."""
+    for fighter in fighters:
+        if fighter.read is None:
+            continue
+        read = fighter.read
+        match = next((g for g in others if _compact(g.name) == _compact(fighter.name)
+                      and all(_gyrinx_stat(g, s) == v for s, v in read.items()
+                              if s not in fighter.unread)), None)
+        missing = [s for s in fighter.unread if match is None or not _gyrinx_stat(match, s)]
+        if match is None or missing:
+            report.slip(f"{house}: {fighter.name} has a characteristic out of any bound "
+                        f"({fighter.printed}); its profile is left not set")
+            continue
+        fighter.profile = {**read, **{s: _gyrinx_stat(match, s) for s in fighter.unread}}
+        taken = ", ".join(f"{s.upper()} {fighter.profile[s]}" for s in fighter.unread)
+        report.slip(f"{house}: {fighter.name} prints a characteristic out of any bound "
+                    f"({fighter.printed}); Gyrinx's {taken} is taken ({match.source}), "
+                    "its other figures being the same")
+
+
+def _gyrinx_stat(fighter: gyrinx.GyrinxFighter, stat: str) -> int | None:
+    """A Gyrinx characteristic as necrovox reads it: 0 is one the fighter lacks ("-")."""
+    return fighter.stats.get(stat) or None
 
 
 def _gyrinx_match(house: str, fighter: Fighter,

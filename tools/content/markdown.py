@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 _TOOLTIP = re.compile(r"<Tooltip[^>]*>(.*?)</Tooltip>", re.IGNORECASE)
@@ -19,6 +20,7 @@ def clean(text: str) -> str:
     text = _LINK.sub(r"\1", text)
     text = _WIKI.sub(r"\1", text)
     text = _TAG.sub("", text)
+    text = text.replace("&nbsp;", " ").replace("\\-", "-")
     text = text.replace("\\*", "*").replace("\\|", "|").replace("**", "").replace("__", "")
     text = text.translate(_QUOTES)
     return _SPACES.sub(" ", text).strip().strip("_").strip()
@@ -93,3 +95,22 @@ def section_end(all_headings: list[Heading], heading: Heading, total: int) -> in
         if other.line > heading.line and other.level <= heading.level:
             return other.line
     return total
+
+
+@dataclass(frozen=True)
+class Section:
+    """A heading's section: the heading, the line after its last, and where the heading
+    before it stands (0 for the first)."""
+
+    heading: Heading
+    end: int
+    previous: int
+
+
+def sections(lines: list[str], level: int) -> Iterator[Section]:
+    """Every section under a heading of ``level``, in the text's order."""
+    marks = headings(lines)
+    for index, heading in enumerate(marks):
+        if heading.level == level:
+            yield Section(heading, section_end(marks, heading, len(lines)),
+                          marks[index - 1].line if index else 0)

@@ -12,7 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from rules.names import loose_keys
-from tools.content.markdown import Heading, Table, clean, headings, section_end, tables
+from tools.content.markdown import (
+    Heading,
+    Table,
+    clean,
+    headings,
+    section_end,
+    sections,
+    tables,
+)
 
 HOUSES = {
     "Goliath": "house-goliath/house-goliath.md",
@@ -52,7 +60,7 @@ _CATEGORIES = {
     "exotic beast": ("Exotic Beast", False), "crew": ("Crew", False),
 }
 _FIGHTER = re.compile(r"^(?:0-(\d+)\s+)?(.+?)\s*\(([^()]+)\)(?:\s*-\s*Cost\s+(\d+))?$")
-_CARD_COST = re.compile(r'<FighterCard cost="(\d+)"')
+_CARD_COST = re.compile(r'<(?:Fighter|Vehicle)Card cost="(\d+)"')
 _COST_LINE = re.compile(r"\*\*Cost:\*\*\s*(\d+)")
 _INCLUDE = re.compile(r"^<([A-Z][A-Za-z]*)\s*/>")
 _IMPORT = re.compile(r"^import\s+(\w+)\s+from\s+'\./(.+?)';")
@@ -102,18 +110,26 @@ _BOUNDS = {"m": (0, 20), "s": (0, 10), "t": (0, 10), "w": (0, 10), "a": (0, 10)}
 
 def profile_from(table: Table) -> dict[str, int | None] | None:
     """The characteristics of a profile table; None when a value is out of any bound."""
+    profile, unread = read_profile(table)
+    return None if unread else profile
+
+
+def read_profile(table: Table) -> tuple[dict[str, int | None], list[str]]:
+    """The characteristics of a profile table, and those out of any bound ("68+" for a
+    Cool), which are left absent; every one is unread when the table is no profile."""
     header = [h.strip().casefold() for h in table.header]
-    if not table.rows or not set(header) <= set(STATS) or "bs" not in header:
-        return None
-    values = table.rows[0]
     profile: dict[str, int | None] = dict.fromkeys(STATS)
-    for stat, cell in zip(header, values, strict=False):
+    if not table.rows or not set(header) <= set(STATS) or "bs" not in header:
+        return profile, list(STATS)
+    unread = []
+    for stat, cell in zip(header, table.rows[0], strict=False):
         value = stat_value(cell)
         low, high = _BOUNDS.get(stat, (1, 12))
         if value is not None and not low <= value <= high:
-            return None
+            unread.append(stat)
+            value = None
         profile[stat] = value
-    return profile
+    return profile, unread
 
 
 def _profile_table(lines: list[str], start: int, end: int) -> Table | None:
@@ -122,6 +138,29 @@ def _profile_table(lines: list[str], start: int, end: int) -> Table | None:
         if "bs" in header and set(header) <= set(STATS):
             return table
     return None
+
+
+# A vehicle profile's columns; a House List card writes the Hull Points "W".
+_COLUMNS = {"m": "m", "front": "front", "side": "side", "rear": "rear", "hp": "hp",
+            "w": "hp", "hnd": "hnd", "sv": "sv"}
+
+def vehicle_profile(table: Table) -> dict[str, int] | None:
+    """A vehicle's profile table (M, Front, Side, Rear, HP, Hnd, Sv); None when it is not
+    one or a figure cannot be read."""
+    header = [h.strip().casefold() for h in table.header]
+    if "front" not in header or not table.rows:
+        return None
+    profile: dict[str, int] = {}
+    for label, cell in zip(header, table.rows[0], strict=False):
+        stat, value = _COLUMNS.get(label), stat_value(cell)
+        if stat is None or value is None:
+            return None
+        profile[stat] = value
+    return profile if len(profile) == len(set(_COLUMNS.values())) else None
+
+
+def profile_in(lines: list[str], start: int, end: int) -> dict[str, int] | None:
+    return next((p for t in tables(lines, start, end) for p in [vehicle_profile(t)] if p), None)
 
 
 # --------------------------------------------------------------------------- houses
@@ -142,6 +181,11 @@ class Fighter:
     primary: list[str] = field(default_factory=list)
     secondary: list[str] = field(default_factory=list)
     own_access: bool = False
+    # A profile printed with characteristics out of any bound: what was read, what was not,
+    # and the printed row (the converter looks for the missing figures in Gyrinx).
+    read: dict[str, int | None] | None = None
+    unread: list[str] = field(default_factory=list)
+    printed: str = ""
 
 
 def _names_after(lines: list[str], start: int, end: int, label: str) -> list[str]:
@@ -154,10 +198,15 @@ def _names_after(lines: list[str], start: int, end: int, label: str) -> list[str
             if "custom" in text.casefold() or text.casefold() == "none":
                 return []
             names = [n.strip().rstrip(".") for n in re.split(r",(?![^()]*\))", text)]
-            names = [re.sub(r"\s*\(same as[^)]*\)", "", n) for n in names if n]
+            # "(same as ...)" and a bracketed description ("Impetuous (consolidate 4"
+            # instead of 2")") are rules text, not part of the name.
+            names = [_DESCRIBED.sub("", n) for n in names if n]
             # "When recruited, a Goliath Stimmer may choose one skill..." is a rule, not names.
             return [] if any(n[:1].islower() or n.startswith("When ") for n in names) else names
     return []
+
+
+_DESCRIBED = re.compile(r"\s*\((?:same as[^)]*|[a-z][^()]*\s[^()]*\s[^()]*)\)")
 
 
 def _bullets(lines: list[str], start: int, end: int) -> list[str]:
@@ -200,8 +249,8 @@ def house_fighters(root: Path, house: str, report: Report
         name = _corrected_name(name, house, report)
         if kind_key == "vehicle":
             if cost is not None:
-                vehicles.append({"vehicle_type": name, "cost": cost,
-                                 "source": source_of(root, path)})
+                vehicles.append(vehicle_entry(name, cost, lines, heading.line, end,
+                                              source_of(root, path), report))
             continue
         category, specialist = _CATEGORIES[kind_key]
         if (name.casefold(), category) in seen:
@@ -219,11 +268,8 @@ def house_fighters(root: Path, house: str, report: Report
             profile_lines = read_lines(included)
             start, stop = 0, len(profile_lines)
         table = _profile_table(profile_lines, start, stop)
-        profile = profile_from(table) if table is not None else None
-        if table is not None and profile is None:
-            report.slip(f"{house}: {name} has a characteristic out of any bound "
-                        f"({' '.join(table.rows[0])}); its profile is left not set")
-        elif table is None:
+        profile, unread = read_profile(table) if table is not None else (None, [])
+        if table is None:
             report.slip(f"{house}: {name} has no profile table; its profile is left not set")
         fighter = Fighter(
             name=name, category=category, specialist=specialist, cost=cost, profile=profile,
@@ -232,11 +278,30 @@ def house_fighters(root: Path, house: str, report: Report
             skills=_names_after(profile_lines, start, stop, "Skills"),
             source=source_of(root, profile_source),
         )
+        if unread and table is not None:
+            fighter.profile = None
+            fighter.read = profile
+            fighter.unread = unread
+            fighter.printed = " ".join(table.rows[0])
         if included is not None:
             _own_access(profile_lines, fighter)
         fighters.append(fighter)
     _skill_access(lines, marks, fighters, house, report)
     return fighters, vehicles
+
+
+def vehicle_entry(name: str, cost: int, lines: list[str], start: int, end: int, source: str,
+                  report: Report) -> dict[str, Any]:
+    """A vehicle type with its cost and the profile its card prints between ``start`` and
+    ``end``."""
+    entry: dict[str, Any] = {"vehicle_type": name, "cost": cost}
+    profile = profile_in(lines, start, end)
+    if profile is None:
+        report.slip(f"Vehicles: {name} has no readable profile; left not set")
+    else:
+        entry["profile"] = profile
+    entry["source"] = source
+    return entry
 
 
 def _corrected_name(name: str, house: str, report: Report) -> str:
@@ -482,7 +547,11 @@ def _profile_line(row: list[str], name: str) -> dict[str, Any] | None:
     return line
 
 
-_VARIANT = ("-", "~", "+", "&nbsp;")
+_VARIANT = ("-", "~", "+")
+_MISSPELT = {"Kroot long rife": "Kroot long rifle"}
+# "+ Digi (D060-K13)": a named fighter's own version of the weapon (a Hired Gun's), not a
+# profile line of the Trading Post's weapon.
+_SIGNATURE = re.compile(r"^\+\s*.+\(([A-Z][^()]*)\)$")
 _COMPONENTS = ("primary component", "secondary component")
 
 
@@ -505,15 +574,23 @@ def weapons(root: Path, report: Report) -> tuple[list[dict[str, Any]], list[dict
                 label = row[0].strip()
                 if not label:
                     continue
-                variant = label.replace("&nbsp;", " ").strip()
+                variant = label
                 if label.startswith(_VARIANT) or variant.casefold() in _COMPONENTS:
                     if current is None:
+                        continue
+                    if _SIGNATURE.match(label):
+                        report.skip(f"Armoury: '{label.lstrip('+ ')}' under {current['name']} "
+                                    "is a named fighter's own weapon; left out")
                         continue
                     line = _profile_line(row, variant.lstrip("-~+ ").strip())
                     if line is not None:
                         current["profiles"].append(line)
                     continue
                 current = _new_weapon(row, label, al, cost, root, path)
+                if current["name"] in _MISSPELT:
+                    report.slip(f"Armoury: '{current['name']}' is misspelt in the source; "
+                                f"written '{_MISSPELT[current['name']]}'")
+                    current["name"] = _MISSPELT[current["name"]]
                 key = loose_keys(current["name"])[0]
                 if "cost" not in current:
                     if key in exclusive or key in found:
@@ -559,13 +636,11 @@ def wargear(root: Path, report: Report) -> list[dict[str, Any]]:
     for filename, kind in WARGEAR_FILES:
         path = root / ARMOURY / filename
         lines = read_lines(path)
-        marks = headings(lines)
-        for heading in marks:
-            if heading.level != 3:
-                continue
-            end = section_end(marks, heading, len(lines))
-            name = heading.text.strip()
-            for entry_name, cost, availability in _priced(lines[heading.line + 1:end], name):
+        for section in sections(lines, 3):
+            # "Mono-Sight(Basic, ...)†": the footnote mark is no part of the name.
+            name = re.sub(r"(\S)\(", r"\1 (", section.heading.text.replace("†", "")).strip()
+            body = lines[section.heading.line + 1:section.end]
+            for entry_name, cost, availability in _priced(body, name):
                 key = loose_keys(entry_name)[0]
                 if key in found:
                     continue
@@ -581,9 +656,13 @@ def _priced(lines: list[str], name: str) -> list[tuple[str, int, str]]:
         sub = re.match(r"^\*\*([^*:]+):\*\*\s*_?(\d+\s*credits?[^_]*)_?", line, re.IGNORECASE)
         if sub:
             match = _CREDITS.search(sub.group(2))
+            label = sub.group(1).strip()
+            # "### Flak" then "**Flak Armour:** 10 credits": the label is the item's full
+            # name, not one of its kinds ("**Light:**").
+            named = label if label.casefold().startswith(name.casefold()) else (
+                f"{name} ({label})")
             if match:
-                priced.append((f"{name} ({sub.group(1).strip()})", int(match.group(1)),
-                               match.group(2) or "Common"))
+                priced.append((named, int(match.group(1)), match.group(2) or "Common"))
             continue
         if not priced and line.startswith("**") and "credit" in line.casefold():
             match = _CREDITS.search(clean(line))
@@ -607,14 +686,11 @@ def skill_sets(root: Path, report: Report) -> list[dict[str, Any]]:
         path = root / SKILLS / filename
         lines = read_lines(path)
         marks = headings(lines)
-        for heading in marks:
-            if heading.level != 2:
-                continue
-            end = section_end(marks, heading, len(lines))
+        for section in sections(lines, 2):
             names = [_title(m.group(1).strip()) for h in marks
-                     if heading.line < h.line < end and h.level == 3
+                     if section.heading.line < h.line < section.end and h.level == 3
                      for m in [_SKILL.match(h.text)] if m]
-            set_name = heading.text.split(":")[-1].strip()
+            set_name = section.heading.text.split(":")[-1].strip()
             if len(names) != 6:
                 if names:
                     report.skip(f"Skills: {set_name} lists {len(names)} skills, not six; "
@@ -638,21 +714,32 @@ def _title(name: str) -> str:
 # --------------------------------------------------------------------------- Hangers-on
 
 
+def _singular(name: str, lines: list[str], category: str, report: Report) -> str:
+    """A type a heading names in the plural ("0-2 Rogue Docs") by the name its file gives
+    one of them ("Rogue Doc"), as every other type is named."""
+    one = name[:-1]
+    if not name.endswith("s") or name.endswith("ss"):
+        return name
+    pattern = re.compile(rf"\b{re.escape(one)}\b(?!s)")
+    if not any(pattern.search(line) for line in lines):
+        return name
+    report.slip(f"{category}: '{name}' is the plural of the type; written '{one}'")
+    return one
+
+
 def hangers_on(root: Path, report: Report) -> list[dict[str, Any]]:
     """Hangers-on and Brutes on offer to every gang, with profile, cost and 0-X limit."""
     result: list[dict[str, Any]] = []
     for filename, category in (("hangers-on.md", "Hanger-on"), ("brutes.md", "Brute")):
         path = root / ADDITIONS / filename
         lines = read_lines(path)
-        marks = headings(lines)
-        for index, heading in enumerate(marks):
+        for section in sections(lines, 3):
+            heading, end = section.heading, section.end
             match = re.match(r"^0-(\d+)\s+(.+)$", heading.text)
-            if heading.level != 3 or match is None:
+            if match is None:
                 continue
-            end = section_end(marks, heading, len(lines))
-            previous = marks[index - 1].line if index else 0
-            cost = _fighter_cost(lines, previous, heading.line, end, None)
-            name = match.group(2).strip()
+            cost = _fighter_cost(lines, section.previous, heading.line, end, None)
+            name = _singular(match.group(2).strip(), lines, category, report)
             if cost is None:
                 report.skip(f"{category}: {name} gives no cost; left out")
                 continue
