@@ -25,7 +25,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from bot import failpoints
 from bot.background import BackgroundLoop
@@ -54,19 +54,26 @@ MAX_RETRY = timedelta(hours=1)
 
 MESSAGE_LIMIT = 2000  # Discord's characters of a message's content
 
+F = TypeVar("F", TimerHandler, TimerPreparer)
+
 _handlers: dict[str, TimerHandler] = {}
 _preparers: dict[str, TimerPreparer] = {}
+
+
+def _registrar(table: dict[str, F], kind: str, what: str) -> Callable[[F], F]:
+    """A decorator putting its function in ``table`` under ``kind``, once."""
+    def register(function: F) -> F:
+        if table.get(kind, function) is not function:
+            raise ValueError(f"timers of kind {kind!r} have a {what} already")
+        table[kind] = function
+        return function
+    return register
 
 
 def on_timer(kind: str) -> Callable[[TimerHandler], TimerHandler]:
     """Register ``handler(tx, timer, late)`` for timers of ``kind``: it runs in the timer's
     server's write transaction, once; ``late`` is how late it fires (None: on time)."""
-    def register(handler: TimerHandler) -> TimerHandler:
-        if _handlers.get(kind, handler) is not handler:
-            raise ValueError(f"timers of kind {kind!r} have a handler already")
-        _handlers[kind] = handler
-        return handler
-    return register
+    return _registrar(_handlers, kind, "handler")
 
 
 def before_timer(kind: str) -> Callable[[TimerPreparer], TimerPreparer]:
@@ -74,12 +81,7 @@ def before_timer(kind: str) -> Callable[[TimerPreparer], TimerPreparer]:
     outside any transaction (a Discord call the handler needs the answer of); the args it
     returns are added to the timer's for its handler. Its work is not undone if the
     handler then fails or the bot dies before the commit: it must be harmless done twice."""
-    def register(prepare: TimerPreparer) -> TimerPreparer:
-        if _preparers.get(kind, prepare) is not prepare:
-            raise ValueError(f"timers of kind {kind!r} have a preparer already")
-        _preparers[kind] = prepare
-        return prepare
-    return register
+    return _registrar(_preparers, kind, "preparer")
 
 
 def handled_kinds() -> frozenset[str]:

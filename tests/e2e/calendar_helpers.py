@@ -1,5 +1,6 @@
-"""Steps of the scheduling tests: a bot whose clock the test moves (MUNDA_CLOCK_FILE), a
-battle proposed and agreed through the buttons, and the reminders it posted."""
+"""Steps of the scheduling and campaign-week tests: the stored calendar, a bot whose clock
+the test moves (MUNDA_CLOCK_FILE), a battle proposed and agreed through the buttons, and
+the reminders it posted."""
 
 from __future__ import annotations
 
@@ -11,12 +12,26 @@ import pytest
 import pytest_asyncio
 
 from bot.clock import CLOCK_FILE_VAR, FileClock
+from bot.storage import Campaign
 from demo.arena import Arena, open_arena
 from fakediscord.entities import Message, ScheduledEvent
 from fakediscord.result import InteractionResult
+from rules.cycles import Calendar
 from tests.e2e.battle_helpers import CHANNEL, GUILD, until
+from tests.e2e.helpers import database
 
 REMINDER = "Reminder:"
+
+
+async def calendar_of(arena: Arena, campaign: str, guild: str = GUILD
+                      ) -> tuple[Campaign, Calendar]:
+    """The campaign and its calendar as stored now."""
+    guild_id = arena.fake.world.guild(guild).id
+    async with database(arena) as storage:
+        found = await storage.read(guild_id).get_campaign_by_name(campaign)
+        stored = await storage.read(guild_id).get_calendar(found.id)
+    assert stored is not None
+    return found, stored[0]
 
 
 def clock_of(arena: Arena) -> FileClock:

@@ -18,11 +18,11 @@ import signal
 import pytest
 
 from bot import failpoints
-from bot.storage import Campaign
 from demo.arena import Arena
 from fakediscord import Message
-from rules.cycles import Calendar, ChallengeStatus
+from rules.cycles import ChallengeStatus
 from tests.e2e.battle_helpers import until
+from tests.e2e.calendar_helpers import calendar_of
 from tests.e2e.helpers import database, ok, refused, slash
 
 U, S = "Underhive", "Spire"
@@ -31,17 +31,8 @@ GANGS = {"bob": "Ash Wolves", "dan": "Bone Saws", "eve": "Cinder Kin"}
 OWNER = {gang: user for user, gang in GANGS.items()}
 
 
-async def calendar_of(arena: Arena) -> tuple[Campaign, Calendar]:
-    guild = arena.fake.world.guild(U).id
-    async with database(arena) as storage:
-        campaign = await storage.read(guild).get_campaign_by_name(HIVE)
-        found = await storage.read(guild).get_calendar(campaign.id)
-    assert found is not None
-    return campaign, found[0]
-
-
 async def names_in_order(arena: Arena) -> list[str]:
-    campaign, calendar = await calendar_of(arena)
+    campaign, calendar = await calendar_of(arena, HIVE)
     guild = arena.fake.world.guild(U).id
     async with database(arena) as storage:
         gangs = await storage.read(guild).gangs_without_rosters(campaign.id, None)
@@ -51,7 +42,7 @@ async def names_in_order(arena: Arena) -> list[str]:
 
 
 async def holder_of(arena: Arena, territory: str) -> str | None:
-    campaign, _ = await calendar_of(arena)
+    campaign, _ = await calendar_of(arena, HIVE)
     guild = arena.fake.world.guild(U).id
     async with database(arena) as storage:
         held = await storage.read(guild).list_territories(campaign.id)
@@ -125,7 +116,7 @@ async def test_challenges_in_order_refused_declined_and_accepted(arena: Arena) -
     # The third player is not the defender: the click is refused and changes nothing.
     stranger = await arena.driver.click(challenge, "Accept", OWNER[third])
     assert stranger.ephemeral and f"Only {second}'s player" in stranger.content
-    _, calendar = await calendar_of(arena)
+    _, calendar = await calendar_of(arena, HIVE)
     assert calendar.challenge(1).status is ChallengeStatus.OPEN
     declined = await arena.driver.click(challenge, "Decline", OWNER[second])
     assert not declined.ephemeral
@@ -151,7 +142,7 @@ async def test_challenges_in_order_refused_declined_and_accepted(arena: Arena) -
     listed = await ok(arena, "bob", "challenge list")
     assert f"#1 {first} challenges {second} for Old Ruins: declined" in listed
     assert f"#2 {second} challenges {third} for Wastes: accepted" in listed
-    _, calendar = await calendar_of(arena)
+    _, calendar = await calendar_of(arena, HIVE)
     assert [c.status for c in calendar.challenges] == [
         ChallengeStatus.DECLINED, ChallengeStatus.ACCEPTED]
 
@@ -168,7 +159,7 @@ async def test_the_cycle_ends_standings_posted_and_the_next_opens(arena: Arena) 
     assert standings.attachments[0].data.startswith(b"\x89PNG")
     cycle_two = await posted(arena, "cycle 2 of 7 · Occupation (2 of 3)")
     assert "lowest Gang Rating first" in cycle_two.embed_text()
-    _, calendar = await calendar_of(arena)
+    _, calendar = await calendar_of(arena, HIVE)
     # The accepted challenge's battle was never recorded: it lapsed with the cycle.
     assert calendar.challenge(2).status is ChallengeStatus.LAPSED
     shown = await ok(arena, "bob", "campaign standings")
@@ -183,7 +174,7 @@ async def test_an_arbitrator_undoes_the_last_change(arena: Arena) -> None:
     undone = await ok(arena, "carol", "campaign cycle undo")
     assert "Cycle 2 begins" in undone
     assert "Undo: Cycle 2 begins" in await ok(arena, "bob", "ledger", limit=5)
-    _, calendar = await calendar_of(arena)
+    _, calendar = await calendar_of(arena, HIVE)
     current = calendar.current
     assert current is not None and current.number == 1
     assert calendar.challenge(2).status is ChallengeStatus.ACCEPTED
@@ -207,7 +198,7 @@ async def test_killed_after_a_cycle_end_is_stored_posts_it_once(arena: Arena) ->
     asked.cancel()
     with contextlib.suppress(BaseException):
         await asked
-    _, calendar = await calendar_of(arena)  # stored whole before the kill...
+    _, calendar = await calendar_of(arena, HIVE)  # stored whole before the kill...
     current = calendar.current
     assert current is not None and current.number == 2
     assert (count_posts(arena, ended), count_posts(arena, opened)) == before  # ...not posted
@@ -217,7 +208,7 @@ async def test_killed_after_a_cycle_end_is_stored_posts_it_once(arena: Arena) ->
     await asyncio.sleep(1.0)  # the outbox has had its chance to post anything twice
     assert (count_posts(arena, ended), count_posts(arena, opened)) == (
         before[0] + 1, before[1] + 1)
-    _, again = await calendar_of(arena)
+    _, again = await calendar_of(arena, HIVE)
     assert again == calendar  # nothing decided again: the same order, the same dates
 
 

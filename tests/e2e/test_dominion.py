@@ -21,13 +21,20 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from bot.storage import Campaign, ScheduleStatus
+from bot.storage import ScheduleStatus
 from demo.arena import Arena
 from fakediscord import Message
 from fakediscord.entities import Channel
-from rules.cycles import Calendar, ChallengeStatus
+from rules.cycles import ChallengeStatus
 from tests.e2e.battle_helpers import GUILD, bot_ready, until
-from tests.e2e.calendar_helpers import clock_of, clocked_arena, event_named, in_days, propose
+from tests.e2e.calendar_helpers import (
+    calendar_of,
+    clock_of,
+    clocked_arena,
+    event_named,
+    in_days,
+    propose,
+)
 from tests.e2e.helpers import database, ok, refused, slash
 from tests.e2e.postbattle_steps import gang, in_thread, run_through, submit, titled
 
@@ -41,18 +48,8 @@ OWNER = {name: user for user, name in GANGS.items()}
 POSTS = "campaign"
 
 
-async def calendar_of(arena: Arena, guild: str = GUILD, name: str = HIVE
-                      ) -> tuple[Campaign, Calendar]:
-    guild_id = arena.fake.world.guild(guild).id
-    async with database(arena) as storage:
-        campaign = await storage.read(guild_id).get_campaign_by_name(name)
-        found = await storage.read(guild_id).get_calendar(campaign.id)
-    assert found is not None
-    return campaign, found[0]
-
-
 async def order(arena: Arena) -> list[str]:
-    _, calendar = await calendar_of(arena)
+    _, calendar = await calendar_of(arena, HIVE)
     current = calendar.current
     assert current is not None
     ids = {await gang_id(arena, name): name for name in GANGS.values()}
@@ -94,7 +91,7 @@ async def posted(arena: Arena, text: str, timeout: float = 15.0) -> Message:
 
 async def past_the_end(arena: Arena) -> datetime:
     """Move the bot's clock a minute past the open cycle's end; that end."""
-    _, calendar = await calendar_of(arena)
+    _, calendar = await calendar_of(arena, HIVE)
     current = calendar.current
     assert current is not None and current.ends_at is not None
     clock = clock_of(arena)
@@ -226,7 +223,7 @@ async def test_a_whole_dominion(arena: Arena) -> None:
                           else None, "a Downtime thread for every gang")
     for name, thread in threads.items():
         await confirm_every_step(arena, thread, OWNER[name])
-    _, calendar = await calendar_of(arena)
+    _, calendar = await calendar_of(arena, HIVE)
     assert calendar.challenge(2).status is ChallengeStatus.PLAYED
 
     # Takeover, then the campaign's end: the Triumphs with their holders.
@@ -247,7 +244,7 @@ async def test_a_whole_dominion(arena: Arena) -> None:
     assert "**Triumphs**" in final and "**Dominator** (territories): won by" in final
     assert "Warmonger" in final
     assert count_posts(arena, "standings at the end of cycle 1") == 1
-    _, calendar = await calendar_of(arena)
+    _, calendar = await calendar_of(arena, HIVE)
     assert calendar.finished_at is not None
     guild_id = arena.fake.world.guild(GUILD).id
     async with database(arena) as storage:
@@ -259,7 +256,7 @@ async def test_a_whole_dominion(arena: Arena) -> None:
 
 
 async def test_the_other_server_is_never_touched(arena: Arena) -> None:
-    _, spire = await calendar_of(arena, SPIRE, "Spire Wars")
+    _, spire = await calendar_of(arena, "Spire Wars", SPIRE)
     assert len(spire.cycles) == 1 and spire.current is not None  # its own week, still open
     assert spire.challenges == []
     assert arena.fake.guild(SPIRE).scheduled_events == {}
