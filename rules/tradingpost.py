@@ -33,8 +33,9 @@ below 0 credits. Decisions where the texts are silent:
   worth 5 or less, so the players see the roll the rule asks for.
 - An item is found in a catalogue by its name, case aside, else as loosely as the
   shipped lists and Armoury spell their items (punctuation, armor/armour, a closing
-  plural, a bracket aside: :func:`rules.names.loosely_same`), the first entry in the
-  catalogue's order winning.
+  plural, a bracket aside: :func:`rules.names.loosely_same`). A loose spelling that
+  fits several entries ("Carapace": Light or Heavy) finds none: an item written
+  down so keeps its recorded cost, and buying one takes its full name.
 - Purchase from a fighter's own Equipment List (PB-6B.5) goes straight onto
   that fighter at the list's price, within the three weapon slots. The list
   entry's own availability decides: Common and Exclusive entries can be
@@ -360,14 +361,19 @@ def _template_named(templates: Iterable[FighterTemplate], name: str) -> FighterT
 
 
 def _equipment_named(catalogue: Iterable[Equipment], name: str) -> Equipment | None:
-    """The entry spelt ``name`` (case aside), else the first one named as loosely as the
-    lists and the Armoury spell their items ("Frag grenades" is the list's "Frag grenade",
-    "Mesh armor" its "Mesh Armour")."""
+    """The entry spelt ``name`` (case aside), else the one named as loosely as the lists
+    and the Armoury spell their items ("Frag grenades" is the list's "Frag grenade",
+    "Mesh armor" its "Mesh Armour"). A loose spelling that fits several entries
+    ("Carapace": Light or Heavy, at different prices) finds none: a guess would price
+    the item as the other one."""
     entries = list(catalogue)
     exact = _casefold_match(entries, name, lambda entry: entry.name)
     if exact is not None or not name.strip():
         return exact
-    return next((entry for entry in entries if loosely_same(entry.name, name)), None)
+    loose = [entry for entry in entries if loosely_same(entry.name, name)]
+    if len({entry.name.casefold() for entry in loose}) > 1:
+        return None
+    return loose[0] if loose else None
 
 
 def _vehicle_named(templates: Iterable[VehicleTemplate], name: str) -> VehicleTemplate | None:

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from rules.dice import ScriptedRoller
+from rules.distribute import take_item
 from rules.errors import (
     InsufficientCredits,
     InvalidRequest,
@@ -577,3 +578,19 @@ def test_pb_6b_7_black_market_reads_as_trading_post() -> None:
     assert normalise_black_market("Buy from the Black Market") == "Buy from the Trading Post"
     assert normalise_black_market("black-market contacts") == "Trading Post contacts"
     assert normalise_black_market("Blackmarketeer") == "Blackmarketeer"
+
+
+@pytest.mark.rule("PB-6B.5")
+def test_pb_6b_5_a_loose_name_fitting_several_items_finds_none(ruleset: RuleSet) -> None:
+    light = ruleset.trading_post_item("Carapace (Light)")
+    heavy = ruleset.trading_post_item("Carapace (Heavy)")
+    assert light.cost != heavy.cost
+    sister = fighter("Sis", FighterCategory.GANGER, fighter_type="Sister", id="f1")
+    g = gang(id="g", house="Escher", credits=500, fighters=[sister])
+    assert catalogue_entry(ruleset, g, sister, "carapace") == (None, "given")
+    assert catalogue_entry(ruleset, g, sister, "carapace (heavy)")[0] == heavy
+    # Written down by hand as "Carapace", it keeps the cost it was given in the Stash.
+    worn = item("Carapace", 100, EquipmentKind.ARMOUR, id="c1")
+    sister.equipment.append(worn)
+    taken = take_item(world(g), "g", "c1", "f1", ruleset)
+    assert [(i.name, i.cost) for i in taken.world.gang("g").stash] == [("Carapace", 100)]
