@@ -46,7 +46,9 @@ def item_line(item: Item, known: KnownLines | None = None) -> str:
     it (``known``): name, figures, traits."""
     slots = " (two weapon slots)" if item.weapon_slots == 2 else ""
     lines = [f"{safe(item.name)} · {item.kind.value}{slots} · {item.cost} credits"]
-    profiles = weapon_profiles(item, known or {}) if item.kind is EquipmentKind.WEAPON else []
+    # Only a weapon borrows the rule data's lines; any item shows the lines it carries.
+    profiles = (weapon_profiles(item, known or {}) if item.kind is EquipmentKind.WEAPON
+                else item.profiles)
     for profile in profiles:
         label = f"{safe(profile.name)}: " if profile.name else ""
         lines.append(f"  ↳ {label}{safe(profile.text)}")
