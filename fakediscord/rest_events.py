@@ -6,8 +6,9 @@ against the rules Discord states beside it: a name of 1-100 characters; a start 
 future; an EXTERNAL event has no channel, a location (1-100) and an end after its start;
 a STAGE or VOICE event names a channel of the server; the status moves only from
 SCHEDULED to ACTIVE or CANCELED and from ACTIVE to COMPLETED, and an event that ended
-is not edited. Creating needs Create Events (or Manage Events); changing an event made
-by someone else needs Manage Events.
+is not edited; a server holds at most 100 events not yet ended (scheduled or active).
+Creating needs Create Events (or Manage Events); changing an event made by someone else
+needs Manage Events.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ LOCATION_MAX = 100
 # Which status an event may be moved to from each (Discord's documented transitions).
 MOVES = {EVENT_SCHEDULED: {EVENT_ACTIVE, EVENT_CANCELED}, EVENT_ACTIVE: {EVENT_COMPLETED}}
 USERS_MAX = 100
+# Events not yet ended (scheduled or active) a server may hold: Discord's error 30038.
+UNENDED_MAX = 100
 
 
 def _moment(value: Any, field: str) -> datetime:
@@ -130,6 +133,9 @@ class EventRoutes(RouteGroup):
         self._require(guild, Perm.CREATE_EVENTS | Perm.MANAGE_EVENTS)
         body, _ = await read_body(request)
         check_request("POST", EVENTS, body)
+        if sum(e.status in MOVES for e in guild.scheduled_events.values()) >= UNENDED_MAX:
+            raise ApiError(400, 30038, "Maximum number of uncompleted guild scheduled events "
+                                       f"reached ({UNENDED_MAX})")
         metadata = body.get("entity_metadata") or {}
         channel = body.get("channel_id")
         event = ScheduledEvent(

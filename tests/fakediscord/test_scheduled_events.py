@@ -12,7 +12,7 @@ import pytest
 
 from fakediscord import FakeDiscord
 from fakediscord.errors import error_paths
-from fakediscord.rest_events import EVENTS, ONE_EVENT
+from fakediscord.rest_events import EVENTS, ONE_EVENT, UNENDED_MAX
 from fakediscord.spec import Spec
 from tests.fakediscord.sample_bot import SampleBot
 
@@ -121,6 +121,21 @@ async def test_an_unknown_event_and_a_bot_without_the_permission_are_refused(
     status, body = await call(http, "POST", f"{fake.base_url}/guilds/{guild.id}"
                               "/scheduled-events", external())
     assert (status, body["code"]) == (403, 50013)
+
+
+async def test_a_server_holds_at_most_a_hundred_events_not_yet_ended(
+    server: tuple[FakeDiscord, aiohttp.ClientSession],
+) -> None:
+    fake, http = server
+    guild = fake.guild("Underhive")
+    events = f"{fake.base_url}/guilds/{guild.id}/scheduled-events"
+    made = [(await call(http, "POST", events, external()))[1] for _ in range(UNENDED_MAX)]
+    status, refused = await call(http, "POST", events, external())
+    assert (status, refused["code"]) == (400, 30038), refused
+    assert len(guild.scheduled_events) == UNENDED_MAX
+    # An event that ended no longer counts.
+    assert (await call(http, "PATCH", f"{events}/{made[0]['id']}", {"status": 4}))[0] == 200
+    assert (await call(http, "POST", events, external()))[0] == 200
 
 
 async def test_discord_py_makes_and_edits_an_event_in_the_fake(
