@@ -78,7 +78,7 @@ from rules.models import (
 )
 from rules.names import loosely_same, same_name
 from rules.ruleset import FighterTemplate, HouseList, RuleSet, VehicleTemplate
-from rules.wording import count, possessive
+from rules.wording import count, first_of, possessive
 from rules.world import RuleResult, Workspace, World
 
 MAX_WEAPON_SLOTS = 3
@@ -374,6 +374,13 @@ def _equipment_named(catalogue: Iterable[Equipment], name: str) -> Equipment | N
     if len({entry.name.casefold() for entry in loose}) > 1:
         return None
     return loose[0] if loose else None
+
+
+def _spelt_alike(catalogue: Iterable[Equipment], name: str) -> str:
+    """" Give the full name: A, B." when ``name`` is loosely that of several entries
+    (what :func:`_equipment_named` does not guess between), else nothing."""
+    alike = list(dict.fromkeys(e.name for e in catalogue if loosely_same(e.name, name)))
+    return f" Give the full name: {first_of(alike)}." if len(alike) > 1 else ""
 
 
 def _vehicle_named(templates: Iterable[VehicleTemplate], name: str) -> VehicleTemplate | None:
@@ -682,7 +689,8 @@ def buy_equipment(
     if fighter_id is None:
         entry = trading_post_entry(ruleset, item_name)
         if entry is None:
-            raise NotFound(f"The Trading Post has no item called {item_name}.")
+            raise NotFound(f"The Trading Post has no item called {item_name}."
+                           + _spelt_alike(ruleset.trading_post, item_name))
         if entry.availability.rarity is not Rarity.COMMON:
             raise NotEligible(
                 f"{entry.name} is {entry.availability}: only Common items can be bought this "

@@ -589,6 +589,9 @@ def test_pb_6b_5_a_loose_name_fitting_several_items_finds_none(ruleset: RuleSet)
     g = gang(id="g", house="Escher", credits=500, fighters=[sister])
     assert catalogue_entry(ruleset, g, sister, "carapace") == (None, "given")
     assert catalogue_entry(ruleset, g, sister, "carapace (heavy)")[0] == heavy
+    with pytest.raises(NotFound, match=r"Give the full name: Carapace \(Light\), "
+                                       r"Carapace \(Heavy\)\.$"):
+        buy_equipment(world(g), "g", ruleset, "carapace", "i1")
     # Written down by hand as "Carapace", it keeps the cost it was given in the Stash.
     worn = item("Carapace", 100, EquipmentKind.ARMOUR, id="c1")
     sister.equipment.append(worn)
