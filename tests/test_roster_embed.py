@@ -140,6 +140,9 @@ def test_unknown_captor_and_empty_gang() -> None:
     empty = roster_embeds(gang("Empty", fighters=[]), "C", {})
     assert field(empty, "Roster") == "No fighters yet."
     assert field(empty, "Stash") == "Empty."
+    parked = roster_embeds(gang("Parked", fighters=[], stash_vehicles=[vehicle("Spare ride")]),
+                           "C", {})
+    assert field(parked, "Stash") == "No items; its vehicles are listed above."
 
 
 def test_user_text_is_escaped() -> None:

@@ -218,8 +218,10 @@ def roster_embeds(
     fields += [vehicle_field(v, stashed=True, profile=profiles.get(v.vehicle_type.casefold()))
                for v in gang.stash_vehicles]
     stash = equipment_names(gang.stash)
+    # The Stash's worth counts its vehicles, listed above as stashed: never call it empty.
+    nothing = "No items; its vehicles are listed above." if gang.stash_vehicles else "Empty."
     fields.append(_field(
-        f"Stash ({gang.stash_value} credits of equipment)", _listing(stash) if stash else "Empty."
+        f"Stash ({gang.stash_value} credits of equipment)", _listing(stash) if stash else nothing
     ))
     if captives:
         held = [f"{safe(name)} of {safe(owner)}" for name, owner in captives]
