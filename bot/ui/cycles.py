@@ -14,6 +14,7 @@ import discord
 from bot.render import roll_line, safe
 from bot.ui import lines_embeds
 from bot.ui.times import read_time
+from bot.ui.times import stamp as discord_stamp
 from rules.campaign_types import CampaignPhase, CampaignType, Measure, Stake, territories_for
 from rules.cycles import Calendar, Challenge, Cycle
 from rules.dice import DiceRoll
@@ -35,10 +36,10 @@ _STAKES = {
 
 
 def stamp(when: datetime | None, style: str = "F") -> str:
-    """A Discord timestamp, shown in each reader's own time zone."""
+    """A cycle's date as a Discord timestamp; an end not set says who sets it."""
     if when is None:
         return "when the Arbitrator ends it"
-    return f"<t:{int(when.timestamp())}:{style}>"
+    return discord_stamp(when, style)
 
 
 def parse_when(text: str, now: datetime, zone_name: str = "UTC") -> datetime:
