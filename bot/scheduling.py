@@ -124,8 +124,12 @@ async def link_battle(tx: Transaction, campaign_id: str, gang_ids: Sequence[str]
     itself (no ``battle:``) also one its ``/prebattle`` started (``started_too``), so that
     the end of that sequence ends the scheduled battle."""
     scheduled = await scheduled_of(tx, campaign_id, gang_ids, started_too=started_too)
-    if scheduled is None:
-        return None
+    return None if scheduled is None else await mark_started(tx, scheduled, battle_id)
+
+
+async def mark_started(tx: Transaction, scheduled: ScheduledBattle,
+                       battle_id: str) -> ScheduledBattle:
+    """``scheduled`` (found by :func:`scheduled_of`) started as ``battle_id``."""
     await cancel_reminders(tx, scheduled.id)
     return await tx.update_scheduled_battle(scheduled.model_copy(
         update={"status": ScheduleStatus.STARTED, "battle_id": battle_id}))
