@@ -116,13 +116,16 @@ async def follow_calendar(
     if keep is not None and current is not None and current.ends_at is not None:
         await tx.set_timer(keep, CYCLE_END, current.ends_at,
                            {"campaign": campaign.id, "cycle": current.number})
-    await _follow_challenges(tx, campaign, calendar)
+    # Only an undo brings a called-off battle back: in a forward change, an accepted
+    # challenge's battle called off is one its players called off (/schedule cancel).
+    await _follow_challenges(tx, campaign, calendar, reopen=now is not None)
 
 
-async def _follow_challenges(tx: Transaction, campaign: Campaign, calendar: Calendar) -> None:
+async def _follow_challenges(tx: Transaction, campaign: Campaign, calendar: Calendar, *,
+                             reopen: bool) -> None:
     """A challenge's scheduled battle waits while the challenge is accepted; it is called
-    off once the challenge lapsed or its acceptance was undone, and waits again (without
-    its time) when an undo makes the challenge accepted again."""
+    off once the challenge lapsed or its acceptance was undone, and (``reopen``) waits
+    again, without its time, when an undo makes the challenge accepted again."""
     standing = {challenge_key(campaign, c): c.status for c in calendar.challenges}
     for scheduled in await tx.scheduled_battles(campaign.id):
         key = scheduled.challenge_key
@@ -134,7 +137,7 @@ async def _follow_challenges(tx: Transaction, campaign: Campaign, calendar: Cale
             without_event = await cancel_event_later(tx, scheduled)
             await tx.update_scheduled_battle(without_event.model_copy(
                 update={"status": ScheduleStatus.CANCELLED}))
-        elif scheduled.status is ScheduleStatus.CANCELLED and \
+        elif reopen and scheduled.status is ScheduleStatus.CANCELLED and \
                 status is ChallengeStatus.ACCEPTED:
             await tx.update_scheduled_battle(scheduled.model_copy(update={
                 "status": ScheduleStatus.OPEN, "starts_at": None, "proposed_by": None}))

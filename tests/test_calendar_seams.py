@@ -146,6 +146,33 @@ async def test_an_accepted_challenge_is_a_scheduled_battle_while_it_stands(
     assert battle.status is ScheduleStatus.OPEN
 
 
+async def test_a_challenge_battle_its_players_called_off_stays_off_as_the_calendar_moves(
+    storage: Storage,
+) -> None:
+    campaign, ids = await started(storage)
+    async with storage.transaction(GUILD) as tx:
+        calendar, revision = await calendar_of(tx, campaign)
+        order = calendar.cycles[0].order
+        gangs = await tx.gangs_without_rosters(campaign.id, None)
+        territories = await tx.list_territories(campaign.id)
+        names = {g: gangs[g].name for g in ids}
+        made_in, made = make_challenge(calendar, gangs[order[0]], gangs[order[1]],
+                                       territories[0], territories, names, NOW)
+        revision = await _saved(tx, campaign, made_in, revision)
+        answered_in, answered = answer(made_in, made.number, True, NOW, 0)
+        revision = await _saved(tx, campaign, answered_in, revision)
+        await accepted(tx, campaign, answered)
+        [battle] = await tx.scheduled_battles(campaign.id)
+        # Its players call it off (/schedule cancel); the challenge still stands.
+        await tx.update_scheduled_battle(
+            battle.model_copy(update={"status": ScheduleStatus.CANCELLED}))
+    async with storage.transaction(GUILD) as tx:  # then another change of the calendar
+        calendar, revision = await calendar_of(tx, campaign)
+        await _saved(tx, campaign, plan(calendar, 2, NOW + 2 * WEEK, None), revision)
+        [battle] = await tx.scheduled_battles(campaign.id)
+    assert battle.status is ScheduleStatus.CANCELLED
+
+
 async def _saved(tx: Transaction, campaign: Campaign, calendar: Calendar, revision: int) -> int:
     await record(tx, campaign, calendar, revision, actor="9", clause="CAMPAIGN-CHALLENGE",
                  title="a change")
