@@ -33,11 +33,13 @@ from bot.downtime.clicks import downtime_thread
 from bot.downtime.engine import gangs_to_open, open_downtime
 from bot.downtime.render import thread_name
 from bot.errors import Refused
+from bot.render import safe
 from bot.rulesets import ruleset_for
 from bot.scheduling import cancel_event_later, cancel_reminders
 from bot.storage import Campaign, ScheduledBattle, ScheduleStatus, Transaction
 from bot.timers import post_later
 from bot.ui.cycles import (
+    answer_buttons,
     challenge_line,
     cycle_embeds,
     standings_embeds,
@@ -295,6 +297,37 @@ async def accepted(tx: Transaction, campaign: Campaign, challenge: Challenge) ->
                                      territory, challenge_key(campaign, challenge))
 
 
+async def owe_answer_post(tx: Transaction, campaign: Campaign, calendar: Calendar,
+                          challenge: Challenge, defender: Gang, line: str, *, key: str) -> None:
+    """The challenge's post with the defender's Accept and Decline buttons (``line``: the
+    challenge in words)."""
+    text = (f"{line}. <@{defender.owner}>, {safe(defender.name)} accepts or declines"
+            " with the buttons below.")
+    await tx.owe_message(key, calendar.channel_id, body(
+        content=text, view=answer_buttons(campaign.id, challenge.number)))
+
+
+async def _owe_answers_again(tx: Transaction, campaign: Campaign, before: Calendar | None,
+                             after: Calendar, action: int) -> None:
+    """After an undo, a challenge waiting for its answer again gets its buttons again: the
+    answer took them off its post."""
+    was = {c.number: c.status for c in before.challenges} if before else {}
+    reopened = [c for c in after.challenges
+                if c.status is ChallengeStatus.OPEN and was.get(c.number, c.status) is not c.status]
+    if not reopened:
+        return
+    gangs = await tx.gangs_without_rosters(campaign.id, None)
+    names = {gang_id: gang.name for gang_id, gang in gangs.items()}
+    territories = {t.id: t.name for t in await tx.list_territories(campaign.id)}
+    for challenge in reopened:
+        defender = gangs.get(challenge.defender)
+        if defender is not None:  # a defender deleted since answers nothing
+            await owe_answer_post(
+                tx, campaign, after, challenge, defender,
+                challenge_line(challenge, names, territories),
+                key=f"challenge:{campaign.id}:{action}:undone:{challenge.number}")
+
+
 def challenge_key(campaign: Campaign, challenge: Challenge) -> str:
     """The challenge's name for other parts of the campaign (a scheduled battle's)."""
     return f"challenge:{campaign.id}:{challenge.number}"
@@ -404,6 +437,7 @@ async def undo_calendar(tx: Transaction, campaign: Campaign, now: datetime, *,
     if last.clause not in CALENDAR_CLAUSES:
         raise Refused(f"The last change in {campaign.name} was not one of the cycles or "
                       f"challenges ({last.title}); only the last change can be undone.")
+    before = await tx.get_calendar(campaign.id)
     undone = await tx.undo_last_action(campaign.id, actor=actor)
     # A cycle planned to start later owed its post at its start: owed no more.
     for timer in await tx.list_timers(f"cycle:{campaign.id}:{undone.id}:"):
@@ -411,6 +445,8 @@ async def undo_calendar(tx: Transaction, campaign: Campaign, now: datetime, *,
     found = await tx.get_calendar(campaign.id)
     if found is not None:
         await follow_calendar(tx, campaign, found[0], now=now)
+        await _owe_answers_again(tx, campaign, before[0] if before else None, found[0],
+                                 undone.id)
     return undone.title
 
 

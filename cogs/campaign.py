@@ -362,6 +362,7 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
             s.require_arbitrator()
             undone = await undo_calendar(s.tx, s.campaign, self.bot.clock.now(), actor=s.by)
         self.bot.timers.kick()
+        await deliver_owed(self.bot, call.guild_id)
         await call.say(f"**{safe(s.campaign.name)}**: undone: {safe(undone, 200)}. Posts "
                        "already made stay in the channel.")
 

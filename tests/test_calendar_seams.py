@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import cogs.challenge  # noqa: F401  (registers the route of a challenge's buttons)
 from bot.clock import ManualClock
 from bot.cycle_end import handles_cycle_end
 from bot.cycles import (
@@ -171,6 +172,32 @@ async def test_a_challenge_battle_its_players_called_off_stays_off_as_the_calend
         await _saved(tx, campaign, plan(calendar, 2, NOW + 2 * WEEK, None), revision)
         [battle] = await tx.scheduled_battles(campaign.id)
     assert battle.status is ScheduleStatus.CANCELLED
+
+
+async def test_an_undone_answer_gives_the_challenge_its_buttons_again(storage: Storage) -> None:
+    campaign, ids = await started(storage)
+    async with storage.transaction(GUILD) as tx:
+        calendar, revision = await calendar_of(tx, campaign)
+        order = calendar.cycles[0].order
+        gangs = await tx.gangs_without_rosters(campaign.id, None)
+        territories = await tx.list_territories(campaign.id)
+        names = {g: gangs[g].name for g in ids}
+        made_in, made = make_challenge(calendar, gangs[order[0]], gangs[order[1]],
+                                       territories[0], territories, names, NOW)
+        revision = await _saved(tx, campaign, made_in, revision)
+    async with storage.transaction(GUILD) as tx:  # the answer: a change of its own
+        answered_in, _ = answer(made_in, made.number, True, NOW, 0)
+        await _saved(tx, campaign, answered_in, revision)
+    before = await storage.read(GUILD).outbox_entries(f"challenge:{campaign.id}:")
+    async with storage.transaction(GUILD) as tx:
+        await undo_calendar(tx, campaign, NOW, actor="9")
+    owed = [e for e in await storage.read(GUILD).outbox_entries(f"challenge:{campaign.id}:")
+            if e not in before]
+    [post] = owed
+    assert "accepts or declines" in post.payload["content"]
+    assert gangs[order[1]].owner in post.payload["content"]
+    ids_owed = str(post.payload.get("components"))
+    assert f"chal:{campaign.id}:{made.number}:accept" in ids_owed.replace("munda:", "")
 
 
 async def _saved(tx: Transaction, campaign: Campaign, calendar: Calendar, revision: int) -> int:

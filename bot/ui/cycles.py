@@ -13,6 +13,8 @@ import discord
 
 from bot.render import roll_line, safe
 from bot.ui import lines_embeds
+from bot.ui.components import Components
+from bot.ui.routes import button
 from bot.ui.times import read_time
 from bot.ui.times import stamp as discord_stamp
 from rules.campaign_types import CampaignPhase, CampaignType, Measure, Stake, territories_for
@@ -20,6 +22,8 @@ from rules.cycles import Calendar, Challenge, Cycle
 from rules.dice import DiceRoll
 from rules.standings import Race, Standing
 
+# The custom id of a challenge's Accept and Decline buttons (cogs/challenge.py answers).
+ANSWER = "chal"
 CYCLE_COLOUR = discord.Colour.dark_gold()
 STANDINGS_COLOUR = discord.Colour.gold()
 MAX_DAYS_AHEAD = 3660
@@ -33,6 +37,15 @@ _STAKES = {
     Stake.NONE: "challenges with no Territory at stake",
     Stake.NO_CHALLENGES: "no challenges",
 }
+
+
+def answer_buttons(campaign_id: str, number: int) -> Components:
+    return Components(
+        button(ANSWER, campaign_id, number, "accept", label="Accept",
+               style=discord.ButtonStyle.success),
+        button(ANSWER, campaign_id, number, "decline", label="Decline",
+               style=discord.ButtonStyle.danger),
+    )
 
 
 def stamp(when: datetime | None, style: str = "F") -> str:
