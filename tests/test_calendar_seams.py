@@ -20,13 +20,13 @@ from bot.cycles import (
 )
 from bot.downtime.engine import downtime_runs
 from bot.scheduling import EVENT_CANCEL
-from bot.storage import Campaign, ScheduleStatus, Storage, Transaction
+from bot.storage import Campaign, ScheduledBattle, ScheduleStatus, Storage, Transaction
 from bot.storage.timers import Timer
 from bot.timers import TimerWorker, before_timer, on_timer
 from rules.challenges import answer, make_challenge
-from rules.cycles import Calendar, plan, set_phase_cycles
+from rules.cycles import Calendar, Challenge, plan, set_phase_cycles
 from rules.dice import SeededRoller
-from rules.models import CampaignSettings
+from rules.models import CampaignSettings, Gang
 from tests import factories as f
 
 GUILD = 1001
@@ -107,9 +107,9 @@ async def test_a_cycle_planned_to_start_later_is_posted_at_its_start(storage: St
         assert await tx.list_timers(f"cycle:{campaign.id}:") == []
 
 
-async def test_an_accepted_challenge_is_a_scheduled_battle_while_it_stands(
-    storage: Storage,
-) -> None:
+async def challenged(storage: Storage) -> tuple[Campaign, list[str], Challenge, dict[str, Gang]]:
+    """:func:`started`, then the first gang of the order challenges the second for Old
+    Ruins; the campaign, the order, the challenge and the gangs."""
     campaign, ids = await started(storage)
     async with storage.transaction(GUILD) as tx:
         calendar, revision = await calendar_of(tx, campaign)
@@ -119,11 +119,26 @@ async def test_an_accepted_challenge_is_a_scheduled_battle_while_it_stands(
         names = {g: gangs[g].name for g in ids}
         made_in, made = make_challenge(calendar, gangs[order[0]], gangs[order[1]],
                                        territories[0], territories, names, NOW)
-        revision = await _saved(tx, campaign, made_in, revision)
-        answered_in, answered = answer(made_in, made.number, True, NOW, 0)
+        await _saved(tx, campaign, made_in, revision)
+    return campaign, order, made, gangs
+
+
+async def accept_it(storage: Storage, campaign: Campaign, made: Challenge) -> ScheduledBattle:
+    """The defender accepts (a change of its own); the challenge's scheduled battle."""
+    async with storage.transaction(GUILD) as tx:
+        calendar, revision = await calendar_of(tx, campaign)
+        answered_in, answered = answer(calendar, made.number, True, NOW, 0)
         await _saved(tx, campaign, answered_in, revision)
         await accepted(tx, campaign, answered)
         [battle] = await tx.scheduled_battles(campaign.id)
+    return battle
+
+
+async def test_an_accepted_challenge_is_a_scheduled_battle_while_it_stands(
+    storage: Storage,
+) -> None:
+    campaign, order, made, _ = await challenged(storage)
+    battle = await accept_it(storage, campaign, made)
     assert battle.status is ScheduleStatus.OPEN and battle.starts_at is None
     assert battle.territory == "Old Ruins" and battle.gang_ids == order[:2]
     async with storage.transaction(GUILD) as tx:  # its time agreed, its Discord event made
@@ -150,20 +165,9 @@ async def test_an_accepted_challenge_is_a_scheduled_battle_while_it_stands(
 async def test_a_challenge_battle_its_players_called_off_stays_off_as_the_calendar_moves(
     storage: Storage,
 ) -> None:
-    campaign, ids = await started(storage)
+    campaign, _, made, _ = await challenged(storage)
+    battle = await accept_it(storage, campaign, made)
     async with storage.transaction(GUILD) as tx:
-        calendar, revision = await calendar_of(tx, campaign)
-        order = calendar.cycles[0].order
-        gangs = await tx.gangs_without_rosters(campaign.id, None)
-        territories = await tx.list_territories(campaign.id)
-        names = {g: gangs[g].name for g in ids}
-        made_in, made = make_challenge(calendar, gangs[order[0]], gangs[order[1]],
-                                       territories[0], territories, names, NOW)
-        revision = await _saved(tx, campaign, made_in, revision)
-        answered_in, answered = answer(made_in, made.number, True, NOW, 0)
-        revision = await _saved(tx, campaign, answered_in, revision)
-        await accepted(tx, campaign, answered)
-        [battle] = await tx.scheduled_battles(campaign.id)
         # Its players call it off (/schedule cancel); the challenge still stands.
         await tx.update_scheduled_battle(
             battle.model_copy(update={"status": ScheduleStatus.CANCELLED}))
@@ -175,19 +179,8 @@ async def test_a_challenge_battle_its_players_called_off_stays_off_as_the_calend
 
 
 async def test_an_undone_answer_gives_the_challenge_its_buttons_again(storage: Storage) -> None:
-    campaign, ids = await started(storage)
-    async with storage.transaction(GUILD) as tx:
-        calendar, revision = await calendar_of(tx, campaign)
-        order = calendar.cycles[0].order
-        gangs = await tx.gangs_without_rosters(campaign.id, None)
-        territories = await tx.list_territories(campaign.id)
-        names = {g: gangs[g].name for g in ids}
-        made_in, made = make_challenge(calendar, gangs[order[0]], gangs[order[1]],
-                                       territories[0], territories, names, NOW)
-        revision = await _saved(tx, campaign, made_in, revision)
-    async with storage.transaction(GUILD) as tx:  # the answer: a change of its own
-        answered_in, _ = answer(made_in, made.number, True, NOW, 0)
-        await _saved(tx, campaign, answered_in, revision)
+    campaign, order, made, gangs = await challenged(storage)
+    await accept_it(storage, campaign, made)
     before = await storage.read(GUILD).outbox_entries(f"challenge:{campaign.id}:")
     async with storage.transaction(GUILD) as tx:
         await undo_calendar(tx, campaign, NOW, actor="9")
