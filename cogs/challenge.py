@@ -127,9 +127,11 @@ async def answer_challenge(click: Click, campaign: str, number: int, choice: str
         if not s.controls(defender):
             raise Refused(f"Only {defender.name}'s player, or an Arbitrator, can answer "
                           "this challenge.")
-        between = battles_between(await s.tx.list_battles(campaign, limit=None), challenge)
-        changed, answered = answer(calendar, number, choice == "accept", client.clock.now(),
-                                   between)
+        accepting = choice == "accept"
+        # Every battle of the campaign is read only to count an acceptance's battles before.
+        between = battles_between(await s.tx.list_battles(campaign, limit=None),
+                                  challenge) if accepting else 0
+        changed, answered = answer(calendar, number, accepting, client.clock.now(), between)
         names = {gang_id: gang.name for gang_id, gang in found.items()}
         territories = {t.id: t.name for t in await s.territories()}
         line = challenge_line(answered, names, territories)
