@@ -206,7 +206,8 @@ async def _open(
                              cycle.starts_at, campaign=campaign.id)
     else:
         await owe_embeds(tx, opened, key, starting, late=late)
-    await phase_opened(tx, campaign, opened, cycle, phase, actor=actor, places=places)
+    await phase_opened(tx, campaign, opened, cycle, phase, actor=actor, places=places,
+                       action=action)
     return cycle
 
 
@@ -257,16 +258,18 @@ async def downtime_places(client: discord.Client, channel_id: int,
 
 async def phase_opened(
     tx: Transaction, campaign: Campaign, calendar: Calendar, cycle: Cycle,
-    phase: CampaignPhase, *, actor: str, places: Mapping[str, int] | None = None,
+    phase: CampaignPhase, *, actor: str, action: int,
+    places: Mapping[str, int] | None = None,
 ) -> None:
     """A cycle opened. The first of a phase whose type says Downtime opens each gang's
     Downtime as /campaign downtime open does, on the phase's credits, in ``places`` (the
     gangs' threads) or the campaign channel. A Downtime the bot cannot open (no credits
     in the sources, a skirmish campaign, a gang still in its last Downtime) is said in the
-    channel for the Arbitrator to open by hand."""
+    channel for the Arbitrator to open by hand. ``action``: the cycle's opening in the
+    ledger (its notice's key: the same cycle opened again after an undo says it again)."""
     if not phase.downtime or cycle.in_phase != 1:
         return
-    key = f"cycle:{campaign.id}:{cycle.number}:downtime"
+    key = f"cycle:{campaign.id}:{action}:downtime"
     if phase.recruitment_credits is None:
         await tx.owe_message(key, calendar.channel_id, body(content=(
             "Downtime begins. No source gives its Fresh Recruitment credits: an Arbitrator "

@@ -35,10 +35,10 @@ NOW = datetime(2026, 3, 2, 18, 0, tzinfo=UTC)
 WEEK = timedelta(days=7)
 
 
-async def started(storage: Storage) -> tuple[Campaign, list[str]]:
+async def started(storage: Storage, *, skirmish: bool = False) -> tuple[Campaign, list[str]]:
     """A Dominion of two gangs (owners 1 and 2) whose cycle 1 opened at NOW."""
     async with storage.transaction(GUILD) as tx:
-        campaign = await tx.create_campaign(CampaignSettings(name="Seams"))
+        campaign = await tx.create_campaign(CampaignSettings(name="Seams", skirmish=skirmish))
         ids = [(await tx.create_gang(campaign.id, f.gang(name=name, owner=owner, fighters=[]),
                                      actor="9")).id
                for name, owner in (("Ash Wolves", "1"), ("Bone Saws", "2"))]
@@ -217,6 +217,25 @@ async def test_the_downtime_phase_opens_every_gangs_downtime_on_its_credits(
     assert all(r.sequence.budget == 250 and not r.sequence.arbitrator_confirms
                for r in runs.values())
     assert credits == credits_before  # the 250 come with step D, not yet
+
+
+async def test_a_downtime_the_bot_cannot_open_is_said_again_when_its_cycle_opens_again(
+    storage: Storage,
+) -> None:
+    campaign, _ = await started(storage, skirmish=True)  # a skirmish campaign: no Downtime
+    async with storage.transaction(GUILD) as tx:
+        calendar, revision = await calendar_of(tx, campaign)
+        await record(tx, campaign, set_phase_cycles(calendar, "Occupation", 1), revision,
+                     actor="9", clause="CAMPAIGN-CYCLE", title="Occupation: 1 cycle")
+    for _ in range(2):  # ended, undone, ended again
+        async with storage.transaction(GUILD) as tx:
+            await end_cycle(tx, campaign, 1, NOW + WEEK, SeededRoller(5), actor="9")
+        said = [e for e in await storage.read(GUILD).outbox_entries(f"cycle:{campaign.id}:")
+                if e.key.endswith(":downtime")]
+        async with storage.transaction(GUILD) as tx:
+            await undo_calendar(tx, campaign, NOW + WEEK, actor="9")
+    assert len(said) == 2
+    assert all("did not open it" in e.payload["content"] for e in said)
 
 
 SEEN: list[dict[str, Any]] = []
