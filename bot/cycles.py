@@ -33,11 +33,13 @@ from bot.downtime.clicks import downtime_thread
 from bot.downtime.engine import gangs_to_open, open_downtime
 from bot.downtime.render import thread_name
 from bot.errors import Refused
+from bot.render import safe
 from bot.rulesets import ruleset_for
 from bot.scheduling import cancel_event_later, cancel_reminders
 from bot.storage import Campaign, ScheduledBattle, ScheduleStatus, Transaction
 from bot.timers import post_later
 from bot.ui.cycles import (
+    answer_buttons,
     challenge_line,
     cycle_embeds,
     standings_embeds,
@@ -116,13 +118,16 @@ async def follow_calendar(
     if keep is not None and current is not None and current.ends_at is not None:
         await tx.set_timer(keep, CYCLE_END, current.ends_at,
                            {"campaign": campaign.id, "cycle": current.number})
-    await _follow_challenges(tx, campaign, calendar)
+    # Only an undo brings a called-off battle back: in a forward change, an accepted
+    # challenge's battle called off is one its players called off (/schedule cancel).
+    await _follow_challenges(tx, campaign, calendar, reopen=now is not None)
 
 
-async def _follow_challenges(tx: Transaction, campaign: Campaign, calendar: Calendar) -> None:
+async def _follow_challenges(tx: Transaction, campaign: Campaign, calendar: Calendar, *,
+                             reopen: bool) -> None:
     """A challenge's scheduled battle waits while the challenge is accepted; it is called
-    off once the challenge lapsed or its acceptance was undone, and waits again (without
-    its time) when an undo makes the challenge accepted again."""
+    off once the challenge lapsed or its acceptance was undone, and (``reopen``) waits
+    again, without its time, when an undo makes the challenge accepted again."""
     standing = {challenge_key(campaign, c): c.status for c in calendar.challenges}
     for scheduled in await tx.scheduled_battles(campaign.id):
         key = scheduled.challenge_key
@@ -134,7 +139,7 @@ async def _follow_challenges(tx: Transaction, campaign: Campaign, calendar: Cale
             without_event = await cancel_event_later(tx, scheduled)
             await tx.update_scheduled_battle(without_event.model_copy(
                 update={"status": ScheduleStatus.CANCELLED}))
-        elif scheduled.status is ScheduleStatus.CANCELLED and \
+        elif reopen and scheduled.status is ScheduleStatus.CANCELLED and \
                 status is ChallengeStatus.ACCEPTED:
             await tx.update_scheduled_battle(scheduled.model_copy(update={
                 "status": ScheduleStatus.OPEN, "starts_at": None, "proposed_by": None}))
@@ -201,7 +206,8 @@ async def _open(
                              cycle.starts_at, campaign=campaign.id)
     else:
         await owe_embeds(tx, opened, key, starting, late=late)
-    await phase_opened(tx, campaign, opened, cycle, phase, actor=actor, places=places)
+    await phase_opened(tx, campaign, opened, cycle, phase, actor=actor, places=places,
+                       action=action)
     return cycle
 
 
@@ -252,16 +258,18 @@ async def downtime_places(client: discord.Client, channel_id: int,
 
 async def phase_opened(
     tx: Transaction, campaign: Campaign, calendar: Calendar, cycle: Cycle,
-    phase: CampaignPhase, *, actor: str, places: Mapping[str, int] | None = None,
+    phase: CampaignPhase, *, actor: str, action: int,
+    places: Mapping[str, int] | None = None,
 ) -> None:
     """A cycle opened. The first of a phase whose type says Downtime opens each gang's
     Downtime as /campaign downtime open does, on the phase's credits, in ``places`` (the
     gangs' threads) or the campaign channel. A Downtime the bot cannot open (no credits
     in the sources, a skirmish campaign, a gang still in its last Downtime) is said in the
-    channel for the Arbitrator to open by hand."""
+    channel for the Arbitrator to open by hand. ``action``: the cycle's opening in the
+    ledger (its notice's key: the same cycle opened again after an undo says it again)."""
     if not phase.downtime or cycle.in_phase != 1:
         return
-    key = f"cycle:{campaign.id}:{cycle.number}:downtime"
+    key = f"cycle:{campaign.id}:{action}:downtime"
     if phase.recruitment_credits is None:
         await tx.owe_message(key, calendar.channel_id, body(content=(
             "Downtime begins. No source gives its Fresh Recruitment credits: an Arbitrator "
@@ -290,6 +298,37 @@ async def accepted(tx: Transaction, campaign: Campaign, challenge: Challenge) ->
         territory = held.get(challenge.territory)
     await tx.create_scheduled_battle(campaign.id, [challenge.challenger, challenge.defender],
                                      territory, challenge_key(campaign, challenge))
+
+
+async def owe_answer_post(tx: Transaction, campaign: Campaign, calendar: Calendar,
+                          challenge: Challenge, defender: Gang, line: str, *, key: str) -> None:
+    """The challenge's post with the defender's Accept and Decline buttons (``line``: the
+    challenge in words)."""
+    text = (f"{line}. <@{defender.owner}>, {safe(defender.name)} accepts or declines"
+            " with the buttons below.")
+    await tx.owe_message(key, calendar.channel_id, body(
+        content=text, view=answer_buttons(campaign.id, challenge.number)))
+
+
+async def _owe_answers_again(tx: Transaction, campaign: Campaign, before: Calendar | None,
+                             after: Calendar, action: int) -> None:
+    """After an undo, a challenge waiting for its answer again gets its buttons again: the
+    answer took them off its post."""
+    was = {c.number: c.status for c in before.challenges} if before else {}
+    reopened = [c for c in after.challenges
+                if c.status is ChallengeStatus.OPEN and was.get(c.number, c.status) is not c.status]
+    if not reopened:
+        return
+    gangs = await tx.gangs_without_rosters(campaign.id, None)
+    names = {gang_id: gang.name for gang_id, gang in gangs.items()}
+    territories = {t.id: t.name for t in await tx.list_territories(campaign.id)}
+    for challenge in reopened:
+        defender = gangs.get(challenge.defender)
+        if defender is not None:  # a defender deleted since answers nothing
+            await owe_answer_post(
+                tx, campaign, after, challenge, defender,
+                challenge_line(challenge, names, territories),
+                key=f"challenge:{campaign.id}:{action}:undone:{challenge.number}")
 
 
 def challenge_key(campaign: Campaign, challenge: Challenge) -> str:
@@ -401,6 +440,7 @@ async def undo_calendar(tx: Transaction, campaign: Campaign, now: datetime, *,
     if last.clause not in CALENDAR_CLAUSES:
         raise Refused(f"The last change in {campaign.name} was not one of the cycles or "
                       f"challenges ({last.title}); only the last change can be undone.")
+    before = await tx.get_calendar(campaign.id)
     undone = await tx.undo_last_action(campaign.id, actor=actor)
     # A cycle planned to start later owed its post at its start: owed no more.
     for timer in await tx.list_timers(f"cycle:{campaign.id}:{undone.id}:"):
@@ -408,6 +448,8 @@ async def undo_calendar(tx: Transaction, campaign: Campaign, now: datetime, *,
     found = await tx.get_calendar(campaign.id)
     if found is not None:
         await follow_calendar(tx, campaign, found[0], now=now)
+        await _owe_answers_again(tx, campaign, before[0] if before else None, found[0],
+                                 undone.id)
     return undone.title
 
 

@@ -9,7 +9,7 @@ battle as agreed, without its event, and is said in the log and to the players.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -51,7 +51,11 @@ def matchup(gangs: Sequence[Gang], territory: str | None = None, *, bold: bool =
 
 async def gangs_of(tx: Transaction, battle: ScheduledBattle) -> list[Gang]:
     """The battle's gangs still in the campaign (a gang deleted since is left out)."""
-    found = await tx.gangs_without_rosters(battle.campaign_id, None)
+    return gangs_among(battle, await tx.gangs_without_rosters(battle.campaign_id, None))
+
+
+def gangs_among(battle: ScheduledBattle, found: Mapping[str, Gang]) -> list[Gang]:
+    """:func:`gangs_of` from the campaign's gangs read once (for a list of battles)."""
     return [found[gang_id] for gang_id in battle.gang_ids if gang_id in found]
 
 
@@ -120,8 +124,12 @@ async def link_battle(tx: Transaction, campaign_id: str, gang_ids: Sequence[str]
     itself (no ``battle:``) also one its ``/prebattle`` started (``started_too``), so that
     the end of that sequence ends the scheduled battle."""
     scheduled = await scheduled_of(tx, campaign_id, gang_ids, started_too=started_too)
-    if scheduled is None:
-        return None
+    return None if scheduled is None else await mark_started(tx, scheduled, battle_id)
+
+
+async def mark_started(tx: Transaction, scheduled: ScheduledBattle,
+                       battle_id: str) -> ScheduledBattle:
+    """``scheduled`` (found by :func:`scheduled_of`) started as ``battle_id``."""
     await cancel_reminders(tx, scheduled.id)
     return await tx.update_scheduled_battle(scheduled.model_copy(
         update={"status": ScheduleStatus.STARTED, "battle_id": battle_id}))

@@ -362,6 +362,7 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
             s.require_arbitrator()
             undone = await undo_calendar(s.tx, s.campaign, self.bot.clock.now(), actor=s.by)
         self.bot.timers.kick()
+        await deliver_owed(self.bot, call.guild_id)
         await call.say(f"**{safe(s.campaign.name)}**: undone: {safe(undone, 200)}. Posts "
                        "already made stay in the channel.")
 
@@ -593,9 +594,11 @@ class CampaignCog(BotCog, commands.GroupCog, group_name="campaign", group_descri
         await deliver(call)
         who = "its owner and an Arbitrator" if arbitrator_confirms else "its owner"
         lines = [f"{safe(run.gang_name)}: <#{run.channel_id}>" for run in runs]
-        await call.interaction.followup.send(
-            f"Downtime is open in **{safe(w.campaign.name)}** for {count(len(runs), 'gang')}; "
-            f"each step is confirmed by {who}.\n" + "\n".join(lines))
+        # The threads in embeds, paged: many gangs of long names outgrow a message's content.
+        await call.answer_embeds(
+            lines_embeds("Downtime threads", lines),
+            content=f"Downtime is open in **{safe(w.campaign.name)}** for "
+                    f"{count(len(runs), 'gang')}; each step is confirmed by {who}.")
 
     @slash("promote", "Promote a Juve or Prospect with 3+ advancements, in Downtime",
            under=downtime, to="the type it becomes (its fighter entry's Promotion)")

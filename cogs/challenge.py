@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 import discord
 from discord.ext import commands
 
-from bot.battle.owed import body
 from bot.battle.publish import deliver_owed
 from bot.call import Call, Scope
 from bot.cog import BotCog, adds
@@ -27,6 +26,7 @@ from bot.cycles import (
     CHALLENGE_CLAUSE,
     accepted,
     battles_between,
+    owe_answer_post,
     record,
     stored_calendar,
 )
@@ -36,27 +36,14 @@ from bot.options import CampaignName, GangName, TerritoryName
 from bot.render import safe
 from bot.slash import slash
 from bot.ui import lines_embeds
-from bot.ui.components import Components
-from bot.ui.cycles import calendar_lines, challenge_line
-from bot.ui.routes import Choice, Click, Id, Int, button, route
+from bot.ui.cycles import ANSWER, calendar_lines, challenge_line
+from bot.ui.routes import Choice, Click, Id, Int, route
 from rules.challenges import answer, declined_claim, make_challenge, pass_turn
 from rules.cycles import Challenge, ChallengeStatus
 from rules.world import RuleResult
 
 if TYPE_CHECKING:
     from bot.app import MundaBot
-
-ANSWER = "chal"
-
-
-def answer_buttons(campaign_id: str, number: int) -> Components:
-    return Components(
-        button(ANSWER, campaign_id, number, "accept", label="Accept",
-               style=discord.ButtonStyle.success),
-        button(ANSWER, campaign_id, number, "decline", label="Decline",
-               style=discord.ButtonStyle.danger),
-    )
-
 
 class ChallengeCog(BotCog, commands.GroupCog, group_name="challenge",
                    group_description="Challenges of the campaign's cycle"):
@@ -84,11 +71,8 @@ class ChallengeCog(BotCog, commands.GroupCog, group_name="challenge",
             action = await record(s.tx, s.campaign, changed, revision, actor=s.by,
                                   clause=CHALLENGE_CLAUSE,
                                   title=f"Challenge #{made.number} made", notes=[line])
-            text = (f"{line}. <@{defender.owner}>, {safe(defender.name)} accepts or declines"
-                    " with the buttons below.")
-            await s.tx.owe_message(f"challenge:{s.campaign.id}:{action}", changed.channel_id,
-                                   body(content=text, view=answer_buttons(s.campaign.id,
-                                                                       made.number)))
+            await owe_answer_post(s.tx, s.campaign, changed, made, defender, line,
+                                  key=f"challenge:{s.campaign.id}:{action}")
         await deliver_owed(self.bot, call.guild_id)
         await call.tell(f"Challenge #{made.number} made; it is posted in "
                         f"<#{changed.channel_id}> for {safe(defender.name)} to answer.")
@@ -143,9 +127,11 @@ async def answer_challenge(click: Click, campaign: str, number: int, choice: str
         if not s.controls(defender):
             raise Refused(f"Only {defender.name}'s player, or an Arbitrator, can answer "
                           "this challenge.")
-        between = battles_between(await s.tx.list_battles(campaign, limit=None), challenge)
-        changed, answered = answer(calendar, number, choice == "accept", client.clock.now(),
-                                   between)
+        accepting = choice == "accept"
+        # Every battle of the campaign is read only to count an acceptance's battles before.
+        between = battles_between(await s.tx.list_battles(campaign, limit=None),
+                                  challenge) if accepting else 0
+        changed, answered = answer(calendar, number, accepting, client.clock.now(), between)
         names = {gang_id: gang.name for gang_id, gang in found.items()}
         territories = {t.id: t.name for t in await s.territories()}
         line = challenge_line(answered, names, territories)

@@ -26,7 +26,7 @@ from bot.cycles import staked_in
 from bot.errors import Refused
 from bot.options import CampaignName, CaptiveName, GangName
 from bot.render import safe
-from bot.scheduling import change_event, link_battle, scheduled_of
+from bot.scheduling import change_event, mark_started, scheduled_of
 from bot.slash import slash, value_choices
 from bot.storage import new_id
 from bot.ui import checked
@@ -100,8 +100,8 @@ class PreBattleCog(BotCog, commands.Cog):
                 await s.tx.save_sequence(s.campaign.id, run.key, run, battle_id=run.battle_id)
                 closed += _closed_lines(world.gang(gang_id), left.get(gang_id, []))
             # It is being played now.
-            scheduled = await link_battle(s.tx, s.campaign.id, [g.id for g in gangs],
-                                             battle.id)
+            scheduled = None if upcoming is None else \
+                await mark_started(s.tx, upcoming, battle.id)
         by_id = {g.id: g for g in world.gangs.values()}
         content = "" if scheduled is None or scheduled.starts_at is None else (
             f"The battle scheduled for {stamp(scheduled.starts_at)} begins.")

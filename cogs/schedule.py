@@ -25,6 +25,7 @@ from bot.render import safe
 from bot.scheduling import (
     cancel_reminders,
     change_event,
+    gangs_among,
     gangs_of,
     make_event,
     matchup,
@@ -271,9 +272,10 @@ class ScheduleCog(BotCog, commands.GroupCog, group_name="schedule",
     async def list_(self, call: Call, campaign: CampaignName | None = None) -> None:
         async with call.read(campaign) as s:
             battles = await s.tx.scheduled_battles(s.campaign.id, active_only=True)
+            everyone = await s.tx.gangs_without_rosters(s.campaign.id, None) if battles else {}
             lines = []
             for battle in battles:
-                gangs = await gangs_of(s.tx, battle)
+                gangs = gangs_among(battle, everyone)
                 when = (f"{stamp(battle.starts_at)} ({stamp(battle.starts_at, 'R')})"
                         if battle.starts_at else "no time yet")
                 lines.append(f"• {matchup(gangs, battle.territory)}: {when}, "

@@ -12,7 +12,8 @@ Decisions where the sources are silent (docs/arbitrator.md, "The campaign week")
 - At a cycle's end every challenge not answered lapses, and so does an accepted
   one whose battle was not recorded by then: its Territory returns to the pool.
 - The next cycle starts when the previous one ends (or at the start the
-  Arbitrator planned for it, if later).
+  Arbitrator planned for it, if later). A planned end already passed when the
+  cycle opens is dropped for the type's length.
 """
 
 from __future__ import annotations
@@ -162,14 +163,24 @@ def open_next(
     starts_at = now
     if plan is not None and plan.starts_at is not None and plan.starts_at > now:
         starts_at = plan.starts_at
+    passed: list[str] = []
     if ends_at is None:
         ends_at = plan.ends_at if plan is not None and plan.ends_at is not None \
             else cycle_end(calendar.campaign_type, starts_at)
+        if ends_at is not None and ends_at <= starts_at:
+            # The planned end passed before the cycle could open (the cycle before it was
+            # extended past it, or the bot was down): the cycle's timer must not fail for
+            # ever, so it runs the type's length instead, and the ledger says why.
+            ends_at = cycle_end(calendar.campaign_type, starts_at)
+            instead = "the type's length" if ends_at else "until the Arbitrator ends it"
+            passed.append(f"Cycle {number}'s planned end had passed when it opened: it "
+                          f"runs {instead} instead.")
     if ends_at is not None and ends_at <= starts_at:
         raise InvalidRequest("A cycle must end after it starts.")
     drawn = DrawnOrder()
     if phase.allows_challenges and entrants:
         drawn = draw_order(entrants, by_rating=number > 1, roller=roller)
+    drawn.notes[:0] = passed
     cycle = Cycle(number=number, phase=phase_index, in_phase=in_phase, starts_at=starts_at,
                   ends_at=ends_at, order=drawn.order)
     changed = calendar.model_copy(update={"cycles": [*calendar.cycles, cycle]})

@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import cogs.challenge  # noqa: F401  (registers the route of a challenge's buttons)
 from bot.clock import ManualClock
 from bot.cycle_end import handles_cycle_end
 from bot.cycles import (
@@ -19,13 +20,13 @@ from bot.cycles import (
 )
 from bot.downtime.engine import downtime_runs
 from bot.scheduling import EVENT_CANCEL
-from bot.storage import Campaign, ScheduleStatus, Storage, Transaction
+from bot.storage import Campaign, ScheduledBattle, ScheduleStatus, Storage, Transaction
 from bot.storage.timers import Timer
 from bot.timers import TimerWorker, before_timer, on_timer
 from rules.challenges import answer, make_challenge
-from rules.cycles import Calendar, plan, set_phase_cycles
+from rules.cycles import Calendar, Challenge, plan, set_phase_cycles
 from rules.dice import SeededRoller
-from rules.models import CampaignSettings
+from rules.models import CampaignSettings, Gang
 from tests import factories as f
 
 GUILD = 1001
@@ -34,10 +35,10 @@ NOW = datetime(2026, 3, 2, 18, 0, tzinfo=UTC)
 WEEK = timedelta(days=7)
 
 
-async def started(storage: Storage) -> tuple[Campaign, list[str]]:
+async def started(storage: Storage, *, skirmish: bool = False) -> tuple[Campaign, list[str]]:
     """A Dominion of two gangs (owners 1 and 2) whose cycle 1 opened at NOW."""
     async with storage.transaction(GUILD) as tx:
-        campaign = await tx.create_campaign(CampaignSettings(name="Seams"))
+        campaign = await tx.create_campaign(CampaignSettings(name="Seams", skirmish=skirmish))
         ids = [(await tx.create_gang(campaign.id, f.gang(name=name, owner=owner, fighters=[]),
                                      actor="9")).id
                for name, owner in (("Ash Wolves", "1"), ("Bone Saws", "2"))]
@@ -106,9 +107,9 @@ async def test_a_cycle_planned_to_start_later_is_posted_at_its_start(storage: St
         assert await tx.list_timers(f"cycle:{campaign.id}:") == []
 
 
-async def test_an_accepted_challenge_is_a_scheduled_battle_while_it_stands(
-    storage: Storage,
-) -> None:
+async def challenged(storage: Storage) -> tuple[Campaign, list[str], Challenge, dict[str, Gang]]:
+    """:func:`started`, then the first gang of the order challenges the second for Old
+    Ruins; the campaign, the order, the challenge and the gangs."""
     campaign, ids = await started(storage)
     async with storage.transaction(GUILD) as tx:
         calendar, revision = await calendar_of(tx, campaign)
@@ -118,11 +119,26 @@ async def test_an_accepted_challenge_is_a_scheduled_battle_while_it_stands(
         names = {g: gangs[g].name for g in ids}
         made_in, made = make_challenge(calendar, gangs[order[0]], gangs[order[1]],
                                        territories[0], territories, names, NOW)
-        revision = await _saved(tx, campaign, made_in, revision)
-        answered_in, answered = answer(made_in, made.number, True, NOW, 0)
+        await _saved(tx, campaign, made_in, revision)
+    return campaign, order, made, gangs
+
+
+async def accept_it(storage: Storage, campaign: Campaign, made: Challenge) -> ScheduledBattle:
+    """The defender accepts (a change of its own); the challenge's scheduled battle."""
+    async with storage.transaction(GUILD) as tx:
+        calendar, revision = await calendar_of(tx, campaign)
+        answered_in, answered = answer(calendar, made.number, True, NOW, 0)
         await _saved(tx, campaign, answered_in, revision)
         await accepted(tx, campaign, answered)
         [battle] = await tx.scheduled_battles(campaign.id)
+    return battle
+
+
+async def test_an_accepted_challenge_is_a_scheduled_battle_while_it_stands(
+    storage: Storage,
+) -> None:
+    campaign, order, made, _ = await challenged(storage)
+    battle = await accept_it(storage, campaign, made)
     assert battle.status is ScheduleStatus.OPEN and battle.starts_at is None
     assert battle.territory == "Old Ruins" and battle.gang_ids == order[:2]
     async with storage.transaction(GUILD) as tx:  # its time agreed, its Discord event made
@@ -144,6 +160,37 @@ async def test_an_accepted_challenge_is_a_scheduled_battle_while_it_stands(
         await undo_calendar(tx, campaign, NOW + WEEK, actor="9")
         [battle] = await tx.scheduled_battles(campaign.id)
     assert battle.status is ScheduleStatus.OPEN
+
+
+async def test_a_challenge_battle_its_players_called_off_stays_off_as_the_calendar_moves(
+    storage: Storage,
+) -> None:
+    campaign, _, made, _ = await challenged(storage)
+    battle = await accept_it(storage, campaign, made)
+    async with storage.transaction(GUILD) as tx:
+        # Its players call it off (/schedule cancel); the challenge still stands.
+        await tx.update_scheduled_battle(
+            battle.model_copy(update={"status": ScheduleStatus.CANCELLED}))
+    async with storage.transaction(GUILD) as tx:  # then another change of the calendar
+        calendar, revision = await calendar_of(tx, campaign)
+        await _saved(tx, campaign, plan(calendar, 2, NOW + 2 * WEEK, None), revision)
+        [battle] = await tx.scheduled_battles(campaign.id)
+    assert battle.status is ScheduleStatus.CANCELLED
+
+
+async def test_an_undone_answer_gives_the_challenge_its_buttons_again(storage: Storage) -> None:
+    campaign, order, made, gangs = await challenged(storage)
+    await accept_it(storage, campaign, made)
+    before = await storage.read(GUILD).outbox_entries(f"challenge:{campaign.id}:")
+    async with storage.transaction(GUILD) as tx:
+        await undo_calendar(tx, campaign, NOW, actor="9")
+    owed = [e for e in await storage.read(GUILD).outbox_entries(f"challenge:{campaign.id}:")
+            if e not in before]
+    [post] = owed
+    assert "accepts or declines" in post.payload["content"]
+    assert gangs[order[1]].owner in post.payload["content"]
+    ids_owed = str(post.payload.get("components"))
+    assert f"chal:{campaign.id}:{made.number}:accept" in ids_owed.replace("munda:", "")
 
 
 async def _saved(tx: Transaction, campaign: Campaign, calendar: Calendar, revision: int) -> int:
@@ -170,6 +217,25 @@ async def test_the_downtime_phase_opens_every_gangs_downtime_on_its_credits(
     assert all(r.sequence.budget == 250 and not r.sequence.arbitrator_confirms
                for r in runs.values())
     assert credits == credits_before  # the 250 come with step D, not yet
+
+
+async def test_a_downtime_the_bot_cannot_open_is_said_again_when_its_cycle_opens_again(
+    storage: Storage,
+) -> None:
+    campaign, _ = await started(storage, skirmish=True)  # a skirmish campaign: no Downtime
+    async with storage.transaction(GUILD) as tx:
+        calendar, revision = await calendar_of(tx, campaign)
+        await record(tx, campaign, set_phase_cycles(calendar, "Occupation", 1), revision,
+                     actor="9", clause="CAMPAIGN-CYCLE", title="Occupation: 1 cycle")
+    for _ in range(2):  # ended, undone, ended again
+        async with storage.transaction(GUILD) as tx:
+            await end_cycle(tx, campaign, 1, NOW + WEEK, SeededRoller(5), actor="9")
+        said = [e for e in await storage.read(GUILD).outbox_entries(f"cycle:{campaign.id}:")
+                if e.key.endswith(":downtime")]
+        async with storage.transaction(GUILD) as tx:
+            await undo_calendar(tx, campaign, NOW + WEEK, actor="9")
+    assert len(said) == 2
+    assert all("did not open it" in e.payload["content"] for e in said)
 
 
 SEEN: list[dict[str, Any]] = []

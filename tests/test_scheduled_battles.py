@@ -46,6 +46,8 @@ def test_a_typed_time_is_read_in_the_campaigns_zone_or_as_a_discord_timestamp() 
     ("2026-02-30 10:00", "not a date"),
     ("2026-03-01 11:59", "has passed"),
     ("2027-06-01 10:00", "a year ahead"),
+    ("<t:999999999999:F>", "not a date"),
+    ("<t:-999999999999>", "not a date"),
 ])
 def test_times_that_cannot_be_a_battles_are_refused(typed: str, refusal: str) -> None:
     with pytest.raises(InvalidRequest, match=refusal):

@@ -131,6 +131,20 @@ async def test_a_failing_handler_changes_nothing_and_is_tried_again_later(
     assert fired == [(GUILD, "f", None)]
 
 
+async def test_a_failed_timer_set_anew_is_due_at_its_new_time_not_its_old_retry(
+    storage: Storage, clock: ManualClock, worker: TimerWorker
+) -> None:
+    failures_left[0] = 1
+    await storage.write(GUILD).set_timer("f", FAILING, START, {"n": 1})
+    assert await worker.fire_due() == 0  # failed: retried after 30 s
+    # Set anew (another change made it due now, with other arguments): due now.
+    await storage.write(GUILD).set_timer("f", FAILING, START, {"n": 2})
+    stored = await storage.read(GUILD).timer("f")
+    assert stored is not None and stored.last_error is None and stored.attempts == 0
+    assert await worker.fire_due() == 1
+    assert fired == [(GUILD, "f", None)]
+
+
 async def test_after_a_restart_across_its_time_it_fires_once_and_late(
     db_path: Path, clock: ManualClock
 ) -> None:

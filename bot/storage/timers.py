@@ -76,6 +76,12 @@ async def set_timer(db: Connection, guild_id: int, key: str, kind: str, due_at: 
         " AND timers.kind = excluded.kind THEN timers.fired_at ELSE NULL END,"
         " attempts = CASE WHEN timers.due_at = excluded.due_at AND timers.args = excluded.args"
         " AND timers.kind = excluded.kind THEN timers.attempts ELSE 0 END,"
+        # Moved: a failure's retry time and error were of the timer as it was.
+        " retry_at = CASE WHEN timers.due_at = excluded.due_at AND timers.args = excluded.args"
+        " AND timers.kind = excluded.kind THEN timers.retry_at ELSE NULL END,"
+        " last_error = CASE WHEN timers.due_at = excluded.due_at"
+        " AND timers.args = excluded.args AND timers.kind = excluded.kind"
+        " THEN timers.last_error ELSE NULL END,"
         " kind = excluded.kind, due_at = excluded.due_at, args = excluded.args"
         f" RETURNING {_COLUMNS}",
         (guild_id, key, kind, epoch(due_at), text, now()),

@@ -13,12 +13,17 @@ import discord
 
 from bot.render import roll_line, safe
 from bot.ui import lines_embeds
+from bot.ui.components import Components
+from bot.ui.routes import button
 from bot.ui.times import read_time
+from bot.ui.times import stamp as discord_stamp
 from rules.campaign_types import CampaignPhase, CampaignType, Measure, Stake, territories_for
 from rules.cycles import Calendar, Challenge, Cycle
 from rules.dice import DiceRoll
 from rules.standings import Race, Standing
 
+# The custom id of a challenge's Accept and Decline buttons (cogs/challenge.py answers).
+ANSWER = "chal"
 CYCLE_COLOUR = discord.Colour.dark_gold()
 STANDINGS_COLOUR = discord.Colour.gold()
 MAX_DAYS_AHEAD = 3660
@@ -34,11 +39,20 @@ _STAKES = {
 }
 
 
+def answer_buttons(campaign_id: str, number: int) -> Components:
+    return Components(
+        button(ANSWER, campaign_id, number, "accept", label="Accept",
+               style=discord.ButtonStyle.success),
+        button(ANSWER, campaign_id, number, "decline", label="Decline",
+               style=discord.ButtonStyle.danger),
+    )
+
+
 def stamp(when: datetime | None, style: str = "F") -> str:
-    """A Discord timestamp, shown in each reader's own time zone."""
+    """A cycle's date as a Discord timestamp; an end not set says who sets it."""
     if when is None:
         return "when the Arbitrator ends it"
-    return f"<t:{int(when.timestamp())}:{style}>"
+    return discord_stamp(when, style)
 
 
 def parse_when(text: str, now: datetime, zone_name: str = "UTC") -> datetime:

@@ -58,7 +58,11 @@ def read_time(text: str, zone_name: str, now: datetime, *, days_from_now: bool =
 def _moment(typed: str, zone_name: str, now: datetime, days_from_now: bool) -> datetime | None:
     found = _STAMP.match(typed)
     if found:
-        return datetime.fromtimestamp(int(found.group(1)), UTC)
+        try:
+            return datetime.fromtimestamp(int(found.group(1)), UTC)
+        except (ValueError, OverflowError, OSError):  # beyond the years a datetime holds
+            raise InvalidRequest(f"{typed[:40]} is not a date and time of the calendar.") \
+                from None
     days = _DAYS.match(typed.lower()) if days_from_now else None
     if days:
         return now + timedelta(days=int(days.group(1)))

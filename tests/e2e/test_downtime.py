@@ -237,3 +237,16 @@ async def test_an_arbitrator_confirms_too_when_asked_and_an_undo_at_the_start_wi
     assert (await gang_now(arena, camp, gang)).credits == 1000
     again = await d.slash(GUILD, CHANNEL, "alice", "campaign downtime open", campaign=camp)
     assert not again.ephemeral, again.text()
+
+
+async def test_the_answer_naming_every_gangs_thread_fits_discords_limits(arena: Arena) -> None:
+    d = arena.driver
+    camp = "Downtime Crowd"
+    await new_campaign(d, camp)
+    names = [f"Crowd {index:02d} " + "Longname" * 12 for index in range(18)]
+    for name in names:
+        await new_gang(d, "bob", camp, name[:100])
+    opened = await d.slash(GUILD, CHANNEL, "alice", "campaign downtime open", campaign=camp)
+    assert not opened.ephemeral, opened.text()
+    assert "Downtime is open" in opened.text(), opened.text()
+    assert all(name[:100] in opened.text() for name in names), opened.text()

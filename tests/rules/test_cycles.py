@@ -102,6 +102,17 @@ def test_planned_dates_are_used_when_the_cycle_opens(calendar: Calendar) -> None
         plan(calendar, 9, start, end)
 
 
+def test_a_planned_end_that_passed_before_the_cycle_opened_gives_the_types_length(
+        calendar: Calendar) -> None:
+    planned = plan(calendar, 2, None, NOW + timedelta(days=10))
+    planned, _, _ = open_next(planned, GANGS, NOW, ScriptedRoller([1, 2, 3]))
+    late = NOW + timedelta(days=12)  # cycle 1 was extended past cycle 2's planned end
+    planned, _, _ = close_current(planned, late, lambda _: False)
+    planned, second, drawn = open_next(planned, GANGS, late, ScriptedRoller([]))
+    assert (second.starts_at, second.ends_at) == (late, late + timedelta(days=7))
+    assert "planned end had passed" in drawn.notes[0]
+
+
 def test_the_open_cycles_end_can_be_set_but_not_its_start(calendar: Calendar) -> None:
     calendar, _, _ = open_next(calendar, GANGS, NOW, ScriptedRoller([1, 2, 3]))
     moved = plan(calendar, 1, None, NOW + timedelta(days=3))
