@@ -35,7 +35,7 @@ from bot.downtime.render import thread_name
 from bot.errors import Refused
 from bot.render import safe
 from bot.rulesets import ruleset_for
-from bot.scheduling import cancel_event_later, cancel_reminders
+from bot.scheduling import cancel_reminders, change_event_later
 from bot.storage import Campaign, ScheduledBattle, ScheduleStatus, Transaction
 from bot.timers import post_later
 from bot.ui.cycles import (
@@ -136,9 +136,9 @@ async def _follow_challenges(tx: Transaction, campaign: Campaign, calendar: Cale
         status = standing.get(key)  # None: the challenge itself was undone
         if scheduled.status.active and status is not ChallengeStatus.ACCEPTED:
             await cancel_reminders(tx, scheduled.id)
-            without_event = await cancel_event_later(tx, scheduled)
-            await tx.update_scheduled_battle(without_event.model_copy(
-                update={"status": ScheduleStatus.CANCELLED}))
+            await change_event_later(tx, scheduled, "cancel")
+            await tx.update_scheduled_battle(scheduled.model_copy(
+                update={"status": ScheduleStatus.CANCELLED, "event_id": None}))
         elif reopen and scheduled.status is ScheduleStatus.CANCELLED and \
                 status is ChallengeStatus.ACCEPTED:
             await tx.update_scheduled_battle(scheduled.model_copy(update={

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 
 import discord
 
@@ -20,7 +20,6 @@ from bot.storage import (
     CalendarSettings,
     ScheduledBattle,
     ScheduleStatus,
-    Storage,
     Transaction,
 )
 from bot.storage.timers import Timer, epoch
@@ -32,7 +31,8 @@ from rules.models import Gang
 log = logging.getLogger(__name__)
 
 REMINDER = "battle-reminder"
-EVENT_CANCEL = "event-cancel"
+EVENT_CHANGE = "event-change"
+EventChange = Literal["start", "end", "cancel"]
 # A timer due at this time fires on the worker's next pass, whatever the clock says.
 AT_ONCE = datetime(2000, 1, 1, tzinfo=UTC)
 EVENT_NAME_MAX = 100  # Discord's length of a scheduled event's name
@@ -148,47 +148,42 @@ async def scheduled_of(tx: Transaction, campaign_id: str, gang_ids: Sequence[str
     return None
 
 
-async def battle_over(storage: Storage, client: discord.Client, guild_id: int,
-                      campaign_id: str, battle_id: str) -> None:
-    """The battle's post-battle sequence ended: its scheduled battle is completed, and so
-    is its Discord event (where Discord lets an event go from active to completed)."""
-    async with storage.transaction(guild_id) as tx:
-        found = [b for b in await tx.scheduled_battles(campaign_id)
-                 if b.battle_id == battle_id and b.status is ScheduleStatus.STARTED]
-        for scheduled in found:
+async def complete_battle(tx: Transaction, campaign_id: str, battle_id: str) -> None:
+    """The battle's post-battle sequence ended (its report delivered, in ``tx``): its
+    scheduled battle is completed, and the end of its Discord event owed."""
+    for scheduled in await tx.scheduled_battles(campaign_id):
+        if scheduled.battle_id == battle_id and scheduled.status is ScheduleStatus.STARTED:
             await tx.update_scheduled_battle(
                 scheduled.model_copy(update={"status": ScheduleStatus.COMPLETED}))
-    for scheduled in found:
-        await change_event(client, guild_id, scheduled.event_id, status="end")
+            await change_event_later(tx, scheduled, "end")
 
 
 # --------------------------------------------------------------------------- Discord events
 
 
-async def cancel_event_later(tx: Transaction, battle: ScheduledBattle) -> ScheduledBattle:
-    """``battle`` without its Discord event, whose cancelling is owed: a timer in ``tx``
-    whose preparer cancels it once the transaction is committed (a transaction talks to
-    no one), and again after a restart until it fired. For a battle called off by what
-    runs in a transaction alone, such as a challenge lapsing at a cycle's end."""
-    if battle.event_id is None:
-        return battle
-    await tx.set_timer(f"{EVENT_CANCEL}:{battle.id}", EVENT_CANCEL, AT_ONCE,
-                       {"event": battle.event_id})
-    return battle.model_copy(update={"event_id": None})
+async def change_event_later(tx: Transaction, battle: ScheduledBattle,
+                             status: EventChange) -> None:
+    """Owe a change of ``battle``'s Discord event: a timer in ``tx`` whose preparer makes
+    it once the transaction is committed (a transaction talks to no one), and again after
+    a restart until it fired. For what runs in a transaction alone: a challenge lapsing
+    at a cycle's end, a battle's report delivered."""
+    if battle.event_id is not None:
+        await tx.set_timer(f"{EVENT_CHANGE}:{status}:{battle.id}", EVENT_CHANGE, AT_ONCE,
+                           {"event": battle.event_id, "status": status})
 
 
-@before_timer(EVENT_CANCEL)
-async def _cancel_event(client: Any, timer: Timer) -> dict[str, Any]:
+@before_timer(EVENT_CHANGE)
+async def _change_event(client: Any, timer: Timer) -> dict[str, Any]:
     if isinstance(client, discord.Client):
-        await change_event(client, timer.guild_id, int(timer.args["event"]), status="cancel")
+        await change_event(client, timer.guild_id, int(timer.args["event"]),
+                           status=timer.args["status"])
     return {}
 
 
-@on_timer(EVENT_CANCEL)
-async def _event_cancelled(tx: Transaction, timer: Timer, late: timedelta | None) -> None:
+@on_timer(EVENT_CHANGE)
+async def _event_changed(tx: Transaction, timer: Timer, late: timedelta | None) -> None:
     """Nothing to store: the preparer did the work; firing marks it done."""
     del tx, timer, late
-
 
 
 async def make_event(client: discord.Client, guild_id: int, battle: ScheduledBattle,
@@ -223,7 +218,7 @@ async def make_event(client: discord.Client, guild_id: int, battle: ScheduledBat
 
 
 async def change_event(client: discord.Client, guild_id: int, event_id: int | None, *,
-                       status: str) -> None:
+                       status: EventChange) -> None:
     """Start, end or cancel the event (``status``), where Discord allows it from the
     event's status now; a refusal is logged and changes nothing stored."""
     guild = client.get_guild(guild_id)

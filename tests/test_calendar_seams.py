@@ -19,7 +19,7 @@ from bot.cycles import (
     undo_calendar,
 )
 from bot.downtime.engine import downtime_runs
-from bot.scheduling import EVENT_CANCEL
+from bot.scheduling import EVENT_CHANGE
 from bot.storage import Campaign, ScheduledBattle, ScheduleStatus, Storage, Transaction
 from bot.storage.timers import Timer
 from bot.timers import TimerWorker, before_timer, on_timer
@@ -149,11 +149,12 @@ async def test_an_accepted_challenge_is_a_scheduled_battle_while_it_stands(
     async with storage.transaction(GUILD) as tx:
         await end_cycle(tx, campaign, 1, NOW + WEEK, SeededRoller(4), actor="9")
         [battle] = await tx.scheduled_battles(campaign.id)
-        owed = await tx.list_timers(f"{EVENT_CANCEL}:")
+        owed = await tx.list_timers(f"{EVENT_CHANGE}:")
     assert battle.status is ScheduleStatus.CANCELLED and battle.event_id is None
-    assert [(t.key, t.args) for t in owed] == [(f"{EVENT_CANCEL}:{battle.id}", {"event": 4242})]
+    assert [(t.key, t.args) for t in owed] == [
+        (f"{EVENT_CHANGE}:cancel:{battle.id}", {"event": 4242, "status": "cancel"})]
     assert await TimerWorker(storage, ManualClock(NOW + WEEK)).fire_due() >= 1
-    [fired] = await storage.read(GUILD).list_timers(f"{EVENT_CANCEL}:")
+    [fired] = await storage.read(GUILD).list_timers(f"{EVENT_CHANGE}:")
     assert fired.fired_at == NOW + WEEK  # once: a restart does not cancel it again
     # ...and waits again, for a time, when an undo makes the challenge accepted again.
     async with storage.transaction(GUILD) as tx:

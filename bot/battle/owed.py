@@ -25,6 +25,7 @@ from bot.battle.panel import gang_names, report_scope
 from bot.battle.state import Phase, PostBattleRun, StageRecord, StageStatus, run_key
 from bot.report_record import composed_report
 from bot.rulesets import ruleset_for
+from bot.scheduling import complete_battle
 from bot.storage import Campaign, OutboxEntry, Transaction
 from bot.storage.at_once import Statement
 from bot.storage.sequences import set_in_state_statement
@@ -213,6 +214,11 @@ def _plain(entry: OutboxEntry) -> bool:
 async def record_delivery(tx: Transaction, entry: OutboxEntry, accepted: Accepted) -> None:
     """In the transaction marking ``entry`` delivered: store its message id in the run,
     in one UPDATE of the stored run (only if it is still the run that owed it)."""
+    link = entry.link or {}
+    if link.get("what") == "report":
+        # The report is the post-battle sequence's last word: its scheduled battle (and
+        # Discord event) is over, in the transaction that records the report sent.
+        await complete_battle(tx, str(link["campaign"]), str(link["battle"]))
     update = _delivery_update(entry, accepted)
     if update is None:
         return
@@ -227,7 +233,7 @@ async def record_delivery(tx: Transaction, entry: OutboxEntry, accepted: Accepte
 def delivery_statements(entry: OutboxEntry, accepted: Accepted) -> list[Statement] | None:
     """:func:`record_delivery` as statements of the one-trip write that marks ``entry``
     delivered; None when it needs the long way (a transaction)."""
-    if not _plain(entry):
+    if not _plain(entry) or (entry.link or {}).get("what") == "report":
         return None
     update = _delivery_update(entry, accepted)
     if update is None:

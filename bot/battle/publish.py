@@ -35,7 +35,6 @@ from bot.battle.store import (
 from bot.errors import Refused
 from bot.locks import ServerLocks
 from bot.render import safe
-from bot.scheduling import battle_over
 from bot.shards import owns_guild
 from bot.storage import Campaign, OutboxEntry, Storage, StorageError, Transaction
 from bot.ui.components import Components
@@ -277,12 +276,8 @@ def use_outbox(client: MundaBot) -> None:
     async def after(entry: OutboxEntry, accepted: Accepted,
                     recorded: list[list[Any]] | None) -> None:
         await _redraw_delivered(client, entry, owed.recorded_revision(recorded))
-        link = entry.link or {}
-        if link.get("what") == "report":
-            # The report is the post-battle sequence's last word: its scheduled battle
-            # (and Discord event) is over.
-            await battle_over(client.storage, client, entry.guild_id, str(link["campaign"]),
-                              str(link["battle"]))
+        if (entry.link or {}).get("what") == "report":
+            client.timers.kick()  # the end of its Discord event is owed (record_delivery)
 
     client.outbox.on_delivered(owed.OUTBOX_KIND, owed.record_delivery, after,
                                at_once=owed.delivery_statements)
