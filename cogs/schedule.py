@@ -25,6 +25,7 @@ from bot.render import safe
 from bot.scheduling import (
     cancel_reminders,
     change_event,
+    change_event_later,
     gangs_among,
     gangs_of,
     make_event,
@@ -147,7 +148,12 @@ async def accept(click: Click, campaign: str, battle: str, starts: int) -> None:
     if event_id != agreed.event_id:
         async with call.write_in(campaign) as s:
             current = await s.tx.get_scheduled_battle(campaign, battle)
-            await s.tx.update_scheduled_battle(current.model_copy(update={"event_id": event_id}))
+            current = await s.tx.update_scheduled_battle(
+                current.model_copy(update={"event_id": event_id}))
+            if current.status is ScheduleStatus.CANCELLED:
+                # Called off while its event was being made: the event goes too.
+                await change_event_later(s.tx, current, "cancel")
+        call.interaction.client.timers.kick()
 
 
 @route(COUNTER, Id("campaign"), Id("battle"), Int("starts"))
