@@ -121,8 +121,10 @@ async def answer_challenge(click: Click, campaign: str, number: int, choice: str
     async with call.write_in(campaign) as s:
         calendar, revision = await stored_calendar(s.tx, s.campaign)
         challenge = calendar.challenge(number)
-        found = await s.tx.gangs_without_rosters(
-            campaign, [challenge.challenger, challenge.defender])
+        found = await s.tx.gangs_without_rosters(campaign, None)
+        if challenge.challenger not in found or challenge.defender not in found:
+            raise Refused("A gang of this challenge has left the campaign: it can no longer "
+                          "be answered.")
         defender = found[challenge.defender]
         if not s.controls(defender):
             raise Refused(f"Only {defender.name}'s player, or an Arbitrator, can answer "

@@ -255,3 +255,31 @@ async def ok_private(arena: Arena, user: str, command: str, **options: object) -
     result = await slash(arena, user, command, **options)
     assert "made" in result.content, result.content
     return result.content
+
+
+async def test_a_challenge_whose_gang_left_cannot_be_answered(arena: Arena) -> None:
+    lapse = "Lapse Hive"
+    await ok(arena, "carol", "campaign create", name=lapse, report_channel="campaign")
+    leaving = {"dan": "Gone Wolves", "eve": "Staying Kin"}
+    for user, gang in leaving.items():
+        await ok(arena, user, "gang create", name=gang, house="Goliath",
+                 alignment="Law Abiding", campaign=lapse)
+    await ok(arena, "carol", "campaign territory add", name="Far Ruins", campaign=lapse)
+    await ok(arena, "carol", "campaign cycle start", campaign_type="Dominion", campaign=lapse)
+    campaign, calendar = await calendar_of(arena, lapse)
+    guild = arena.fake.world.guild(U).id
+    async with database(arena) as storage:
+        gangs = await storage.read(guild).gangs_without_rosters(campaign.id, None)
+    assert calendar.current is not None
+    first, second = (gangs[g].name for g in calendar.current.order)
+    owner = {gang: user for user, gang in leaving.items()}
+    await ok_private(arena, owner[first], "challenge new", gang=first, opponent=second,
+                     territory="Far Ruins", campaign=lapse)
+    challenge = await posted(arena, f"#1 {first} challenges {second} for Far Ruins")
+    asked = await slash(arena, owner[first], "gang delete", gang=first, campaign=lapse)
+    deleted = await arena.driver.click(asked, "Confirm", owner[first])
+    assert "has been deleted" in deleted.content, deleted.content
+    late = await arena.driver.click(challenge, "Accept", owner[second])
+    assert late.ephemeral and "has left the campaign" in late.content, late.content
+    _, after = await calendar_of(arena, lapse)
+    assert after.challenge(1).status is ChallengeStatus.OPEN
