@@ -310,11 +310,13 @@ class ScheduleCog(BotCog, commands.GroupCog, group_name="schedule",
                        reminders: LeadTimes | None = None,
                        event_hours: app_commands.Range[int, 1, 24] | None = None,
                        campaign: CampaignName | None = None) -> None:
+        if time_zone is None and reminders is None and event_hours is None:
+            async with call.read(campaign) as s:
+                shown = await s.tx.calendar_settings(s.campaign.id)
+            await call.answer("Scheduling", settings_lines(shown))
+            return
         async with call.write(campaign) as s:
             chosen = await s.tx.calendar_settings(s.campaign.id)
-            if time_zone is None and reminders is None and event_hours is None:
-                await call.answer("Scheduling", settings_lines(chosen))
-                return
             s.require_arbitrator()
             changes: dict[str, Any] = {}
             if time_zone is not None:
