@@ -461,6 +461,8 @@ class WriterLock:
     # in all, and by the statement (its start) or function run there.
     db_cpu_ms_per_int: float = 0.0
     top_db_cpu: dict[str, float] = field(default_factory=dict)
+    # Round trips per interaction by where they came from (PostgreSQL's counts only).
+    top_callers: dict[str, float] = field(default_factory=dict)
 
     @classmethod
     def between(cls, before: dict[str, Any], after: dict[str, Any],
@@ -482,6 +484,8 @@ class WriterLock:
             / interactions,
             top_db_cpu={text: seconds * 1000 for text, seconds in _top_statements(
                 before, after, interactions, top=12, figure="db_cpu_by_text").items()},
+            top_callers=_top_statements(before, after, interactions, top=15,
+                                        figure="by_caller"),
         )
 
     def line(self, database: str = "sqlite") -> str:
@@ -674,11 +678,11 @@ def added(figures: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Several processes' writer_times figures as one (counts and times add up)."""
     total: dict[str, Any] = {"holds": 0, "held": 0.0, "waited": 0.0, "statements": 0,
                              "round_trips": 0, "by_text": {}, "db_cpu": 0.0,
-                             "db_cpu_by_text": {}}
+                             "db_cpu_by_text": {}, "by_caller": {}}
     for one in figures:
         for key in ("holds", "held", "waited", "statements", "round_trips", "db_cpu"):
             total[key] += one.get(key, 0)
-        for figure in ("by_text", "db_cpu_by_text"):
+        for figure in ("by_text", "db_cpu_by_text", "by_caller"):
             for text, count in one.get(figure, {}).items():
                 total[figure][text] = total[figure].get(text, 0) + count
     return total
@@ -887,6 +891,10 @@ async def run_cases(args: argparse.Namespace, folder: Path,
             print(kinds_table(case), flush=True)
         if args.sql:
             for text, count in case.writer.top_statements.items():
+                print(f"    {count:6.2f}  {text}", flush=True)
+            if case.writer.top_callers:
+                print("  round trips per interaction, by where they came from:", flush=True)
+            for text, count in case.writer.top_callers.items():
                 print(f"    {count:6.2f}  {text}", flush=True)
             print("  the database threads' CPU, ms per interaction:", flush=True)
             for text, ms in case.writer.top_db_cpu.items():

@@ -39,6 +39,9 @@ class Counts:
         self.statements = 0
         self.round_trips = 0
         self.by_text: Counter[str] = Counter()  # the statement's start, numbers left out
+        # Round trips by where they were made from: the outermost function of the bot's
+        # own code on the stack (a command, a button, the outbox's worker...).
+        self.by_caller: Counter[str] = Counter()
         # CPU seconds the database threads spent on each call (SQLite's work), by the
         # call's statement (its start) or, for a function run there, the function's name.
         self.db_cpu = 0.0
@@ -96,6 +99,7 @@ class Counts:
 
             async def call(conn: Any, query: str, *args: Any, **kwargs: Any) -> Any:
                 self.round_trips += 1
+                self.by_caller[_caller()] += 1
                 self.statement(query)
                 return await original(conn, query, *args, **kwargs)
 
@@ -108,11 +112,34 @@ class Counts:
         async def counted_many(conn: Any, query: str, args: Any, **kwargs: Any) -> Any:
             rows = list(args)
             self.round_trips += 1
+            self.by_caller[_caller()] += 1
             for _ in rows:
                 self.statement(query)
             return await many(conn, query, rows, **kwargs)
 
         setattr(asyncpg.Connection, "executemany", counted_many)  # noqa: B010
+
+
+_OWN_CODE = (f"{os.sep}bot{os.sep}", f"{os.sep}cogs{os.sep}")
+
+
+def _caller() -> str:
+    """Where a round trip came from, in the calling task (a coroutine's stack runs back
+    through the coroutines awaiting it): the outermost function of the bot's own code
+    and the innermost one outside the storage modules (the storage's caller)."""
+    frame: FrameType | None = sys._getframe(2)
+    outer = inner = "?"
+    while frame is not None:
+        code = frame.f_code
+        if code.co_filename.endswith(f"asyncio{os.sep}events.py"):
+            break  # the event loop running the task: the task's own stack ends here
+        if any(part in code.co_filename for part in _OWN_CODE):
+            module = code.co_filename.rsplit(os.sep, 2)
+            outer = f"{module[-2]}/{module[-1]}:{code.co_name}"
+            if inner == "?" and f"{os.sep}storage{os.sep}" not in code.co_filename:
+                inner = outer
+        frame = frame.f_back
+    return outer if inner == outer else f"{outer} > {inner}"
 
 
 _NUMBERS = re.compile(r"\b\d+\b|'[^']*'")
@@ -136,6 +163,7 @@ def main() -> None:
         partial = out.with_suffix(".partial")
         figures = {**asdict(WRITER_LOCK), "statements": counts.statements,
                    "round_trips": counts.round_trips, "by_text": dict(counts.by_text),
+                   "by_caller": dict(counts.by_caller),
                    "db_cpu": counts.db_cpu, "db_cpu_by_text": dict(counts.db_cpu_by_text)}
         partial.write_text(json.dumps(figures), encoding="utf-8")
         os.replace(partial, out)

@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterator
 from typing import Any, cast
 
 import aiosqlite
-import asyncpg
 import pytest
 
 from bot.battle import engine, flow, owed
@@ -54,25 +53,6 @@ def trips(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
         return await queue(conn, fn, *args, **kwargs)
 
     monkeypatch.setattr(aiosqlite.Connection, "_execute", counted)
-    yield made
-
-
-@pytest.fixture
-def pg_trips(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """The text of every statement asyncpg sends: each of its calls is one round trip to
-    the server (BEGIN, COMMIT and a pooled connection's reset included: they are
-    ``execute`` calls too; ``executemany`` sends its rows in one)."""
-    made: list[str] = []
-
-    def spy(original: Callable[..., Any]) -> Callable[..., Any]:
-        async def counted(conn: asyncpg.Connection, query: str, *args: Any,
-                          **kwargs: Any) -> Any:
-            made.append(" ".join(query.split())[:60])
-            return await original(conn, query, *args, **kwargs)
-        return counted
-
-    for name in ("execute", "fetch", "fetchrow", "fetchval", "executemany"):
-        monkeypatch.setattr(asyncpg.Connection, name, spy(getattr(asyncpg.Connection, name)))
     yield made
 
 

@@ -16,6 +16,7 @@ One process per shard (:func:`claim_shards`): the counterpart of SQLite's lock f
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import re
@@ -33,7 +34,7 @@ from bot.shards import ShardSet
 from bot.storage import outbox
 from bot.storage.at_once import Statement
 from bot.storage.database import Migration, load_migrations, migration_failed, pending
-from bot.storage.driver import POSTGRESQL, Dialect, IntegrityError, Row, numbered
+from bot.storage.driver import POSTGRESQL, Dialect, IntegrityError, JsonRow, Row, numbered
 from bot.storage.errors import DatabaseDamaged, DatabaseUnreachable, StorageError
 from bot.storage.on_thread import Body
 from bot.storage.repository import Storage
@@ -227,8 +228,37 @@ def _shown(url: str) -> str:
     return re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", url)
 
 
-class _NothingKept(Exception):
-    """A required statement of a write made at once changed nothing: roll it all back."""
+_RETURNS_ROWS = re.compile(r"^\s*SELECT\b|\bRETURNING\b", re.IGNORECASE)
+
+
+def as_one_statement(statements: Sequence[Statement]) -> tuple[str, list[Any]]:
+    """Several statements as one: each a WITH query, the rows of those that return any
+    aggregated into a JSON array text per statement (their columns TEXT or integers,
+    as driver.fetch_together's). One statement is one round trip and all or nothing.
+
+    PostgreSQL runs the WITH queries on one snapshot, in no set order, so the
+    statements of a write made at once must not touch each other's rows (they write
+    different tables: a delivery's mark and the run it is recorded in). A required
+    statement that returns no row must undo the others: the statement then divides by
+    its row count, zero, and fails whole (a count is not folded into a constant when
+    the query is planned, so the division happens only then)."""
+    queries: list[str] = []
+    answers: list[str] = []
+    checks: list[str] = []
+    params: list[Any] = []
+    for at, statement in enumerate(statements):
+        sql, values = statement.for_dialect(POSTGRESQL)
+        queries.append(f"w{at} AS ({sql})")
+        params += values
+        if _RETURNS_ROWS.search(sql) is None:
+            if statement.required:
+                raise StorageError(f"A required statement returns no rows: {sql[:60]!r}")
+            answers.append("'[]'")
+            continue
+        answers.append(f"(SELECT COALESCE(json_agg(w{at})::text, '[]') FROM w{at})")
+        if statement.required:
+            checks.append(f"(SELECT 1 / count(*) FROM w{at})")
+    return f"WITH {', '.join(queries)} SELECT {', '.join([*answers, *checks])}", params
 
 
 # Connection failures worth trying again: no route, refused, timed out, the server
@@ -406,26 +436,35 @@ class PostgresStorage(Storage):
     async def write_at_once(
         self, guild_id: int, statements: Sequence[Statement]
     ) -> list[list[Any]] | None:
-        """The statements in one transaction on one connection; None (nothing written)
-        when a required one returned no row. The revision guards in the statements
-        themselves keep concurrent writers apart (no advisory lock is needed)."""
-        found: list[list[Any]] = []
-        try:
-            # One statement is a transaction of its own: no BEGIN nor COMMIT to send.
-            async with self._connection(write=True, whole=len(statements) > 1) as raw:
-                for statement in statements:
-                    sql, params = statement.for_dialect(POSTGRESQL)
-                    try:
-                        rows = await raw.fetch(numbered(sql), *params)
-                    except asyncpg.IntegrityConstraintViolationError as error:
-                        raise _integrity(error) from error
-                    if statement.required and not rows:
-                        raise _NothingKept
-                    found.append(list(rows))
-        except _NothingKept:
-            return None
+        """The statements as ONE statement (data-modifying WITH queries, see
+        :func:`as_one_statement`): one round trip, a transaction of its own; None
+        (nothing written) when a required one returned no row. The revision guards in
+        the statements themselves keep concurrent writers apart (no advisory lock is
+        needed)."""
+        if len(statements) == 1:
+            sql, params = statements[0].for_dialect(POSTGRESQL)
+            found = [list(await self._fetch_alone(sql, params))]
+            if statements[0].required and not found[0]:
+                return None
+        else:
+            sql, params = as_one_statement(statements)
+            try:
+                answers = await self._fetch_alone(sql, params)
+            except asyncpg.DivisionByZeroError:
+                return None  # a required statement returned no row: all rolled back
+            row = list(answers[0])[:len(statements)]  # the checks' columns after them
+            found = [[JsonRow(one) for one in json.loads(text)] for text in row]
         self._writes[guild_id] = self._writes.get(guild_id, 0) + 1
         return found
+
+    async def _fetch_alone(self, sql: str, params: Sequence[Any]) -> Sequence[Row]:
+        """One statement outside any transaction (a transaction of its own)."""
+        async with self._connection(write=True, whole=False) as raw:
+            try:
+                rows: Sequence[Row] = await raw.fetch(numbered(sql), *params)
+            except asyncpg.IntegrityConstraintViolationError as error:
+                raise _integrity(error) from error
+        return rows
 
     async def backup(self, target: str | Path) -> Path:
         raise StorageError(
