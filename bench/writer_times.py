@@ -15,6 +15,7 @@ itself: bot_bench starts the bot this way.
 from __future__ import annotations
 
 import atexit
+import cProfile
 import json
 import os
 import re
@@ -120,6 +121,40 @@ class Counts:
         setattr(asyncpg.Connection, "executemany", counted_many)  # noqa: B010
 
 
+class KindProfiles:
+    """With BENCH_PROFILE_KINDS=DIR (bot_bench --profile, one sequence): a cProfile of
+    the event loop's thread per kind of interaction. On SIGUSR2 the bot reads the next
+    interaction's kind from DIR/kind.next ("<count> <kind>"), profiles into that kind's
+    profile from then on and answers with the count in DIR/kind.ack; at exit each
+    profile is written to DIR/<kind>.prof."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.profiles: dict[str, cProfile.Profile] = {}
+        self.current: cProfile.Profile | None = None
+
+    def switch(self, _signum: int, _frame: FrameType | None) -> None:
+        count, kind = (self.folder / "kind.next").read_text(encoding="utf-8").split(" ", 1)
+        if self.current is not None:
+            self.current.disable()
+        partial = self.folder / "kind.ack.partial"
+        partial.write_text(count, encoding="utf-8")
+        os.replace(partial, self.folder / "kind.ack")  # not in the profile: ours, not the bot's
+        self.current = self.profiles.setdefault(kind, cProfile.Profile())
+        self.current.enable()
+
+    def dump(self) -> None:
+        if self.current is not None:
+            self.current.disable()
+        for kind, profile in self.profiles.items():
+            profile.dump_stats(self.folder / f"{kind_file(kind)}.prof")
+
+
+def kind_file(kind: str) -> str:
+    """A file name for a kind of interaction ("/postbattle start", "pb:confirm")."""
+    return re.sub(r"[^A-Za-z0-9]+", "-", kind).strip("-")
+
+
 _OWN_CODE = (f"{os.sep}bot{os.sep}", f"{os.sep}cogs{os.sep}")
 
 
@@ -179,6 +214,10 @@ def main() -> None:
         asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
     signal.signal(signal.SIGUSR1, on_signal)
     atexit.register(write)
+    if os.environ.get("BENCH_PROFILE_KINDS"):
+        profiles = KindProfiles(Path(os.environ["BENCH_PROFILE_KINDS"]))
+        signal.signal(signal.SIGUSR2, profiles.switch)
+        atexit.register(profiles.dump)
     runpy.run_module(module, run_name="__main__", alter_sys=True)
 
 

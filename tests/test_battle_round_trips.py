@@ -31,7 +31,7 @@ GUILD = 1001
 # thread); on PostgreSQL the write transaction's statements go one by one, each a trip
 # to the server: BEGIN, the campaign found and claimed, the battle, the captives' gangs,
 # the rosters and territories, six writes, COMMIT (docs/battle.md).
-CLOSING_TRIPS = {"sqlite": 2, "postgresql": 11}
+CLOSING_TRIPS = {"sqlite": 2, "postgresql": 9}
 
 
 class Bot:

@@ -77,27 +77,39 @@ def _integrity(error: asyncpg.IntegrityConstraintViolationError) -> IntegrityErr
 
 
 class PostgresConnection:
-    """One pooled asyncpg connection inside a transaction, in the storage modules' terms."""
+    """One pooled asyncpg connection inside a transaction, in the storage modules' terms.
 
-    __slots__ = ("raw",)
+    With ``batching`` (a write transaction), the rows of an ``executemany`` that only
+    inserts are not sent at once: nobody reads its answer, so they go with the next
+    statement, as WITH queries before it, or alone before it when it reads one of their
+    tables (it would not see them: a statement's WITH queries and its main query share
+    one snapshot), and at the latest before COMMIT (:meth:`flush`). A ledger's events,
+    say, go with the message owed after them: one round trip for both."""
 
-    def __init__(self, raw: asyncpg.Connection) -> None:
+    __slots__ = ("_later", "batching", "raw")
+
+    def __init__(self, raw: asyncpg.Connection, *, batching: bool = False) -> None:
         self.raw = raw
+        self.batching = batching
+        # Inserts kept for the next statement (their _PLAIN_INSERT match) and their rows.
+        self._later: list[tuple[re.Match[str], list[tuple[Any, ...]]]] = []
 
     @property
     def dialect(self) -> Dialect:
         return POSTGRESQL
 
     async def execute_fetchall(self, sql: str, params: Iterable[Any] = ()) -> Sequence[Row]:
+        sql, values = await self._with_later(sql, params)
         try:
-            rows: list[Row] = await self.raw.fetch(numbered(sql), *params)
+            rows: list[Row] = await self.raw.fetch(numbered(sql), *values)
         except asyncpg.IntegrityConstraintViolationError as error:
             raise _integrity(error) from error
         return rows
 
     async def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
+        sql, values = await self._with_later(sql, params)
         try:
-            status: str = await self.raw.execute(numbered(sql), *params)
+            status: str = await self.raw.execute(numbered(sql), *values)
         except asyncpg.IntegrityConstraintViolationError as error:
             raise _integrity(error) from error
         found = _COUNT.search(status)
@@ -107,16 +119,85 @@ class PostgresConnection:
         batch = [tuple(row) for row in rows]
         if not batch:
             return
+        insert = _PLAIN_INSERT.match(sql) if self.batching else None
+        if insert is not None:
+            await self._keep(insert, batch)
+            return
+        await self.flush()
         try:
             await self.raw.executemany(numbered(sql), batch)
         except asyncpg.IntegrityConstraintViolationError as error:
             raise _integrity(error) from error
 
+    async def _keep(self, insert: re.Match[str], rows: list[tuple[Any, ...]]) -> None:
+        """Keep ``rows`` of ``insert`` for the next statement. The rows of one table go as
+        one multi-row INSERT, in order (their keys are numbered in that order); another
+        kind of insert into a table kept already is sent after it."""
+        for kept, kept_rows in self._later:
+            if kept.group(2) == insert.group(2):
+                if kept.group(0) != insert.group(0):
+                    await self.flush()
+                    break
+                kept_rows += rows
+                return
+        self._later.append((insert, rows))
+        if sum(len(row) for _kept, kept_rows in self._later for row in kept_rows) > _MOST_PARAMS:
+            await self.flush()
+
+    def forget(self) -> None:
+        """Drop the inserts kept (what they belonged to was rolled back)."""
+        self._later.clear()
+
+    async def flush(self) -> None:
+        """Send the inserts kept for the next statement now (one round trip)."""
+        if self._later:
+            await self.execute("SELECT 1")
+
+    async def _with_later(
+        self, sql: str, params: Iterable[Any]
+    ) -> tuple[str, Sequence[Any]]:
+        """``sql`` with the inserts kept before it as its WITH queries, when it reads
+        none of their tables; otherwise they are sent first."""
+        if not self._later:
+            return sql, tuple(params)
+        later, self._later = self._later, []
+        if not _PLAIN_STATEMENT.match(sql) or any(
+                re.search(rf"\b{kept.group(2)}\b", sql, re.IGNORECASE) for kept, _rows in later):
+            await self.execute(*_as_with(later, "SELECT 1"))
+            return sql, tuple(params)
+        return _as_with(later, sql, tuple(params))
+
     def savepoint(self) -> AbstractAsyncContextManager[None]:
-        return _savepoint(self.raw)
+        return _savepoint(self)
 
     async def claim(self, key: int) -> None:
-        await self.raw.execute("SELECT pg_advisory_xact_lock($1)", key)
+        await self.execute("SELECT pg_advisory_xact_lock(?)", (key,))
+
+
+# An insert of rows given whole, which reads nothing (no SELECT) and can clash with
+# nothing but a constraint (no ON CONFLICT): it may wait for the next statement.
+# Its groups: the text up to its row of placeholders, the table, that row.
+_PLAIN_INSERT = re.compile(
+    r"(\s*INSERT\s+INTO\s+(\w+)\s*\([^()]*\)\s*VALUES\s*)(\([?,\s]*\))\s*$", re.IGNORECASE)
+# A statement the inserts kept may go with. Not a DELETE nor an UPDATE: a key they
+# change could cascade to rows the inserts make, which they would not see.
+_PLAIN_STATEMENT = re.compile(r"\s*(SELECT|INSERT)\b", re.IGNORECASE)
+_MOST_PARAMS = 30_000  # PostgreSQL takes at most 65,535 parameters per statement
+
+
+def _as_with(
+    later: Sequence[tuple[re.Match[str], list[tuple[Any, ...]]]], sql: str,
+    params: Sequence[Any] = (),
+) -> tuple[str, Sequence[Any]]:
+    """``later``'s inserts (each one INSERT of all its rows) as the WITH queries of ``sql``
+    (``?`` placeholders: their parameters come first, in order)."""
+    queries = []
+    values: list[Any] = []
+    for at, (insert, rows) in enumerate(later):
+        head, _table, row = insert.groups()
+        queries.append(f"l{at} AS ({head}{', '.join([row] * len(rows))})")
+        values += [value for one in rows for value in one]
+    return f"WITH {', '.join(queries)} {sql}", [*values, *params]
 
 
 class _SecondStatement(BaseException):
@@ -153,10 +234,17 @@ class _OneStatement(PostgresConnection):
 
 
 @asynccontextmanager
-async def _savepoint(raw: asyncpg.Connection) -> AsyncIterator[None]:
-    # Inside a transaction, asyncpg's transaction() is a SAVEPOINT.
-    async with raw.transaction():
-        yield
+async def _savepoint(conn: PostgresConnection) -> AsyncIterator[None]:
+    # Inside a transaction, asyncpg's transaction() is a SAVEPOINT. What waits for the
+    # next statement is sent inside it, so that its errors are the savepoint's.
+    await conn.flush()
+    async with conn.raw.transaction():
+        try:
+            yield
+        except BaseException:
+            conn.forget()  # kept inside the savepoint, undone with it
+            raise
+        await conn.flush()
 
 
 async def schema_version(raw: asyncpg.Connection) -> int:
@@ -425,8 +513,10 @@ class PostgresStorage(Storage):
         tx: Transaction | None = None
         try:
             async with self._connection(write=write) as raw:
-                tx = Transaction(PostgresConnection(raw), guild_id, writable=write)
+                conn = PostgresConnection(raw, batching=write)
+                tx = Transaction(conn, guild_id, writable=write)
                 yield tx
+                await conn.flush()
         finally:
             if tx is not None:
                 tx.close()

@@ -682,6 +682,12 @@ class Transaction:
     async def _remember_sequence(self, campaign_pk: int, key: str) -> None:
         if key in self._sequences_before:
             return
+        if self._last_action is not None:  # read and remembered in one statement
+            kept, previous = await ledger.remember_stored_sequence(
+                self._write_db(), self._last_action, campaign_pk, key)
+            if kept:
+                self._sequences_before[key] = previous
+                return
         previous = await sequences.stored(self._write_db(), campaign_pk, key)
         self._sequences_before[key] = previous
         if self._last_action is not None:
