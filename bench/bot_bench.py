@@ -992,6 +992,8 @@ async def main() -> None:
                              "several counts (e.g. 1 2 4): a case for each, on the same "
                              "server, and how the figures grow with them")
     args = parser.parse_args()
+    if args.sql:  # the bots (bench/writer_times.py) count round trips by where they came from
+        os.environ["BENCH_CALLERS"] = "1"
     if args.quick:
         args.n, args.m = [10], [1, 2]
     if max(args.processes) > 1 and args.database == "sqlite":

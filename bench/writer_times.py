@@ -43,6 +43,8 @@ class Counts:
         # Round trips by where they were made from: the outermost function of the bot's
         # own code on the stack (a command, a button, the outbox's worker...).
         self.by_caller: Counter[str] = Counter()
+        # Walking the stack costs CPU of its own: only when asked (bot_bench --sql).
+        self.callers = os.environ.get("BENCH_CALLERS") == "1"
         # CPU seconds the database threads spent on each call (SQLite's work), by the
         # call's statement (its start) or, for a function run there, the function's name.
         self.db_cpu = 0.0
@@ -100,7 +102,8 @@ class Counts:
 
             async def call(conn: Any, query: str, *args: Any, **kwargs: Any) -> Any:
                 self.round_trips += 1
-                self.by_caller[_caller()] += 1
+                if self.callers:
+                    self.by_caller[_caller()] += 1
                 self.statement(query)
                 return await original(conn, query, *args, **kwargs)
 
@@ -113,7 +116,8 @@ class Counts:
         async def counted_many(conn: Any, query: str, args: Any, **kwargs: Any) -> Any:
             rows = list(args)
             self.round_trips += 1
-            self.by_caller[_caller()] += 1
+            if self.callers:
+                self.by_caller[_caller()] += 1
             for _ in rows:
                 self.statement(query)
             return await many(conn, query, rows, **kwargs)
@@ -140,7 +144,8 @@ class KindProfiles:
         partial = self.folder / "kind.ack.partial"
         partial.write_text(count, encoding="utf-8")
         os.replace(partial, self.folder / "kind.ack")  # not in the profile: ours, not the bot's
-        self.current = self.profiles.setdefault(kind, cProfile.Profile())
+        # CPU of this thread, not the wall clock: a loaded machine would count its waits.
+        self.current = self.profiles.setdefault(kind, cProfile.Profile(time.thread_time))
         self.current.enable()
 
     def dump(self) -> None:

@@ -247,37 +247,27 @@ def path_parts(path: str) -> list[str]:
     return parts
 
 
+# What ``?`` inside is not a placeholder: a quoted string or name (a doubled quote is an
+# escaped one; an unclosed one runs to the end) and a comment; or a placeholder.
+_NOT_PLACEHOLDERS = re.compile(r"""'[^']*(?:''[^']*)*'?|"[^"]*(?:""[^"]*)*"?|--[^\n]*|\?""")
+
+
 @lru_cache(maxsize=2048)
 def numbered(sql: str) -> str:
     """``?`` placeholders as PostgreSQL's ``$1, $2...``; those in quoted strings, quoted
-    names and comments are left alone."""
-    out: list[str] = []
+    names and comments are left alone. The scan is a regular expression's (a loop over
+    the characters in Python cost milliseconds for a long statement, the profiles
+    showed: statements that carry batched inserts are seldom seen twice)."""
     count = 0
-    at = 0
-    length = len(sql)
-    while at < length:
-        char = sql[at]
-        if char in "'\"":
-            end = sql.find(char, at + 1)
-            # A doubled quote inside is an escaped one: the scan goes on past it.
-            while end != -1 and end + 1 < length and sql[end + 1] == char:
-                end = sql.find(char, end + 2)
-            end = length if end == -1 else end + 1
-            out.append(sql[at:end])
-            at = end
-        elif sql.startswith("--", at):
-            end = sql.find("\n", at)
-            end = length if end == -1 else end
-            out.append(sql[at:end])
-            at = end
-        elif char == "?":
-            count += 1
-            out.append(f"${count}")
-            at += 1
-        else:
-            out.append(char)
-            at += 1
-    return "".join(out)
+
+    def number(found: re.Match[str]) -> str:
+        nonlocal count
+        if found.group() != "?":
+            return found.group()
+        count += 1
+        return f"${count}"
+
+    return _NOT_PLACEHOLDERS.sub(number, sql)
 
 
 class NoSavepoint:
