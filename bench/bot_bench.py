@@ -61,9 +61,12 @@ Run::
     .venv/bin/python bench/bot_bench.py --database postgresql --n 100 --m 10 --processes 2
     .venv/bin/python bench/bot_bench.py --database postgresql --n 200 --m 100 --processes 1 2 4
 
-``--profile DIR`` runs the bot under cProfile and prints its top functions.
+``--profile DIR`` runs the bot under cProfile and prints its top functions; with one
+sequence (M = 1), one profile per kind of interaction (the bot switches profiles when
+told the next kind: bench/writer_times.py, KindProfiles).
 ``--sql`` adds the commonest statements and the CPU time the database threads spent
-(SQLite's own work, and whatever a transaction run whole there does), by statement.
+(SQLite's own work, and whatever a transaction run whole there does), by statement,
+and on PostgreSQL the round trips by where in the bot they were made.
 With one sequence (M = 1) ``--by-kind`` also gives the bot's CPU per interaction of
 each kind: from its sending to the next one's, so what it left to do after answering
 (deliveries, redraws) is counted too; the clock ticks in 10 ms steps, so only the mean

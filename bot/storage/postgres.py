@@ -16,17 +16,18 @@ One process per shard (:func:`claim_shards`): the counterpart of SQLite's lock f
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import os
 import re
 import socket
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import timedelta
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import asyncpg
 
@@ -368,6 +369,27 @@ async def _returned_clean(_raw: asyncpg.Connection) -> None:
     mid-way) is still rolled back by asyncpg before this is called."""
 
 
+class _OneRead:
+    """What ``PostgresStorage.read(guild_id)`` returns: each Transaction method called on
+    it is a read of its own, made by ``read_whole`` and known by the method."""
+
+    def __init__(self, storage: PostgresStorage, guild_id: int) -> None:
+        self._storage, self._guild_id = storage, guild_id
+
+    def __getattr__(self, name: str) -> Callable[..., Awaitable[Any]]:
+        method = getattr(Transaction, name)
+        storage, guild_id = self._storage, self._guild_id
+
+        @functools.wraps(method)
+        async def read(*args: Any, **kwargs: Any) -> Any:
+            async def body(tx: Transaction) -> Any:
+                return await method(tx, *args, **kwargs)
+
+            return await storage._read_known(guild_id, body, method)
+
+        return read
+
+
 class PostgresStorage(Storage):
     """The campaign database on PostgreSQL: open with ``await open_storage(url)``
     (bot/storage/opening.py)."""
@@ -450,7 +472,18 @@ class PostgresStorage(Storage):
         a second statement; one that makes more is run again in a REPEATABLE READ
         transaction (the statement it made was a read: nothing to undo), and from then on
         straight away (each body is known by its code)."""
-        code = getattr(body, "__code__", body)
+        return await self._read_known(guild_id, body, getattr(body, "__code__", body),
+                                      background=background)
+
+    def read(self, guild_id: int) -> Transaction:
+        """As ``Storage.read``: each call of a Transaction method on it a read of its own,
+        here by :meth:`read_whole` (one round trip when the method makes one statement)."""
+        return cast(Transaction, _OneRead(self, guild_id))
+
+    async def _read_known(
+        self, guild_id: int, body: Body[T], code: object, *, background: bool = False
+    ) -> T:
+        """:meth:`read_whole`, the body known by ``code``."""
         if code not in self._snapshot_reads:
             try:
                 async with self._connection(write=False, whole=False) as raw:
