@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import logging
 import os
 import re
@@ -35,7 +34,7 @@ from bot.shards import ShardSet
 from bot.storage import outbox
 from bot.storage.at_once import Statement
 from bot.storage.database import Migration, load_migrations, migration_failed, pending
-from bot.storage.driver import POSTGRESQL, Dialect, IntegrityError, JsonRow, Row, numbered
+from bot.storage.driver import POSTGRESQL, Dialect, IntegrityError, Row, json_rows, numbered
 from bot.storage.errors import DatabaseDamaged, DatabaseUnreachable, StorageError
 from bot.storage.on_thread import Body
 from bot.storage.repository import Storage
@@ -576,7 +575,7 @@ class PostgresStorage(Storage):
             except asyncpg.DivisionByZeroError:
                 return None  # a required statement returned no row: all rolled back
             row = list(answers[0])[:len(statements)]  # the checks' columns after them
-            found = [[JsonRow(one) for one in json.loads(text)] for text in row]
+            found = [list(json_rows(text)) for text in row]
         self._writes[guild_id] = self._writes.get(guild_id, 0) + 1
         return found
 
