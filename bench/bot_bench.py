@@ -61,9 +61,12 @@ Run::
     .venv/bin/python bench/bot_bench.py --database postgresql --n 100 --m 10 --processes 2
     .venv/bin/python bench/bot_bench.py --database postgresql --n 200 --m 100 --processes 1 2 4
 
-``--profile DIR`` runs the bot under cProfile and prints its top functions.
+``--profile DIR`` runs the bot under cProfile and prints its top functions; with one
+sequence (M = 1), one profile per kind of interaction (the bot switches profiles when
+told the next kind: bench/writer_times.py, KindProfiles).
 ``--sql`` adds the commonest statements and the CPU time the database threads spent
-(SQLite's own work, and whatever a transaction run whole there does), by statement.
+(SQLite's own work, and whatever a transaction run whole there does), by statement,
+and on PostgreSQL the round trips by where in the bot they were made.
 With one sequence (M = 1) ``--by-kind`` also gives the bot's CPU per interaction of
 each kind: from its sending to the next one's, so what it left to do after answering
 (deliveries, redraws) is counted too; the clock ticks in 10 ms steps, so only the mean
@@ -185,18 +188,44 @@ def plans(world: BenchWorld, m: int) -> list[Plan]:
     return found
 
 
+class ProfileSwitch:
+    """``--profile`` with one sequence: tells the bot (bench/writer_times.py, KindProfiles)
+    which kind of interaction comes next, so that each kind is profiled on its own."""
+
+    def __init__(self, pid: int, folder: Path) -> None:
+        self.pid = pid
+        self.folder = folder
+        self.count = 0
+
+    async def switch(self, kind: str) -> None:
+        self.count += 1
+        ack = self.folder / "kind.ack"
+        (self.folder / "kind.next").write_text(f"{self.count} {kind}", encoding="utf-8")
+        os.kill(self.pid, signal.SIGUSR2)
+        for _ in range(int(WAIT / 0.005)):
+            if ack.exists() and ack.read_text(encoding="utf-8") == str(self.count):
+                return
+            await asyncio.sleep(0.005)
+        raise AssertionError("the bot never switched to the next kind's profile")
+
+
 class Player:
     """Plays one sequence through the fake's driver, recording every interaction."""
 
     def __init__(self, fake: FakeDiscord, plan: Plan,
-                 cpu: Callable[[], float] | None = None) -> None:
+                 cpu: Callable[[], float] | None = None,
+                 profiles: ProfileSwitch | None = None) -> None:
         self.fake = fake
         self.driver = fake.driver(timeout=WAIT)
         self.plan = plan
         self.cpu = cpu
+        self.profiles = profiles
 
-    def mark(self) -> None:
-        """Note the bot's CPU time before sending the next interaction."""
+    async def mark(self, kind: str) -> None:
+        """Note the bot's CPU time before sending the next interaction (of ``kind``), and
+        with ``--profile`` and one sequence, profile the bot in that kind's profile."""
+        if self.profiles is not None:
+            await self.profiles.switch(kind)
         if self.cpu is not None:
             self.plan.cpu_marks.append(self.cpu())
 
@@ -204,7 +233,7 @@ class Player:
         plan, driver = self.plan, self.driver
         await asyncio.sleep(delay)  # --ramp: sequences start one after another
         winner, loser = gang_name(2 * plan.battle), gang_name(2 * plan.battle + 1)
-        self.mark()
+        await self.mark("/postbattle start")
         started = await driver.slash(
             None, plan.channel, plan.first, "postbattle start",
             winner=winner, gang1=winner, gang2=loser, territory=stake_name(plan.battle),
@@ -225,13 +254,13 @@ class Player:
         await self.edit_panel(panel, pick, [fighter],
                               lambda: fighter in self.chosen(panel, "ooa"))
         for user, own in ((plan.first, panels[0]), (plan.second, panels[1])):
-            self.mark()
+            await self.mark("pb:submit")
             await self.answered(await driver.click(own, custom_id(own, "munda:pb:submit:"), user))
         for _ in range(STEPS):
             for user in (plan.first, plan.second):
                 stage = await until(self.fake, lambda: self.open_stage(thread),
                                     f"an open step in sequence {plan.index}")
-                self.mark()
+                await self.mark("pb:confirm")
                 await self.answered(
                     await driver.click(stage, custom_id(stage, "munda:pb:confirm:"), user))
         assert self.open_stage(thread) is None, "a step is still open after the last one"
@@ -267,7 +296,7 @@ class Player:
                          shown: Callable[[], object]) -> None:
         """Choose in a panel's select and wait until the panel shows the choice (other
         redraws of the same message, e.g. after its delivery, do not count)."""
-        self.mark()
+        await self.mark(":".join(select.split(":")[1:3]))
         result = await self.driver.select(panel, select, values, self.plan.second)
         self.plan.records.append(result.record)
         self.refused(result)
@@ -461,6 +490,8 @@ class WriterLock:
     # in all, and by the statement (its start) or function run there.
     db_cpu_ms_per_int: float = 0.0
     top_db_cpu: dict[str, float] = field(default_factory=dict)
+    # Round trips per interaction by where they came from (PostgreSQL's counts only).
+    top_callers: dict[str, float] = field(default_factory=dict)
 
     @classmethod
     def between(cls, before: dict[str, Any], after: dict[str, Any],
@@ -482,6 +513,8 @@ class WriterLock:
             / interactions,
             top_db_cpu={text: seconds * 1000 for text, seconds in _top_statements(
                 before, after, interactions, top=12, figure="db_cpu_by_text").items()},
+            top_callers=_top_statements(before, after, interactions, top=15,
+                                        figure="by_caller"),
         )
 
     def line(self, database: str = "sqlite") -> str:
@@ -655,11 +688,11 @@ def added(figures: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Several processes' writer_times figures as one (counts and times add up)."""
     total: dict[str, Any] = {"holds": 0, "held": 0.0, "waited": 0.0, "statements": 0,
                              "round_trips": 0, "by_text": {}, "db_cpu": 0.0,
-                             "db_cpu_by_text": {}}
+                             "db_cpu_by_text": {}, "by_caller": {}}
     for one in figures:
         for key in ("holds", "held", "waited", "statements", "round_trips", "db_cpu"):
             total[key] += one.get(key, 0)
-        for figure in ("by_text", "db_cpu_by_text"):
+        for figure in ("by_text", "db_cpu_by_text", "by_caller"):
             for text, count in one.get(figure, {}).items():
                 total[figure][text] = total[figure].get(text, 0) + count
     return total
@@ -700,23 +733,30 @@ async def run_case(
     arenas: list[Arena] = []
     times_files: list[Path] = []
     prof_files: list[Path] = []
+    todo = plans(world, m)
+    # One sequence alone: a profile per kind of interaction (KindProfiles).
+    per_kind = profile is not None and len(todo) == 1 and processes == 1
+    kinds_folder = (profile or folder) / f"bot-n{n}-m{m}-kinds"
     for shard in range(processes):
         suffix = "" if processes == 1 else f"-shard{shard}"
         times_files.append(workdir / f"writer-lock{suffix}.json")
         python_args: list[str] = [str(WRITER_TIMES), str(times_files[-1])]
-        if profile is not None:
+        env = {"BENCH_UVLOOP": "1"} if uvloop else {}
+        if per_kind:
+            kinds_folder.mkdir(parents=True, exist_ok=True)
+            env["BENCH_PROFILE_KINDS"] = str(kinds_folder)
+        elif profile is not None:
             profile.mkdir(parents=True, exist_ok=True)
             prof_files.append(profile / f"bot-n{n}-m{m}{suffix}.prof")
             python_args = ["-m", "cProfile", "-o", str(prof_files[-1]), *python_args]
         arena = Arena(fake, workdir, log_level="WARNING", python_args=python_args,
-                      env={"BENCH_UVLOOP": "1"} if uvloop else None,
+                      env=env or None,
                       shard_count=processes, shard_ids=None if processes == 1 else [shard],
                       name="bot" if processes == 1 else f"shard-{shard}", database_url=url)
         arena.write_config()
         arenas.append(arena)
     if url is None:
         copy_db(n, arenas[0].database_path, cache)
-    todo = plans(world, m)
     try:
         began = time.perf_counter()
         await asyncio.gather(*(arena.start_bot(ready_timeout=WAIT) for arena in arenas))
@@ -732,13 +772,17 @@ async def run_case(
         began = time.perf_counter()
         # One sequence alone: the bot's CPU is marked before each interaction is sent.
         marks = (lambda: sum(cpu_seconds(pid) for pid in pids)) if len(todo) == 1 else None
-        await asyncio.gather(*(Player(fake, plan, marks).play(ramp * plan.index / len(todo))
-                               for plan in todo))
+        switch = (ProfileSwitch(pids[0], kinds_folder)
+                  if per_kind else None)
+        await asyncio.gather(*(Player(fake, plan, marks, switch).play(
+            ramp * plan.index / len(todo)) for plan in todo))
         elapsed = time.perf_counter() - began
         cpus = [cpu_seconds(pid) - before for pid, before in zip(pids, cpu_before, strict=True)]
         if marks is not None:  # the last interaction's work ends when the bot is idle
             await asyncio.gather(*(settle(pid, time.perf_counter()) for pid in pids))
             todo[0].cpu_marks.append(marks())
+            if switch is not None:
+                await switch.switch("after the drive")  # not reported
         rest_calls = requests.made - rest_before
         harness = time.process_time() - harness_before
         peaks = [proc_status(pid, "VmHWM") / 1024 for pid in pids]
@@ -783,7 +827,8 @@ async def run_case(
         peak_mb=sum(peaks), base_peak_mb=base_peak, startup=startup,
         base_startup=base_startup, load=(load_before, load_average()), writer=writer,
         rest_per_int=rest_calls / len(records), ramp=ramp,
-        profile=",".join(str(f) for f in prof_files) or None,
+        profile=",".join(str(f) for f in (
+            [kinds_folder] if per_kind else prof_files)) or None,
         database="sqlite" if admin_url is None else "postgresql", processes=processes,
         parts=parts,
     )
@@ -869,6 +914,10 @@ async def run_cases(args: argparse.Namespace, folder: Path,
         if args.sql:
             for text, count in case.writer.top_statements.items():
                 print(f"    {count:6.2f}  {text}", flush=True)
+            if case.writer.top_callers:
+                print("  round trips per interaction, by where they came from:", flush=True)
+            for text, count in case.writer.top_callers.items():
+                print(f"    {count:6.2f}  {text}", flush=True)
             print("  the database threads' CPU, ms per interaction:", flush=True)
             for text, ms in case.writer.top_db_cpu.items():
                 print(f"    {ms:6.2f}  {text}", flush=True)
@@ -927,6 +976,8 @@ async def main() -> None:
                              "several counts (e.g. 1 2 4): a case for each, on the same "
                              "server, and how the figures grow with them")
     args = parser.parse_args()
+    if args.sql:  # the bots (bench/writer_times.py) count round trips by where they came from
+        os.environ["BENCH_CALLERS"] = "1"
     if args.quick:
         args.n, args.m = [10], [1, 2]
     if max(args.processes) > 1 and args.database == "sqlite":
@@ -937,7 +988,13 @@ async def main() -> None:
             cases = await run_cases(args, Path(tmp), admin_url)
     for case in cases:
         for found in (case.profile or "").split(","):
-            if found and Path(found).exists():
+            if found and Path(found).is_dir():  # one profile per kind of interaction
+                for kind in sorted(Path(found).glob("*.prof")):
+                    if kind.stem != "after-the-drive":
+                        print(f"\n== profile of the bot at N={case.n}, M={case.m}, "
+                              f"{kind.stem} only: {kind}")
+                        print_profile(str(kind), top=15)
+            elif found and Path(found).exists():
                 print(f"\n== profile of the bot at N={case.n}, M={case.m}: {found}")
                 print_profile(found)
 

@@ -15,6 +15,7 @@ itself: bot_bench starts the bot this way.
 from __future__ import annotations
 
 import atexit
+import cProfile
 import json
 import os
 import re
@@ -39,6 +40,11 @@ class Counts:
         self.statements = 0
         self.round_trips = 0
         self.by_text: Counter[str] = Counter()  # the statement's start, numbers left out
+        # Round trips by where they were made from: the outermost function of the bot's
+        # own code on the stack (a command, a button, the outbox's worker...).
+        self.by_caller: Counter[str] = Counter()
+        # Walking the stack costs CPU of its own: only when asked (bot_bench --sql).
+        self.callers = os.environ.get("BENCH_CALLERS") == "1"
         # CPU seconds the database threads spent on each call (SQLite's work), by the
         # call's statement (its start) or, for a function run there, the function's name.
         self.db_cpu = 0.0
@@ -96,6 +102,8 @@ class Counts:
 
             async def call(conn: Any, query: str, *args: Any, **kwargs: Any) -> Any:
                 self.round_trips += 1
+                if self.callers:
+                    self.by_caller[_caller()] += 1
                 self.statement(query)
                 return await original(conn, query, *args, **kwargs)
 
@@ -108,11 +116,70 @@ class Counts:
         async def counted_many(conn: Any, query: str, args: Any, **kwargs: Any) -> Any:
             rows = list(args)
             self.round_trips += 1
+            if self.callers:
+                self.by_caller[_caller()] += 1
             for _ in rows:
                 self.statement(query)
             return await many(conn, query, rows, **kwargs)
 
         setattr(asyncpg.Connection, "executemany", counted_many)  # noqa: B010
+
+
+class KindProfiles:
+    """With BENCH_PROFILE_KINDS=DIR (bot_bench --profile, one sequence): a cProfile of
+    the event loop's thread per kind of interaction. On SIGUSR2 the bot reads the next
+    interaction's kind from DIR/kind.next ("<count> <kind>"), profiles into that kind's
+    profile from then on and answers with the count in DIR/kind.ack; at exit each
+    profile is written to DIR/<kind>.prof."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.profiles: dict[str, cProfile.Profile] = {}
+        self.current: cProfile.Profile | None = None
+
+    def switch(self, _signum: int, _frame: FrameType | None) -> None:
+        count, kind = (self.folder / "kind.next").read_text(encoding="utf-8").split(" ", 1)
+        if self.current is not None:
+            self.current.disable()
+        partial = self.folder / "kind.ack.partial"
+        partial.write_text(count, encoding="utf-8")
+        os.replace(partial, self.folder / "kind.ack")  # not in the profile: ours, not the bot's
+        # CPU of this thread, not the wall clock: a loaded machine would count its waits.
+        self.current = self.profiles.setdefault(kind, cProfile.Profile(time.thread_time))
+        self.current.enable()
+
+    def dump(self) -> None:
+        if self.current is not None:
+            self.current.disable()
+        for kind, profile in self.profiles.items():
+            profile.dump_stats(self.folder / f"{kind_file(kind)}.prof")
+
+
+def kind_file(kind: str) -> str:
+    """A file name for a kind of interaction ("/postbattle start", "pb:confirm")."""
+    return re.sub(r"[^A-Za-z0-9]+", "-", kind).strip("-")
+
+
+_OWN_CODE = (f"{os.sep}bot{os.sep}", f"{os.sep}cogs{os.sep}")
+
+
+def _caller() -> str:
+    """Where a round trip came from, in the calling task (a coroutine's stack runs back
+    through the coroutines awaiting it): the outermost function of the bot's own code
+    and the innermost one outside the storage modules (the storage's caller)."""
+    frame: FrameType | None = sys._getframe(2)
+    outer = inner = "?"
+    while frame is not None:
+        code = frame.f_code
+        if code.co_filename.endswith(f"asyncio{os.sep}events.py"):
+            break  # the event loop running the task: the task's own stack ends here
+        if any(part in code.co_filename for part in _OWN_CODE):
+            module = code.co_filename.rsplit(os.sep, 2)
+            outer = f"{module[-2]}/{module[-1]}:{code.co_name}"
+            if inner == "?" and f"{os.sep}storage{os.sep}" not in code.co_filename:
+                inner = outer
+        frame = frame.f_back
+    return outer if inner == outer else f"{outer} > {inner}"
 
 
 _NUMBERS = re.compile(r"\b\d+\b|'[^']*'")
@@ -136,6 +203,7 @@ def main() -> None:
         partial = out.with_suffix(".partial")
         figures = {**asdict(WRITER_LOCK), "statements": counts.statements,
                    "round_trips": counts.round_trips, "by_text": dict(counts.by_text),
+                   "by_caller": dict(counts.by_caller),
                    "db_cpu": counts.db_cpu, "db_cpu_by_text": dict(counts.db_cpu_by_text)}
         partial.write_text(json.dumps(figures), encoding="utf-8")
         os.replace(partial, out)
@@ -151,6 +219,10 @@ def main() -> None:
         asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
     signal.signal(signal.SIGUSR1, on_signal)
     atexit.register(write)
+    if os.environ.get("BENCH_PROFILE_KINDS"):
+        profiles = KindProfiles(Path(os.environ["BENCH_PROFILE_KINDS"]))
+        signal.signal(signal.SIGUSR2, profiles.switch)
+        atexit.register(profiles.dump)
     runpy.run_module(module, run_name="__main__", alter_sys=True)
 
 

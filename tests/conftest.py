@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+import asyncpg
 import pytest
 
 from bot.storage import Storage
@@ -169,3 +171,22 @@ async def fake() -> AsyncIterator[FakeDiscord]:
         yield discord
     finally:
         await discord.stop()
+
+
+@pytest.fixture
+def pg_trips(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """The text of every statement asyncpg sends: each of its calls is one round trip to
+    the server (BEGIN, COMMIT and a pooled connection's reset included: they are
+    ``execute`` calls too; ``executemany`` sends its rows in one)."""
+    made: list[str] = []
+
+    def spy(original: Callable[..., Any]) -> Callable[..., Any]:
+        async def counted(conn: asyncpg.Connection, query: str, *args: Any,
+                          **kwargs: Any) -> Any:
+            made.append(" ".join(query.split())[:60])
+            return await original(conn, query, *args, **kwargs)
+        return counted
+
+    for name in ("execute", "fetch", "fetchrow", "fetchval", "executemany"):
+        monkeypatch.setattr(asyncpg.Connection, name, spy(getattr(asyncpg.Connection, name)))
+    yield made

@@ -164,17 +164,23 @@ async def decide_and_store(
     ``copy=False``).
     """
 
+    # Two bodies, not one with a branch: PostgreSQL's read_whole knows a body by its code,
+    # and only the one that reads the rosters needs a snapshot of several statements.
     async def read_and_decide(tx: Transaction) -> tuple[Campaign, Decision, int, World]:
-        if rosters:
-            try:
-                campaign = await tx.get_campaign(at.campaign_id)
-            except NotFound:
-                raise Refused(CAMPAIGN_DELETED) from None
-            run, revision = await load_run_at(tx, at.campaign_id, at.battle_id)
-            world = await load_battle_world(tx, at.campaign_id, run, rosters=True)
-        else:  # one statement
-            campaign, run, revision, world = await load_for_decision(
-                tx, at.campaign_id, at.battle_id)
+        try:
+            campaign = await tx.get_campaign(at.campaign_id)
+        except NotFound:
+            raise Refused(CAMPAIGN_DELETED) from None
+        run, revision = await load_run_at(tx, at.campaign_id, at.battle_id)
+        world = await load_battle_world(tx, at.campaign_id, run, rosters=True)
+        return decide_from(campaign, run, revision, world)
+
+    async def read_names_and_decide(tx: Transaction) -> tuple[Campaign, Decision, int, World]:
+        # One statement (store.load_for_decision).
+        return decide_from(*await load_for_decision(tx, at.campaign_id, at.battle_id))
+
+    def decide_from(campaign: Campaign, run: PostBattleRun, revision: int,
+                    world: World) -> tuple[Campaign, Decision, int, World]:
         decision = decide(campaign, run, world)
         if (decision.needs_rosters and finish is not None and not rosters
                 and flow.opens_without_rosters(decision)):
@@ -185,7 +191,7 @@ async def decide_and_store(
     for attempt in range(ATTEMPTS):
         # The read and the decision run whole on a reader's thread: one round trip.
         campaign, decision, revision, world = await at.client.storage.read_whole(
-            at.guild_id, read_and_decide)
+            at.guild_id, read_and_decide if rosters else read_names_and_decide)
         if not decision.changed:
             return StoredDecision(campaign, decision, world, 0)
         if decided is not None:

@@ -118,15 +118,8 @@ async def load_battle_world(
     """
     if not rosters:
         return World(gangs=await tx.gangs_without_rosters(campaign_id, run.gang_ids))
-    return await tx.load_world(campaign_id, await _battle_gang_ids(tx, campaign_id, run))
-
-
-async def _battle_gang_ids(tx: Transaction, campaign_id: str, run: PostBattleRun) -> list[str]:
-    gang_ids = list(run.gang_ids)
-    for owner in await tx.captive_owners(campaign_id, run.gang_ids):
-        if owner not in gang_ids:
-            gang_ids.append(owner)
-    return gang_ids
+    _battle, world, _rows = await tx.world_rows_with_captives(campaign_id, run.gang_ids)
+    return world
 
 
 def owes_messages(decision: Decision) -> bool:
@@ -209,9 +202,9 @@ async def finish_and_store(
     """
 
     async def write(tx: Transaction) -> tuple[int, World]:
-        battle = await tx.get_battle(campaign.id, decision.run.battle_id)
-        world, read = await tx.load_world_rows(
-            campaign.id, await _battle_gang_ids(tx, campaign.id, decision.run))
+        battle, world, read = await tx.world_rows_with_captives(
+            campaign.id, decision.run.gang_ids, battle_id=decision.run.battle_id)
+        assert battle is not None
         world = finish(battle, world)
         stored = await commit(tx, campaign, decision, revision, actor=actor, world=world,
                               read=read)

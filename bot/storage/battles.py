@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from bot.storage.codec import BATTLE_COLUMNS, Row, battle_from_row, battle_row, now, placeholders
-from bot.storage.driver import Connection, IntegrityError, fetch_together, the_row
+from bot.storage.driver import Connection, IntegrityError, Select, fetch_together, the_row
 from rules.errors import InvalidRequest, NotFound
 from rules.models import Battle
 
@@ -95,11 +97,20 @@ async def update(db: Connection, campaign_pk: int, battle: Battle) -> Battle:
 
 async def get(db: Connection, campaign_pk: int, battle_id: str) -> Battle:
     """The battle and its gangs, read together (one round trip on PostgreSQL)."""
-    found, gangs = await fetch_together(db, [
+    return from_selected(battle_id, *await fetch_together(db, selects(campaign_pk, battle_id)))
+
+
+def selects(campaign_pk: int, battle_id: str) -> list[Select]:
+    """The SELECTs of :func:`get` (its row, its gangs), to be read with others."""
+    return [
         (f"{_SELECT} WHERE b.campaign_pk = ? AND b.id = ?", (campaign_pk, battle_id)),
         ("SELECT position, gang_id FROM battle_gangs WHERE battle_pk ="
          " (SELECT pk FROM battles WHERE campaign_pk = ? AND id = ?)", (campaign_pk, battle_id)),
-    ])
+    ]
+
+
+def from_selected(battle_id: str, found: Sequence[Row], gangs: Sequence[Row]) -> Battle:
+    """The battle from the rows of :func:`selects`; NotFound when there is none."""
     if not found:
         raise NotFound(_no_battle(battle_id))
     ordered = sorted(gangs, key=lambda row: int(row["position"]))

@@ -12,7 +12,7 @@ from collections.abc import Callable, Collection, Sequence
 
 from bot.storage.codec import Row, placeholders
 from bot.storage.decoded import KeptByRow
-from bot.storage.driver import Connection, first_row, the_row
+from bot.storage.driver import Connection, Select, first_row, the_row
 from bot.storage.ledger import Action, apply_world
 from bot.storage.offloop import is_large, off_loop_if
 from bot.storage.roster import (
@@ -162,13 +162,20 @@ async def captive_owners(db: Connection, campaign_pk: int, gang_ids: Sequence[st
     """The gangs whose fighters any of ``gang_ids`` holds Captive, in one statement."""
     if not gang_ids:
         return []
-    rows = await db.execute_fetchall(
-        "SELECT DISTINCT g.id FROM fighters f JOIN gangs g ON g.pk = f.gang_pk"
-        f" WHERE f.campaign_pk = ? AND f.captured_by IN ({placeholders(len(gang_ids))})"
-        " AND f.status = ? ORDER BY g.id",
-        (campaign_pk, *gang_ids, FighterStatus.CAPTURED.value),
-    )
-    return [str(row[0]) for row in rows]
+    return owners_from(await db.execute_fetchall(*captive_owners_select(campaign_pk, gang_ids)))
+
+
+def captive_owners_select(campaign_pk: int, gang_ids: Sequence[str]) -> Select:
+    """The SELECT of :func:`captive_owners` (``gang_ids`` not empty), to be read with others."""
+    return ("SELECT DISTINCT g.id FROM fighters f JOIN gangs g ON g.pk = f.gang_pk"
+            f" WHERE f.campaign_pk = ? AND f.captured_by IN ({placeholders(len(gang_ids))})"
+            " AND f.status = ? ORDER BY g.id",
+            (campaign_pk, *gang_ids, FighterStatus.CAPTURED.value))
+
+
+def owners_from(rows: Sequence[Row]) -> list[str]:
+    """The gang ids of :func:`captive_owners_select`'s rows, sorted."""
+    return sorted(str(row[0]) for row in rows)
 
 
 async def territory_ids_of(db: Connection, campaign_pk: int, gang_id: str) -> list[str]:

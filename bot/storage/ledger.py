@@ -468,6 +468,27 @@ async def _restore_sequences(db: Connection, campaign_pk: int, action_pk: int) -
         )
 
 
+async def remember_stored_sequence(
+    db: Connection, action_pk: int, campaign_pk: int, key: str
+) -> tuple[bool, Row | None]:
+    """:func:`remember_sequence` of the state stored now (none: a row of NULLs), read and
+    kept in one statement. Returns whether it was kept, and what was stored (its model,
+    battle_id and state; None when there was none); nothing is kept when ``action_pk``
+    remembers ``key`` already."""
+    rows = await db.execute_fetchall(
+        "INSERT INTO action_sequences (action_pk, key, model, battle_id, state_before)"
+        " SELECT ?, ?, s.model, s.battle_id, s.state FROM (SELECT 1 AS one) AS here"
+        " LEFT JOIN sequences s ON s.campaign_pk = ? AND s.key = ?"
+        # WHERE: SQLite would read the ON below as the join's without one.
+        " WHERE true ON CONFLICT (action_pk, key) DO NOTHING"
+        " RETURNING model, battle_id, state_before AS state",
+        (action_pk, key, campaign_pk, key),
+    )
+    if not rows:
+        return False, None
+    return True, (rows[0] if rows[0]["state"] is not None else None)
+
+
 async def remember_sequence(
     db: Connection,
     action_pk: int,

@@ -16,16 +16,17 @@ One process per shard (:func:`claim_shards`): the counterpart of SQLite's lock f
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import re
 import socket
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import timedelta
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import asyncpg
 
@@ -33,7 +34,7 @@ from bot.shards import ShardSet
 from bot.storage import outbox
 from bot.storage.at_once import Statement
 from bot.storage.database import Migration, load_migrations, migration_failed, pending
-from bot.storage.driver import POSTGRESQL, Dialect, IntegrityError, Row, numbered
+from bot.storage.driver import POSTGRESQL, Dialect, IntegrityError, Row, json_rows, numbered
 from bot.storage.errors import DatabaseDamaged, DatabaseUnreachable, StorageError
 from bot.storage.on_thread import Body
 from bot.storage.repository import Storage
@@ -76,27 +77,39 @@ def _integrity(error: asyncpg.IntegrityConstraintViolationError) -> IntegrityErr
 
 
 class PostgresConnection:
-    """One pooled asyncpg connection inside a transaction, in the storage modules' terms."""
+    """One pooled asyncpg connection inside a transaction, in the storage modules' terms.
 
-    __slots__ = ("raw",)
+    With ``batching`` (a write transaction), the rows of an ``executemany`` that only
+    inserts are not sent at once: nobody reads its answer, so they go with the next
+    statement, as WITH queries before it, or alone before it when it reads one of their
+    tables (it would not see them: a statement's WITH queries and its main query share
+    one snapshot), and at the latest before COMMIT (:meth:`flush`). A ledger's events,
+    say, go with the message owed after them: one round trip for both."""
 
-    def __init__(self, raw: asyncpg.Connection) -> None:
+    __slots__ = ("_later", "batching", "raw")
+
+    def __init__(self, raw: asyncpg.Connection, *, batching: bool = False) -> None:
         self.raw = raw
+        self.batching = batching
+        # Inserts kept for the next statement (their _PLAIN_INSERT match) and their rows.
+        self._later: list[tuple[re.Match[str], list[tuple[Any, ...]]]] = []
 
     @property
     def dialect(self) -> Dialect:
         return POSTGRESQL
 
     async def execute_fetchall(self, sql: str, params: Iterable[Any] = ()) -> Sequence[Row]:
+        sql, values = await self._with_later(sql, params)
         try:
-            rows: list[Row] = await self.raw.fetch(numbered(sql), *params)
+            rows: list[Row] = await self.raw.fetch(numbered(sql), *values)
         except asyncpg.IntegrityConstraintViolationError as error:
             raise _integrity(error) from error
         return rows
 
     async def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
+        sql, values = await self._with_later(sql, params)
         try:
-            status: str = await self.raw.execute(numbered(sql), *params)
+            status: str = await self.raw.execute(numbered(sql), *values)
         except asyncpg.IntegrityConstraintViolationError as error:
             raise _integrity(error) from error
         found = _COUNT.search(status)
@@ -106,16 +119,85 @@ class PostgresConnection:
         batch = [tuple(row) for row in rows]
         if not batch:
             return
+        insert = _PLAIN_INSERT.match(sql) if self.batching else None
+        if insert is not None:
+            await self._keep(insert, batch)
+            return
+        await self.flush()
         try:
             await self.raw.executemany(numbered(sql), batch)
         except asyncpg.IntegrityConstraintViolationError as error:
             raise _integrity(error) from error
 
+    async def _keep(self, insert: re.Match[str], rows: list[tuple[Any, ...]]) -> None:
+        """Keep ``rows`` of ``insert`` for the next statement. The rows of one table go as
+        one multi-row INSERT, in order (their keys are numbered in that order); another
+        kind of insert into a table kept already is sent after it."""
+        for kept, kept_rows in self._later:
+            if kept.group(2) == insert.group(2):
+                if kept.group(0) != insert.group(0):
+                    await self.flush()
+                    break
+                kept_rows += rows
+                return
+        self._later.append((insert, rows))
+        if sum(len(row) for _kept, kept_rows in self._later for row in kept_rows) > _MOST_PARAMS:
+            await self.flush()
+
+    def forget(self) -> None:
+        """Drop the inserts kept (what they belonged to was rolled back)."""
+        self._later.clear()
+
+    async def flush(self) -> None:
+        """Send the inserts kept for the next statement now (one round trip)."""
+        if self._later:
+            await self.execute("SELECT 1")
+
+    async def _with_later(
+        self, sql: str, params: Iterable[Any]
+    ) -> tuple[str, Sequence[Any]]:
+        """``sql`` with the inserts kept before it as its WITH queries, when it reads
+        none of their tables; otherwise they are sent first."""
+        if not self._later:
+            return sql, tuple(params)
+        later, self._later = self._later, []
+        if not _PLAIN_STATEMENT.match(sql) or any(
+                re.search(rf"\b{kept.group(2)}\b", sql, re.IGNORECASE) for kept, _rows in later):
+            await self.execute(*_as_with(later, "SELECT 1"))
+            return sql, tuple(params)
+        return _as_with(later, sql, tuple(params))
+
     def savepoint(self) -> AbstractAsyncContextManager[None]:
-        return _savepoint(self.raw)
+        return _savepoint(self)
 
     async def claim(self, key: int) -> None:
-        await self.raw.execute("SELECT pg_advisory_xact_lock($1)", key)
+        await self.execute("SELECT pg_advisory_xact_lock(?)", (key,))
+
+
+# An insert of rows given whole, which reads nothing (no SELECT) and can clash with
+# nothing but a constraint (no ON CONFLICT): it may wait for the next statement.
+# Its groups: the text up to its row of placeholders, the table, that row.
+_PLAIN_INSERT = re.compile(
+    r"(\s*INSERT\s+INTO\s+(\w+)\s*\([^()]*\)\s*VALUES\s*)(\([?,\s]*\))\s*$", re.IGNORECASE)
+# A statement the inserts kept may go with. Not a DELETE nor an UPDATE: a key they
+# change could cascade to rows the inserts make, which they would not see.
+_PLAIN_STATEMENT = re.compile(r"\s*(SELECT|INSERT)\b", re.IGNORECASE)
+_MOST_PARAMS = 30_000  # PostgreSQL takes at most 65,535 parameters per statement
+
+
+def _as_with(
+    later: Sequence[tuple[re.Match[str], list[tuple[Any, ...]]]], sql: str,
+    params: Sequence[Any] = (),
+) -> tuple[str, Sequence[Any]]:
+    """``later``'s inserts (each one INSERT of all its rows) as the WITH queries of ``sql``
+    (``?`` placeholders: their parameters come first, in order)."""
+    queries = []
+    values: list[Any] = []
+    for at, (insert, rows) in enumerate(later):
+        head, _table, row = insert.groups()
+        queries.append(f"l{at} AS ({head}{', '.join([row] * len(rows))})")
+        values += [value for one in rows for value in one]
+    return f"WITH {', '.join(queries)} {sql}", [*values, *params]
 
 
 class _SecondStatement(BaseException):
@@ -152,10 +234,17 @@ class _OneStatement(PostgresConnection):
 
 
 @asynccontextmanager
-async def _savepoint(raw: asyncpg.Connection) -> AsyncIterator[None]:
-    # Inside a transaction, asyncpg's transaction() is a SAVEPOINT.
-    async with raw.transaction():
-        yield
+async def _savepoint(conn: PostgresConnection) -> AsyncIterator[None]:
+    # Inside a transaction, asyncpg's transaction() is a SAVEPOINT. What waits for the
+    # next statement is sent inside it, so that its errors are the savepoint's.
+    await conn.flush()
+    async with conn.raw.transaction():
+        try:
+            yield
+        except BaseException:
+            conn.forget()  # kept inside the savepoint, undone with it
+            raise
+        await conn.flush()
 
 
 async def schema_version(raw: asyncpg.Connection) -> int:
@@ -227,8 +316,37 @@ def _shown(url: str) -> str:
     return re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", url)
 
 
-class _NothingKept(Exception):
-    """A required statement of a write made at once changed nothing: roll it all back."""
+_RETURNS_ROWS = re.compile(r"^\s*SELECT\b|\bRETURNING\b", re.IGNORECASE)
+
+
+def as_one_statement(statements: Sequence[Statement]) -> tuple[str, list[Any]]:
+    """Several statements as one: each a WITH query, the rows of those that return any
+    aggregated into a JSON array text per statement (their columns TEXT or integers,
+    as driver.fetch_together's). One statement is one round trip and all or nothing.
+
+    PostgreSQL runs the WITH queries on one snapshot, in no set order, so the
+    statements of a write made at once must not touch each other's rows (they write
+    different tables: a delivery's mark and the run it is recorded in). A required
+    statement that returns no row must undo the others: the statement then divides by
+    its row count, zero, and fails whole (a count is not folded into a constant when
+    the query is planned, so the division happens only then)."""
+    queries: list[str] = []
+    answers: list[str] = []
+    checks: list[str] = []
+    params: list[Any] = []
+    for at, statement in enumerate(statements):
+        sql, values = statement.for_dialect(POSTGRESQL)
+        queries.append(f"w{at} AS ({sql})")
+        params += values
+        if _RETURNS_ROWS.search(sql) is None:
+            if statement.required:
+                raise StorageError(f"A required statement returns no rows: {sql[:60]!r}")
+            answers.append("'[]'")
+            continue
+        answers.append(f"(SELECT COALESCE(json_agg(w{at})::text, '[]') FROM w{at})")
+        if statement.required:
+            checks.append(f"(SELECT 1 / count(*) FROM w{at})")
+    return f"WITH {', '.join(queries)} SELECT {', '.join([*answers, *checks])}", params
 
 
 # Connection failures worth trying again: no route, refused, timed out, the server
@@ -248,6 +366,27 @@ async def _returned_clean(_raw: asyncpg.Connection) -> None:
     session setting; the session locks (migration, shard claims) are taken on
     connections of their own, never pooled. A transaction left open (a task cancelled
     mid-way) is still rolled back by asyncpg before this is called."""
+
+
+class _OneRead:
+    """What ``PostgresStorage.read(guild_id)`` returns: each Transaction method called on
+    it is a read of its own, made by ``read_whole`` and known by the method."""
+
+    def __init__(self, storage: PostgresStorage, guild_id: int) -> None:
+        self._storage, self._guild_id = storage, guild_id
+
+    def __getattr__(self, name: str) -> Callable[..., Awaitable[Any]]:
+        method = getattr(Transaction, name)
+        storage, guild_id = self._storage, self._guild_id
+
+        @functools.wraps(method)
+        async def read(*args: Any, **kwargs: Any) -> Any:
+            async def body(tx: Transaction) -> Any:
+                return await method(tx, *args, **kwargs)
+
+            return await storage._read_known(guild_id, body, method)
+
+        return read
 
 
 class PostgresStorage(Storage):
@@ -332,7 +471,18 @@ class PostgresStorage(Storage):
         a second statement; one that makes more is run again in a REPEATABLE READ
         transaction (the statement it made was a read: nothing to undo), and from then on
         straight away (each body is known by its code)."""
-        code = getattr(body, "__code__", body)
+        return await self._read_known(guild_id, body, getattr(body, "__code__", body),
+                                      background=background)
+
+    def read(self, guild_id: int) -> Transaction:
+        """As ``Storage.read``: each call of a Transaction method on it a read of its own,
+        here by :meth:`read_whole` (one round trip when the method makes one statement)."""
+        return cast(Transaction, _OneRead(self, guild_id))
+
+    async def _read_known(
+        self, guild_id: int, body: Body[T], code: object, *, background: bool = False
+    ) -> T:
+        """:meth:`read_whole`, the body known by ``code``."""
         if code not in self._snapshot_reads:
             try:
                 async with self._connection(write=False, whole=False) as raw:
@@ -395,8 +545,10 @@ class PostgresStorage(Storage):
         tx: Transaction | None = None
         try:
             async with self._connection(write=write) as raw:
-                tx = Transaction(PostgresConnection(raw), guild_id, writable=write)
+                conn = PostgresConnection(raw, batching=write)
+                tx = Transaction(conn, guild_id, writable=write)
                 yield tx
+                await conn.flush()
         finally:
             if tx is not None:
                 tx.close()
@@ -406,26 +558,35 @@ class PostgresStorage(Storage):
     async def write_at_once(
         self, guild_id: int, statements: Sequence[Statement]
     ) -> list[list[Any]] | None:
-        """The statements in one transaction on one connection; None (nothing written)
-        when a required one returned no row. The revision guards in the statements
-        themselves keep concurrent writers apart (no advisory lock is needed)."""
-        found: list[list[Any]] = []
-        try:
-            # One statement is a transaction of its own: no BEGIN nor COMMIT to send.
-            async with self._connection(write=True, whole=len(statements) > 1) as raw:
-                for statement in statements:
-                    sql, params = statement.for_dialect(POSTGRESQL)
-                    try:
-                        rows = await raw.fetch(numbered(sql), *params)
-                    except asyncpg.IntegrityConstraintViolationError as error:
-                        raise _integrity(error) from error
-                    if statement.required and not rows:
-                        raise _NothingKept
-                    found.append(list(rows))
-        except _NothingKept:
-            return None
+        """The statements as ONE statement (data-modifying WITH queries, see
+        :func:`as_one_statement`): one round trip, a transaction of its own; None
+        (nothing written) when a required one returned no row. The revision guards in
+        the statements themselves keep concurrent writers apart (no advisory lock is
+        needed)."""
+        if len(statements) == 1:
+            sql, params = statements[0].for_dialect(POSTGRESQL)
+            found = [list(await self._fetch_alone(sql, params))]
+            if statements[0].required and not found[0]:
+                return None
+        else:
+            sql, params = as_one_statement(statements)
+            try:
+                answers = await self._fetch_alone(sql, params)
+            except asyncpg.DivisionByZeroError:
+                return None  # a required statement returned no row: all rolled back
+            row = list(answers[0])[:len(statements)]  # the checks' columns after them
+            found = [list(json_rows(text)) for text in row]
         self._writes[guild_id] = self._writes.get(guild_id, 0) + 1
         return found
+
+    async def _fetch_alone(self, sql: str, params: Sequence[Any]) -> Sequence[Row]:
+        """One statement outside any transaction (a transaction of its own)."""
+        async with self._connection(write=True, whole=False) as raw:
+            try:
+                rows: Sequence[Row] = await raw.fetch(numbered(sql), *params)
+            except asyncpg.IntegrityConstraintViolationError as error:
+                raise _integrity(error) from error
+        return rows
 
     async def backup(self, target: str | Path) -> Path:
         raise StorageError(

@@ -210,14 +210,24 @@ class WorldRows:
 
 async def fetch_world(db: Connection, campaign_pk: int, gang_ids: Collection[str]) -> WorldRows:
     """The rows of the named gangs (all must exist) and of every territory."""
-    rows, [territories] = await _rosters_and(
+    rows, _also = await fetch_world_and(db, campaign_pk, gang_ids)
+    return rows
+
+
+async def fetch_world_and(
+    db: Connection, campaign_pk: int, gang_ids: Collection[str], *also: Select
+) -> tuple[WorldRows, list[Sequence[Row]]]:
+    """:func:`fetch_world`, and the rows of ``also``, read together (one round trip on
+    PostgreSQL)."""
+    rows, [territories, *rest] = await _rosters_and(
         db, campaign_pk, gang_ids,
-        (f"{_TERRITORY_SELECT} WHERE campaign_pk = ? ORDER BY position", (campaign_pk,)))
+        (f"{_TERRITORY_SELECT} WHERE campaign_pk = ? ORDER BY position", (campaign_pk,)),
+        *also)
     for gang_id in gang_ids:
         if gang_id not in rows:
             raise NotFound(f"There is no gang with id {gang_id} in this campaign.")
     return WorldRows(gangs=rows, territories={
-        str(row["id"]): row for row in _sorted(territories, "position")})
+        str(row["id"]): row for row in _sorted(territories, "position")}), rest
 
 
 def world_from_rows(rows: WorldRows, gang_ids: Collection[str]) -> World:

@@ -48,6 +48,7 @@ from bot.storage.roster import (
     fetch_rosters,
     fetch_territories,
     fetch_world,
+    fetch_world_and,
     gang_from_rows,
     world_from_rows,
 )
@@ -477,6 +478,25 @@ class Transaction:
         rows = await fetch_world(self._db, await self._campaign(campaign_id), gang_ids)
         return world_from_rows(rows, gang_ids), rows
 
+    async def world_rows_with_captives(
+        self, campaign_id: str, gang_ids: Sequence[str], *, battle_id: str | None = None
+    ) -> tuple[Battle | None, World, WorldRows]:
+        """:meth:`load_world_rows` of ``gang_ids`` and of the gangs whose fighters they
+        hold Captive (after them, by id), and the battle ``battle_id`` if given: read
+        together, one statement on PostgreSQL; a second reads the rosters when a captive's
+        gang is not among ``gang_ids`` (a captive taken in another battle)."""
+        pk = await self._campaign(campaign_id)
+        also = [gangs.captive_owners_select(pk, gang_ids)] if gang_ids else []
+        if battle_id is not None:
+            also += battles.selects(pk, battle_id)
+        rows, found = await fetch_world_and(self._db, pk, gang_ids, *also)
+        owners = gangs.owners_from(found[0]) if gang_ids else []
+        battle = None if battle_id is None else battles.from_selected(battle_id, *found[-2:])
+        everyone = list(dict.fromkeys([*gang_ids, *owners]))
+        if len(everyone) > len(gang_ids):
+            rows = await fetch_world(self._db, pk, everyone)
+        return battle, world_from_rows(rows, everyone), rows
+
     # -------------------------------------------------------------- actions and ledger
 
     async def apply(
@@ -662,6 +682,12 @@ class Transaction:
     async def _remember_sequence(self, campaign_pk: int, key: str) -> None:
         if key in self._sequences_before:
             return
+        if self._last_action is not None:  # read and remembered in one statement
+            kept, previous = await ledger.remember_stored_sequence(
+                self._write_db(), self._last_action, campaign_pk, key)
+            if kept:
+                self._sequences_before[key] = previous
+                return
         previous = await sequences.stored(self._write_db(), campaign_pk, key)
         self._sequences_before[key] = previous
         if self._last_action is not None:

@@ -1,6 +1,7 @@
 """A delivery whose hook gives its writes as statements is recorded in one write made at
 once (the row marked delivered and the hook's UPDATE together); a hook that gives none
-for a row falls back to its transaction."""
+for a row falls back to its transaction. A write made at once is one round trip on
+PostgreSQL too, and all or nothing."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 from bot.outbox import Accepted, Outbox
 from bot.storage import Campaign, OutboxEntry, Storage, Transaction
 from bot.storage.at_once import Statement
+from bot.storage.outbox import delivered_statement
 from bot.storage.sequences import set_in_state_statement
 
 from .conftest import GUILD_A
@@ -52,3 +54,32 @@ async def test_a_delivery_and_its_hooks_update_are_one_write(
     assert in_transaction == ["long"]
     found = await storage.read(GUILD_A).load_sequence(campaign.id, "k", type(state))
     assert found is not None and found.current == 1002
+
+
+async def test_a_write_made_at_once_keeps_nothing_when_a_required_statement_finds_no_row(
+    storage: Storage, campaign: Campaign, pg_trips: list[str]
+) -> None:
+    state = sequence()
+    await storage.write(GUILD_A).save_sequence(campaign.id, "k", state)
+    owed = await storage.write(GUILD_A).owe_message("m", 10, {"content": "hi"}, link=None)
+    stamp = set_in_state_statement(GUILD_A, campaign.id, "k", [("$.battle_id", "b1")],
+                                   {"$.current": 7})
+
+    pg_trips.clear()
+    gone = delivered_statement(GUILD_A, owed.id + 1000, 5, 10)  # no such row: required
+    assert await storage.write_at_once(GUILD_A, [gone, stamp]) is None
+    if storage.driver == "postgresql":
+        assert len(pg_trips) == 1, pg_trips  # one statement, rolled back whole
+    found = await storage.read(GUILD_A).load_sequence(campaign.id, "k", type(state))
+    assert found is not None and found.current == 0  # the stamp was undone too
+
+    pg_trips.clear()
+    done = await storage.write_at_once(
+        GUILD_A, [delivered_statement(GUILD_A, owed.id, 5, 10), stamp])
+    assert done is not None and int(done[0][0][0]) == owed.id and int(done[1][0][0]) == 2
+    if storage.driver == "postgresql":
+        assert len(pg_trips) == 1, pg_trips  # no BEGIN nor COMMIT: one statement
+    found = await storage.read(GUILD_A).load_sequence(campaign.id, "k", type(state))
+    assert found is not None and found.current == 7
+    entry = await storage.read(GUILD_A).owed_message("m")
+    assert entry is not None and entry.message_id == 5

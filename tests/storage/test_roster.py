@@ -187,3 +187,31 @@ async def test_battles(storage: Storage, campaign: Campaign) -> None:
     with pytest.raises(NotFound, match="no gang with id ghost"):
         await storage.write(GUILD_A).create_battle(campaign.id,
                                     Battle(id=new_id(), gang_ids=[wolves.id, "ghost"]))
+
+
+async def test_a_battle_and_its_world_with_the_captives_gangs_are_one_read(
+    storage: Storage, campaign: Campaign, pg_trips: list[str]
+) -> None:
+    wolves, kin = await two_gangs(storage, campaign)
+    await held_captive(storage, campaign, wolves, "a-ganger", kin)
+    await storage.write(GUILD_A).create_battle(campaign.id, Battle(
+        id="b1", gang_ids=[kin.id, wolves.id], winner=kin.id, campaign=True))
+
+    async with storage.read_only(GUILD_A) as tx:
+        await tx.get_campaign(campaign.id)
+        pg_trips.clear()
+        battle, world, rows = await tx.world_rows_with_captives(
+            campaign.id, [kin.id, wolves.id], battle_id="b1")
+        assert len(pg_trips) == (1 if storage.driver == "postgresql" else 0), pg_trips
+        # The captive's gang was read already: its fighters held by kin.
+        assert battle is not None and battle.gang_ids == [kin.id, wolves.id]
+        assert list(world.gangs) == [kin.id, wolves.id] and set(rows.gangs) == set(world.gangs)
+        assert world.territories.keys() == rows.territories.keys()
+
+        pg_trips.clear()
+        battle, world, rows = await tx.world_rows_with_captives(campaign.id, [kin.id])
+        # A captive's gang outside the list: a second read for its roster.
+        assert len(pg_trips) == (2 if storage.driver == "postgresql" else 0), pg_trips
+        assert battle is None and list(world.gangs) == [kin.id, wolves.id]
+        assert world.gangs[wolves.id].fighters == (
+            await tx.load_world(campaign.id, [wolves.id])).gangs[wolves.id].fighters
