@@ -398,43 +398,6 @@ class Fighter(Model):
 
 # --------------------------------------------------------------------------- vehicles
 
-# A vehicle's characteristics as its card prints them: label and whether it is a target
-# number ("5+") rather than a plain figure; Movement is in inches.
-VEHICLE_STATS: tuple[tuple[str, str], ...] = (
-    ("m", "M"), ("front", "Front"), ("side", "Side"), ("rear", "Rear"), ("hp", "HP"),
-    ("hnd", "Hnd"), ("sv", "Sv"),
-)
-_VEHICLE_TARGETS = frozenset({"hnd", "sv"})
-
-
-class VehicleProfile(Model):
-    """A vehicle type's profile: Movement, Toughness by facing, Hull Points, Handling and
-    Save. Its crew's BS, Ld, Cl, Wil and Int are the crew fighter's own profile."""
-
-    m: int = Field(ge=0, le=20)
-    front: int = Field(ge=0, le=20)
-    side: int = Field(ge=0, le=20)
-    rear: int = Field(ge=0, le=20)
-    hp: int = Field(ge=0, le=20)
-    hnd: int = Field(ge=1, le=12)
-    sv: int = Field(ge=1, le=12)
-
-    def cells(self) -> list[tuple[str, str]]:
-        """Each characteristic's label and printed value ('7"', "5", "6+")."""
-        return [(label, self.text(stat)) for stat, label in VEHICLE_STATS]
-
-    def text(self, stat: str) -> str:
-        value = int(getattr(self, stat))
-        if stat == "m":
-            return f'{value}"'
-        return f"{value}+" if stat in _VEHICLE_TARGETS else str(value)
-
-    @property
-    def line(self) -> str:
-        """``M7" Front5 Side4 Rear4 HP3 Hnd5+ Sv5+``."""
-        return " ".join(f"{label}{value}" for label, value in self.cells())
-
-
 
 class Vehicle(Model):
     id: str = Field(min_length=1, max_length=64)

@@ -49,11 +49,11 @@ from rules.models import (
     Item,
     Profile,
     Vehicle,
-    VehicleProfile,
     VehicleStatus,
 )
 from rules.profiles import LABELS as STAT_LABELS
 from rules.profiles import stat_text
+from rules.ruleset import VehicleProfile
 from rules.wording import count
 
 NO_BREAK = "\u00a0"

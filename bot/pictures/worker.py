@@ -39,8 +39,9 @@ from bot.pictures.series import GangSeries, Measure
 from bot.pictures.turns import Turns
 from bot.weapon_rows import KnownLines
 from rules.errors import InvalidRequest
-from rules.models import Fighter, FighterCategory, Gang, VehicleProfile, WeaponProfile
+from rules.models import Fighter, FighterCategory, Gang, WeaponProfile
 from rules.report import BattleReport
+from rules.ruleset import VehicleProfile
 from rules.world import World
 
 T = TypeVar("T")

@@ -35,9 +35,9 @@ from rules.models import (
     Item,
     Territory,
     Vehicle,
-    VehicleProfile,
 )
 from rules.profiles import profile_line as _profile_line
+from rules.ruleset import VehicleProfile
 
 # Room kept in each embed for the "page i/n" footer, added once pages are known.
 _FOOTER_ROOM = 40
