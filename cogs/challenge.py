@@ -40,10 +40,12 @@ from bot.ui.cycles import ANSWER, calendar_lines, challenge_line
 from bot.ui.routes import Choice, Click, Id, Int, route
 from rules.challenges import answer, declined_claim, make_challenge, pass_turn
 from rules.cycles import Challenge, ChallengeStatus
+from rules.errors import NotFound
 from rules.world import RuleResult
 
 if TYPE_CHECKING:
     from bot.app import MundaBot
+
 
 class ChallengeCog(BotCog, commands.GroupCog, group_name="challenge",
                    group_description="Challenges of the campaign's cycle"):
@@ -121,10 +123,12 @@ async def answer_challenge(click: Click, campaign: str, number: int, choice: str
     async with call.write_in(campaign) as s:
         calendar, revision = await stored_calendar(s.tx, s.campaign)
         challenge = calendar.challenge(number)
-        found = await s.tx.gangs_without_rosters(campaign, None)
-        if challenge.challenger not in found or challenge.defender not in found:
+        try:
+            found = await s.tx.gangs_without_rosters(
+                campaign, [challenge.challenger, challenge.defender])
+        except NotFound:
             raise Refused("A gang of this challenge has left the campaign: it can no longer "
-                          "be answered.")
+                          "be answered.") from None
         defender = found[challenge.defender]
         if not s.controls(defender):
             raise Refused(f"Only {defender.name}'s player, or an Arbitrator, can answer "
