@@ -108,6 +108,25 @@ def no_campaign(campaign_id: str) -> NotFound:
     return NotFound(_no_campaign(campaign_id))
 
 
+class CampaignGone(NotFound):
+    """A campaign's key known from an earlier transaction no longer names it (it was
+    deleted, or deleted and brought back as a new row)."""
+
+    def __init__(self, guild_id: int, campaign_id: str) -> None:
+        super().__init__(_no_campaign(campaign_id))
+        self.guild_id, self.campaign_id = guild_id, campaign_id
+
+
+async def claim_known(db: Connection, guild_id: int, campaign_id: str, pk: int) -> None:
+    """Claim the campaign by the key ``pk`` an earlier transaction found, and check that
+    it still names that campaign, without waiting for an answer (``Connection.defer``:
+    on PostgreSQL both go with BEGIN, in the transaction's first round trip).
+    CampaignGone when it does not, with nothing of the transaction kept."""
+    await db.claim(campaign_key(pk))
+    await db.defer("SELECT pk FROM campaigns WHERE pk = ? AND guild_id = ? AND id = ?",
+                   (pk, guild_id, campaign_id), unless_empty=CampaignGone(guild_id, campaign_id))
+
+
 async def claimed_campaign_pk(db: Connection, guild_id: int, campaign_id: str) -> int:
     """:func:`campaign_pk` in a write transaction: the campaign claimed for it too
     (``Connection.claim``), in the same statement where the database allows."""

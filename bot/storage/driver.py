@@ -64,6 +64,26 @@ class Connection(Protocol):
         """Serialise writers of ``key`` until the transaction ends (see :func:`campaign_key`)."""
         ...
 
+    async def defer(
+        self, sql: str, params: Iterable[Any] = (), *, unless_empty: Exception | None = None
+    ) -> None:
+        """Run a write whose answer nobody reads, at the latest when the transaction
+        commits. With ``unless_empty``, ``sql`` returns rows (RETURNING) and none means
+        the write must not stand: ``unless_empty`` is raised then and nothing of the
+        transaction is kept. SQLite runs it now; PostgreSQL sends it with the next
+        statement that goes to the server, COMMIT at the latest (one round trip)."""
+        ...
+
+
+async def run_now(
+    db: Connection, sql: str, params: Iterable[Any], unless_empty: Exception | None
+) -> None:
+    """:meth:`Connection.defer` made at once: the drivers whose trips cost nothing to
+    keep (SQLite's, on the database's own thread)."""
+    rows = await db.execute_fetchall(sql, params)
+    if unless_empty is not None and not rows:
+        raise unless_empty
+
 
 async def first_row(db: Connection, sql: str, params: Iterable[Any] = ()) -> Row | None:
     """The first row of a query, None when it has none."""
@@ -270,6 +290,26 @@ def numbered(sql: str) -> str:
         return f"${count}"
 
     return _NOT_PLACEHOLDERS.sub(number, sql)
+
+
+def placeholders_filled(sql: str, values: Sequence[str]) -> str:
+    """``sql`` with its ``?`` placeholders replaced by ``values`` (texts of SQL), in order;
+    those in quoted strings, quoted names and comments are left alone, as by
+    :func:`numbered`. ValueError unless there is one value per placeholder."""
+    given = iter(values)
+
+    def fill(found: re.Match[str]) -> str:
+        if found.group() != "?":
+            return found.group()
+        try:
+            return next(given)
+        except StopIteration:
+            raise ValueError(f"Too few values for the statement {sql[:60]!r}.") from None
+
+    filled = _NOT_PLACEHOLDERS.sub(fill, sql)
+    if next(given, None) is not None:
+        raise ValueError(f"Too many values for the statement {sql[:60]!r}.")
+    return filled
 
 
 class NoSavepoint:

@@ -468,25 +468,29 @@ async def _restore_sequences(db: Connection, campaign_pk: int, action_pk: int) -
         )
 
 
-async def remember_stored_sequence(
-    db: Connection, action_pk: int, campaign_pk: int, key: str
-) -> tuple[bool, Row | None]:
+async def keep_stored_sequence(db: Connection, action_pk: int, campaign_pk: int, key: str) -> None:
     """:func:`remember_sequence` of the state stored now (none: a row of NULLs), read and
-    kept in one statement. Returns whether it was kept, and what was stored (its model,
-    battle_id and state; None when there was none); nothing is kept when ``action_pk``
-    remembers ``key`` already."""
-    rows = await db.execute_fetchall(
+    kept in one statement, whose answer nobody waits for (``Connection.defer``); nothing
+    is kept when ``action_pk`` remembers ``key`` already."""
+    await db.defer(
         "INSERT INTO action_sequences (action_pk, key, model, battle_id, state_before)"
         " SELECT ?, ?, s.model, s.battle_id, s.state FROM (SELECT 1 AS one) AS here"
         " LEFT JOIN sequences s ON s.campaign_pk = ? AND s.key = ?"
         # WHERE: SQLite would read the ON below as the join's without one.
-        " WHERE true ON CONFLICT (action_pk, key) DO NOTHING"
-        " RETURNING model, battle_id, state_before AS state",
+        " WHERE true ON CONFLICT (action_pk, key) DO NOTHING",
         (action_pk, key, campaign_pk, key),
     )
-    if not rows:
-        return False, None
-    return True, (rows[0] if rows[0]["state"] is not None else None)
+
+
+async def copy_kept_sequence(db: Connection, action_pk: int, kept_by: int, key: str) -> None:
+    """Keep for ``action_pk`` the state of ``key`` that ``kept_by`` (an earlier action of
+    the same transaction, which saved nothing of ``key`` since) keeps."""
+    await db.defer(
+        "INSERT INTO action_sequences (action_pk, key, model, battle_id, state_before)"
+        " SELECT ?, key, model, battle_id, state_before FROM action_sequences"
+        " WHERE action_pk = ? AND key = ? ON CONFLICT (action_pk, key) DO NOTHING",
+        (action_pk, kept_by, key),
+    )
 
 
 async def remember_sequence(
@@ -496,7 +500,7 @@ async def remember_sequence(
     previous: Row | None,
 ) -> None:
     """Keep the state a sequence had before ``action_pk`` (the first one written wins)."""
-    await db.execute(
+    await db.defer(
         "INSERT INTO action_sequences (action_pk, key, model, battle_id, state_before)"
         " VALUES (?, ?, ?, ?, ?) ON CONFLICT (action_pk, key) DO NOTHING",
         (

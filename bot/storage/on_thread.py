@@ -21,7 +21,7 @@ import sqlite3
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
-from bot.storage.driver import Row
+from bot.storage.driver import Row, run_now
 from bot.storage.sqlite_driver import SqliteTerms, integrity_error
 from bot.storage.transaction import Transaction
 
@@ -56,6 +56,11 @@ class ThreadConnection(SqliteTerms):
             self.raw.executemany(sql, (tuple(row) for row in rows))
         except sqlite3.IntegrityError as error:
             raise integrity_error(error) from error
+
+    async def defer(
+        self, sql: str, params: Iterable[Any] = (), *, unless_empty: Exception | None = None
+    ) -> None:
+        await run_now(self, sql, params, unless_empty)
 
 
 def _drive(awaitable: Awaitable[T]) -> T:

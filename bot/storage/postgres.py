@@ -34,11 +34,21 @@ from bot.shards import ShardSet
 from bot.storage import outbox
 from bot.storage.at_once import Statement
 from bot.storage.database import Migration, load_migrations, migration_failed, pending
-from bot.storage.driver import POSTGRESQL, Dialect, IntegrityError, Row, json_rows, numbered
+from bot.storage.driver import (
+    POSTGRESQL,
+    Dialect,
+    IntegrityError,
+    Row,
+    json_rows,
+    numbered,
+    run_now,
+)
+from bot.storage.literals import inlined
 from bot.storage.errors import DatabaseDamaged, DatabaseUnreachable, StorageError
 from bot.storage.on_thread import Body
 from bot.storage.repository import Storage
-from bot.storage.transaction import Transaction
+from bot.storage.campaigns import CampaignGone
+from bot.storage.transaction import KnownCampaigns, Transaction
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -79,20 +89,38 @@ def _integrity(error: asyncpg.IntegrityConstraintViolationError) -> IntegrityErr
 class PostgresConnection:
     """One pooled asyncpg connection inside a transaction, in the storage modules' terms.
 
-    With ``batching`` (a write transaction), the rows of an ``executemany`` that only
-    inserts are not sent at once: nobody reads its answer, so they go with the next
-    statement, as WITH queries before it, or alone before it when it reads one of their
-    tables (it would not see them: a statement's WITH queries and its main query share
-    one snapshot), and at the latest before COMMIT (:meth:`flush`). A ledger's events,
-    say, go with the message owed after them: one round trip for both."""
+    With ``batching`` (a write transaction), what nobody reads the answer of is not sent
+    at once but with the next statement that must go to the server:
 
-    __slots__ = ("_later", "batching", "raw")
+    - the rows of an ``executemany`` that only inserts go as WITH queries of the next
+      statement, or alone before it when it reads one of their tables (it would not see
+      them: a statement's WITH queries and its main query share one snapshot). A
+      ledger's events, say, go with the message owed after them: one round trip;
+    - the statements given to :meth:`defer` (and the claims of :meth:`claim`), with
+      those inserts, are kept as a script: statements with their values written in
+      (bot/storage/literals.py), which PostgreSQL's simple query protocol runs in one
+      round trip, in order. The script goes before the next statement whose answer is
+      read, and at the latest with COMMIT (:meth:`commit`).
 
-    def __init__(self, raw: asyncpg.Connection, *, batching: bool = False) -> None:
+    ``begun`` False: BEGIN is not sent yet, but at the head of the first script (or alone
+    before the first statement sent); a write transaction that sends nothing before its
+    commit is then ``BEGIN; ...; COMMIT``, one round trip, and one that wrote nothing
+    none at all."""
+
+    __slots__ = ("_guards", "_later", "_script", "batching", "begun", "raw")
+
+    def __init__(
+        self, raw: asyncpg.Connection, *, batching: bool = False, begun: bool = True
+    ) -> None:
         self.raw = raw
         self.batching = batching
-        # Inserts kept for the next statement (their _PLAIN_INSERT match) and their rows.
+        self.begun = begun
+        # Inserts kept for the next statement (their _PLAIN_INSERT match) and their rows:
+        # always newer than the script's statements (kept there before anything deferred).
         self._later: list[tuple[re.Match[str], list[tuple[Any, ...]]]] = []
+        self._script: list[str] = []
+        # What a deferred statement's guard raises, by the number its failure names.
+        self._guards: dict[int, Exception] = {}
 
     @property
     def dialect(self) -> Dialect:
@@ -129,6 +157,23 @@ class PostgresConnection:
         except asyncpg.IntegrityConstraintViolationError as error:
             raise _integrity(error) from error
 
+    async def defer(
+        self, sql: str, params: Iterable[Any] = (), *, unless_empty: Exception | None = None
+    ) -> None:
+        if not self.batching:
+            await run_now(self, sql, params, unless_empty)
+            return
+        text = inlined(sql, params)
+        if unless_empty is not None:
+            number = len(self._guards)
+            self._guards[number] = unless_empty
+            # No row: the cast of a text that is no number fails the script, naming this
+            # guard. Not a constant, so the planner does not fold (and fail) it anyway.
+            text = (f"WITH guarded AS ({text}) SELECT CASE WHEN count(*) = 0 THEN"
+                    f" ('{_GUARD_WORD} {number} ' || count(*))::int END FROM guarded")
+        self._script += [*_scripted(self._later), text]
+        self._later = []
+
     async def _keep(self, insert: re.Match[str], rows: list[tuple[Any, ...]]) -> None:
         """Keep ``rows`` of ``insert`` for the next statement. The rows of one table go as
         one multi-row INSERT, in order (their keys are numbered in that order); another
@@ -145,19 +190,66 @@ class PostgresConnection:
             await self.flush()
 
     def forget(self) -> None:
-        """Drop the inserts kept (what they belonged to was rolled back)."""
+        """Drop what was kept for later (what it belonged to was rolled back)."""
         self._later.clear()
+        self._script.clear()
 
     async def flush(self) -> None:
-        """Send the inserts kept for the next statement now (one round trip)."""
-        if self._later:
-            await self.execute("SELECT 1")
+        """Send what waits for the next statement now (one round trip)."""
+        self._script += _scripted(self._later)
+        self._later = []
+        if self._script:
+            await self._ready()
+
+    async def _ready(self) -> None:
+        """BEGIN, when it was not sent yet, and the script kept: before a statement whose
+        answer is read (in one round trip; none when neither waits)."""
+        if self.begun and not self._script:
+            return
+        script, self._script = self._script, []
+        if not self.begun:
+            self.begun = True
+            script.insert(0, _BEGIN_WRITE)
+        await self._run(script)
+
+    async def commit(self) -> None:
+        """What waits, and COMMIT, in one round trip (none when nothing was written)."""
+        self._script += _scripted(self._later)
+        self._later = []
+        if not self.begun:
+            if not self._script:
+                return
+            self.begun = True
+            self._script.insert(0, _BEGIN_WRITE)
+        script, self._script = [*self._script, "COMMIT"], []
+        await self._run(script)
+
+    async def rollback(self) -> None:
+        """Drop what waits; ROLLBACK when BEGIN was sent."""
+        self.forget()
+        if self.begun and not self.raw.is_closed():
+            await self.raw.execute("ROLLBACK")
+
+    async def _run(self, script: list[str]) -> None:
+        """``script``'s statements in one round trip (the simple query protocol): in order,
+        stopping at the first that fails (the transaction is then aborted)."""
+        try:
+            await self.raw.execute(";\n".join(script))
+        except asyncpg.IntegrityConstraintViolationError as error:
+            raise _integrity(error) from error
+        except asyncpg.InvalidTextRepresentationError as error:
+            found = _GUARD.search(str(error))
+            if found is None:
+                raise
+            raise self._guards[int(found.group(1))] from None
 
     async def _with_later(
         self, sql: str, params: Iterable[Any]
     ) -> tuple[str, Sequence[Any]]:
         """``sql`` with the inserts kept before it as its WITH queries, when it reads
-        none of their tables; otherwise they are sent first."""
+        none of their tables; otherwise they are sent first. The script kept (and BEGIN)
+        goes before either."""
+        await self._ready()
         if not self._later:
             return sql, tuple(params)
         later, self._later = self._later, []
@@ -171,7 +263,24 @@ class PostgresConnection:
         return _savepoint(self)
 
     async def claim(self, key: int) -> None:
-        await self.execute("SELECT pg_advisory_xact_lock(?)", (key,))
+        # Kept for the next statement sent: nothing is read before the lock is held.
+        await self.defer("SELECT pg_advisory_xact_lock(?)", (key,))
+
+
+_BEGIN_WRITE = "BEGIN ISOLATION LEVEL READ COMMITTED"
+# A deferred statement's guard fails with a cast of this text and its number.
+_GUARD_WORD = "munda-guard"
+_GUARD = re.compile(rf"{_GUARD_WORD} (\d+) ")
+
+
+def _scripted(later: Sequence[tuple[re.Match[str], list[tuple[Any, ...]]]]) -> list[str]:
+    """Inserts kept for the next statement, each one INSERT of all its rows, values
+    written in."""
+    statements = []
+    for insert, rows in later:
+        head, _table, row = insert.groups()
+        statements.append(head + ", ".join(inlined(row, values) for values in rows))
+    return statements
 
 
 # An insert of rows given whole, which reads nothing (no SELECT) and can clash with
@@ -235,16 +344,20 @@ class _OneStatement(PostgresConnection):
 
 @asynccontextmanager
 async def _savepoint(conn: PostgresConnection) -> AsyncIterator[None]:
-    # Inside a transaction, asyncpg's transaction() is a SAVEPOINT. What waits for the
-    # next statement is sent inside it, so that its errors are the savepoint's.
-    await conn.flush()
-    async with conn.raw.transaction():
-        try:
-            yield
-        except BaseException:
-            conn.forget()  # kept inside the savepoint, undone with it
-            raise
+    """A SAVEPOINT sent with what waits before it (whose errors are not the savepoint's:
+    they come before it is made); what waits inside it is sent before it is released."""
+    name = "munda_savepoint"  # a name used again names the newest savepoint: nesting works
+    conn._script += [*_scripted(conn._later), f"SAVEPOINT {name}"]
+    conn._later = []
+    await conn._ready()
+    try:
+        yield
         await conn.flush()
+    except BaseException:
+        conn.forget()  # kept inside the savepoint, undone with it
+        await conn.raw.execute(f"ROLLBACK TO SAVEPOINT {name}")
+        raise
+    conn._script.append(f"RELEASE SAVEPOINT {name}")
 
 
 async def schema_version(raw: asyncpg.Connection) -> int:
@@ -407,6 +520,7 @@ class PostgresStorage(Storage):
         self._owners: set[asyncio.Task[Any]] = set()
         # The code of the read bodies that make more than one statement (read_whole).
         self._snapshot_reads: set[object] = set()
+        self._known = KnownCampaigns()
 
     @classmethod
     async def open_url(
@@ -486,7 +600,8 @@ class PostgresStorage(Storage):
         if code not in self._snapshot_reads:
             try:
                 async with self._connection(write=False, whole=False) as raw:
-                    tx = Transaction(_OneStatement(raw), guild_id, writable=False)
+                    tx = Transaction(_OneStatement(raw), guild_id, writable=False,
+                                     known_campaigns=self._known)
                     try:
                         return await body(tx)
                     finally:
@@ -542,18 +657,56 @@ class PostgresStorage(Storage):
 
     @asynccontextmanager
     async def _scope(self, guild_id: int, *, write: bool) -> AsyncIterator[Transaction]:
+        if write:
+            async with self._write_scope(guild_id) as tx:
+                yield tx
+            return
         tx: Transaction | None = None
         try:
-            async with self._connection(write=write) as raw:
-                conn = PostgresConnection(raw, batching=write)
-                tx = Transaction(conn, guild_id, writable=write)
+            async with self._connection(write=False) as raw:
+                tx = Transaction(PostgresConnection(raw), guild_id, writable=False,
+                                 known_campaigns=self._known)
                 yield tx
-                await conn.flush()
         finally:
             if tx is not None:
                 tx.close()
-        if write:
-            self._writes[guild_id] = self._writes.get(guild_id, 0) + 1
+
+    @asynccontextmanager
+    async def _write_scope(self, guild_id: int) -> AsyncIterator[Transaction]:
+        """A write transaction whose BEGIN goes with its first statement sent and whose
+        COMMIT goes with what waits at its end (PostgresConnection): a transaction that
+        reads once and writes is two round trips, its claim of the campaign included."""
+        tx: Transaction | None = None
+        try:
+            async with self._connection(write=True, whole=False) as raw:
+                conn = PostgresConnection(raw, batching=True, begun=False)
+                tx = Transaction(conn, guild_id, writable=True, known_campaigns=self._known)
+                try:
+                    yield tx
+                    await conn.commit()
+                except BaseException as error:
+                    if isinstance(error, CampaignGone):
+                        self._known.forget(error.guild_id, error.campaign_id)
+                    try:
+                        await conn.rollback()
+                    except Exception:  # the connection broke: the pool closes it
+                        log.warning("ROLLBACK failed", exc_info=True)
+                    raise
+        finally:
+            if tx is not None:
+                tx.close()
+        self._writes[guild_id] = self._writes.get(guild_id, 0) + 1
+
+    async def transaction_whole(self, guild_id: int, body: Body[T]) -> T:
+        """``body(tx)`` in a write transaction; once more when the campaign's key known
+        from before turned out to name no campaign now (nothing was written: the check
+        goes with BEGIN), the key then read afresh."""
+        try:
+            async with self.transaction(guild_id) as tx:
+                return await body(tx)
+        except CampaignGone:
+            async with self.transaction(guild_id) as tx:
+                return await body(tx)
 
     async def write_at_once(
         self, guild_id: int, statements: Sequence[Statement]

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 from bot.storage.at_once import CAMPAIGN_PK, Statement
 from bot.storage.codec import Row, columns, now
 from bot.storage.driver import SQLITE, Connection, Dialect, Select, first_row
-from bot.storage.errors import StorageError
+from bot.storage.errors import StaleSequence, StorageError
 from bot.storage.records import SequenceRecord
 
 M = TypeVar("M", bound=BaseModel)
@@ -78,6 +78,15 @@ async def save(
     on (nothing written). One statement either way.
     """
     guard = "" if revision is None else " WHERE sequences.revision = ?"
+    if revision is not None:
+        # What it returns is known: PostgreSQL sends it with the transaction's COMMIT.
+        await db.defer(
+            _UPSERT.format(pk="?", guard=guard),
+            (campaign_pk, key, model_name(type(state)), battle_id,
+             state.model_dump_json(by_alias=True), now(), revision),
+            unless_empty=StaleSequence(STALE),
+        )
+        return revision + 1
     # One round trip to the database thread (a cursor's fetch and close are two more),
     # made while the writer lock is held.
     rows = await db.execute_fetchall(

@@ -13,7 +13,7 @@ from typing import Any
 
 import aiosqlite
 
-from bot.storage.driver import SQLITE, Dialect, IntegrityError, NoSavepoint, Row
+from bot.storage.driver import SQLITE, Dialect, IntegrityError, NoSavepoint, Row, run_now
 
 _NO_SAVEPOINT = NoSavepoint()
 
@@ -67,3 +67,8 @@ class SqliteConnection(SqliteTerms):
             await self.raw.executemany(sql, rows)
         except sqlite3.IntegrityError as error:
             raise integrity_error(error) from error
+
+    async def defer(
+        self, sql: str, params: Iterable[Any] = (), *, unless_empty: Exception | None = None
+    ) -> None:
+        await run_now(self, sql, params, unless_empty)

@@ -62,17 +62,47 @@ M = TypeVar("M", bound=BaseModel)
 CALENDAR_KEY = "campaign-calendar"
 
 
+class KnownCampaigns:
+    """Campaigns' keys (pk) by server and id, as found by earlier transactions of this
+    process, so that a writer claims its campaign without reading the key first
+    (``campaigns.claim_known``, which checks the key still names it). A cache: a key
+    is dropped when its campaign is deleted here or found gone (CampaignGone), and the
+    whole when it grows past ``MOST``."""
+
+    MOST = 10_000
+
+    def __init__(self) -> None:
+        self._pks: dict[tuple[int, str], int] = {}
+
+    def get(self, key: tuple[int, str]) -> int | None:
+        return self._pks.get(key)
+
+    def found(self, guild_id: int, campaign_id: str, pk: int) -> None:
+        if len(self._pks) >= self.MOST:
+            self._pks.clear()
+        self._pks[guild_id, campaign_id] = pk
+
+    def forget(self, guild_id: int, campaign_id: str) -> None:
+        self._pks.pop((guild_id, campaign_id), None)
+
+
 class Transaction:
     """Repository operations inside one SQLite transaction, scoped to one guild."""
 
-    def __init__(self, db: Connection, guild_id: int, *, writable: bool) -> None:
+    def __init__(
+        self, db: Connection, guild_id: int, *, writable: bool,
+        known_campaigns: KnownCampaigns | None = None,
+    ) -> None:
         self.guild_id = guild_id
+        self._known = known_campaigns
         self._conn = db
         self._writable = writable
         self._open = True
         # Undo of an action also rewinds the sequences saved in its transaction.
         self._last_action: int | None = None
         self._sequences_before: dict[str, Row | None] = {}
+        # Sequences whose state before this transaction an action of it keeps already.
+        self._sequences_kept_by: dict[str, int] = {}
         self._campaign_pks: dict[str, int] = {}  # campaign id -> pk, see _campaign
         self._server_claimed = False
 
@@ -95,9 +125,13 @@ class Transaction:
         # transaction; each query is a round trip to the database thread. Within one
         # transaction the answer only changes when a campaign is deleted (or made).
         pk = self._campaign_pks.get(campaign_id)
-        if pk is None and self._writable:  # found and claimed in one statement
+        known = None if self._known is None else self._known.get((self.guild_id, campaign_id))
+        if pk is None and known is not None and self._writable:
+            pk = self._campaign_pks[campaign_id] = known  # claimed and checked with BEGIN
+            await campaigns.claim_known(self._db, self.guild_id, campaign_id, pk)
+        elif pk is None and self._writable:  # found and claimed in one statement
             pk = await campaigns.claimed_campaign_pk(self._db, self.guild_id, campaign_id)
-            self._campaign_pks[campaign_id] = pk
+            self._found_key(campaign_id, pk)
         elif pk is None:
             pk = await campaigns.campaign_pk(self._db, self.guild_id, campaign_id)
             await self._found(campaign_id, pk)
@@ -105,11 +139,16 @@ class Transaction:
 
     async def _found(self, campaign_id: str, pk: int) -> None:
         """Remember a campaign's key; a writer claims the campaign as it first meets it."""
-        self._campaign_pks[campaign_id] = pk
+        self._found_key(campaign_id, pk)
         if self._writable:
             # PostgreSQL: writers of one campaign wait for each other, never for
             # other campaigns' (SQLite's one writer lock covers it already).
             await self._conn.claim(campaign_key(pk))
+
+    def _found_key(self, campaign_id: str, pk: int) -> None:
+        self._campaign_pks[campaign_id] = pk
+        if self._known is not None:
+            self._known.found(self.guild_id, campaign_id, pk)
 
     async def _claim_server(self) -> None:
         """Serialise the server-wide writes (campaigns made, renamed, deleted): the
@@ -174,6 +213,8 @@ class Transaction:
         and its snapshots, sequences, staged imports and the messages it owed or posted."""
         await self._claim_server()
         self._campaign_pks.clear()
+        if self._known is not None:
+            self._known.forget(self.guild_id, campaign_id)
         await campaigns.delete(self._write_db(), self.guild_id, campaign_id)
         await outbox.forget(self._write_db(), self.guild_id, campaign_id)
         await timers.forget(self._write_db(), self.guild_id, campaign_id)
@@ -540,6 +581,8 @@ class Transaction:
         self._last_action = action_pk
         for key, previous in self._sequences_before.items():
             await ledger.remember_sequence(self._db, action_pk, key, previous)
+        for key, kept_by in self._sequences_kept_by.items():
+            await ledger.copy_kept_sequence(self._db, action_pk, kept_by, key)
         return action_pk
 
     async def undo_last_action(
@@ -680,18 +723,14 @@ class Transaction:
         return await self.save_sequence(campaign_id, CALENDAR_KEY, calendar, revision=revision)
 
     async def _remember_sequence(self, campaign_pk: int, key: str) -> None:
-        if key in self._sequences_before:
+        if key in self._sequences_before or key in self._sequences_kept_by:
             return
-        if self._last_action is not None:  # read and remembered in one statement
-            kept, previous = await ledger.remember_stored_sequence(
-                self._write_db(), self._last_action, campaign_pk, key)
-            if kept:
-                self._sequences_before[key] = previous
-                return
-        previous = await sequences.stored(self._write_db(), campaign_pk, key)
-        self._sequences_before[key] = previous
-        if self._last_action is not None:
-            await ledger.remember_sequence(self._db, self._last_action, key, previous)
+        if self._last_action is not None:  # read and kept in one statement, not waited for
+            await ledger.keep_stored_sequence(self._write_db(), self._last_action,
+                                              campaign_pk, key)
+            self._sequences_kept_by[key] = self._last_action
+            return
+        self._sequences_before[key] = await sequences.stored(self._write_db(), campaign_pk, key)
 
     # -------------------------------------------------------------- gang imports
 
