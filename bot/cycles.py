@@ -153,9 +153,10 @@ async def owe_embeds(
     ``late``: the words the first one begins with when it comes late."""
     for page, embed in enumerate(embeds):
         last = page == len(embeds) - 1
-        await tx.owe_message(f"{key}:{page}", calendar.channel_id,
-                             body(embed=embed, content=late if page == 0 else None),
-                             link=chart.link() if chart is not None and last else None)
+        await tx.owe_message_unanswered(
+            f"{key}:{page}", calendar.channel_id,
+            body(embed=embed, content=late if page == 0 else None),
+            link=chart.link() if chart is not None and last else None)
 
 
 async def start_campaign(
@@ -271,14 +272,14 @@ async def phase_opened(
         return
     key = f"cycle:{campaign.id}:{action}:downtime"
     if phase.recruitment_credits is None:
-        await tx.owe_message(key, calendar.channel_id, body(content=(
+        await tx.owe_message_unanswered(key, calendar.channel_id, body(content=(
             "Downtime begins. No source gives its Fresh Recruitment credits: an Arbitrator "
             "opens each gang's Downtime with `/campaign downtime open credits:...`.")))
         return
     try:
         gangs = await gangs_to_open(tx, campaign)
     except Refused as why:
-        await tx.owe_message(key, calendar.channel_id, body(content=(
+        await tx.owe_message_unanswered(key, calendar.channel_id, body(content=(
             f"Downtime begins, but the bot did not open it: {why.message} An Arbitrator "
             "opens it with `/campaign downtime open`.")[:2000]))
         return
@@ -306,7 +307,7 @@ async def owe_answer_post(tx: Transaction, campaign: Campaign, calendar: Calenda
     challenge in words)."""
     text = (f"{line}. <@{defender.owner}>, {safe(defender.name)} accepts or declines"
             " with the buttons below.")
-    await tx.owe_message(key, calendar.channel_id, body(
+    await tx.owe_message_unanswered(key, calendar.channel_id, body(
         content=text, view=answer_buttons(campaign.id, challenge.number)))
 
 

@@ -106,7 +106,7 @@ async def _remind(tx: Transaction, timer: Timer, late: timedelta | None) -> None
                f" starts {stamp(starts)} ({stamp(starts, 'R')}). "
                + " ".join(f"<@{owner}>" for owner in owners))
     # Keyed by the start too: a battle moved and agreed again is reminded again.
-    await tx.owe_message(f"{timer.key}:{int(epoch(starts))}", battle.channel_id, {
+    await tx.owe_message_unanswered(f"{timer.key}:{int(epoch(starts))}", battle.channel_id, {
         "content": clip(content, MESSAGE_LIMIT),
         "allowed_mentions": {"parse": [], "users": owners},
     }, link={"kind": "reminder", "campaign": battle.campaign_id})

@@ -237,5 +237,5 @@ async def _owe_post(tx: Transaction, timer: Timer, late: timedelta | None) -> No
                                   MESSAGE_LIMIT)
     link = {"kind": "timed-post", "campaign": timer.args["campaign"]} \
         if "campaign" in timer.args else None
-    await tx.owe_message(timer.key, int(timer.args["channel"]), payload, link=link,
-                         fallback_channel_id=timer.args.get("fallback"))
+    await tx.owe_message_unanswered(timer.key, int(timer.args["channel"]), payload, link=link,
+                                    fallback_channel_id=timer.args.get("fallback"))

@@ -151,8 +151,8 @@ async def owe_panels(
 async def owe_notice(tx: Transaction, run: PostBattleRun, name: str, text: str) -> None:
     """Owe a plain message in the run's channel (``name`` unique within the run)."""
     for index, page in enumerate(render.paginate_notice(text)):
-        await tx.owe_message(owed_key(run, "notice", name, index), run.target_channel_id,
-                             body(content=page))
+        await tx.owe_message_unanswered(owed_key(run, "notice", name, index),
+                                        run.target_channel_id, body(content=page))
 
 
 async def owe_report(

@@ -172,8 +172,8 @@ async def _store(tx: Transaction, campaign: Campaign, result: RuleResult, *, by:
 
 async def _owe(tx: Transaction, run: DowntimeRun, record: DowntimeRecord) -> None:
     made = body(embed=stage_embed(run, record), view=stage_view(run, record))
-    await tx.owe_message(f"dt:{run.id}:stage:{record.number}:{record.posts}", run.channel_id,
-                         made)
+    await tx.owe_message_unanswered(f"dt:{run.id}:stage:{record.number}:{record.posts}",
+                                    run.channel_id, made)
 
 
 # --------------------------------------------------------------------------- decisions
@@ -313,6 +313,7 @@ async def act(
     lines = result_lines(result)
     record.lines += lines
     await tx.save_sequence(campaign.id, run.key, run)
-    await tx.owe_message(f"dt:{run.id}:action:{action_id}", run.channel_id,
-                         body(content="\n".join([f"**{result.title}**", *lines])[:2000]))
+    await tx.owe_message_unanswered(
+        f"dt:{run.id}:action:{action_id}", run.channel_id,
+        body(content="\n".join([f"**{result.title}**", *lines])[:2000]))
     return run, result

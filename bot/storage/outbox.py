@@ -98,6 +98,31 @@ async def owe(
     return found
 
 
+async def owe_unanswered(
+    db: Connection,
+    guild_id: int,
+    key: str,
+    channel_id: int,
+    payload: dict[str, Any],
+    *,
+    link: dict[str, Any] | None,
+    fallback_channel_id: int | None,
+) -> None:
+    """:func:`owe` for a caller that needs nothing of the row: nobody waits for the
+    insert's answer (``Connection.defer``: on PostgreSQL it goes with the next statement
+    sent, or COMMIT)."""
+    await db.defer(
+        "INSERT INTO outbox (guild_id, key, channel_id, fallback_channel_id, payload, nonce,"
+        " link, created_at, due_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (guild_id, key) DO NOTHING",
+        (
+            guild_id, key, channel_id, fallback_channel_id, dumps(payload),
+            secrets.token_hex(NONCE_BYTES), dumps(link) if link is not None else None, now(),
+            time.time(),
+        ),
+    )
+
+
 async def get(db: Connection, guild_id: int, key: str) -> OutboxEntry | None:
     row = await first_row(
         db, f"SELECT {_COLUMNS} FROM outbox WHERE guild_id = ? AND key = ?", (guild_id, key))

@@ -33,6 +33,7 @@ import asyncpg
 from bot.shards import ShardSet
 from bot.storage import outbox
 from bot.storage.at_once import Statement
+from bot.storage.campaigns import CampaignGone
 from bot.storage.database import Migration, load_migrations, migration_failed, pending
 from bot.storage.driver import (
     POSTGRESQL,
@@ -43,11 +44,10 @@ from bot.storage.driver import (
     numbered,
     run_now,
 )
-from bot.storage.literals import inlined
 from bot.storage.errors import DatabaseDamaged, DatabaseUnreachable, StorageError
+from bot.storage.literals import inlined
 from bot.storage.on_thread import Body
 from bot.storage.repository import Storage
-from bot.storage.campaigns import CampaignGone
 from bot.storage.transaction import KnownCampaigns, Transaction
 
 log = logging.getLogger(__name__)
@@ -661,15 +661,15 @@ class PostgresStorage(Storage):
             async with self._write_scope(guild_id) as tx:
                 yield tx
             return
-        tx: Transaction | None = None
+        read: Transaction | None = None
         try:
             async with self._connection(write=False) as raw:
-                tx = Transaction(PostgresConnection(raw), guild_id, writable=False,
-                                 known_campaigns=self._known)
-                yield tx
+                read = Transaction(PostgresConnection(raw), guild_id, writable=False,
+                                   known_campaigns=self._known)
+                yield read
         finally:
-            if tx is not None:
-                tx.close()
+            if read is not None:
+                read.close()
 
     @asynccontextmanager
     async def _write_scope(self, guild_id: int) -> AsyncIterator[Transaction]:

@@ -367,7 +367,7 @@ async def _upsert_gang(
         gang_pk = old.pk
         if tuple(old.gang)[1:] != values:
             await _update(db, "gangs", GANG_COLUMNS, values, gang_pk, "gang", gang.name,
-                          campaign_pk)
+                          campaign_pk, old.gang)
     assert survivors is not None
 
     fighter_pks = await _upsert_children(
@@ -435,7 +435,8 @@ async def _upsert_children(
         # Rows are (pk, gang_pk, *columns) as read before any write, so a
         # row parked by _release_names still differs and is rewritten here.
         if tuple(row)[2:] != values:
-            await _update(db, table, columns, values, int(row["pk"]), kind, name, campaign_pk)
+            await _update(db, table, columns, values, int(row["pk"]), kind, name, campaign_pk,
+                          row)
     return pks
 
 
@@ -474,7 +475,7 @@ async def _upsert_items(
             inserts.append((gang_pk, *values))
         elif tuple(row)[2:] != values:
             await _update(db, "items", ITEM_COLUMNS, values, int(row["pk"]), "item",
-                          str(values[id_at]), campaign_pk)
+                          str(values[id_at]), campaign_pk, row)
     if inserts:
         columns = ("gang_pk", *ITEM_COLUMNS)
         try:
@@ -511,6 +512,11 @@ async def _insert(
     return int(inserted[0][0])
 
 
+# The columns of the unique keys a rewrite of a row can break (with campaign_pk or
+# gang_pk, which a rewrite keeps).
+_UNIQUE_KEYS = ("id", "name_key")
+
+
 async def _update(
     db: Connection,
     table: str,
@@ -520,8 +526,15 @@ async def _update(
     kind: str,
     name: str,
     campaign_pk: int,
+    old: Row,
 ) -> None:
+    """Rewrite the row ``pk`` (``old``, as read before any write of this transaction)."""
     assignments = ", ".join(f"{column} = ?" for column in columns)
+    if all(values[columns.index(key)] == old[key] for key in _UNIQUE_KEYS if key in columns):
+        # No name nor id changes, so no clash to explain: nobody waits for its answer
+        # (PostgreSQL sends it with the next statement, or COMMIT).
+        await db.defer(f"UPDATE {table} SET {assignments} WHERE pk = ?", (*values, pk))
+        return
     try:
         async with db.savepoint():
             await db.execute(f"UPDATE {table} SET {assignments} WHERE pk = ?", (*values, pk))
@@ -588,4 +601,4 @@ async def save_territories(
         values = territory_row(write.new, int(write.old["position"]))
         if tuple(write.old)[1:] != values:
             await _update(db, "territories", TERRITORY_COLUMNS, values, int(write.old["pk"]),
-                          "territory", write.new.name, campaign_pk)
+                          "territory", write.new.name, campaign_pk, write.old)

@@ -816,6 +816,23 @@ class Transaction:
             fallback_channel_id=fallback_channel_id,
         )
 
+    async def owe_message_unanswered(
+        self,
+        key: str,
+        channel_id: int,
+        payload: dict[str, Any],
+        *,
+        link: dict[str, Any] | None = None,
+        fallback_channel_id: int | None = None,
+    ) -> None:
+        """:meth:`owe_message` when nothing of the row is needed (whether it was owed or
+        delivered before): the insert waits for the next statement sent, no round trip of
+        its own on PostgreSQL."""
+        await outbox.owe_unanswered(
+            self._write_db(), self.guild_id, key, channel_id, payload, link=link,
+            fallback_channel_id=fallback_channel_id,
+        )
+
     async def undelivered_messages(
         self, limit: int = 500, *, guild_id: int | None = None, shards: ShardSet | None = None,
     ) -> list[outbox.OutboxEntry]:
