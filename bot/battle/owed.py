@@ -117,11 +117,11 @@ async def owe_stage(
     for index, made in enumerate(stage_bodies(run, record, world)):
         if index < len(record.message_ids):
             continue
-        entry = await tx.owe_message(
+        entry = await tx.owe_unless_delivered(
             owed_key(run, "stage", record.number, index), run.target_channel_id, made,
             link=_link(run, "stage", stage=record.number, page=index, rev=revision),
         )
-        if entry.message_id is None:
+        if entry is None or entry.message_id is None:
             break  # the later pages wait for this one: their ids follow it in the list
         record.message_ids = [*record.message_ids, entry.message_id]
         adopted = True
@@ -139,11 +139,11 @@ async def owe_panels(
         if report.message_id is not None:
             continue
         embed, view = panel_parts(campaign, run, world, index)
-        entry = await tx.owe_message(
+        entry = await tx.owe_unless_delivered(
             owed_key(run, "panel", gang_id), run.target_channel_id,
             body(embed=embed, view=view), link=_link(run, "panel", gang=gang_id, rev=revision),
         )
-        if entry.message_id is not None:
+        if entry is not None and entry.message_id is not None:
             report.message_id, adopted = entry.message_id, True
     return adopted
 
@@ -166,12 +166,12 @@ async def owe_report(
     target = campaign.report_channel_id or run.channel_id
     # What to attach, drawn when the outbox sends it (bot/ui/report_pictures.py).
     pictures = ReportRecipe.of(campaign.id, battle, report, world.gangs)
-    entry = await tx.owe_message(
+    entry = await tx.owe_unless_delivered(
         owed_key(run, "report"), target, body(embed=embed),
         link=_link(run, "report", pictures=pictures.model_dump(mode="json")),
         fallback_channel_id=run.channel_id if target != run.channel_id else None,
     )
-    if entry.message_id is None:
+    if entry is None or entry.message_id is None:
         return False
     run.report_channel_id = entry.delivered_channel_id
     run.report_message_id = entry.message_id

@@ -203,7 +203,8 @@ async def finish_and_store(
 
     async def write(tx: Transaction) -> tuple[int, World]:
         battle, world, read = await tx.world_rows_with_captives(
-            campaign.id, decision.run.gang_ids, battle_id=decision.run.battle_id)
+            campaign.id, decision.run.gang_ids, battle_id=decision.run.battle_id,
+            owed_prefix=owed.owed_key(decision.run, ""))
         assert battle is not None
         world = finish(battle, world)
         stored = await commit(tx, campaign, decision, revision, actor=actor, world=world,

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict
 from bot.shards import SHARD_KEY_SHIFT, ShardSet
 from bot.storage.at_once import Statement
 from bot.storage.codec import Row, dumps, now
-from bot.storage.driver import Connection, first_row
+from bot.storage.driver import Connection, Select, first_row
 
 # Discord takes a nonce of at most 25 characters.
 NONCE_BYTES = 12
@@ -121,6 +121,13 @@ async def owe_unanswered(
             time.time(),
         ),
     )
+
+
+def keys_select(guild_id: int, prefix: str) -> Select:
+    """The keys of the server's rows (owed, delivered or given up) that start with
+    ``prefix``, as a SELECT to read with others (driver.fetch_together)."""
+    return ("SELECT key FROM outbox WHERE guild_id = ? AND substr(key, 1, ?) = ?",
+            (guild_id, len(prefix), prefix))
 
 
 async def get(db: Connection, guild_id: int, key: str) -> OutboxEntry | None:

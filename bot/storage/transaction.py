@@ -103,6 +103,9 @@ class Transaction:
         self._sequences_before: dict[str, Row | None] = {}
         # Sequences whose state before this transaction an action of it keeps already.
         self._sequences_kept_by: dict[str, int] = {}
+        # Outbox keys read by prefix (world_rows_with_captives): a key under one of them
+        # that is not there is owed without waiting for an answer (owe_unless_delivered).
+        self._owed_read: dict[str, set[str]] = {}
         self._campaign_pks: dict[str, int] = {}  # campaign id -> pk, see _campaign
         self._server_claimed = False
 
@@ -520,17 +523,24 @@ class Transaction:
         return world_from_rows(rows, gang_ids), rows
 
     async def world_rows_with_captives(
-        self, campaign_id: str, gang_ids: Sequence[str], *, battle_id: str | None = None
+        self, campaign_id: str, gang_ids: Sequence[str], *, battle_id: str | None = None,
+        owed_prefix: str | None = None,
     ) -> tuple[Battle | None, World, WorldRows]:
         """:meth:`load_world_rows` of ``gang_ids`` and of the gangs whose fighters they
         hold Captive (after them, by id), and the battle ``battle_id`` if given: read
         together, one statement on PostgreSQL; a second reads the rosters when a captive's
-        gang is not among ``gang_ids`` (a captive taken in another battle)."""
+        gang is not among ``gang_ids`` (a captive taken in another battle). With
+        ``owed_prefix``, the keys of the messages owed under it are read too (see
+        :meth:`owe_unless_delivered`)."""
         pk = await self._campaign(campaign_id)
         also = [gangs.captive_owners_select(pk, gang_ids)] if gang_ids else []
         if battle_id is not None:
             also += battles.selects(pk, battle_id)
+        if owed_prefix is not None:
+            also.append(outbox.keys_select(self.guild_id, owed_prefix))
         rows, found = await fetch_world_and(self._db, pk, gang_ids, *also)
+        if owed_prefix is not None:
+            self._owed_read[owed_prefix] = {str(row["key"]) for row in found.pop()}
         owners = gangs.owners_from(found[0]) if gang_ids else []
         battle = None if battle_id is None else battles.from_selected(battle_id, *found[-2:])
         everyone = list(dict.fromkeys([*gang_ids, *owners]))
@@ -815,6 +825,28 @@ class Transaction:
             self._write_db(), self.guild_id, key, channel_id, payload, link=link,
             fallback_channel_id=fallback_channel_id,
         )
+
+    async def owe_unless_delivered(
+        self,
+        key: str,
+        channel_id: int,
+        payload: dict[str, Any],
+        *,
+        link: dict[str, Any] | None = None,
+        fallback_channel_id: int | None = None,
+    ) -> outbox.OutboxEntry | None:
+        """:meth:`owe_message`; the row only when it was delivered already (its message
+        to adopt), None otherwise. A key under a prefix read in this transaction
+        (``world_rows_with_captives(owed_prefix=)``) and not found there is new: it is owed
+        without waiting for an answer (:meth:`owe_message_unanswered`)."""
+        if any(key.startswith(prefix) and key not in keys
+               for prefix, keys in self._owed_read.items()):
+            await self.owe_message_unanswered(key, channel_id, payload, link=link,
+                                              fallback_channel_id=fallback_channel_id)
+            return None
+        entry = await self.owe_message(key, channel_id, payload, link=link,
+                                       fallback_channel_id=fallback_channel_id)
+        return entry if entry.message_id is not None else None
 
     async def owe_message_unanswered(
         self,
