@@ -18,7 +18,9 @@ import aiosqlite
 import pytest
 
 from bot.battle import engine, flow, owed
+from bot.battle.panel import ReportEdit
 from bot.battle.state import PostBattleRun, run_key
+from bot.battle.store import load_battle_world
 from bot.storage import Storage, Transaction
 from bot.storage.repository import ANSWERING_LANES, WRITER_LOCK
 from rules.models import Battle, CampaignSettings, FighterCategory
@@ -227,6 +229,54 @@ async def test_a_confirm_reads_in_one_trip_and_writes_in_one_on_postgresql_too(
     assert closing.decision.actions and closing.decision.scene.owe_stages == [2]
     assert len(made) <= CLOSING_TRIPS[storage.driver], "\n".join(map(str, made))
     assert not [sql for sql in pg_trips if "pg_advisory_unlock_all" in sql]  # no pool reset
+
+
+async def _reporting_run(storage: Storage) -> str:
+    """A campaign whose battle's report panels are open (nothing reported yet); a gang
+    outside the battle has a fighter held Captive by one of its gangs. Its id."""
+    campaign = await storage.write(GUILD).create_campaign(
+        CampaignSettings(name="Underhive"), arbitrator_user_ids=[99])
+    held = f.fighter("Held", FighterCategory.GANGER, id="h1")
+    held.capture("g1")
+    gangs = [f.gang("Ash Wolves", fighters=[f.fighter("Wolf", FighterCategory.GANGER, id="w1")],
+                    id="g1", owner="10"),
+             f.gang("Iron Fangs", fighters=[f.fighter("Rat", FighterCategory.GANGER, id="r1")],
+                    id="g2", owner="20"),
+             f.gang("Dust Kin", fighters=[held], id="g3", owner="30")]
+    for gang in gangs:
+        await storage.write(GUILD).create_gang(campaign.id, gang, actor="10")
+    battle = await storage.write(GUILD).create_battle(campaign.id, Battle(
+        id="b1", gang_ids=["g1", "g2"], winner="g1", campaign=True))
+    run = flow.new_run(ALICE, campaign, battle, f.world(*gangs), skirmish=False,
+                       sequence_id="s1", channel_id=5)
+    await storage.write(GUILD).save_sequence(campaign.id, run.key, run, battle_id="b1")
+    return campaign.id
+
+
+async def test_a_report_panels_select_reads_in_one_trip_and_writes_in_one(
+    storage: Storage, trips: list[int], pg_trips: list[str]
+) -> None:
+    campaign_id = await _reporting_run(storage)
+    bot = cast(Any, Bot(storage))
+    for _ in range(ANSWERING_LANES):
+        await storage.read(GUILD).get_campaign(campaign_id)
+    made: list[Any] = trips if storage.driver == "sqlite" else pg_trips
+    at = engine.RunCall(bot, GUILD, ALICE, campaign_id, "b1")
+
+    for kind in ("bottled", "left"):  # the first time too: no read needs a snapshot
+        made.clear()
+        stored = await engine.edit_report(at, 0, ReportEdit(kind=kind))
+        assert stored.revision
+        assert len(made) == 2, "\n".join(map(str, made))  # the read and decision; the save
+
+    # The rosters, the territories and the captive's gang outside the battle, as a read
+    # of the world by the gangs' ids finds them.
+    async with storage.read_only(GUILD) as tx:
+        world = await load_battle_world(tx, campaign_id, stored.run)
+    assert list(stored.world.gangs) == ["g1", "g2", "g3"] == list(world.gangs)
+    assert stored.world == world
+    report = stored.run.reports["g1"]
+    assert report.bottled_out and not report.models_left
 
 
 async def test_a_read_of_one_statement_is_one_trip_and_one_of_more_is_one_snapshot(

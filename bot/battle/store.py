@@ -1,12 +1,12 @@
 """Where runs are read, and the one short write that stores a decision.
 
-Reads (:func:`load_run_at`, :func:`active_run_in`, :func:`load_battle_world`)
-happen in read transactions, which never wait for the writer. A decision of
-:mod:`bot.battle.flow` is then written by :func:`commit` in one write
-transaction that only writes: the ledger rows of its rolls, the battle, the
-messages it owes, and the run, whose save is refused
-(:class:`~bot.storage.StaleSequence`) when the stored run moved on since it
-was read, so that no decision is ever made from a stale run.
+Reads (:func:`load_for_decision`, :func:`load_with_rosters`, :func:`load_run_at`,
+:func:`active_run_in`, :func:`load_battle_world`) happen in read transactions,
+which never wait for the writer. A decision of :mod:`bot.battle.flow` is then
+written by :func:`commit` in one write transaction that only writes: the ledger
+rows of its rolls, the battle, the messages it owes, and the run, whose save is
+refused (:class:`~bot.storage.StaleSequence`) when the stored run moved on since
+it was read, so that no decision is ever made from a stale run.
 """
 
 from __future__ import annotations
@@ -61,14 +61,36 @@ async def load_for_decision(
             campaign_id, run_key(battle_id), PostBattleRun, battle_id)
     except NotFound:
         raise Refused(CAMPAIGN_DELETED) from None
-    if found is None:
-        raise Refused(NO_RUN)
-    run, revision = found
+    run, revision = _the_run(found)
     if all(gang_id in gangs for gang_id in run.gang_ids):
         return campaign, run, revision, World(gangs={g: gangs[g] for g in run.gang_ids})
     # The run names a gang its battle does not: read the run's own (a second statement).
     return campaign, run, revision, await load_battle_world(tx, campaign_id, run,
                                                             rosters=False)
+
+
+async def load_with_rosters(
+    tx: Transaction, campaign_id: str, battle_id: str
+) -> tuple[Campaign, PostBattleRun, int, World]:
+    """:func:`load_for_decision` with the battle's world as ``load_battle_world`` reads it
+    (the rosters, the captives' gangs, the territories): a report panel's click. One read,
+    one round trip on either database (Transaction.state_and_battle_world)."""
+    try:
+        campaign, found, battle = await tx.state_and_battle_world(
+            campaign_id, run_key(battle_id), PostBattleRun, battle_id)
+    except NotFound:
+        raise Refused(CAMPAIGN_DELETED) from None
+    run, revision = _the_run(found)
+    world = battle.world(run.gang_ids)
+    if world is None:  # the run names a gang its battle does not: read the run's own
+        world = await load_battle_world(tx, campaign_id, run)
+    return campaign, run, revision, world
+
+
+def _the_run(found: tuple[PostBattleRun, int] | None) -> tuple[PostBattleRun, int]:
+    if found is None:
+        raise Refused(NO_RUN)
+    return found
 
 
 async def runs_of(tx: Transaction, campaign_id: str) -> list[PostBattleRun]:

@@ -41,9 +41,12 @@ from bot.storage.records import (
     TradingPostEntry,
 )
 from bot.storage.roster import (
+    BattleWorldRows,
     RosterRows,
     WorldRows,
     battle_gangs_select,
+    battle_world_from,
+    battle_world_selects,
     fetch_gang_rows,
     fetch_rosters,
     fetch_territories,
@@ -260,6 +263,32 @@ class Transaction:
             sequences.stored_select(self.guild_id, campaign_id, key),
             battle_gangs_select(self.guild_id, campaign_id, battle_id),
         ])
+        campaign, state = await self._campaign_and_state(
+            campaign_id, campaign_rows, state_rows, model_type)
+        return campaign, state, {str(r["id"]): gangs.gang_without_roster(r) for r in gang_rows}
+
+    async def state_and_battle_world(
+        self, campaign_id: str, key: str, model_type: type[M], battle_id: str
+    ) -> tuple[Campaign, tuple[M, int] | None, BattleWorldRows]:
+        """As :meth:`state_for_decision`, with the battle's world instead of its gangs' own
+        rows: the rosters of its gangs and of the gangs whose fighters they hold Captive,
+        and every territory (roster.BattleWorldRows). What a report panel's click needs to
+        decide, one statement on PostgreSQL. NotFound: no such campaign."""
+        campaign_rows, state_rows, *world = await fetch_together(self._db, [
+            campaigns.campaign_select(self.guild_id, campaign_id),
+            sequences.stored_select(self.guild_id, campaign_id, key),
+            *battle_world_selects(self.guild_id, campaign_id, battle_id),
+        ])
+        campaign, state = await self._campaign_and_state(
+            campaign_id, campaign_rows, state_rows, model_type)
+        return campaign, state, battle_world_from(world)
+
+    async def _campaign_and_state(
+        self, campaign_id: str, campaign_rows: Sequence[Row], state_rows: Sequence[Row],
+        model_type: type[M],
+    ) -> tuple[Campaign, tuple[M, int] | None]:
+        """The campaign (its key remembered) and a stored state with its revision, from the
+        rows of ``campaign_select`` and ``stored_select``."""
         if not campaign_rows:
             raise campaigns.no_campaign(campaign_id)
         row = campaign_rows[0]
@@ -269,8 +298,7 @@ class Transaction:
         if state_rows:
             found = state_rows[0]
             state = sequences.read_state(found, model_type), int(found["revision"])
-        return (campaigns.campaign_from_row(row), state,
-                {str(r["id"]): gangs.gang_without_roster(r) for r in gang_rows})
+        return campaigns.campaign_from_row(row), state
 
     async def get_gang_by_name(
         self, campaign_id: str, name: str, *, rosters: bool = True
