@@ -28,6 +28,7 @@ from bot.storage import (
     sequences,
     timers,
 )
+from bot.storage.at_once import CAMPAIGN_PK
 from bot.storage.codec import Row, territory_from_row
 from bot.storage.driver import Connection, campaign_key, fetch_together, server_key
 from bot.storage.errors import StaleSequence
@@ -602,8 +603,19 @@ class Transaction:
     ) -> list[LedgerEvent]:
         """Every change to the campaign's gangs, fighters and vehicles, oldest first: what
         the campaign chart replays. Refused when there are more than ``limit``."""
-        pk = await self._campaign(campaign_id)
-        return await ledger.roster_changes(self._db, pk, limit=limit)
+        if campaign_id in self._campaign_pks or self._writable:
+            pk = await self._campaign(campaign_id)
+            return await ledger.roster_changes(self._db, pk, limit=limit)
+        # A read that starts here: the campaign's key found in the same statement, one
+        # round trip on PostgreSQL and no snapshot transaction (a report's chart).
+        found, rows = await fetch_together(self._db, [
+            campaigns.pk_select(self.guild_id, campaign_id),
+            ledger.roster_changes_select((CAMPAIGN_PK, (self.guild_id, campaign_id)), limit),
+        ])
+        if not found:
+            raise campaigns.no_campaign(campaign_id)
+        await self._found(campaign_id, int(found[0]["pk"]))
+        return ledger.roster_changes_from(rows, limit)
 
     async def battle_events(self, campaign_id: str, battle_id: str) -> list[LedgerEvent]:
         """Every event of one battle, oldest first: the Arbitrator's report."""
