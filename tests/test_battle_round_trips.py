@@ -23,7 +23,7 @@ from bot.storage import Storage, Transaction
 from bot.storage.repository import ANSWERING_LANES, WRITER_LOCK
 from rules.models import Battle, CampaignSettings, FighterCategory
 from tests import factories as f
-from tests.test_battle_flow import ALICE, BOB
+from tests.test_battle_flow import ALICE, ARBITER, BOB
 
 GUILD = 1001
 # Round trips of the Confirm that closes a step (its rolls, the message owed, the run),
@@ -260,6 +260,22 @@ async def test_a_report_panels_select_reads_in_one_trip_and_writes_in_one(
     assert stored.world == world
     report = stored.run.reports["g1"]
     assert report.bottled_out and not report.models_left
+
+
+async def test_the_question_of_an_undo_is_one_read_of_one_trip(
+    storage: Storage, trips: list[int], pg_trips: list[str]
+) -> None:
+    campaign_id, _run = await _stored_run(storage)
+    bot = cast(Any, Bot(storage))
+    for _ in range(ANSWERING_LANES):
+        await storage.read(GUILD).get_campaign(campaign_id)
+    made: list[Any] = trips if storage.driver == "sqlite" else pg_trips
+    arbitrator = engine.RunCall(bot, GUILD, ARBITER, campaign_id, "b1")
+    for _ in range(2):  # the second time, as the first: no read needs a snapshot
+        made.clear()
+        question = await engine.undo_or_cancel_question(arbitrator, "undo", 1)
+        assert "Undo **Wrap-up**?" in question
+        assert len(made) == 1, made
 
 
 async def test_a_read_of_one_statement_is_one_trip_and_one_of_more_is_one_snapshot(

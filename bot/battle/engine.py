@@ -534,7 +534,10 @@ async def cancel_run(at: RunCall) -> StoredDecision:
 
 
 async def undo_or_cancel_question(at: RunCall, kind: str, stage_no: int) -> str:
-    async with at.client.storage.read_only(at.guild_id) as tx:
-        campaign = await tx.get_campaign(at.campaign_id)
-        run, _revision = await load_run_at(tx, at.campaign_id, at.battle_id)
+    async def read(tx: Transaction) -> tuple[Campaign, PostBattleRun]:
+        campaign, run, _revision, _world = await load_for_decision(
+            tx, at.campaign_id, at.battle_id)  # one statement
+        return campaign, run
+
+    campaign, run = await at.client.storage.read_whole(at.guild_id, read)
     return flow.undo_or_cancel_question(kind, at.actor, campaign, run, stage_no)
