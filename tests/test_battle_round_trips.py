@@ -189,14 +189,22 @@ async def test_a_transaction_or_read_run_whole_keeps_all_or_nothing_on_either_dr
     assert await storage.read_whole(GUILD, name, background=True) == "Dust Falls"
 
 
+async def _counting(
+    storage: Storage, campaign_id: str, trips: list[int], pg_trips: list[str]
+) -> tuple[Any, list[Any]]:
+    """What a click is decided with (the bot), every reader's connection opened first,
+    and the list this database's round trips are counted in."""
+    for _ in range(ANSWERING_LANES):  # each reader's connection is opened at its first read
+        await storage.read(GUILD).get_campaign(campaign_id)
+    made: list[Any] = trips if storage.driver == "sqlite" else pg_trips
+    return cast(Any, Bot(storage)), made
+
+
 async def test_a_confirm_reads_in_one_trip_and_writes_in_one_on_postgresql_too(
     storage: Storage, trips: list[int], pg_trips: list[str]
 ) -> None:
     campaign_id, _run = await _stored_run(storage)
-    bot = cast(Any, Bot(storage))
-    for _ in range(ANSWERING_LANES):
-        await storage.read(GUILD).get_campaign(campaign_id)
-    made: list[Any] = trips if storage.driver == "sqlite" else pg_trips
+    bot, made = await _counting(storage, campaign_id, trips, pg_trips)
     # A read with the rosters (a report's select) makes several statements, so PostgreSQL
     # makes it a snapshot of its own from then on: not a Confirm's, still one statement.
     await engine.decide_and_store(engine.RunCall(bot, GUILD, ALICE, campaign_id, "b1"),
@@ -240,10 +248,7 @@ async def test_a_report_panels_select_reads_in_one_trip_and_writes_in_one(
     storage: Storage, trips: list[int], pg_trips: list[str]
 ) -> None:
     campaign_id = await _reporting_run(storage)
-    bot = cast(Any, Bot(storage))
-    for _ in range(ANSWERING_LANES):
-        await storage.read(GUILD).get_campaign(campaign_id)
-    made: list[Any] = trips if storage.driver == "sqlite" else pg_trips
+    bot, made = await _counting(storage, campaign_id, trips, pg_trips)
     at = engine.RunCall(bot, GUILD, ALICE, campaign_id, "b1")
 
     for kind in ("bottled", "left"):  # the first time too: no read needs a snapshot
@@ -266,10 +271,7 @@ async def test_the_question_of_an_undo_is_one_read_of_one_trip(
     storage: Storage, trips: list[int], pg_trips: list[str]
 ) -> None:
     campaign_id, _run = await _stored_run(storage)
-    bot = cast(Any, Bot(storage))
-    for _ in range(ANSWERING_LANES):
-        await storage.read(GUILD).get_campaign(campaign_id)
-    made: list[Any] = trips if storage.driver == "sqlite" else pg_trips
+    bot, made = await _counting(storage, campaign_id, trips, pg_trips)
     arbitrator = engine.RunCall(bot, GUILD, ARBITER, campaign_id, "b1")
     for _ in range(2):  # the second time, as the first: no read needs a snapshot
         made.clear()
