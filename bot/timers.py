@@ -154,8 +154,11 @@ class TimerWorker:
             await asyncio.gather(sleeping, kicked, return_exceptions=True)
 
     async def _seconds_to_next(self) -> float | None:
-        async with self.storage.read_only(0, background=True) as tx:
-            soonest = await tx.next_timer_due(handled_kinds(), shards=self.shards)
+        async def next_due(tx: Transaction) -> datetime | None:
+            return await tx.next_timer_due(handled_kinds(), shards=self.shards)
+
+        # One statement: one round trip, in no snapshot transaction (read_whole).
+        soonest = await self.storage.read_whole(0, next_due, background=True)
         if soonest is None:
             return None
         return max(0.0, (soonest - self.clock.now()).total_seconds())
@@ -165,8 +168,11 @@ class TimerWorker:
         fired = 0
         while True:
             now = self.clock.now()
-            async with self.storage.read_only(0, background=True) as tx:
-                due = await tx.due_timers(now, handled_kinds(), shards=self.shards)
+
+            async def due_now(tx: Transaction, now: datetime = now) -> list[Timer]:
+                return await tx.due_timers(now, handled_kinds(), shards=self.shards)
+
+            due = await self.storage.read_whole(0, due_now, background=True)
             if not due:
                 break
             outcomes = [await self._fire(timer) for timer in due]

@@ -11,19 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Iterator
 from typing import Any, cast
 
-import aiosqlite
 import pytest
 
 from bot.battle import engine, flow, owed
+from bot.battle.panel import ReportEdit
 from bot.battle.state import PostBattleRun, run_key
+from bot.battle.store import load_battle_world
 from bot.storage import Storage, Transaction
 from bot.storage.repository import ANSWERING_LANES, WRITER_LOCK
 from rules.models import Battle, CampaignSettings, FighterCategory
 from tests import factories as f
-from tests.test_battle_flow import ALICE, BOB
+from tests.test_battle_flow import ALICE, ARBITER, BOB
 
 GUILD = 1001
 # Round trips of the Confirm that closes a step (its rolls, the message owed, the run),
@@ -40,21 +40,6 @@ class Bot:
 
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
-
-
-@pytest.fixture
-def trips(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    """The connection (its id) of every call queued to an aiosqlite thread."""
-    made: list[int] = []
-    queue = aiosqlite.Connection._execute
-
-    async def counted(conn: aiosqlite.Connection, fn: Callable[..., Any], *args: Any,
-                      **kwargs: Any) -> Any:
-        made.append(id(conn))
-        return await queue(conn, fn, *args, **kwargs)
-
-    monkeypatch.setattr(aiosqlite.Connection, "_execute", counted)
-    yield made
 
 
 async def _stored_run(storage: Storage) -> tuple[str, PostBattleRun]:
@@ -204,14 +189,22 @@ async def test_a_transaction_or_read_run_whole_keeps_all_or_nothing_on_either_dr
     assert await storage.read_whole(GUILD, name, background=True) == "Dust Falls"
 
 
+async def _counting(
+    storage: Storage, campaign_id: str, trips: list[int], pg_trips: list[str]
+) -> tuple[Any, list[Any]]:
+    """What a click is decided with (the bot), every reader's connection opened first,
+    and the list this database's round trips are counted in."""
+    for _ in range(ANSWERING_LANES):  # each reader's connection is opened at its first read
+        await storage.read(GUILD).get_campaign(campaign_id)
+    made: list[Any] = trips if storage.driver == "sqlite" else pg_trips
+    return cast(Any, Bot(storage)), made
+
+
 async def test_a_confirm_reads_in_one_trip_and_writes_in_one_on_postgresql_too(
     storage: Storage, trips: list[int], pg_trips: list[str]
 ) -> None:
     campaign_id, _run = await _stored_run(storage)
-    bot = cast(Any, Bot(storage))
-    for _ in range(ANSWERING_LANES):
-        await storage.read(GUILD).get_campaign(campaign_id)
-    made: list[Any] = trips if storage.driver == "sqlite" else pg_trips
+    bot, made = await _counting(storage, campaign_id, trips, pg_trips)
     # A read with the rosters (a report's select) makes several statements, so PostgreSQL
     # makes it a snapshot of its own from then on: not a Confirm's, still one statement.
     await engine.decide_and_store(engine.RunCall(bot, GUILD, ALICE, campaign_id, "b1"),
@@ -227,6 +220,64 @@ async def test_a_confirm_reads_in_one_trip_and_writes_in_one_on_postgresql_too(
     assert closing.decision.actions and closing.decision.scene.owe_stages == [2]
     assert len(made) <= CLOSING_TRIPS[storage.driver], "\n".join(map(str, made))
     assert not [sql for sql in pg_trips if "pg_advisory_unlock_all" in sql]  # no pool reset
+
+
+async def _reporting_run(storage: Storage) -> str:
+    """A campaign whose battle's report panels are open (nothing reported yet); a gang
+    outside the battle has a fighter held Captive by one of its gangs. Its id."""
+    campaign = await storage.write(GUILD).create_campaign(
+        CampaignSettings(name="Underhive"), arbitrator_user_ids=[99])
+    held = f.fighter("Held", FighterCategory.GANGER, id="h1")
+    held.capture("g1")
+    gangs = [f.gang("Ash Wolves", fighters=[f.fighter("Wolf", FighterCategory.GANGER, id="w1")],
+                    id="g1", owner="10"),
+             f.gang("Iron Fangs", fighters=[f.fighter("Rat", FighterCategory.GANGER, id="r1")],
+                    id="g2", owner="20"),
+             f.gang("Dust Kin", fighters=[held], id="g3", owner="30")]
+    for gang in gangs:
+        await storage.write(GUILD).create_gang(campaign.id, gang, actor="10")
+    battle = await storage.write(GUILD).create_battle(campaign.id, Battle(
+        id="b1", gang_ids=["g1", "g2"], winner="g1", campaign=True))
+    run = flow.new_run(ALICE, campaign, battle, f.world(*gangs), skirmish=False,
+                       sequence_id="s1", channel_id=5)
+    await storage.write(GUILD).save_sequence(campaign.id, run.key, run, battle_id="b1")
+    return campaign.id
+
+
+async def test_a_report_panels_select_reads_in_one_trip_and_writes_in_one(
+    storage: Storage, trips: list[int], pg_trips: list[str]
+) -> None:
+    campaign_id = await _reporting_run(storage)
+    bot, made = await _counting(storage, campaign_id, trips, pg_trips)
+    at = engine.RunCall(bot, GUILD, ALICE, campaign_id, "b1")
+
+    for kind in ("bottled", "left"):  # the first time too: no read needs a snapshot
+        made.clear()
+        stored = await engine.edit_report(at, 0, ReportEdit(kind=kind))
+        assert stored.revision
+        assert len(made) == 2, "\n".join(map(str, made))  # the read and decision; the save
+
+    # The rosters, the territories and the captive's gang outside the battle, as a read
+    # of the world by the gangs' ids finds them.
+    async with storage.read_only(GUILD) as tx:
+        world = await load_battle_world(tx, campaign_id, stored.run)
+    assert list(stored.world.gangs) == ["g1", "g2", "g3"] == list(world.gangs)
+    assert stored.world == world
+    report = stored.run.reports["g1"]
+    assert report.bottled_out and not report.models_left
+
+
+async def test_the_question_of_an_undo_is_one_read_of_one_trip(
+    storage: Storage, trips: list[int], pg_trips: list[str]
+) -> None:
+    campaign_id, _run = await _stored_run(storage)
+    bot, made = await _counting(storage, campaign_id, trips, pg_trips)
+    arbitrator = engine.RunCall(bot, GUILD, ARBITER, campaign_id, "b1")
+    for _ in range(2):  # the second time, as the first: no read needs a snapshot
+        made.clear()
+        question = await engine.undo_or_cancel_question(arbitrator, "undo", 1)
+        assert "Undo **Wrap-up**?" in question
+        assert len(made) == 1, made
 
 
 async def test_a_read_of_one_statement_is_one_trip_and_one_of_more_is_one_snapshot(

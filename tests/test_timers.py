@@ -243,3 +243,21 @@ async def test_a_file_clock_is_moved_by_writing_its_file(tmp_path: Path) -> None
     await asyncio.sleep(0.05)
     clock.move(timedelta(days=1))
     await asyncio.wait_for(sleeping, 2)
+
+
+async def test_a_pass_of_the_worker_with_nothing_due_is_two_round_trips(
+    storage: Storage, clock: ManualClock, worker: TimerWorker, pg_trips: list[str],
+    trips: list[int],
+) -> None:
+    await storage.write(GUILD).set_timer("a", RECORD, START + timedelta(hours=1), {})
+    for _ in range(2):  # the second time, as the first: no read needs a snapshot
+        await storage.read_whole(0, _warm, background=True)  # readers' connections opened
+        made: list[object] = trips if storage.driver == "sqlite" else pg_trips
+        made.clear()
+        assert await worker.fire_due() == 0
+        assert await worker._seconds_to_next() == timedelta(hours=1).total_seconds()
+        assert len(made) == 2, made  # the scan for what is due; the next one's time
+
+
+async def _warm(tx: Transaction) -> None:
+    await tx.list_timers()

@@ -32,7 +32,6 @@ from bot.battle.flow import Decision, StartRequest
 from bot.battle.panel import ReportEdit, gang_names
 from bot.battle.state import PostBattleRun
 from bot.battle.store import (
-    CAMPAIGN_DELETED,
     active_run_at,
     active_run_in,
     commit,
@@ -42,16 +41,15 @@ from bot.battle.store import (
     load_for_decision,
     load_run,
     load_run_at,
+    load_with_rosters,
     owes_messages,
     store_decision,
 )
 from bot.call import Actor, Call, actor_from
-from bot.errors import Refused
 from bot.render import safe
 from bot.scheduling import change_event, link_battle
 from bot.storage import Campaign, StaleWorld, Transaction, new_id
 from rules.dice import Roller
-from rules.errors import NotFound
 from rules.models import Battle, Gang
 from rules.sequence import Step, SubStep
 from rules.world import RuleResult, World
@@ -165,15 +163,11 @@ async def decide_and_store(
     """
 
     # Two bodies, not one with a branch: PostgreSQL's read_whole knows a body by its code,
-    # and only the one that reads the rosters needs a snapshot of several statements.
+    # and either may need a snapshot of several statements (a run that names a gang its
+    # battle does not) without making the other one.
     async def read_and_decide(tx: Transaction) -> tuple[Campaign, Decision, int, World]:
-        try:
-            campaign = await tx.get_campaign(at.campaign_id)
-        except NotFound:
-            raise Refused(CAMPAIGN_DELETED) from None
-        run, revision = await load_run_at(tx, at.campaign_id, at.battle_id)
-        world = await load_battle_world(tx, at.campaign_id, run, rosters=True)
-        return decide_from(campaign, run, revision, world)
+        # One statement (store.load_with_rosters).
+        return decide_from(*await load_with_rosters(tx, at.campaign_id, at.battle_id))
 
     async def read_names_and_decide(tx: Transaction) -> tuple[Campaign, Decision, int, World]:
         # One statement (store.load_for_decision).
@@ -540,7 +534,10 @@ async def cancel_run(at: RunCall) -> StoredDecision:
 
 
 async def undo_or_cancel_question(at: RunCall, kind: str, stage_no: int) -> str:
-    async with at.client.storage.read_only(at.guild_id) as tx:
-        campaign = await tx.get_campaign(at.campaign_id)
-        run, _revision = await load_run_at(tx, at.campaign_id, at.battle_id)
+    async def read(tx: Transaction) -> tuple[Campaign, PostBattleRun]:
+        campaign, run, _revision, _world = await load_for_decision(
+            tx, at.campaign_id, at.battle_id)  # one statement
+        return campaign, run
+
+    campaign, run = await at.client.storage.read_whole(at.guild_id, read)
     return flow.undo_or_cancel_question(kind, at.actor, campaign, run, stage_no)

@@ -29,7 +29,7 @@ from bot.battle.store import (
     load_battle_world,
     load_for_decision,
     load_run,
-    load_run_at,
+    load_with_rosters,
     runs_of,
 )
 from bot.errors import Refused
@@ -305,21 +305,15 @@ async def _redraw_delivered(client: MundaBot, entry: OutboxEntry,
         return  # stored right over the decision that owed it: nothing to redraw
 
     async def read(tx: Transaction) -> Drawing | None:
-        if what != "panel":  # no rosters: one statement
-            try:
-                campaign, run, revision, world = await load_for_decision(
-                    tx, str(link.get("campaign")), str(link.get("battle")))
-            except (Refused, RulesError, StorageError):
-                return None  # the campaign or the run is gone: nothing to draw
-            if run.sequence.id != link.get("sequence"):
-                return None  # cancelled and started again since
-            return Drawing(entry.guild_id, campaign, run, world, revision)
-        found = await _linked_run(tx, entry)
-        if found is None:
-            return None
-        run, revision = found
-        campaign = await tx.get_campaign(run.campaign_id)
-        world = await load_battle_world(tx, campaign.id, run, rosters=True)
+        # One statement either way; a panel shows the rosters.
+        load = load_with_rosters if what == "panel" else load_for_decision
+        try:
+            campaign, run, revision, world = await load(
+                tx, str(link.get("campaign")), str(link.get("battle")))
+        except (Refused, RulesError, StorageError):
+            return None  # the campaign or the run is gone: nothing to draw
+        if run.sequence.id != link.get("sequence"):
+            return None  # cancelled and started again since
         return Drawing(entry.guild_id, campaign, run, world, revision)
 
     drawing = await client.storage.read_whole(entry.guild_id, read, background=True)
@@ -351,17 +345,6 @@ async def _redraw_delivered(client: MundaBot, entry: OutboxEntry,
             return
         drawing.report_gangs = [index]
     await draw(client, drawing)
-
-
-async def _linked_run(tx: Transaction, entry: OutboxEntry) -> tuple[PostBattleRun, int] | None:
-    link = entry.link or {}
-    try:
-        run, revision = await load_run_at(tx, str(link.get("campaign")), str(link.get("battle")))
-    except (RulesError, StorageError):
-        return None
-    if run.sequence.id != link.get("sequence"):
-        return None  # cancelled and started again since: the message was the old run's
-    return run, revision
 
 
 # --------------------------------------------------------------------------- start-up

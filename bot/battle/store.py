@@ -1,12 +1,12 @@
 """Where runs are read, and the one short write that stores a decision.
 
-Reads (:func:`load_run_at`, :func:`active_run_in`, :func:`load_battle_world`)
-happen in read transactions, which never wait for the writer. A decision of
-:mod:`bot.battle.flow` is then written by :func:`commit` in one write
-transaction that only writes: the ledger rows of its rolls, the battle, the
-messages it owes, and the run, whose save is refused
-(:class:`~bot.storage.StaleSequence`) when the stored run moved on since it
-was read, so that no decision is ever made from a stale run.
+Reads (:func:`load_for_decision`, :func:`load_with_rosters`, :func:`load_run_at`,
+:func:`active_run_in`, :func:`load_battle_world`) happen in read transactions,
+which never wait for the writer. A decision of :mod:`bot.battle.flow` is then
+written by :func:`commit` in one write transaction that only writes: the ledger
+rows of its rolls, the battle, the messages it owes, and the run, whose save is
+refused (:class:`~bot.storage.StaleSequence`) when the stored run moved on since
+it was read, so that no decision is ever made from a stale run.
 """
 
 from __future__ import annotations
@@ -56,19 +56,42 @@ async def load_for_decision(
     """The campaign, the run with the revision it was read at, and the battle's gangs
     without rosters (``load_battle_world(rosters=False)``): one read, one round trip on
     either database (Transaction.state_for_decision)."""
-    try:
-        campaign, found, gangs = await tx.state_for_decision(
-            campaign_id, run_key(battle_id), PostBattleRun, battle_id)
-    except NotFound:
-        raise Refused(CAMPAIGN_DELETED) from None
-    if found is None:
-        raise Refused(NO_RUN)
-    run, revision = found
+    campaign, run, revision, gangs = await _found(tx.state_for_decision(
+        campaign_id, run_key(battle_id), PostBattleRun, battle_id))
     if all(gang_id in gangs for gang_id in run.gang_ids):
         return campaign, run, revision, World(gangs={g: gangs[g] for g in run.gang_ids})
     # The run names a gang its battle does not: read the run's own (a second statement).
     return campaign, run, revision, await load_battle_world(tx, campaign_id, run,
                                                             rosters=False)
+
+
+async def load_with_rosters(
+    tx: Transaction, campaign_id: str, battle_id: str
+) -> tuple[Campaign, PostBattleRun, int, World]:
+    """:func:`load_for_decision` with the battle's world as ``load_battle_world`` reads it
+    (the rosters, the captives' gangs, the territories): a report panel's click. One read,
+    one round trip on either database (Transaction.state_and_battle_world)."""
+    campaign, run, revision, battle = await _found(tx.state_and_battle_world(
+        campaign_id, run_key(battle_id), PostBattleRun, battle_id))
+    world = battle.world(run.gang_ids)
+    if world is None:  # the run names a gang its battle does not: read the run's own
+        world = await load_battle_world(tx, campaign_id, run)
+    return campaign, run, revision, world
+
+
+async def _found(
+    read: Awaitable[tuple[Campaign, tuple[PostBattleRun, int] | None, T]]
+) -> tuple[Campaign, PostBattleRun, int, T]:
+    """The campaign, the run and its revision, and the rest of what ``read`` found; a
+    refusal with a sentence when the campaign or the run is gone."""
+    try:
+        campaign, found, rest = await read
+    except NotFound:
+        raise Refused(CAMPAIGN_DELETED) from None
+    if found is None:
+        raise Refused(NO_RUN)
+    run, revision = found
+    return campaign, run, revision, rest
 
 
 async def runs_of(tx: Transaction, campaign_id: str) -> list[PostBattleRun]:

@@ -141,9 +141,13 @@ async def claimed_campaign_pk(db: Connection, guild_id: int, campaign_id: str) -
 
 
 async def campaign_pk(db: Connection, guild_id: int, campaign_id: str) -> int:
-    row = await the_row(db, "SELECT pk FROM campaigns WHERE guild_id = ? AND id = ?",
-                        (guild_id, campaign_id), _no_campaign(campaign_id))
+    row = await the_row(db, *pk_select(guild_id, campaign_id), _no_campaign(campaign_id))
     return int(row[0])
+
+
+def pk_select(guild_id: int, campaign_id: str) -> Select:
+    """The campaign's key (:func:`campaign_pk`) as a SELECT to read with others."""
+    return "SELECT pk FROM campaigns WHERE guild_id = ? AND id = ?", (guild_id, campaign_id)
 
 
 async def get_by_name(db: Connection, guild_id: int, name: str) -> Campaign:

@@ -16,6 +16,7 @@ from bot.storage.driver import Connection, Select, first_row, the_row
 from bot.storage.ledger import Action, apply_world
 from bot.storage.offloop import is_large, off_loop_if
 from bot.storage.roster import (
+    CAPTIVE_OWNERS,
     RosterRows,
     fetch_rosters,
     fetch_territories,
@@ -167,9 +168,7 @@ async def captive_owners(db: Connection, campaign_pk: int, gang_ids: Sequence[st
 
 def captive_owners_select(campaign_pk: int, gang_ids: Sequence[str]) -> Select:
     """The SELECT of :func:`captive_owners` (``gang_ids`` not empty), to be read with others."""
-    return ("SELECT DISTINCT g.id FROM fighters f JOIN gangs g ON g.pk = f.gang_pk"
-            f" WHERE f.campaign_pk = ? AND f.captured_by IN ({placeholders(len(gang_ids))})"
-            " AND f.status = ? ORDER BY g.id",
+    return (CAPTIVE_OWNERS.format(pk="?", captors=placeholders(len(gang_ids))) + " ORDER BY g.id",
             (campaign_pk, *gang_ids, FighterStatus.CAPTURED.value))
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from bot.storage.codec import Row, columns, dumps, now, placeholders
-from bot.storage.driver import Connection, the_row
+from bot.storage.driver import Connection, Select, the_row
 from bot.storage.errors import StaleWorld
 from bot.storage.offloop import is_large, off_loop_if
 from bot.storage.records import ActionRecord, LedgerEvent, Snapshot
@@ -615,15 +615,25 @@ async def roster_changes(
     replay only needs the values after), nor whether the change was undone (the
     undo wrote change events of its own).
     """
-    rows = await db.execute_fetchall(
-        f"SELECT pk, {', '.join(c for c in _EVENT_COLUMNS if c != 'before')},"
-        " 'null' AS before, 0 AS undone FROM ledger_events e"
-        " WHERE e.campaign_pk = ? AND e.kind = 'change'"
-        f" AND e.subject IN ({placeholders(len(_ROSTER_SUBJECTS))})"
-        " ORDER BY e.pk LIMIT ?",
-        (campaign_pk, *_ROSTER_SUBJECTS, limit + 1),
-    )
-    found = [_event_from_row(row) for row in rows]
+    rows = await db.execute_fetchall(*roster_changes_select(("?", (campaign_pk,)), limit))
+    return roster_changes_from(rows, limit)
+
+
+def roster_changes_select(campaign_pk: Select, limit: int) -> Select:
+    """The SELECT of :func:`roster_changes`, the campaign's key given as SQL and its
+    parameters (a subquery, to read it with others: driver.fetch_together)."""
+    pk_sql, pk_params = campaign_pk
+    return (f"SELECT pk, {', '.join(c for c in _EVENT_COLUMNS if c != 'before')},"
+            " 'null' AS before, 0 AS undone FROM ledger_events e"
+            f" WHERE e.campaign_pk = {pk_sql} AND e.kind = 'change'"
+            f" AND e.subject IN ({placeholders(len(_ROSTER_SUBJECTS))})"
+            " ORDER BY e.pk LIMIT ?",
+            (*pk_params, *_ROSTER_SUBJECTS, limit + 1))
+
+
+def roster_changes_from(rows: Sequence[Row], limit: int) -> list[LedgerEvent]:
+    """:func:`roster_changes` from the rows of :func:`roster_changes_select`."""
+    found = [_event_from_row(row) for row in sorted(rows, key=lambda row: int(row["pk"]))]
     if len(found) > limit:
         raise InvalidRequest(
             f"This campaign's ledger holds more than {limit} changes to its gangs: "

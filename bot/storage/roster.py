@@ -47,7 +47,7 @@ from bot.storage.codec import (
 from bot.storage.driver import Connection, IntegrityError, Select, fetch_together
 from bot.storage.offloop import is_large, off_loop_if
 from rules.errors import InvalidRequest, NotFound
-from rules.models import Gang, Item, Territory, Vehicle
+from rules.models import FighterStatus, Gang, Item, Territory, Vehicle
 from rules.names import name_key, name_taken
 from rules.world import World
 
@@ -92,13 +92,21 @@ async def _rows_by_id(
     return {str(row["id"]): row for row in rows}
 
 
+# The ids of a battle's gangs; parameters: the server, the campaign's id, the battle's id.
+_BATTLE_GANG_IDS = ("SELECT gang_id FROM battle_gangs WHERE battle_pk = (SELECT pk FROM battles"
+                    f" WHERE campaign_pk = {CAMPAIGN_PK} AND id = ?)")
+# The gangs whose fighters the gangs of ``captors`` hold Captive; parameters: the campaign's
+# key's, the captors', the status.
+CAPTIVE_OWNERS = ("SELECT DISTINCT g.id FROM fighters f JOIN gangs g ON g.pk = f.gang_pk"
+                  " WHERE f.campaign_pk = {pk} AND f.captured_by IN ({captors})"
+                  " AND f.status = ?")
+
+
 def battle_gangs_select(guild_id: int, campaign_id: str, battle_id: str) -> Select:
     """The rows of a battle's gangs (as :func:`fetch_gang_rows`), as a SELECT to read
     with others (driver.fetch_together)."""
-    return (f"{_GANG_SELECT} WHERE campaign_pk = {CAMPAIGN_PK} AND id IN (SELECT gang_id"
-            f" FROM battle_gangs WHERE battle_pk = (SELECT pk FROM battles"
-            f" WHERE campaign_pk = {CAMPAIGN_PK} AND id = ?)) ORDER BY pk",
-            (guild_id, campaign_id, guild_id, campaign_id, battle_id))
+    return (f"{_GANG_SELECT} WHERE campaign_pk = {CAMPAIGN_PK} AND id IN ({_BATTLE_GANG_IDS})"
+            " ORDER BY pk", (guild_id, campaign_id, guild_id, campaign_id, battle_id))
 
 
 async def fetch_rosters(
@@ -125,14 +133,26 @@ async def _rosters_and(
             return {}, [await db.execute_fetchall(sql, values) for sql, values in also]
         where += f" AND id IN ({placeholders(len(wanted))})"
         params += wanted
+    gangs, fighters, vehicles, items, *rest = await fetch_together(
+        db, [*_roster_selects(where, params), *also])
+    return _rosters_from(gangs, fighters, vehicles, items), rest
+
+
+def _roster_selects(where: str, params: Sequence[object]) -> list[Select]:
+    """The SELECTs of the rows of the gangs ``where`` finds (a WHERE clause on gangs):
+    the gangs, their fighters, vehicles and items (:func:`_rosters_from`)."""
     of_gangs = f"WHERE gang_pk IN (SELECT pk FROM gangs {where}) ORDER BY position"
-    gangs, fighters, vehicles, items, *rest = await fetch_together(db, [
+    return [
         (f"{_GANG_SELECT} {where} ORDER BY pk", params),
         (f"{_FIGHTER_SELECT} {of_gangs}", params),
         (f"{_VEHICLE_SELECT} {of_gangs}", params),
         (f"{_ITEM_SELECT} {of_gangs}", params),
-        *also,
-    ])
+    ]
+
+
+def _rosters_from(
+    gangs: Sequence[Row], fighters: Sequence[Row], vehicles: Sequence[Row], items: Sequence[Row]
+) -> dict[str, RosterRows]:
     # In the order the SELECTs ask for, whichever way the rows came back.
     by_pk = {int(row["pk"]): RosterRows(gang=row) for row in _sorted(gangs, "pk")}
     for row in _sorted(fighters, "position"):
@@ -141,7 +161,7 @@ async def _rosters_and(
         by_pk[int(row["gang_pk"])].vehicles.append(row)
     for row in _sorted(items, "position"):
         by_pk[int(row["gang_pk"])].items.append(row)
-    return {str(rows.gang["id"]): rows for rows in by_pk.values()}, rest
+    return {str(rows.gang["id"]): rows for rows in by_pk.values()}
 
 
 def _sorted(rows: Sequence[Row], column: str) -> list[Row]:
@@ -226,8 +246,11 @@ async def fetch_world_and(
     for gang_id in gang_ids:
         if gang_id not in rows:
             raise NotFound(f"There is no gang with id {gang_id} in this campaign.")
-    return WorldRows(gangs=rows, territories={
-        str(row["id"]): row for row in _sorted(territories, "position")}), rest
+    return WorldRows(gangs=rows, territories=_territories_by_id(territories)), rest
+
+
+def _territories_by_id(rows: Sequence[Row]) -> dict[str, Row]:
+    return {str(row["id"]): row for row in _sorted(rows, "position")}
 
 
 def world_from_rows(rows: WorldRows, gang_ids: Collection[str]) -> World:
@@ -602,3 +625,54 @@ async def save_territories(
         if tuple(write.old)[1:] != values:
             await _update(db, "territories", TERRITORY_COLUMNS, values, int(write.old["pk"]),
                           "territory", write.new.name, campaign_pk, write.old)
+
+
+@dataclass
+class BattleWorldRows:
+    """A battle's world as :func:`battle_world_selects` read it, in one statement: the ids
+    of the battle's gangs and of the gangs whose fighters they hold Captive, the rows of
+    both, and every territory's."""
+
+    battle_gang_ids: list[str]
+    captive_owners: list[str]  # sorted
+    rows: WorldRows
+
+    def world(self, gang_ids: Sequence[str]) -> World | None:
+        """The world of ``gang_ids`` and of their captives' gangs (after them, by id), as
+        ``Transaction.world_rows_with_captives`` builds it. None when ``gang_ids`` are not
+        the battle's gangs or a gang is gone: read them by id then."""
+        if sorted(gang_ids) != sorted(self.battle_gang_ids):
+            return None
+        everyone = list(dict.fromkeys([*gang_ids, *self.captive_owners]))
+        if any(gang_id not in self.rows.gangs for gang_id in everyone):
+            return None
+        return world_from_rows(self.rows, everyone)
+
+
+def battle_world_selects(guild_id: int, campaign_id: str, battle_id: str) -> list[Select]:
+    """The SELECTs of :class:`BattleWorldRows` (:func:`battle_world_from`), to read with
+    others (driver.fetch_together): the campaign found by its id, the battle by its own,
+    so that no answer waits for another's."""
+    campaign = (guild_id, campaign_id)
+    battle = (*campaign, battle_id)
+    owners = (CAPTIVE_OWNERS.format(pk=CAMPAIGN_PK, captors=_BATTLE_GANG_IDS),
+              (*campaign, *battle, FighterStatus.CAPTURED.value))
+    where = (f"WHERE campaign_pk = {CAMPAIGN_PK}"
+             f" AND (id IN ({_BATTLE_GANG_IDS}) OR id IN ({owners[0]}))")
+    return [
+        (_BATTLE_GANG_IDS, battle),
+        owners,
+        *_roster_selects(where, (*campaign, *battle, *owners[1])),
+        (f"{_TERRITORY_SELECT} WHERE campaign_pk = {CAMPAIGN_PK} ORDER BY position", campaign),
+    ]
+
+
+def battle_world_from(found: Sequence[Sequence[Row]]) -> BattleWorldRows:
+    """The rows of :func:`battle_world_selects`, in their order."""
+    battle_gangs, owners, gangs, fighters, vehicles, items, territories = found
+    return BattleWorldRows(
+        battle_gang_ids=[str(row["gang_id"]) for row in battle_gangs],
+        captive_owners=sorted(str(row["id"]) for row in owners),
+        rows=WorldRows(gangs=_rosters_from(gangs, fighters, vehicles, items),
+                       territories=_territories_by_id(territories)),
+    )

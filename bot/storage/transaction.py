@@ -28,6 +28,7 @@ from bot.storage import (
     sequences,
     timers,
 )
+from bot.storage.at_once import CAMPAIGN_PK
 from bot.storage.codec import Row, territory_from_row
 from bot.storage.driver import Connection, campaign_key, fetch_together, server_key
 from bot.storage.errors import StaleSequence
@@ -41,9 +42,12 @@ from bot.storage.records import (
     TradingPostEntry,
 )
 from bot.storage.roster import (
+    BattleWorldRows,
     RosterRows,
     WorldRows,
     battle_gangs_select,
+    battle_world_from,
+    battle_world_selects,
     fetch_gang_rows,
     fetch_rosters,
     fetch_territories,
@@ -304,6 +308,32 @@ class Transaction:
             sequences.stored_select(self.guild_id, campaign_id, key),
             battle_gangs_select(self.guild_id, campaign_id, battle_id),
         ])
+        campaign, state = await self._campaign_and_state(
+            campaign_id, campaign_rows, state_rows, model_type)
+        return campaign, state, {str(r["id"]): gangs.gang_without_roster(r) for r in gang_rows}
+
+    async def state_and_battle_world(
+        self, campaign_id: str, key: str, model_type: type[M], battle_id: str
+    ) -> tuple[Campaign, tuple[M, int] | None, BattleWorldRows]:
+        """As :meth:`state_for_decision`, with the battle's world instead of its gangs' own
+        rows: the rosters of its gangs and of the gangs whose fighters they hold Captive,
+        and every territory (roster.BattleWorldRows). What a report panel's click needs to
+        decide, one statement on PostgreSQL. NotFound: no such campaign."""
+        campaign_rows, state_rows, *world = await fetch_together(self._db, [
+            campaigns.campaign_select(self.guild_id, campaign_id),
+            sequences.stored_select(self.guild_id, campaign_id, key),
+            *battle_world_selects(self.guild_id, campaign_id, battle_id),
+        ])
+        campaign, state = await self._campaign_and_state(
+            campaign_id, campaign_rows, state_rows, model_type)
+        return campaign, state, battle_world_from(world)
+
+    async def _campaign_and_state(
+        self, campaign_id: str, campaign_rows: Sequence[Row], state_rows: Sequence[Row],
+        model_type: type[M],
+    ) -> tuple[Campaign, tuple[M, int] | None]:
+        """The campaign (its key remembered) and a stored state with its revision, from the
+        rows of ``campaign_select`` and ``stored_select``."""
         if not campaign_rows:
             raise campaigns.no_campaign(campaign_id)
         row = campaign_rows[0]
@@ -313,8 +343,7 @@ class Transaction:
         if state_rows:
             found = state_rows[0]
             state = sequences.read_state(found, model_type), int(found["revision"])
-        return (campaigns.campaign_from_row(row), state,
-                {str(r["id"]): gangs.gang_without_roster(r) for r in gang_rows})
+        return campaigns.campaign_from_row(row), state
 
     async def get_gang_by_name(
         self, campaign_id: str, name: str, *, rosters: bool = True
@@ -627,8 +656,19 @@ class Transaction:
     ) -> list[LedgerEvent]:
         """Every change to the campaign's gangs, fighters and vehicles, oldest first: what
         the campaign chart replays. Refused when there are more than ``limit``."""
-        pk = await self._campaign(campaign_id)
-        return await ledger.roster_changes(self._db, pk, limit=limit)
+        if campaign_id in self._campaign_pks or self._writable:
+            pk = await self._campaign(campaign_id)
+            return await ledger.roster_changes(self._db, pk, limit=limit)
+        # A read that starts here: the campaign's key found in the same statement, one
+        # round trip on PostgreSQL and no snapshot transaction (a report's chart).
+        found, rows = await fetch_together(self._db, [
+            campaigns.pk_select(self.guild_id, campaign_id),
+            ledger.roster_changes_select((CAMPAIGN_PK, (self.guild_id, campaign_id)), limit),
+        ])
+        if not found:
+            raise campaigns.no_campaign(campaign_id)
+        await self._found(campaign_id, int(found[0]["pk"]))
+        return ledger.roster_changes_from(rows, limit)
 
     async def battle_events(self, campaign_id: str, battle_id: str) -> list[LedgerEvent]:
         """Every event of one battle, oldest first: the Arbitrator's report."""

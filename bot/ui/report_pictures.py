@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict
 from bot.importing.uploads import file_stem
 from bot.outbox import OutgoingFile
 from bot.pictures import Measure, PictureWorker, casualties_of, chart_series
-from bot.storage import LedgerEvent, OutboxEntry, Storage
+from bot.storage import LedgerEvent, OutboxEntry, Storage, Transaction
 from rules.models import Battle, Gang
 from rules.report import BattleReport
 from rules.world import World
@@ -83,8 +83,7 @@ async def _standings_files(storage: Storage, worker: PictureWorker, entry: Outbo
     """The chart of every gang's Gang Rating over the campaign; none (logged) when it
     cannot be drawn: the standings go as text."""
     try:
-        async with storage.read_only(entry.guild_id, background=True) as tx:
-            changes = await tx.roster_changes(recipe.campaign)
+        changes = await roster_changes(storage, entry.guild_id, recipe.campaign)
         series = await worker.run(chart_series, changes, guild=entry.guild_id)
         png = await worker.campaign_chart(series, Measure.RATING, guild=entry.guild_id)
     except Exception:
@@ -92,6 +91,14 @@ async def _standings_files(storage: Storage, worker: PictureWorker, entry: Outbo
                       entry.key)
         return []
     return [OutgoingFile(f"{file_stem(recipe.stem, 'standings')}.png", png)]
+
+
+async def roster_changes(storage: Storage, guild_id: int, campaign_id: str) -> list[LedgerEvent]:
+    """What a chart replays, read in the background: one statement, one round trip."""
+    async def read(tx: Transaction) -> list[LedgerEvent]:
+        return await tx.roster_changes(campaign_id)
+
+    return await storage.read_whole(guild_id, read, background=True)
 
 
 def report_file_names(battle_id: str) -> tuple[str, str]:
@@ -146,8 +153,7 @@ async def _report_files(storage: Storage, worker: PictureWorker,
         log.exception("the battle card of %s could not be drawn; the report goes without it",
                       entry.key)
     try:
-        async with storage.read_only(entry.guild_id, background=True) as tx:
-            changes = await tx.roster_changes(recipe.campaign)
+        changes = await roster_changes(storage, entry.guild_id, recipe.campaign)
         files.append(OutgoingFile(chart_name, await draw_chart(worker, recipe, changes,
                                                                entry.guild_id)))
     except Exception:

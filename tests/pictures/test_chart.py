@@ -9,7 +9,7 @@ from bot.pictures import ChartPoint, GangSeries, Measure, campaign_chart, canvas
 from bot.pictures.chart import CHART_HEIGHT, CHART_WIDTH, chart_figure
 from bot.storage import Campaign, Storage
 from rules.battle_record import record_battle_fought
-from rules.errors import InvalidRequest
+from rules.errors import InvalidRequest, NotFound
 from rules.models import Battle, EquipmentKind, Gang
 from rules.world import RuleResult, Workspace, World
 from tests import factories as f
@@ -216,3 +216,19 @@ async def test_roster_changes_are_what_the_chart_replays(storage: Storage, campa
         await storage.read(GUILD_A).roster_changes(campaign.id, limit=len(changes) - 1)
     assert len(await storage.read(GUILD_A).roster_changes(campaign.id, limit=len(changes))) == len(
         changes)
+
+
+async def test_the_changes_a_chart_replays_are_read_in_one_statement(
+    storage: Storage, campaign: Campaign, pg_trips: list[str]
+) -> None:
+    await storage.write(GUILD_A).create_gang(campaign.id, full_gang("Ash Wolves", "a", id="ash"),
+                                             actor=ACTOR)
+    for _ in range(2):  # the second time, as the first: no read needs a snapshot
+        pg_trips.clear()
+        changes = await storage.read(GUILD_A).roster_changes(campaign.id)
+        assert len(pg_trips) == (1 if storage.driver == "postgresql" else 0), pg_trips
+    assert changes and [e.id for e in changes] == sorted(e.id for e in changes)
+    async with storage.transaction(GUILD_A) as tx:  # the campaign's key found first
+        assert await tx.roster_changes(campaign.id) == changes
+    with pytest.raises(NotFound, match="no campaign with id gone"):
+        await storage.read(GUILD_A).roster_changes("gone")
