@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import aiosqlite
 import asyncpg
 import pytest
 
@@ -171,6 +172,21 @@ async def fake() -> AsyncIterator[FakeDiscord]:
         yield discord
     finally:
         await discord.stop()
+
+
+@pytest.fixture
+def trips(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """The connection (its id) of every call queued to an aiosqlite thread."""
+    made: list[int] = []
+    queue = aiosqlite.Connection._execute
+
+    async def counted(conn: aiosqlite.Connection, fn: Callable[..., Any], *args: Any,
+                      **kwargs: Any) -> Any:
+        made.append(id(conn))
+        return await queue(conn, fn, *args, **kwargs)
+
+    monkeypatch.setattr(aiosqlite.Connection, "_execute", counted)
+    yield made
 
 
 @pytest.fixture

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Iterator
 from typing import Any, cast
 
-import aiosqlite
 import pytest
 
 from bot.battle import engine, flow, owed
@@ -40,21 +38,6 @@ class Bot:
 
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
-
-
-@pytest.fixture
-def trips(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    """The connection (its id) of every call queued to an aiosqlite thread."""
-    made: list[int] = []
-    queue = aiosqlite.Connection._execute
-
-    async def counted(conn: aiosqlite.Connection, fn: Callable[..., Any], *args: Any,
-                      **kwargs: Any) -> Any:
-        made.append(id(conn))
-        return await queue(conn, fn, *args, **kwargs)
-
-    monkeypatch.setattr(aiosqlite.Connection, "_execute", counted)
-    yield made
 
 
 async def _stored_run(storage: Storage) -> tuple[str, PostBattleRun]:

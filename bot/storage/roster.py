@@ -125,6 +125,14 @@ async def _rosters_and(
             return {}, [await db.execute_fetchall(sql, values) for sql, values in also]
         where += f" AND id IN ({placeholders(len(wanted))})"
         params += wanted
+    return await rosters_where(db, where, params, *also)
+
+
+async def rosters_where(
+    db: Connection, where: str, params: Sequence[object], *also: Select
+) -> tuple[dict[str, RosterRows], list[Sequence[Row]]]:
+    """The rosters of the gangs ``where`` finds (a WHERE clause on ``gangs``: by their
+    names, say, or a battle's), and the rows of ``also``, read together."""
     of_gangs = f"WHERE gang_pk IN (SELECT pk FROM gangs {where}) ORDER BY position"
     gangs, fighters, vehicles, items, *rest = await fetch_together(db, [
         (f"{_GANG_SELECT} {where} ORDER BY pk", params),
@@ -220,14 +228,21 @@ async def fetch_world_and(
     """:func:`fetch_world`, and the rows of ``also``, read together (one round trip on
     PostgreSQL)."""
     rows, [territories, *rest] = await _rosters_and(
-        db, campaign_pk, gang_ids,
-        (f"{_TERRITORY_SELECT} WHERE campaign_pk = ? ORDER BY position", (campaign_pk,)),
-        *also)
+        db, campaign_pk, gang_ids, territories_select(campaign_pk), *also)
     for gang_id in gang_ids:
         if gang_id not in rows:
             raise NotFound(f"There is no gang with id {gang_id} in this campaign.")
-    return WorldRows(gangs=rows, territories={
-        str(row["id"]): row for row in _sorted(territories, "position")}), rest
+    return WorldRows(gangs=rows, territories=territory_rows(territories)), rest
+
+
+def territories_select(campaign_pk: int) -> Select:
+    """Every territory of the campaign, to be read with others."""
+    return f"{_TERRITORY_SELECT} WHERE campaign_pk = ? ORDER BY position", (campaign_pk,)
+
+
+def territory_rows(rows: Sequence[Row]) -> dict[str, Row]:
+    """The rows of :func:`territories_select` by id, in order."""
+    return {str(row["id"]): row for row in _sorted(rows, "position")}
 
 
 def world_from_rows(rows: WorldRows, gang_ids: Collection[str]) -> World:
