@@ -16,11 +16,13 @@ import pytest
 from bot.battle import flow
 from bot.battle.start_index import index_of
 from bot.battle.state import Phase, PostBattleRun
+from bot.errors import Refused
 from bot.outbox import HttpSender, Outbox
 from bot.storage import Storage
 from cogs.postbattle import PostBattleCog
 from fakediscord import FakeDiscord, point_discord_py_at
 from fakediscord.common import InteractionType
+from rules.errors import NotFound
 from rules.models import Battle, CampaignSettings, FighterCategory
 from tests import factories as f
 from tests.conftest import FAKE_TOKEN
@@ -136,3 +138,25 @@ async def test_postbattle_start_reads_once_and_writes_twice(
     thread = fake.channel(run.thread_id)
     panels = [m for m in thread.messages if m.embeds]
     assert len(panels) == 2  # one report panel per gang, delivered into the thread
+
+
+async def test_a_refused_start_stores_nothing(
+    storage: Storage, client: StartingClient, fake: FakeDiscord
+) -> None:
+    guild = fake.guild("Underhive").id
+    campaign_id = await _campaign_of_two(storage, guild, battles=2)
+    cog = PostBattleCog(cast(Any, client))
+    before = await storage.read(guild).list_battles(campaign_id)
+
+    with pytest.raises(NotFound, match=r"no gang called 'Iron Fang'.*Iron Fangs"):
+        await PostBattleCog.start.callback(  # type: ignore[call-arg]
+            cog, _interaction(client, fake), winner="draw", gang1="Ash Wolves",
+            gang2="Iron Fang")
+    await PostBattleCog.start.callback(  # type: ignore[call-arg]
+        cog, _interaction(client, fake), winner="draw", gang1="Ash Wolves", gang2="Iron Fangs")
+    with pytest.raises(Refused, match="Iron Fangs is already in a post-battle sequence"):
+        await PostBattleCog.start.callback(  # type: ignore[call-arg]
+            cog, _interaction(client, fake), winner="draw", gang1="Iron Fangs",
+            gang2="Ash Wolves")
+    after = await storage.read(guild).list_battles(campaign_id)
+    assert len(after) == len(before) + 1  # the one start that passed

@@ -293,8 +293,10 @@ class Transaction:
 
     async def claim_campaign_named(self, name: str | None) -> Campaign:
         """The campaign called ``name`` (None: the server's default one), claimed for this
-        write transaction as it is found: one statement on PostgreSQL."""
-        row = await campaigns.claimed_named(self._write_db(), self.guild_id, name)
+        write transaction as it is found: one statement on PostgreSQL. A blank name is
+        none, as bot.lookup.campaign_named reads it."""
+        row = await campaigns.claimed_named(self._write_db(), self.guild_id,
+                                            name if name and name.strip() else None)
         found = campaigns.campaign_from_row(row)
         self._campaign_pks[found.id] = int(row["pk"])
         return found
