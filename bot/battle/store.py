@@ -7,6 +7,11 @@ transaction that only writes: the ledger rows of its rolls, the battle, the
 messages it owes, and the run, whose save is refused
 (:class:`~bot.storage.StaleSequence`) when the stored run moved on since it
 was read, so that no decision is ever made from a stale run.
+
+Starting a run is the exception: its checks read (:func:`load_start`) inside the
+write transaction that stores it, after the campaign is claimed, since a read
+before would be read again there; its panels are then owed with the run's thread
+in one write made at once (:func:`save_with_panels`).
 """
 
 from __future__ import annotations
