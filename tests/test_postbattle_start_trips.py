@@ -88,9 +88,11 @@ def _interaction(client: StartingClient, fake: FakeDiscord) -> discord.Interacti
 # The command's own round trips on PostgreSQL: BEGIN, the campaign found and claimed, one
 # read of everything the start checks and stores from, the new battle and run sent with
 # COMMIT (two trips), then, once the thread is open, the run saved with its report panels
-# owed in one statement. On SQLite: the write transaction run whole on the database
-# thread, and that last write made at once.
-START_TRIPS = {"sqlite": 2, "postgresql": 6}
+# owed in one statement. A battle recorded with /prebattle is updated and its run saved
+# in two statements before COMMIT: one more. On SQLite: the write transaction run whole
+# on the database thread, and that last write made at once.
+START_TRIPS = {("sqlite", False): 2, ("sqlite", True): 2,
+               ("postgresql", False): 6, ("postgresql", True): 7}
 
 
 def _counting_until_delivery(client: StartingClient, made: list[Any]) -> list[int]:
@@ -107,12 +109,16 @@ def _counting_until_delivery(client: StartingClient, made: list[Any]) -> list[in
     return marks
 
 
+@pytest.mark.parametrize("recorded", [False, True], ids=["gangs named", "battle recorded"])
 async def test_postbattle_start_reads_once_and_writes_twice(
     storage: Storage, client: StartingClient, fake: FakeDiscord, trips: list[int],
-    pg_trips: list[str],
+    pg_trips: list[str], recorded: bool,
 ) -> None:
     guild = fake.guild("Underhive").id
     campaign_id = await _campaign_of_two(storage, guild, battles=4)
+    if recorded:  # as /prebattle records it
+        await storage.write(guild).create_battle(campaign_id, Battle(
+            id="pre1", gang_ids=["g1", "g2"], scenario="Border Dispute"))
     await index_of(storage).read(guild)  # current: no read of its own in the background
     cog = PostBattleCog(cast(Any, client))
     interaction = _interaction(client, fake)
@@ -120,11 +126,11 @@ async def test_postbattle_start_reads_once_and_writes_twice(
     delivering = _counting_until_delivery(client, made)
 
     made.clear()
+    named = {"battle": "pre1"} if recorded else {"gang1": "Ash Wolves", "gang2": "Iron Fangs"}
     await PostBattleCog.start.callback(  # type: ignore[call-arg]
-        cog, interaction, winner="Ash Wolves", gang1="Ash Wolves", gang2="Iron Fangs",
-        territory="Old Ruins")
+        cog, interaction, winner="Ash Wolves", territory="Old Ruins", **named)
     assert delivering, "the panels owed were never delivered"
-    assert delivering[0] <= START_TRIPS[storage.driver], "\n".join(map(str, made))
+    assert delivering[0] <= START_TRIPS[storage.driver, recorded], "\n".join(map(str, made))
 
     async with storage.read_only(guild) as tx:
         runs = [r for r in await tx.load_sequences(campaign_id, PostBattleRun, "")
@@ -134,14 +140,16 @@ async def test_postbattle_start_reads_once_and_writes_twice(
     general = fake.channel("general", "Underhive")
     assert run.thread_id is not None and run.channel_id == general.id
     assert battle.gang_ids == ["g1", "g2"] and battle.winner == "g1"
-    assert battle.staked_territory is not None
+    assert battle.staked_territory is not None and battle.id == ("pre1" if recorded
+                                                                 else run.battle_id)
     thread = fake.channel(run.thread_id)
     panels = [m for m in thread.messages if m.embeds]
     assert len(panels) == 2  # one report panel per gang, delivered into the thread
 
 
-async def test_a_refused_start_stores_nothing(
-    storage: Storage, client: StartingClient, fake: FakeDiscord
+async def test_a_refused_start_stores_nothing_and_reads_once(
+    storage: Storage, client: StartingClient, fake: FakeDiscord, trips: list[int],
+    pg_trips: list[str],
 ) -> None:
     guild = fake.guild("Underhive").id
     campaign_id = await _campaign_of_two(storage, guild, battles=2)
@@ -154,9 +162,14 @@ async def test_a_refused_start_stores_nothing(
             gang2="Iron Fang")
     await PostBattleCog.start.callback(  # type: ignore[call-arg]
         cog, _interaction(client, fake), winner="draw", gang1="Ash Wolves", gang2="Iron Fangs")
+    made: list[Any] = trips if storage.driver == "sqlite" else pg_trips
+    await index_of(storage).read(guild)
+    made.clear()
     with pytest.raises(Refused, match="Iron Fangs is already in a post-battle sequence"):
         await PostBattleCog.start.callback(  # type: ignore[call-arg]
             cog, _interaction(client, fake), winner="draw", gang1="Iron Fangs",
             gang2="Ash Wolves")
+    # Refused from the one read: BEGIN, the claim, the read, ROLLBACK on PostgreSQL.
+    assert len(made) <= {"sqlite": 1, "postgresql": 4}[storage.driver], made
     after = await storage.read(guild).list_battles(campaign_id)
     assert len(after) == len(before) + 1  # the one start that passed

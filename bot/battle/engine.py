@@ -379,8 +379,6 @@ async def store_start(
             scheduled = scheduled_among(rows.scheduled, battle.gang_ids, started_too=True)
             if scheduled is not None:
                 linked = await mark_started(tx, scheduled, battle.id)
-        else:
-            battle = await tx.update_battle(campaign.id, battle)
         for gang_id in battle.gang_ids:
             found = active_among(rows.recent.get(gang_id, []), gang_id)
             closed = flow.close_deferrals(found[0], gang_id) if found else None
@@ -391,12 +389,11 @@ async def store_start(
                       territories=rows.world.territories)
         run = flow.new_run(actor, campaign, battle, world, skirmish=skirmish,
                            sequence_id=new_id(), channel_id=channel_id)
-        if request.battle_id is None:
+        if rows.next_battle_pk is not None:
             revision = await tx.create_started(campaign.id, battle, rows.next_battle_pk,
                                                run.key, run)
         else:
-            revision = await tx.save_sequence(campaign.id, run.key, run,
-                                              battle_id=run.battle_id)
+            revision = await tx.start_recorded(campaign.id, battle, run.key, run)
         return Started(campaign, battle, run, revision, world, linked)
 
     return await interaction.client.storage.transaction_whole(

@@ -78,7 +78,7 @@ class StartRows(Generic[M]):
     existing: tuple[M, int] | None  # its stored state, if any
     recent: dict[str, list[tuple[M, int]]]  # per gang: its latest battles' states
     scheduled: list[calendar.ScheduledBattle]  # the campaign's, soonest first
-    next_battle_pk: int  # the key a new battle is stored under
+    next_battle_pk: int | None  # the key a new battle is stored under (none is recorded)
 
 
 class Transaction:
@@ -322,7 +322,8 @@ class Transaction:
         PostgreSQL): the gangs called ``gang_names`` (or those of the recorded battle
         ``battle_id``) with their rosters, every territory, that battle and its stored
         state (keyed ``prefix`` + its id), the states of each gang's ``recent`` latest
-        battles, the campaign's scheduled battles, and the key of a new battle."""
+        battles, the campaign's scheduled battles, and the key of a new battle (when no
+        battle is recorded)."""
         pk = await self._campaign(campaign_id)
         keys = [name_key(name) for name in gang_names]
         if battle_id is None:
@@ -335,29 +336,31 @@ class Transaction:
         also = [territories_select(pk),
                 sequences.of_recent_battles(pk, (f"SELECT id FROM gangs WHERE {where}", params),
                                             prefix, recent),
-                calendar.of_campaign_select(pk),
-                (self._db.dialect.next_pk("battles"), ())]
-        if battle_id is not None:
+                calendar.of_campaign_select(pk)]
+        if battle_id is None:
+            also.append((self._db.dialect.next_pk("battles"), ()))
+        else:
             also += [*battles.selects(pk, battle_id),
                      (f"{sequences.STORED} WHERE campaign_pk = ? AND key = ?",
                       (pk, prefix + battle_id))]
         rosters, found = await rosters_where(self._db, f"WHERE {where}", params, *also)
-        territories, recent_rows, scheduled, next_pk, *recorded = found
+        territories, recent_rows, scheduled, *rest = found
         gang_ids = [str(rows.gang["id"]) for rows in rosters.values()]
         world = world_from_rows(WorldRows(rosters, territory_rows(territories)), gang_ids)
-        battle = existing = None
-        if recorded:
-            battle = battles.from_selected(battle_id or "", recorded[0], recorded[1])
-            if recorded[2]:
-                row = recorded[2][0]
+        battle = existing = next_pk = None
+        if battle_id is None:
+            next_pk = int(rest[0][0]["pk"])
+        else:
+            battle = battles.from_selected(battle_id, rest[0], rest[1])
+            if rest[2]:
+                row = rest[2][0]
                 existing = sequences.read_state(row, model_type), int(row["revision"])
         return StartRows(
             world=world, gang_ids={str(r.gang["name_key"]): str(r.gang["id"])
                                    for r in rosters.values()},
             battle=battle, existing=existing,
             recent=sequences.recent_states(recent_rows, model_type),
-            scheduled=calendar.from_rows(campaign_id, scheduled),
-            next_battle_pk=int(next_pk[0]["pk"]))
+            scheduled=calendar.from_rows(campaign_id, scheduled), next_battle_pk=next_pk)
 
     async def create_started(
         self, campaign_id: str, battle: Battle, battle_pk: int, key: str, state: BaseModel
@@ -369,6 +372,19 @@ class Transaction:
         pk = await self._campaign(campaign_id)
         await battles.insert_new(self._write_db(), pk, battle, battle_pk)
         return await sequences.insert_new(self._write_db(), pk, key, state, battle.id)
+
+    async def start_recorded(
+        self, campaign_id: str, battle: Battle, key: str, state: BaseModel
+    ) -> int:
+        """Write a recorded battle's own row as it starts (its gangs unchanged, read in
+        this transaction) and the state of its sequence ``key`` over whatever is stored
+        (a cancelled run's, say): two statements, nothing read back. Returns the
+        state's revision."""
+        pk = await self._campaign(campaign_id)
+        await battles.update_row(self._write_db(), pk, battle)
+        saved = await sequences.save(self._write_db(), pk, key, state, battle.id)
+        assert saved is not None  # not guarded by a revision: always written
+        return saved
 
     async def get_gang_by_name(
         self, campaign_id: str, name: str, *, rosters: bool = True
