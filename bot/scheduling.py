@@ -139,10 +139,18 @@ async def scheduled_of(tx: Transaction, campaign_id: str, gang_ids: Sequence[str
                        started_too: bool = False) -> ScheduledBattle | None:
     """The scheduled battle of exactly these gangs still to come (the soonest; with
     ``started_too``, also one its /prebattle started), or None."""
+    return scheduled_among(await tx.scheduled_battles(campaign_id), gang_ids,
+                           started_too=started_too)
+
+
+def scheduled_among(battles: Sequence[ScheduledBattle], gang_ids: Sequence[str], *,
+                    started_too: bool = False) -> ScheduledBattle | None:
+    """:func:`scheduled_of` among the campaign's scheduled ``battles`` (soonest first),
+    read already."""
     wanted = {ScheduleStatus.OPEN, ScheduleStatus.PROPOSED, ScheduleStatus.AGREED}
     if started_too:
         wanted.add(ScheduleStatus.STARTED)
-    for scheduled in await tx.scheduled_battles(campaign_id):
+    for scheduled in battles:
         if scheduled.status in wanted and set(scheduled.gang_ids) == set(gang_ids):
             return scheduled
     return None

@@ -30,12 +30,14 @@ from bot.errors import Refused
 from bot.importing.worker import settle_heap
 from bot.options import CampaignName, GangName, ScenarioName, TerritoryName, UnstartedBattle, Winner
 from bot.render import safe
-from bot.scheduling import scheduled_of
+from bot.scheduling import scheduled_among
 from bot.slash import slash_with
 from bot.storage import Campaign, Transaction
-from rules.errors import InvalidRequest
+from bot.storage.transaction import StartRows
+from rules.errors import InvalidRequest, NotFound
 from rules.models import Gang
 from rules.names import name_key, same_name
+from rules.world import World
 
 if TYPE_CHECKING:
     from bot.app import MundaBot
@@ -109,9 +111,16 @@ class PostBattleCog(BotCog, commands.GroupCog, group_name="postbattle",
             StartAsked(campaign, named, winner, territory, skirmish))
         if answered:
             await call.interaction.response.defer(thinking=True)
+
+        async def ask(tx: Transaction, found: Campaign,
+                      rows: StartRows[PostBattleRun]) -> StartRequest:
+            return await _request(tx, found, rows, winner, battle, named, territory,
+                                  scenario, skirmish)
+
         try:
-            request, found = await self._checked(call, winner, battle, named, territory,
-                                                 scenario, skirmish, campaign)
+            # Every refusal, from storage, and the run stored: one write transaction.
+            started = await engine.store_start(call.interaction, campaign, ask,
+                                               gang_names=named, battle_id=battle or None)
         except Exception:
             if answered:
                 # The index was behind a write. Take the public answer back: filled first,
@@ -121,37 +130,7 @@ class PostBattleCog(BotCog, commands.GroupCog, group_name="postbattle",
             raise
         if not answered:
             await call.interaction.response.defer(thinking=True)
-        await engine.start_run(call.interaction, found, request)
-
-    async def _checked(
-        self, call: Call, winner: str, battle: str | None,
-        named: list[str], territory: str | None, scenario: str | None, skirmish: bool | None,
-        campaign: str | None,
-    ) -> tuple[StartRequest, Campaign]:
-        """Every refusal of a start, from storage: one read, of names and ids only (the
-        rosters are read once, to start)."""
-        async with call.read(campaign) as s:
-            found = s.campaign
-            gangs = [await s.tx.get_gang_by_name(found.id, n, rosters=False) for n in named]
-            if battle:
-                recorded = await s.tx.get_battle(found.id, battle)
-                gangs = list((await s.tx.gangs_without_rosters(found.id, recorded.gang_ids))
-                             .values())
-            elif len(gangs) < 2:
-                raise InvalidRequest(
-                    "Name at least two gangs, or a battle recorded with /prebattle.")
-            request = StartRequest(
-                battle_id=battle or None,
-                gang_ids=[g.id for g in gangs],
-                winner=_winner_id(winner, gangs),
-                staked_territory=await _territory_id(s.tx, found, territory)
-                or await _scheduled_stake(s.tx, found, battle or skirmish,
-                                          [g.id for g in gangs]),
-                scenario=" ".join(scenario.split()) if scenario else None,
-                skirmish=skirmish,
-            )
-            await engine.check_start(s.tx, call.interaction, found, request)
-        return request, found
+        await engine.announce_start(call.interaction, started)
 
     # ------------------------------------------------------------------ status
 
@@ -221,23 +200,56 @@ def _winner_id(winner: str, gangs: list[Gang]) -> str | None:
     raise InvalidRequest(f"The winner must be one of the battle's gangs ({names}) or 'draw'.")
 
 
+async def _request(
+    tx: Transaction, campaign: Campaign, rows: StartRows[PostBattleRun], winner: str,
+    battle: str | None, named: list[str], territory: str | None, scenario: str | None,
+    skirmish: bool | None,
+) -> StartRequest:
+    """The start asked for, from what the start read (names and ids; the rosters are
+    read with them, once): every refusal of the names given."""
+    if battle:
+        assert rows.battle is not None  # a battle not found is refused as it is read
+        missing = [g for g in rows.battle.gang_ids if g not in rows.world.gangs]
+        if missing:
+            raise NotFound(f"There is no gang with id {missing[0]} in this campaign.")
+        gangs = [rows.world.gang(g) for g in rows.battle.gang_ids]
+    else:
+        gangs = []
+        for name in named:
+            gang_id = rows.gang_ids.get(name_key(name))
+            if gang_id is None:  # refused, naming the gang meant
+                gang_id = (await tx.get_gang_by_name(campaign.id, name, rosters=False)).id
+            gangs.append(rows.world.gang(gang_id))
+        if len(gangs) < 2:
+            raise InvalidRequest("Name at least two gangs, or a battle recorded with /prebattle.")
+    gang_ids = [g.id for g in gangs]
+    return StartRequest(
+        battle_id=battle or None,
+        gang_ids=gang_ids,
+        winner=_winner_id(winner, gangs),
+        staked_territory=_territory_id(campaign, rows.world, territory)
+        or await _scheduled_stake(tx, campaign, battle or skirmish, rows, gang_ids),
+        scenario=" ".join(scenario.split()) if scenario else None,
+        skirmish=skirmish,
+    )
+
+
 async def _scheduled_stake(tx: Transaction, campaign: Campaign, passed: str | bool | None,
-                           gang_ids: list[str]) -> str | None:
+                           rows: StartRows[PostBattleRun], gang_ids: list[str]) -> str | None:
     """Started by naming the gangs of a scheduled battle (an accepted challenge's) without
     ``territory:``: the Territory at stake in it. ``passed``: a recorded battle (it keeps
     its own stake) or a skirmish (none)."""
     if passed or campaign.settings.skirmish:
         return None
-    scheduled = await scheduled_of(tx, campaign.id, gang_ids, started_too=True)
+    scheduled = scheduled_among(rows.scheduled, gang_ids, started_too=True)
     stake = None if scheduled is None else await staked_in(tx, campaign, scheduled)
     return None if stake is None else stake.id
 
 
-async def _territory_id(tx: Transaction, campaign: Campaign, name: str | None) -> str | None:
+def _territory_id(campaign: Campaign, world: World, name: str | None) -> str | None:
     if not name:
         return None
-    found = await tx.list_territories(campaign.id)
-    match = [t for t in found if same_name(t.name, name)]
+    match = [t for t in world.territories.values() if same_name(t.name, name)]
     if not match:
         raise InvalidRequest(f"There is no Territory called '{safe(name, 50)}' in "
                              f"{safe(campaign.name)}.")

@@ -32,6 +32,7 @@ from bot.battle.flow import Decision, StartRequest
 from bot.battle.panel import ReportEdit, gang_names
 from bot.battle.state import PostBattleRun
 from bot.battle.store import (
+    active_among,
     active_run_at,
     active_run_in,
     commit,
@@ -41,14 +42,18 @@ from bot.battle.store import (
     load_for_decision,
     load_run,
     load_run_at,
+    load_start,
     load_with_rosters,
     owes_messages,
+    save_with_panels,
     store_decision,
 )
 from bot.call import Actor, Call, actor_from
 from bot.render import safe
-from bot.scheduling import change_event, link_battle
+from bot.scheduling import change_event, mark_started, scheduled_among
 from bot.storage import Campaign, StaleWorld, Transaction, new_id
+from bot.storage.calendar import ScheduledBattle
+from bot.storage.transaction import StartRows
 from rules.dice import Roller
 from rules.models import Battle, Gang
 from rules.sequence import Step, SubStep
@@ -72,14 +77,14 @@ __all__ = [
     "StoredDecision",
     "act_in_stage",
     "active_run_in",
+    "announce_start",
     "cancel_run",
-    "check_start",
     "confirm_stage",
     "edit_report",
     "find_active_run",
     "load_battle_world",
     "load_run",
-    "start_run",
+    "store_start",
     "submit_report",
     "undo_stage",
 ]
@@ -311,76 +316,102 @@ async def act_in_stage(
 
 # --------------------------------------------------------------------------- starting
 
+# What the start asks for, worked out from what it read (the command's checks of the
+# names it was given); it may read more in the same transaction (``tx``), nothing else.
+AskStart = Callable[[Transaction, Campaign, StartRows[PostBattleRun]], Awaitable[StartRequest]]
 
-async def _start_world(tx: Transaction, campaign: Campaign, battle: Battle) -> World:
-    return World(gangs=await tx.gangs_without_rosters(campaign.id, battle.gang_ids),
-                 territories={t.id: t for t in await tx.list_territories(campaign.id)})
+
+@dataclass
+class Started:
+    """A run :func:`store_start` stored, to announce (:func:`announce_start`)."""
+
+    campaign: Campaign
+    battle: Battle
+    run: PostBattleRun
+    revision: int
+    world: World  # the battle's gangs, with their rosters, and every territory
+    linked: ScheduledBattle | None  # the scheduled battle this one is the end of
 
 
-async def _prepared(
-    tx: Transaction, actor: Actor, campaign: Campaign, request: StartRequest, battle_id: str
+def _prepared(
+    actor: Actor, campaign: Campaign, request: StartRequest, rows: StartRows[PostBattleRun],
+    battle_id: str,
 ) -> tuple[Battle, bool]:
     """The battle to start (not stored yet) and whether it is a skirmish, every refusal
     checked on names, owners and the runs of its gangs."""
-    recorded = None
-    if request.battle_id is not None:
-        recorded = await tx.get_battle(campaign.id, request.battle_id)
-    battle = flow.battle_to_start(request, recorded, battle_id)
-    world = await _start_world(tx, campaign, battle)
+    battle = flow.battle_to_start(request, rows.battle, battle_id)
     busy = []
     for gang_id in battle.gang_ids:
-        active = await active_run_in(tx, campaign.id, gang_id)
-        if active is not None and active.in_progress:
+        active = active_among(rows.recent.get(gang_id, []), gang_id)
+        if active is not None and active[0].in_progress:
             busy.append(gang_id)
-    existing = await load_run(tx, campaign.id, battle.id)
-    return flow.check_start(actor, campaign, world, battle, request, busy=busy,
+    existing = rows.existing[0] if rows.existing is not None else None
+    return flow.check_start(actor, campaign, rows.world, battle, request, busy=busy,
                             existing=existing)
 
 
-async def check_start(
-    tx: Transaction, interaction: Interaction, campaign: Campaign, request: StartRequest
-) -> None:
-    """Every refusal of :func:`start_run`, checked in a read (``tx``)."""
-    await _prepared(tx, actor_from(interaction), campaign, request, new_id())
-
-
-async def start_run(interaction: Interaction, campaign: Campaign, request: StartRequest) -> str:
-    """Store a new run in its reporting phase, open its thread and post the report panels.
-
-    The interaction has been answered (deferred); the start message is sent as
-    its follow-up and the thread grows from it. Returns the battle id.
-    """
-    client = interaction.client
-    guild_id = Call.of(interaction).guild_id
+async def store_start(
+    interaction: Interaction, campaign_name: str | None, ask: AskStart, *,
+    gang_names: Sequence[str] = (), battle_id: str | None = None,
+) -> Started:
+    """Check every refusal of a start and store the new run in its reporting phase, in
+    one write transaction: the campaign found and claimed, then one read of what the
+    start needs (store.load_start), then the writes, the new battle and run sent with
+    COMMIT on PostgreSQL (bot/storage/postgres.py, batching). A refusal stores nothing."""
     actor = actor_from(interaction)
-    async with client.storage.transaction(guild_id) as tx:
-        battle, skirmish = await _prepared(tx, actor, campaign, request, new_id())
+    channel_id = interaction.channel_id or 0
+
+    async def body(tx: Transaction) -> Started:
+        campaign = await tx.claim_campaign_named(campaign_name)
+        rows = await load_start(tx, campaign.id, gang_names=gang_names, battle_id=battle_id)
+        request = await ask(tx, campaign, rows)
+        battle, skirmish = _prepared(actor, campaign, request, rows, new_id())
         linked = None
         if request.battle_id is None:
-            battle = await tx.create_battle(campaign.id, battle)
             # A battle the players scheduled (and maybe started with /prebattle): this
             # sequence is its end.
-            linked = await link_battle(tx, campaign.id, battle.gang_ids, battle.id,
-                                       started_too=True)
-        else:
-            battle = await tx.update_battle(campaign.id, battle)
+            scheduled = scheduled_among(rows.scheduled, battle.gang_ids, started_too=True)
+            if scheduled is not None:
+                linked = await mark_started(tx, scheduled, battle.id)
         for gang_id in battle.gang_ids:
-            found = await active_run_at(tx, campaign.id, gang_id)
+            found = active_among(rows.recent.get(gang_id, []), gang_id)
             closed = flow.close_deferrals(found[0], gang_id) if found else None
             if closed is not None:
                 await tx.save_sequence(campaign.id, closed.key, closed,
                                        battle_id=closed.battle_id)
-        world = await tx.load_world(campaign.id, battle.gang_ids)
+        world = World(gangs={g: rows.world.gang(g) for g in battle.gang_ids},
+                      territories=rows.world.territories)
         run = flow.new_run(actor, campaign, battle, world, skirmish=skirmish,
-                           sequence_id=new_id(), channel_id=interaction.channel_id or 0)
-        world.territories = {t.id: t for t in await tx.list_territories(campaign.id)}
-        await tx.save_sequence(campaign.id, run.key, run, battle_id=run.battle_id)
-    if linked is not None:
-        await change_event(client, guild_id, linked.event_id, status="start")
+                           sequence_id=new_id(), channel_id=channel_id)
+        if rows.next_battle_pk is not None:
+            revision = await tx.create_started(campaign.id, battle, rows.next_battle_pk,
+                                               run.key, run)
+        else:
+            revision = await tx.start_recorded(campaign.id, battle, run.key, run)
+        return Started(campaign, battle, run, revision, world, linked)
+
+    return await interaction.client.storage.transaction_whole(
+        Call.of(interaction).guild_id, body)
+
+
+async def announce_start(interaction: Interaction, started: Started) -> str:
+    """Open the stored run's thread and post its report panels.
+
+    The interaction has been answered (deferred); the start message is sent as its
+    follow-up and the thread grows from it. The panels are owed with the run's thread
+    in one write (store.save_with_panels) and delivered by the outbox. Returns the
+    battle id.
+    """
+    client = interaction.client
+    guild_id = Call.of(interaction).guild_id
+    campaign, battle, world = started.campaign, started.battle, started.world
+    if started.linked is not None:
+        await change_event(client, guild_id, started.linked.event_id, status="start")
     names = gang_names(world)
     stake = world.territories.get(battle.staked_territory or "")
     message = await interaction.followup.send(
-        embed=render.start_embed(run, battle, names, stake.name if stake else None), wait=True,
+        embed=render.start_embed(started.run, battle, names, stake.name if stake else None),
+        wait=True,
     )
     title = " vs ".join(names.get(g, g) for g in battle.gang_ids)
     thread = await _make_thread(interaction, message, f"Post-battle: {title}")
@@ -388,23 +419,22 @@ async def start_run(interaction: Interaction, campaign: Campaign, request: Start
         # Players would otherwise wonder why this battle, unlike others, has no thread.
         await interaction.followup.send(thread, wait=True)
         thread = None
-    decision = Decision(run=run, scene=flow.Scene(owe_panels=True))
+    run, revision = started.run, started.revision
     for attempt in range(ATTEMPTS):
-        async with client.storage.read_only(guild_id) as tx:
-            stored_run, revision = await load_run_at(tx, campaign.id, battle.id)
         if thread is not None:
-            stored_run.thread_id = thread.id
-        decision.run = stored_run
+            run.thread_id = thread.id
         try:
-            async with client.storage.transaction(guild_id) as tx:
-                stored = await commit(tx, campaign, decision, revision,
-                                      actor=actor.ledger_id, world=world)
+            stored = await save_with_panels(client.storage, guild_id, campaign, run, revision,
+                                            world)
         except StaleWorld:
+            # The run moved on since it was stored (an Arbitrator's cancel, say).
             if attempt == ATTEMPTS - 1:
                 raise
+            async with client.storage.read_only(guild_id) as tx:
+                run, revision = await load_run_at(tx, campaign.id, battle.id)
             continue
         break
-    await publish.publish(client, guild_id, campaign, decision.run, world,
+    await publish.publish(client, guild_id, campaign, run, world,
                           flow.Scene(reports=True), revision=stored)
     return battle.id
 

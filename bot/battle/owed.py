@@ -134,18 +134,26 @@ async def owe_panels(
 ) -> bool:
     """Owe the report panels not posted yet; True when one was adopted (see owe_stage)."""
     adopted = False
+    for gang_id, (key, payload, link) in panels_owed(campaign, run, world, revision).items():
+        entry = await tx.owe_unless_delivered(key, run.target_channel_id, payload, link=link)
+        if entry is not None and entry.message_id is not None:
+            run.reports[gang_id].message_id, adopted = entry.message_id, True
+    return adopted
+
+
+def panels_owed(
+    campaign: Campaign, run: PostBattleRun, world: World, revision: int | None
+) -> dict[str, tuple[str, dict[str, Any], dict[str, Any]]]:
+    """Per gang whose report panel is not posted yet: the panel's outbox key, its message
+    and its link (to the run's target channel)."""
+    owed: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {}
     for index, gang_id in enumerate(run.gang_ids):
-        report = run.reports[gang_id]
-        if report.message_id is not None:
+        if run.reports[gang_id].message_id is not None:
             continue
         embed, view = panel_parts(campaign, run, world, index)
-        entry = await tx.owe_unless_delivered(
-            owed_key(run, "panel", gang_id), run.target_channel_id,
-            body(embed=embed, view=view), link=_link(run, "panel", gang=gang_id, rev=revision),
-        )
-        if entry is not None and entry.message_id is not None:
-            report.message_id, adopted = entry.message_id, True
-    return adopted
+        owed[gang_id] = (owed_key(run, "panel", gang_id), body(embed=embed, view=view),
+                         _link(run, "panel", gang=gang_id, rev=revision))
+    return owed
 
 
 async def owe_notice(tx: Transaction, run: PostBattleRun, name: str, text: str) -> None:

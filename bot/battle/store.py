@@ -7,21 +7,28 @@ written by :func:`commit` in one write transaction that only writes: the ledger
 rows of its rolls, the battle, the messages it owes, and the run, whose save is
 refused (:class:`~bot.storage.StaleSequence`) when the stored run moved on since
 it was read, so that no decision is ever made from a stale run.
+
+Starting a run is the exception: its checks read (:func:`load_start`) inside the
+write transaction that stores it, after the campaign is claimed, since a read
+before would be read again there; its panels are then owed with the run's thread
+in one write made at once (:func:`save_with_panels`).
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
 from bot.battle import owed
 from bot.battle.flow import Decision
 from bot.battle.state import RUN_KEY_PREFIX, PostBattleRun, run_key
 from bot.errors import Refused
-from bot.storage import Campaign, StaleSequence, Storage, Transaction
+from bot.storage import Campaign, StaleSequence, Storage, Transaction, sequences
 from bot.storage.driver import IntegrityError
+from bot.storage.owing import owe_statement
 from bot.storage.roster import WorldRows
+from bot.storage.transaction import StartRows
 from rules.errors import NotFound
 from rules.models import Battle
 from rules.world import World
@@ -108,15 +115,52 @@ async def active_run_in(tx: Transaction, campaign_id: str, gang_id: str) -> Post
 async def active_run_at(
     tx: Transaction, campaign_id: str, gang_id: str
 ) -> tuple[PostBattleRun, int] | None:
-    """The gang's active run and the revision it was read at."""
-    active: list[tuple[PostBattleRun, int]] = []
-    for battle in await tx.list_battles(campaign_id, gang_id=gang_id, limit=RECENT_BATTLES):
-        found = await tx.load_sequence_at(campaign_id, run_key(battle.id), PostBattleRun)
-        if found is not None and found[0].active_for(gang_id):
-            active.append(found)
+    """The gang's active run and the revision it was read at: one statement reads the
+    runs of all its latest battles."""
+    recent = await tx.recent_states(campaign_id, [gang_id], PostBattleRun, RUN_KEY_PREFIX,
+                                    RECENT_BATTLES)
+    return active_among(recent.get(gang_id, []), gang_id)
+
+
+def active_among(
+    runs: list[tuple[PostBattleRun, int]], gang_id: str
+) -> tuple[PostBattleRun, int] | None:
+    """Of the runs of a gang's latest battles (the latest first), with their revisions,
+    the one it is in now."""
+    active = [found for found in runs if found[0].active_for(gang_id)]
     # A run in progress comes before one kept open only by a deferred sub-step.
     active.sort(key=lambda pair: not pair[0].in_progress)
     return active[0] if active else None
+
+
+async def load_start(
+    tx: Transaction, campaign_id: str, *, gang_names: Sequence[str] = (),
+    battle_id: str | None = None,
+) -> StartRows[PostBattleRun]:
+    """What starting a run reads (Transaction.start_rows): the gangs named (or the
+    recorded battle's) with their rosters, every territory, that battle and its run, the
+    runs of each gang's latest battles and the scheduled battles; one statement."""
+    return await tx.start_rows(campaign_id, PostBattleRun, RUN_KEY_PREFIX, RECENT_BATTLES,
+                               gang_names=gang_names, battle_id=battle_id)
+
+
+async def save_with_panels(
+    storage: Storage, guild_id: int, campaign: Campaign, run: PostBattleRun, revision: int,
+    world: World,
+) -> int:
+    """Save ``run`` over ``revision`` with its report panels owed to its channel, as one
+    write made at once (one round trip; Storage.write_at_once); returns the new revision,
+    or raises StaleSequence (nothing written) when the stored run moved on."""
+    statements = [owe_statement(guild_id, key, run.target_channel_id, payload, link=link)
+                  for key, payload, link in owed.panels_owed(campaign, run, world,
+                                                             revision + 1).values()]
+    statements.append(sequences.save_statement(guild_id, campaign.id, run.key, run,
+                                               run.battle_id, revision=revision))
+    done = await unless_deleted(storage, guild_id, campaign.id,
+                                storage.write_at_once(guild_id, statements))
+    if done is None:
+        raise StaleSequence(sequences.STALE)
+    return int(done[-1][0][0])
 
 
 async def find_active_run(

@@ -74,6 +74,31 @@ async def create(
     return await get(db, campaign_pk, battle.id)
 
 
+async def insert_new(db: Connection, campaign_pk: int, battle: Battle, pk: int) -> None:
+    """Store a new battle under the key ``pk`` (``Dialect.next_pk``), its gangs checked
+    by the caller: plain inserts, which a PostgreSQL write sends with its next statement
+    (bot/storage/postgres.py, batching), and which read nothing back."""
+    stamp = now()
+    columns = ("pk", "campaign_pk", *BATTLE_COLUMNS, "created_at", "updated_at")
+    await db.executemany(
+        f"INSERT INTO battles ({', '.join(columns)}) VALUES ({placeholders(len(columns))})",
+        [(pk, campaign_pk, *battle_row(battle), stamp, stamp)])
+    await db.executemany(
+        "INSERT INTO battle_gangs (battle_pk, position, gang_id) VALUES (?, ?, ?)",
+        [(pk, position, gang_id) for position, gang_id in enumerate(battle.gang_ids)])
+
+
+async def update_row(db: Connection, campaign_pk: int, battle: Battle) -> None:
+    """Write a stored battle's own row (result, stake, scenario...), its gangs known to
+    be those stored and to exist (read so in this transaction): one statement."""
+    assignments = ", ".join(f"{column} = ?" for column in BATTLE_COLUMNS)
+    changed = await db.execute(
+        f"UPDATE battles SET {assignments}, updated_at = ? WHERE campaign_pk = ? AND id = ?",
+        (*battle_row(battle), now(), campaign_pk, battle.id))
+    if not changed:
+        raise NotFound(_no_battle(battle.id))
+
+
 async def _write_participants(db: Connection, battle_pk: int, battle: Battle) -> None:
     await db.execute("DELETE FROM battle_gangs WHERE battle_pk = ?", (battle_pk,))
     await db.executemany(

@@ -150,16 +150,39 @@ def pk_select(guild_id: int, campaign_id: str) -> Select:
     return "SELECT pk FROM campaigns WHERE guild_id = ? AND id = ?", (guild_id, campaign_id)
 
 
+def _named(guild_id: int, name: str | None) -> tuple[str, tuple[object, ...], str]:
+    """Where the campaign called ``name`` is (None: the server's default one), and the
+    refusal when there is none."""
+    if name is None:
+        return ("guild_id = ? AND is_default = 1", (guild_id,),
+                "This server has no campaign yet; an Arbitrator can start one.")
+    return ("guild_id = ? AND name_key = ?", (guild_id, name_key(name)),
+            f"There is no campaign called '{name}' on this server.")
+
+
 async def get_by_name(db: Connection, guild_id: int, name: str) -> Campaign:
-    return campaign_from_row(await the_row(
-        db, f"{_SELECT} WHERE guild_id = ? AND name_key = ?", (guild_id, name_key(name)),
-        f"There is no campaign called '{name}' on this server."))
+    where, params, missing = _named(guild_id, name)
+    return campaign_from_row(await the_row(db, f"{_SELECT} WHERE {where}", params, missing))
 
 
 async def get_default(db: Connection, guild_id: int) -> Campaign:
-    return campaign_from_row(await the_row(
-        db, f"{_SELECT} WHERE guild_id = ? AND is_default = 1", (guild_id,),
-        "This server has no campaign yet; an Arbitrator can start one."))
+    where, params, missing = _named(guild_id, None)
+    return campaign_from_row(await the_row(db, f"{_SELECT} WHERE {where}", params, missing))
+
+
+async def claimed_named(db: Connection, guild_id: int, name: str | None) -> Row:
+    """The row of the campaign called ``name`` (None: the default one), claimed for a
+    write transaction (``Connection.claim``) in the same statement where the database
+    allows: the claim waits for the campaign's other writers; the row is as it was when
+    the statement began (its settings are written under the server's claim, not this)."""
+    where, params, missing = _named(guild_id, name)
+    claiming = db.dialect.claiming("pk")
+    also = "" if claiming is None else f", {claiming}"
+    row = await the_row(db, f"{_SELECT.removesuffix(' FROM campaigns')}{also} FROM campaigns"
+                        f" WHERE {where}", params, missing)
+    if claiming is None:
+        await db.claim(campaign_key(int(row["pk"])))
+    return row
 
 
 async def list_all(db: Connection, guild_id: int) -> list[Campaign]:

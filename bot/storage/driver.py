@@ -167,6 +167,12 @@ class Dialect:
         """An aggregate of ``expression`` into a JSON array text ('[]' for no rows)."""
         return f"json_group_array({expression})"
 
+    def next_pk(self, table: str) -> str:
+        """A SELECT of the key the next row of ``table`` will get, so that a row and the
+        rows naming it can be inserted without reading the key back. SQLite's own choice
+        for an INTEGER PRIMARY KEY without AUTOINCREMENT, made under its one writer lock."""
+        return f"SELECT COALESCE(MAX(pk), 0) + 1 AS pk FROM {table}"
+
     def json_text(self, column: str, key: str) -> str:
         """The top-level field ``key`` of the JSON text in ``column``, as text."""
         return f"json_extract({column}, '$.{key}')"
@@ -205,6 +211,10 @@ class PostgresDialect(Dialect):
 
     def group_array(self, expression: str) -> str:
         return f"COALESCE(json_agg({expression})::text, '[]')"
+
+    def next_pk(self, table: str) -> str:
+        # Taken from the identity's sequence: no other writer gets it, committed or not.
+        return f"SELECT nextval(pg_get_serial_sequence('{table}', 'pk')) AS pk"
 
     def json_text(self, column: str, key: str) -> str:
         return f"({column}::jsonb ->> '{key}')"

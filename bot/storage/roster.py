@@ -133,6 +133,14 @@ async def _rosters_and(
             return {}, [await db.execute_fetchall(sql, values) for sql, values in also]
         where += f" AND id IN ({placeholders(len(wanted))})"
         params += wanted
+    return await rosters_where(db, where, params, *also)
+
+
+async def rosters_where(
+    db: Connection, where: str, params: Sequence[object], *also: Select
+) -> tuple[dict[str, RosterRows], list[Sequence[Row]]]:
+    """The rosters of the gangs ``where`` finds (a WHERE clause on ``gangs``: by their
+    names, say, or a battle's), and the rows of ``also``, read together."""
     gangs, fighters, vehicles, items, *rest = await fetch_together(
         db, [*_roster_selects(where, params), *also])
     return _rosters_from(gangs, fighters, vehicles, items), rest
@@ -240,16 +248,20 @@ async def fetch_world_and(
     """:func:`fetch_world`, and the rows of ``also``, read together (one round trip on
     PostgreSQL)."""
     rows, [territories, *rest] = await _rosters_and(
-        db, campaign_pk, gang_ids,
-        (f"{_TERRITORY_SELECT} WHERE campaign_pk = ? ORDER BY position", (campaign_pk,)),
-        *also)
+        db, campaign_pk, gang_ids, territories_select(campaign_pk), *also)
     for gang_id in gang_ids:
         if gang_id not in rows:
             raise NotFound(f"There is no gang with id {gang_id} in this campaign.")
-    return WorldRows(gangs=rows, territories=_territories_by_id(territories)), rest
+    return WorldRows(gangs=rows, territories=territory_rows(territories)), rest
 
 
-def _territories_by_id(rows: Sequence[Row]) -> dict[str, Row]:
+def territories_select(campaign_pk: int) -> Select:
+    """Every territory of the campaign, to be read with others."""
+    return f"{_TERRITORY_SELECT} WHERE campaign_pk = ? ORDER BY position", (campaign_pk,)
+
+
+def territory_rows(rows: Sequence[Row]) -> dict[str, Row]:
+    """The rows of :func:`territories_select` by id, in order."""
     return {str(row["id"]): row for row in _sorted(rows, "position")}
 
 
@@ -674,5 +686,5 @@ def battle_world_from(found: Sequence[Sequence[Row]]) -> BattleWorldRows:
         battle_gang_ids=[str(row["gang_id"]) for row in battle_gangs],
         captive_owners=sorted(str(row["id"]) for row in owners),
         rows=WorldRows(gangs=_rosters_from(gangs, fighters, vehicles, items),
-                       territories=_territories_by_id(territories)),
+                       territories=territory_rows(territories)),
     )

@@ -26,18 +26,46 @@ def model_name(model_type: type[BaseModel]) -> str:
     return f"{model_type.__module__}.{model_type.__qualname__}"
 
 
-_STORED = "SELECT key, model, battle_id, state, revision, updated_at FROM sequences"
+STORED = "SELECT key, model, battle_id, state, revision, updated_at FROM sequences"
 
 
 async def stored(db: Connection, campaign_pk: int, key: str) -> Row | None:
-    return await first_row(db, f"{_STORED} WHERE campaign_pk = ? AND key = ?",
+    return await first_row(db, f"{STORED} WHERE campaign_pk = ? AND key = ?",
                            (campaign_pk, key))
 
 
 def stored_select(guild_id: int, campaign_id: str, key: str) -> Select:
     """:func:`stored` as a SELECT to read with others (driver.fetch_together)."""
-    return (f"{_STORED} WHERE campaign_pk = {CAMPAIGN_PK} AND key = ?",
+    return (f"{STORED} WHERE campaign_pk = {CAMPAIGN_PK} AND key = ?",
             (guild_id, campaign_id, key))
+
+
+def of_recent_battles(
+    campaign_pk: int, gangs: Select, prefix: str, recent: int
+) -> Select:
+    """The stored states keyed ``prefix`` + battle id of the ``recent`` latest battles of
+    each gang ``gangs`` selects (the ids), with the gang (``gang_id``) and how recent the
+    battle is for it (``n``, 1 the latest): one SELECT for every gang's battles' runs."""
+    gangs_sql, gangs_params = gangs
+    return (
+        "SELECT r.gang_id, r.n, s.key, s.model, s.battle_id, s.state, s.revision, s.updated_at"
+        " FROM (SELECT bg.gang_id, b.id AS battle_id, ROW_NUMBER() OVER"
+        " (PARTITION BY bg.gang_id ORDER BY b.pk DESC) AS n FROM battle_gangs bg"
+        " JOIN battles b ON b.pk = bg.battle_pk"
+        f" WHERE b.campaign_pk = ? AND bg.gang_id IN ({gangs_sql})) r"
+        " JOIN sequences s ON s.campaign_pk = ? AND s.key = CAST(? AS TEXT) || r.battle_id"
+        " WHERE r.n <= ?",
+        (campaign_pk, *gangs_params, campaign_pk, prefix, recent))
+
+
+def recent_states(rows: Sequence[Row], model_type: type[M]) -> dict[str, list[tuple[M, int]]]:
+    """The rows of :func:`of_recent_battles` per gang, each state with its revision, the
+    latest battle's first."""
+    found: dict[str, list[tuple[M, int]]] = {}
+    for row in sorted(rows, key=lambda r: int(r["n"])):
+        found.setdefault(str(row["gang_id"]), []).append(
+            (read_state(row, model_type), int(row["revision"])))
+    return found
 
 
 _UPSERT = (
@@ -60,6 +88,20 @@ def save_statement(
          state.model_dump_json(by_alias=True), now(), revision),
         required=True,
     )
+
+
+async def insert_new(
+    db: Connection, campaign_pk: int, key: str, state: BaseModel, battle_id: str | None
+) -> int:
+    """Store the first state of ``key``, known to have none (read so in this write
+    transaction): a plain insert, sent with the write's next statement on PostgreSQL.
+    Returns its revision, 1 (as :func:`save`'s first)."""
+    await db.executemany(
+        "INSERT INTO sequences (campaign_pk, key, model, battle_id, state, revision,"
+        " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [(campaign_pk, key, model_name(type(state)), battle_id,
+          state.model_dump_json(by_alias=True), 1, now())])
+    return 1
 
 
 async def save(

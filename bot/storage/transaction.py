@@ -10,8 +10,9 @@ hands one to a caller that must load, decide and apply atomically.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
@@ -54,11 +55,15 @@ from bot.storage.roster import (
     fetch_world,
     fetch_world_and,
     gang_from_rows,
+    rosters_where,
+    territories_select,
+    territory_rows,
     world_from_rows,
 )
 from rules.cycles import Calendar
 from rules.errors import InvalidRequest, NotFound
 from rules.models import Battle, CampaignSettings, Fighter, Gang, Item, Territory, Vehicle
+from rules.names import name_key
 from rules.world import RuleResult, World
 
 M = TypeVar("M", bound=BaseModel)
@@ -88,6 +93,20 @@ class KnownCampaigns:
 
     def forget(self, guild_id: int, campaign_id: str) -> None:
         self._pks.pop((guild_id, campaign_id), None)
+
+
+@dataclass
+class StartRows(Generic[M]):
+    """What starting a battle's sequence reads, in one statement
+    (:meth:`Transaction.start_rows`)."""
+
+    world: World  # the gangs found, with their rosters, and every territory
+    gang_ids: dict[str, str]  # the gangs found by their name keys
+    battle: Battle | None  # the recorded battle named, if any
+    existing: tuple[M, int] | None  # its stored state, if any
+    recent: dict[str, list[tuple[M, int]]]  # per gang: its latest battles' states
+    scheduled: list[calendar.ScheduledBattle]  # the campaign's, soonest first
+    next_battle_pk: int | None  # the key a new battle is stored under (none is recorded)
 
 
 class Transaction:
@@ -344,6 +363,101 @@ class Transaction:
             found = state_rows[0]
             state = sequences.read_state(found, model_type), int(found["revision"])
         return campaigns.campaign_from_row(row), state
+
+    async def claim_campaign_named(self, name: str | None) -> Campaign:
+        """The campaign called ``name`` (None: the server's default one), claimed for this
+        write transaction as it is found: one statement on PostgreSQL. A blank name is
+        none, as bot.lookup.campaign_named reads it."""
+        row = await campaigns.claimed_named(self._write_db(), self.guild_id,
+                                            name if name and name.strip() else None)
+        found = campaigns.campaign_from_row(row)
+        self._campaign_pks[found.id] = int(row["pk"])
+        return found
+
+    async def recent_states(
+        self, campaign_id: str, gang_ids: Sequence[str], model_type: type[M], prefix: str,
+        recent: int,
+    ) -> dict[str, list[tuple[M, int]]]:
+        """Per gang, the stored states keyed ``prefix`` + battle id of its ``recent``
+        latest battles, with their revisions, the latest first: one statement."""
+        if not gang_ids:
+            return {}
+        pk = await self._campaign(campaign_id)
+        sql, params = sequences.of_recent_battles(
+            pk, (", ".join("?" * len(gang_ids)), gang_ids), prefix, recent)
+        return sequences.recent_states(await self._db.execute_fetchall(sql, params), model_type)
+
+    async def start_rows(
+        self, campaign_id: str, model_type: type[M], prefix: str, recent: int, *,
+        gang_names: Sequence[str] = (), battle_id: str | None = None,
+    ) -> StartRows[M]:
+        """What a battle's sequence starts from, read together (one statement on
+        PostgreSQL): the gangs called ``gang_names`` (or those of the recorded battle
+        ``battle_id``) with their rosters, every territory, that battle and its stored
+        state (keyed ``prefix`` + its id), the states of each gang's ``recent`` latest
+        battles, the campaign's scheduled battles, and the key of a new battle (when no
+        battle is recorded)."""
+        pk = await self._campaign(campaign_id)
+        keys = [name_key(name) for name in gang_names]
+        if battle_id is None:
+            where = f"campaign_pk = ? AND name_key IN ({', '.join('?' * len(keys))})"
+            params: list[object] = [pk, *keys]
+        else:
+            where = ("campaign_pk = ? AND id IN (SELECT gang_id FROM battle_gangs WHERE"
+                     " battle_pk = (SELECT pk FROM battles WHERE campaign_pk = ? AND id = ?))")
+            params = [pk, pk, battle_id]
+        also = [territories_select(pk),
+                sequences.of_recent_battles(pk, (f"SELECT id FROM gangs WHERE {where}", params),
+                                            prefix, recent),
+                calendar.of_campaign_select(pk)]
+        if battle_id is None:
+            also.append((self._db.dialect.next_pk("battles"), ()))
+        else:
+            also += [*battles.selects(pk, battle_id),
+                     (f"{sequences.STORED} WHERE campaign_pk = ? AND key = ?",
+                      (pk, prefix + battle_id))]
+        rosters, found = await rosters_where(self._db, f"WHERE {where}", params, *also)
+        territories, recent_rows, scheduled, *rest = found
+        gang_ids = [str(rows.gang["id"]) for rows in rosters.values()]
+        world = world_from_rows(WorldRows(rosters, territory_rows(territories)), gang_ids)
+        battle = existing = next_pk = None
+        if battle_id is None:
+            next_pk = int(rest[0][0]["pk"])
+        else:
+            battle = battles.from_selected(battle_id, rest[0], rest[1])
+            if rest[2]:
+                row = rest[2][0]
+                existing = sequences.read_state(row, model_type), int(row["revision"])
+        return StartRows(
+            world=world, gang_ids={str(r.gang["name_key"]): str(r.gang["id"])
+                                   for r in rosters.values()},
+            battle=battle, existing=existing,
+            recent=sequences.recent_states(recent_rows, model_type),
+            scheduled=calendar.from_rows(campaign_id, scheduled), next_battle_pk=next_pk)
+
+    async def create_started(
+        self, campaign_id: str, battle: Battle, battle_pk: int, key: str, state: BaseModel
+    ) -> int:
+        """Store a new battle under ``battle_pk`` (:meth:`start_rows`) and the first state
+        of its sequence ``key``, neither stored yet (read so in this transaction), with
+        no read back: sent with the next statement, or at COMMIT, on PostgreSQL. Returns
+        the state's revision."""
+        pk = await self._campaign(campaign_id)
+        await battles.insert_new(self._write_db(), pk, battle, battle_pk)
+        return await sequences.insert_new(self._write_db(), pk, key, state, battle.id)
+
+    async def start_recorded(
+        self, campaign_id: str, battle: Battle, key: str, state: BaseModel
+    ) -> int:
+        """Write a recorded battle's own row as it starts (its gangs unchanged, read in
+        this transaction) and the state of its sequence ``key`` over whatever is stored
+        (a cancelled run's, say): two statements, nothing read back. Returns the
+        state's revision."""
+        pk = await self._campaign(campaign_id)
+        await battles.update_row(self._write_db(), pk, battle)
+        saved = await sequences.save(self._write_db(), pk, key, state, battle.id)
+        assert saved is not None  # not guarded by a revision: always written
+        return saved
 
     async def get_gang_by_name(
         self, campaign_id: str, name: str, *, rosters: bool = True
