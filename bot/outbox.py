@@ -57,7 +57,7 @@ from bot.locks import KeyedLocks
 from bot.shards import ShardSet
 from bot.storage import OutboxEntry, Storage, Transaction
 from bot.storage.at_once import Statement
-from bot.storage.outbox import delivered_statement
+from bot.storage.outbox import Owed, delivered_statement
 
 if TYPE_CHECKING:
     from discord import Client
@@ -66,6 +66,7 @@ log = logging.getLogger(__name__)
 
 SEND_TIMEOUT = 10.0  # seconds for one attempt; a slow Discord is retried, not waited for
 SCAN_INTERVAL = 60.0  # the loop looks at the table at least this often
+SCAN_LIMIT = 500  # rows one scan reads; a backlog past it waits for the next scan
 KEEP_DELIVERED = timedelta(days=30)
 # Statuses Discord may answer for a request it could serve a moment later.
 RETRYABLE = frozenset({408, 500, 502, 503, 504, 520, 522, 524})
@@ -317,6 +318,18 @@ class Outbox:
         self._outcomes = 0
         self._settled_at: dict[int, int] = {}
         self._passes = 0
+        # What this worker knows of its servers' owed rows, so that a flush after a commit
+        # reads nothing (module docstring, "Without a scan"): the rows commits of this
+        # process owed, as their INSERT returned them, until this worker records an
+        # outcome of theirs; and which servers have no owed row outside them (a server
+        # is "known" when no row became owed unseen since a scan that saw all of its
+        # rows began; the stamps count those events).
+        self._known: dict[int, dict[int, OutboxEntry]] = {}
+        self._changes = 0
+        self._unseen_at: dict[int, int] = {}  # server -> stamp of its last row owed unseen
+        self._seen_at: dict[int, int] = {}  # server -> stamp of a whole scan of it
+        self._all_seen_at = -1  # stamp of a whole scan of every server of this worker
+        storage.on_owed(self._owed)
 
     def on_delivered(self, kind: str, in_transaction: DeliveredHook,
                      after: AfterHook | None = None, at_once: AtOnceHook | None = None,
@@ -353,8 +366,15 @@ class Outbox:
 
         A commit flushes its own server's rows: scanning every server's after each
         click made each click cost more the more battles were being played at once
-        (and held every server's payloads in memory once per click).
+        (and held every server's payloads in memory once per click). When the worker
+        knows every row the server owes (the commits handed them over), it delivers
+        those without reading the table at all.
         """
+        if guild_id is not None and self._knows(guild_id):
+            await self._deliver_known(guild_id)
+            if self._knows(guild_id):
+                return
+            # A failure, a redirect, a row owed unseen: the table says what is left.
         await self.deliver_due(guild_id)
 
     async def _loop(self) -> None:
@@ -389,8 +409,9 @@ class Outbox:
             while True:
                 self._redirected = False
                 scanned_at = self._outcomes
-                entries = await self.storage.undelivered_messages(guild_id=guild_id,
-                                                                  shards=self.shards)
+                stamp = self._changes
+                entries = await self.storage.undelivered_messages(
+                    SCAN_LIMIT, guild_id=guild_id, shards=self.shards)
                 channels: dict[int, list[OutboxEntry]] = {}
                 for entry in entries:
                     channels.setdefault(entry.channel_id, []).append(entry)
@@ -398,7 +419,12 @@ class Outbox:
                     self._deliver_channel(channel, rows, scanned_at)
                     for channel, rows in channels.items()
                 ))
+                for rows, wait in zip(channels.values(), waits, strict=True):
+                    if wait is not None:
+                        self._unseen(rows[0].guild_id)  # rows left owed, not in _known
                 if not self._redirected:
+                    if len(entries) < SCAN_LIMIT:
+                        self._saw_all(guild_id, stamp)
                     pending = [w for w in waits if w is not None]
                     return min(pending) if pending else None
                 # A row moved to its fallback channel: that channel's queue has a new row.
@@ -407,28 +433,109 @@ class Outbox:
             if not self._passes:
                 self._settled_at.clear()  # no scan is left that could be older
 
-    def _settled(self, entry: OutboxEntry) -> None:
-        """Note that this worker recorded an outcome of ``entry`` (see ``_settled_at``)."""
+    def _settled(self, entry: OutboxEntry, *, still_owed: bool) -> None:
+        """Note that this worker recorded an outcome of ``entry`` (see ``_settled_at``);
+        ``still_owed``: the row is left owed in a state only the table knows (a retry,
+        a redirect, a record that failed)."""
         self._outcomes += 1
         self._settled_at[entry.id] = self._outcomes
+        self._known.get(entry.guild_id, {}).pop(entry.id, None)
+        if still_owed:
+            self._unseen(entry.guild_id)
+
+    # ----------------------------------------------------------------- without a scan
+
+    def _owed(self, changes: Owed) -> None:
+        """A commit of this process owed rows (or deleted some): take them over."""
+        guild_id = changes.guild_id
+        if self.shards is not None and not self.shards.owns(guild_id):
+            return  # another process's server: its worker delivers them from the table
+        if changes.forgot:
+            # Which of the rows known are gone only the table says.
+            self._known.pop(guild_id, None)
+            self._unseen(guild_id)
+            return
+        known = self._known.setdefault(guild_id, {})
+        for entry in changes.rows:
+            if entry.id not in self._settled_at:  # a scan's pass got to it first
+                known[entry.id] = entry
+
+    def _unseen(self, guild_id: int) -> None:
+        """``guild_id`` may owe a row that ``_known`` does not hold."""
+        self._changes += 1
+        self._unseen_at[guild_id] = self._changes
+
+    def _saw_all(self, guild_id: int | None, stamp: int) -> None:
+        """A scan begun at ``stamp`` read every row owed then (of ``guild_id``, or of every
+        server) and its pass left none owed but those that made their server unseen."""
+        if guild_id is None:
+            self._all_seen_at = max(self._all_seen_at, stamp)
+        else:
+            self._seen_at[guild_id] = max(self._seen_at.get(guild_id, -1), stamp)
+
+    def _knows(self, guild_id: int) -> bool:
+        """Whether every row ``guild_id`` owes is in ``_known``."""
+        seen = max(self._seen_at.get(guild_id, -1), self._all_seen_at)
+        return self._unseen_at.get(guild_id, 0) <= seen
+
+    async def _deliver_known(self, guild_id: int) -> None:
+        """Deliver the server's known rows, channel by channel in parallel."""
+        self._passes += 1
+        try:
+            known = self._known.get(guild_id, {})
+            channels = {entry.channel_id for entry in known.values()}
+            await asyncio.gather(*(self._deliver_known_channel(guild_id, channel)
+                                   for channel in channels))
+        finally:
+            self._passes -= 1
+            if not self._passes:
+                self._settled_at.clear()
+
+    async def _deliver_known_channel(self, guild_id: int, channel_id: int) -> None:
+        async with self._channel_locks(channel_id):
+            if not self._knows(guild_id):
+                return  # the caller reads the table instead
+            # Read under the lock: what another pass settled meanwhile is gone from it.
+            known = self._known.get(guild_id, {})
+            rows = sorted((entry for entry in known.values()
+                           if entry.channel_id == channel_id), key=lambda entry: entry.id)
+            await self._post_in_order(channel_id, rows, self._still_known)
+
+    async def _still_known(self, entry: OutboxEntry) -> OutboxEntry | None:
+        """A known row as it is stored: the one committed, unless an outcome was recorded."""
+        return entry if entry.id in self._known.get(entry.guild_id, {}) else None
+
+    # ----------------------------------------------------------------- posting
 
     async def _deliver_channel(self, channel_id: int, rows: Iterable[OutboxEntry],
                                scanned_at: int) -> float | None:
-        """Post the channel's rows in order; stop at the first one that must wait."""
+        """Post the channel's scanned rows in order; stop at the first one that must wait."""
+
+        async def as_stored(seen: OutboxEntry) -> OutboxEntry | None:
+            if self._settled_at.get(seen.id, 0) > scanned_at:
+                # Another pass recorded an outcome since the scan: read it again.
+                return await self.storage.read(seen.guild_id).outbox_entry(seen.id)
+            return seen
+
         async with self._channel_locks(channel_id):
-            for seen in rows:
-                entry: OutboxEntry | None = seen
-                if self._settled_at.get(seen.id, 0) > scanned_at:
-                    # Another pass recorded an outcome since the scan: read it again.
-                    entry = await self.storage.read(seen.guild_id).outbox_entry(seen.id)
-                if entry is None or not entry.pending or entry.channel_id != channel_id:
-                    continue
-                wait = max(entry.due_at, self._paused_until) - time.time()
-                if wait > 0:
-                    return wait
-                wait_more = await self._attempt(entry)
-                if wait_more is not None:
-                    return wait_more
+            return await self._post_in_order(channel_id, rows, as_stored)
+
+    async def _post_in_order(
+        self, channel_id: int, rows: Iterable[OutboxEntry],
+        as_stored: Callable[[OutboxEntry], Awaitable[OutboxEntry | None]],
+    ) -> float | None:
+        """Post ``rows`` (the channel's lock held) in order, each as ``as_stored`` gives it
+        (None: gone); stop at the first one that must wait and say for how long."""
+        for seen in rows:
+            entry = await as_stored(seen)
+            if entry is None or not entry.pending or entry.channel_id != channel_id:
+                continue
+            wait = max(entry.due_at, self._paused_until) - time.time()
+            if wait > 0:
+                return wait
+            wait_more = await self._attempt(entry)
+            if wait_more is not None:
+                return wait_more
         return None
 
     async def _attempt(self, entry: OutboxEntry) -> float | None:
@@ -474,8 +581,10 @@ class Outbox:
         if decision.action == "redirect":
             log.warning("outbox: channel %s refused %s (%s); using channel %s instead",
                         entry.channel_id, entry.key, failure.reason, entry.fallback_channel_id)
-            await self.storage.write(guild).outbox_redirect(entry.id, failure.reason)
-            self._settled(entry)
+            try:
+                await self.storage.write(guild).outbox_redirect(entry.id, failure.reason)
+            finally:
+                self._settled(entry, still_owed=True)
             # Its new channel has its own queue: another pass now (and a kick, should a
             # concurrent pass have cleared the flag).
             self._redirected = True
@@ -484,28 +593,36 @@ class Outbox:
         if decision.action == "give up":
             log.error("outbox: Discord refused %s for good (%s); it will not be sent",
                       entry.key, failure.reason)
-            await self.storage.write(guild).outbox_give_up(entry.id, failure.reason)
-            self._settled(entry)
+            given_up = False
+            try:
+                await self.storage.write(guild).outbox_give_up(entry.id, failure.reason)
+                given_up = True
+            finally:
+                self._settled(entry, still_owed=not given_up)
             return None
         if failure.is_global:
             self._paused_until = max(self._paused_until, time.time() + decision.delay)
         log.warning("outbox: %s not delivered (%s, attempt %d); next try in %.1f s",
                     entry.key, failure.reason, entry.attempts + 1, decision.delay)
-        await self.storage.write(guild).outbox_retry(entry.id, failure.reason,
-                                                     time.time() + decision.delay)
-        self._settled(entry)
+        try:
+            await self.storage.write(guild).outbox_retry(entry.id, failure.reason,
+                                                         time.time() + decision.delay)
+        finally:
+            self._settled(entry, still_owed=True)
         # The loop may be asleep for its whole scan interval (this attempt may have been a
         # flush's): wake it so that it sleeps until this row is due instead.
         self.kick()
         return decision.delay
 
     async def _delivered(self, entry: OutboxEntry, accepted: Accepted) -> None:
+        recorded = False
         try:
             await self._record_delivery(entry, accepted)
+            recorded = True
         finally:
             # Recorded, or failed half-way: either way a pass that scanned the row
             # before must read it again.
-            self._settled(entry)
+            self._settled(entry, still_owed=not recorded)
 
     async def _record_delivery(self, entry: OutboxEntry, accepted: Accepted) -> None:
         hooks = self._hooks.get(str((entry.link or {}).get("kind", "")))
