@@ -29,6 +29,31 @@ card and chart). They are made at each attempt by the maker the bot gives
 (:meth:`Outbox.on_attachments`), never stored, and sent as a multipart
 request; a row whose files cannot be made, or are refused, goes without them.
 
+Without a scan. A committed write hands the rows it owed to this worker
+(:meth:`bot.storage.Storage.on_owed`: the rows as their INSERT returned them), so the
+flush after a click reads nothing when the worker knows every row the server owes:
+
+- ``_known`` holds a server's rows owed by commits of this process until the worker
+  records an outcome of theirs. A row unknown to it can be owed only by a commit of
+  another process (none: all of a server's events reach the one process holding its
+  shard, docs/deploying.md), by a previous run of this one, or by an outcome that
+  leaves the row owed in a state the worker did not read (a retry, a redirect, a
+  record that failed), or be deleted (a campaign forgotten). Those make the server
+  "unseen" (``_unseen``); a scan that read all of a server's owed rows, begun after the
+  last such event, whose pass left nothing owed, makes it known again (``_saw_all``).
+  At start every server is unseen: the first flush of each, or the loop's first pass,
+  reads the table.
+- A known row is exactly as stored while it is in ``_known``: only this worker changes
+  a row once it is committed, and every outcome it records takes the row out. So the
+  flush needs no ``_settled_at`` check of its own: under the channel's lock it posts
+  the rows still in ``_known``, in order, and a scan's pass that read a row before the
+  flush posted it reads it again, as before (``_settled_at``). A hand-over that comes
+  after a scan's pass recorded an outcome of the row is ignored (``_settled_at`` still
+  holds it: that pass posted the row after the commit, a request to Discord and a
+  write while the committing task, already woken, waited for one turn of the loop).
+- A server made unseen during the flush (a failure) is scanned by the same flush, as
+  before; the loop's periodic scan stays the safety net for whatever else is owed.
+
 Messages are sent with aiohttp straight to Discord's REST API, one request
 per attempt: discord.py's own client retries a 5xx for ~25 seconds inside
 one call, which would hold a channel's queue and leave the outbox nothing to
@@ -275,6 +300,13 @@ AfterHook = Callable[[OutboxEntry, Accepted, "list[list[Any]] | None"], Awaitabl
 # The hook's writes as statements (None: this row needs ``in_transaction``), so that the
 # row is marked delivered and they are made in one round trip (bot/storage/at_once.py).
 AtOnceHook = Callable[[OutboxEntry, Accepted], Sequence[Statement] | None]
+Delivery = tuple[OutboxEntry, Accepted]
+# Several rows' writes as statements of one write made at once, and for each row the
+# indexes of its statements (whose rows go to its ``after``); None: record each alone.
+# Rows that write the same database row must share one statement: PostgreSQL makes
+# only one of two updates of a row in one statement.
+AtOnceManyHook = Callable[[Sequence[Delivery]],
+                          "tuple[list[Statement], list[list[int]]] | None"]
 
 
 @dataclass
@@ -282,6 +314,7 @@ class _Hooks:
     in_transaction: DeliveredHook
     after: AfterHook | None = None
     at_once: AtOnceHook | None = None
+    at_once_many: AtOnceManyHook | None = None
 
 
 class Outbox:
@@ -333,12 +366,13 @@ class Outbox:
 
     def on_delivered(self, kind: str, in_transaction: DeliveredHook,
                      after: AfterHook | None = None, at_once: AtOnceHook | None = None,
-                     ) -> None:
+                     at_once_many: AtOnceManyHook | None = None) -> None:
         """Hooks for rows whose ``link["kind"]`` is ``kind``: ``in_transaction`` runs in the
         transaction that marks the row delivered (``at_once``, when it gives statements,
-        does the same in one round trip instead); ``after`` once it is committed, with
-        the rows ``at_once``'s statements returned."""
-        self._hooks[kind] = _Hooks(in_transaction, after, at_once)
+        does the same in one round trip instead; ``at_once_many`` for several rows
+        posted one after another in a channel, all recorded in one round trip); ``after``
+        once it is committed, with the rows its statements returned."""
+        self._hooks[kind] = _Hooks(in_transaction, after, at_once, at_once_many)
 
     def on_attachments(self, make: AttachmentMaker) -> None:
         """``make(entry)`` gives the files of each row whose link names pictures
@@ -525,21 +559,31 @@ class Outbox:
         as_stored: Callable[[OutboxEntry], Awaitable[OutboxEntry | None]],
     ) -> float | None:
         """Post ``rows`` (the channel's lock held) in order, each as ``as_stored`` gives it
-        (None: gone); stop at the first one that must wait and say for how long."""
-        for seen in rows:
-            entry = await as_stored(seen)
-            if entry is None or not entry.pending or entry.channel_id != channel_id:
-                continue
-            wait = max(entry.due_at, self._paused_until) - time.time()
-            if wait > 0:
-                return wait
-            wait_more = await self._attempt(entry)
-            if wait_more is not None:
-                return wait_more
-        return None
+        (None: gone); stop at the first one that must wait and say for how long.
 
-    async def _attempt(self, entry: OutboxEntry) -> float | None:
-        """One try; None when the channel may go on with its next row."""
+        The rows Discord accepted are recorded together once the channel stops, before
+        its lock is let go (one write for all when their hooks allow it): until then no
+        other pass posts in the channel, and one that scanned them reads them again."""
+        delivered: list[Delivery] = []
+        try:
+            for seen in rows:
+                entry = await as_stored(seen)
+                if entry is None or not entry.pending or entry.channel_id != channel_id:
+                    continue
+                wait = max(entry.due_at, self._paused_until) - time.time()
+                if wait > 0:
+                    return wait
+                wait_more = await self._attempt(entry, delivered)
+                if wait_more is not None:
+                    return wait_more
+            return None
+        finally:
+            if delivered:
+                await self._record_all(delivered)
+
+    async def _attempt(self, entry: OutboxEntry, delivered: list[Delivery]) -> float | None:
+        """One try (an accepted row is added to ``delivered``, for the caller to record);
+        None when the channel may go on with its next row."""
         body = {**entry.payload, "nonce": entry.nonce, "enforce_nonce": True}
         files = await self._files(entry)
         try:
@@ -561,7 +605,7 @@ class Outbox:
             log.exception("outbox: sending %s failed unexpectedly", entry.key)
             return await self._failed(entry, DeliveryFailed(f"unexpected: {error!r}"))
         failpoints.hit(failpoints.AFTER_OUTBOX_SENT)
-        await self._delivered(entry, accepted)
+        delivered.append((entry, accepted))
         return None
 
     async def _files(self, entry: OutboxEntry) -> list[OutgoingFile]:
@@ -614,6 +658,81 @@ class Outbox:
         self.kick()
         return decision.delay
 
+    async def _record_all(self, delivered: Sequence[Delivery]) -> None:
+        """Record rows Discord accepted, in order: as few writes as the hooks allow (rows
+        whose hooks can say theirs as statements of several rows, or that have none, go
+        together)."""
+        chunk: list[Delivery] = []
+        for delivery in delivered:
+            if chunk and self._together([*chunk, delivery]) is None:
+                await self._record_chunk(chunk)
+                chunk = []
+            chunk.append(delivery)
+        await self._record_chunk(chunk)
+
+    async def _record_chunk(self, delivered: Sequence[Delivery]) -> None:
+        """Record rows in one write when they can go together, else each in its own."""
+        together = self._together(delivered) if len(delivered) > 1 else None
+        if together is not None:
+            statements, theirs = together
+            marks = [delivered_statement(entry.guild_id, entry.id, accepted.message_id,
+                                         accepted.channel_id) for entry, accepted in delivered]
+            recorded = False
+            try:
+                done = await self.storage.write_at_once(delivered[0][0].guild_id,
+                                                        [*marks, *statements])
+                recorded = done is not None
+            except Exception:
+                log.exception("outbox: recording %d deliveries at once failed; recording"
+                              " each alone", len(delivered))
+            if recorded:
+                assert done is not None
+                for entry, _accepted in delivered:
+                    self._settled(entry, still_owed=False)
+                found = done[len(marks):]
+                for (entry, accepted), indexes in zip(delivered, theirs, strict=True):
+                    await self._after(entry, accepted, [found[index] for index in indexes])
+                return
+            # A row was settled already (nothing of the write was kept): each alone says
+            # which.
+        for entry, accepted in delivered:
+            await self._delivered(entry, accepted)
+
+    def _together(self, delivered: Sequence[Delivery]
+                  ) -> tuple[list[Statement], list[list[int]]] | None:
+        """The hooks' statements for all of ``delivered`` at once, and each row's; None
+        when some row must be recorded alone."""
+        if len({entry.guild_id for entry, _ in delivered}) != 1:
+            return None
+        statements: list[Statement] = []
+        theirs: list[list[int]] = [[] for _ in delivered]
+        kinds: dict[str, list[int]] = {}
+        for index, (entry, _accepted) in enumerate(delivered):
+            kinds.setdefault(str((entry.link or {}).get("kind", "")), []).append(index)
+        for kind, indexes in kinds.items():
+            hooks = self._hooks.get(kind)
+            if hooks is None:
+                continue  # nothing to write but the mark
+            if hooks.at_once_many is None:
+                return None
+            made = hooks.at_once_many([delivered[index] for index in indexes])
+            if made is None:
+                return None
+            more, of_each = made
+            for index, own in zip(indexes, of_each, strict=True):
+                theirs[index] = [len(statements) + n for n in own]
+            statements += more
+        return statements, theirs
+
+    async def _after(self, entry: OutboxEntry, accepted: Accepted,
+                     recorded: list[list[Any]] | None) -> None:
+        hooks = self._hooks.get(str((entry.link or {}).get("kind", "")))
+        if hooks is not None and hooks.after is not None:
+            try:
+                await hooks.after(entry, accepted, recorded)
+            except Exception:
+                log.exception("outbox: after delivering %s", entry.key)
+
     async def _delivered(self, entry: OutboxEntry, accepted: Accepted) -> None:
         recorded = False
         try:
@@ -628,7 +747,9 @@ class Outbox:
         hooks = self._hooks.get(str((entry.link or {}).get("kind", "")))
         recorded: list[list[Any]] | None = None
         try:
-            statements = hooks.at_once(entry, accepted) if hooks and hooks.at_once else None
+            statements: Sequence[Statement] | None = []  # no hooks: the mark alone
+            if hooks is not None:
+                statements = hooks.at_once(entry, accepted) if hooks.at_once else None
             if statements is not None:
                 marked = delivered_statement(entry.guild_id, entry.id, accepted.message_id,
                                              accepted.channel_id)
@@ -651,8 +772,4 @@ class Outbox:
             await self.storage.write(entry.guild_id).outbox_delivered(
                 entry.id, accepted.message_id, accepted.channel_id)
             return
-        if hooks is not None and hooks.after is not None:
-            try:
-                await hooks.after(entry, accepted, recorded)
-            except Exception:
-                log.exception("outbox: after delivering %s", entry.key)
+        await self._after(entry, accepted, recorded)
