@@ -370,7 +370,7 @@ class Outbox:
         """Hooks for rows whose ``link["kind"]`` is ``kind``: ``in_transaction`` runs in the
         transaction that marks the row delivered (``at_once``, when it gives statements,
         does the same in one round trip instead; ``at_once_many`` for several rows
-        posted one after another in a channel, all recorded in one round trip); ``after``
+        posted one after another in a channel, all recorded in one write); ``after``
         once it is committed, with the rows its statements returned."""
         self._hooks[kind] = _Hooks(in_transaction, after, at_once, at_once_many)
 
