@@ -715,7 +715,12 @@ class Outbox:
                 continue  # nothing to write but the mark
             if hooks.at_once_many is None:
                 return None
-            made = hooks.at_once_many([delivered[index] for index in indexes])
+            try:
+                made = hooks.at_once_many([delivered[index] for index in indexes])
+            except Exception:  # a bug in the hook: each row's own record handles it
+                log.exception("outbox: the records of %d %r rows could not be made",
+                              len(indexes), kind)
+                return None
             if made is None:
                 return None
             more, of_each = made
