@@ -29,6 +29,31 @@ card and chart). They are made at each attempt by the maker the bot gives
 (:meth:`Outbox.on_attachments`), never stored, and sent as a multipart
 request; a row whose files cannot be made, or are refused, goes without them.
 
+Without a scan. A committed write hands the rows it owed to this worker
+(:meth:`bot.storage.Storage.on_owed`: the rows as their INSERT returned them), so the
+flush after a click reads nothing when the worker knows every row the server owes:
+
+- ``_known`` holds a server's rows owed by commits of this process until the worker
+  records an outcome of theirs. A row unknown to it can be owed only by a commit of
+  another process (none: all of a server's events reach the one process holding its
+  shard, docs/deploying.md), by a previous run of this one, or by an outcome that
+  leaves the row owed in a state the worker did not read (a retry, a redirect, a
+  record that failed), or be deleted (a campaign forgotten). Those make the server
+  "unseen" (``_unseen``); a scan that read all of a server's owed rows, begun after the
+  last such event, whose pass left nothing owed, makes it known again (``_saw_all``).
+  At start every server is unseen: the first flush of each, or the loop's first pass,
+  reads the table.
+- A known row is exactly as stored while it is in ``_known``: only this worker changes
+  a row once it is committed, and every outcome it records takes the row out. So the
+  flush needs no ``_settled_at`` check of its own: under the channel's lock it posts
+  the rows still in ``_known``, in order, and a scan's pass that read a row before the
+  flush posted it reads it again, as before (``_settled_at``). A hand-over that comes
+  after a scan's pass recorded an outcome of the row is ignored (``_settled_at`` still
+  holds it: that pass posted the row after the commit, a request to Discord and a
+  write while the committing task, already woken, waited for one turn of the loop).
+- A server made unseen during the flush (a failure) is scanned by the same flush, as
+  before; the loop's periodic scan stays the safety net for whatever else is owed.
+
 Messages are sent with aiohttp straight to Discord's REST API, one request
 per attempt: discord.py's own client retries a 5xx for ~25 seconds inside
 one call, which would hold a channel's queue and leave the outbox nothing to
@@ -57,7 +82,7 @@ from bot.locks import KeyedLocks
 from bot.shards import ShardSet
 from bot.storage import OutboxEntry, Storage, Transaction
 from bot.storage.at_once import Statement
-from bot.storage.outbox import delivered_statement
+from bot.storage.outbox import Owed, delivered_statement
 
 if TYPE_CHECKING:
     from discord import Client
@@ -66,6 +91,7 @@ log = logging.getLogger(__name__)
 
 SEND_TIMEOUT = 10.0  # seconds for one attempt; a slow Discord is retried, not waited for
 SCAN_INTERVAL = 60.0  # the loop looks at the table at least this often
+SCAN_LIMIT = 500  # rows one scan reads; a backlog past it waits for the next scan
 KEEP_DELIVERED = timedelta(days=30)
 # Statuses Discord may answer for a request it could serve a moment later.
 RETRYABLE = frozenset({408, 500, 502, 503, 504, 520, 522, 524})
@@ -274,6 +300,13 @@ AfterHook = Callable[[OutboxEntry, Accepted, "list[list[Any]] | None"], Awaitabl
 # The hook's writes as statements (None: this row needs ``in_transaction``), so that the
 # row is marked delivered and they are made in one round trip (bot/storage/at_once.py).
 AtOnceHook = Callable[[OutboxEntry, Accepted], Sequence[Statement] | None]
+Delivery = tuple[OutboxEntry, Accepted]
+# Several rows' writes as statements of one write made at once, and for each row the
+# indexes of its statements (whose rows go to its ``after``); None: record each alone.
+# Rows that write the same database row must share one statement: PostgreSQL makes
+# only one of two updates of a row in one statement.
+AtOnceManyHook = Callable[[Sequence[Delivery]],
+                          "tuple[list[Statement], list[list[int]]] | None"]
 
 
 @dataclass
@@ -281,6 +314,7 @@ class _Hooks:
     in_transaction: DeliveredHook
     after: AfterHook | None = None
     at_once: AtOnceHook | None = None
+    at_once_many: AtOnceManyHook | None = None
 
 
 class Outbox:
@@ -317,15 +351,28 @@ class Outbox:
         self._outcomes = 0
         self._settled_at: dict[int, int] = {}
         self._passes = 0
+        # What this worker knows of its servers' owed rows, so that a flush after a commit
+        # reads nothing (module docstring, "Without a scan"): the rows commits of this
+        # process owed, as their INSERT returned them, until this worker records an
+        # outcome of theirs; and which servers have no owed row outside them (a server
+        # is "known" when no row became owed unseen since a scan that saw all of its
+        # rows began; the stamps count those events).
+        self._known: dict[int, dict[int, OutboxEntry]] = {}
+        self._changes = 0
+        self._unseen_at: dict[int, int] = {}  # server -> stamp of its last row owed unseen
+        self._seen_at: dict[int, int] = {}  # server -> stamp of a whole scan of it
+        self._all_seen_at = -1  # stamp of a whole scan of every server of this worker
+        storage.on_owed(self._owed)
 
     def on_delivered(self, kind: str, in_transaction: DeliveredHook,
                      after: AfterHook | None = None, at_once: AtOnceHook | None = None,
-                     ) -> None:
+                     at_once_many: AtOnceManyHook | None = None) -> None:
         """Hooks for rows whose ``link["kind"]`` is ``kind``: ``in_transaction`` runs in the
         transaction that marks the row delivered (``at_once``, when it gives statements,
-        does the same in one round trip instead); ``after`` once it is committed, with
-        the rows ``at_once``'s statements returned."""
-        self._hooks[kind] = _Hooks(in_transaction, after, at_once)
+        does the same in one round trip instead; ``at_once_many`` for several rows
+        posted one after another in a channel, all recorded in one write); ``after``
+        once it is committed, with the rows its statements returned."""
+        self._hooks[kind] = _Hooks(in_transaction, after, at_once, at_once_many)
 
     def on_attachments(self, make: AttachmentMaker) -> None:
         """``make(entry)`` gives the files of each row whose link names pictures
@@ -353,8 +400,15 @@ class Outbox:
 
         A commit flushes its own server's rows: scanning every server's after each
         click made each click cost more the more battles were being played at once
-        (and held every server's payloads in memory once per click).
+        (and held every server's payloads in memory once per click). When the worker
+        knows every row the server owes (the commits handed them over), it delivers
+        those without reading the table at all.
         """
+        if guild_id is not None and self._knows(guild_id):
+            await self._deliver_known(guild_id)
+            if self._knows(guild_id):
+                return
+            # A failure, a redirect, a row owed unseen: the table says what is left.
         await self.deliver_due(guild_id)
 
     async def _loop(self) -> None:
@@ -389,8 +443,9 @@ class Outbox:
             while True:
                 self._redirected = False
                 scanned_at = self._outcomes
-                entries = await self.storage.undelivered_messages(guild_id=guild_id,
-                                                                  shards=self.shards)
+                stamp = self._changes
+                entries = await self.storage.undelivered_messages(
+                    SCAN_LIMIT, guild_id=guild_id, shards=self.shards)
                 channels: dict[int, list[OutboxEntry]] = {}
                 for entry in entries:
                     channels.setdefault(entry.channel_id, []).append(entry)
@@ -398,7 +453,12 @@ class Outbox:
                     self._deliver_channel(channel, rows, scanned_at)
                     for channel, rows in channels.items()
                 ))
+                for rows, wait in zip(channels.values(), waits, strict=True):
+                    if wait is not None:
+                        self._unseen(rows[0].guild_id)  # rows left owed, not in _known
                 if not self._redirected:
+                    if len(entries) < SCAN_LIMIT:
+                        self._saw_all(guild_id, stamp)
                     pending = [w for w in waits if w is not None]
                     return min(pending) if pending else None
                 # A row moved to its fallback channel: that channel's queue has a new row.
@@ -407,32 +467,123 @@ class Outbox:
             if not self._passes:
                 self._settled_at.clear()  # no scan is left that could be older
 
-    def _settled(self, entry: OutboxEntry) -> None:
-        """Note that this worker recorded an outcome of ``entry`` (see ``_settled_at``)."""
+    def _settled(self, entry: OutboxEntry, *, still_owed: bool) -> None:
+        """Note that this worker recorded an outcome of ``entry`` (see ``_settled_at``);
+        ``still_owed``: the row is left owed in a state only the table knows (a retry,
+        a redirect, a record that failed)."""
         self._outcomes += 1
         self._settled_at[entry.id] = self._outcomes
+        self._known.get(entry.guild_id, {}).pop(entry.id, None)
+        if still_owed:
+            self._unseen(entry.guild_id)
+
+    # ----------------------------------------------------------------- without a scan
+
+    def _owed(self, changes: Owed) -> None:
+        """A commit of this process owed rows (or deleted some): take them over."""
+        guild_id = changes.guild_id
+        if self.shards is not None and not self.shards.owns(guild_id):
+            return  # another process's server: its worker delivers them from the table
+        if changes.forgot:
+            # Which of the rows known are gone only the table says.
+            self._known.pop(guild_id, None)
+            self._unseen(guild_id)
+            return
+        known = self._known.setdefault(guild_id, {})
+        for entry in changes.rows:
+            if entry.id not in self._settled_at:  # a scan's pass got to it first
+                known[entry.id] = entry
+
+    def _unseen(self, guild_id: int) -> None:
+        """``guild_id`` may owe a row that ``_known`` does not hold."""
+        self._changes += 1
+        self._unseen_at[guild_id] = self._changes
+
+    def _saw_all(self, guild_id: int | None, stamp: int) -> None:
+        """A scan begun at ``stamp`` read every row owed then (of ``guild_id``, or of every
+        server) and its pass left none owed but those that made their server unseen."""
+        if guild_id is None:
+            self._all_seen_at = max(self._all_seen_at, stamp)
+        else:
+            self._seen_at[guild_id] = max(self._seen_at.get(guild_id, -1), stamp)
+
+    def _knows(self, guild_id: int) -> bool:
+        """Whether every row ``guild_id`` owes is in ``_known``."""
+        seen = max(self._seen_at.get(guild_id, -1), self._all_seen_at)
+        return self._unseen_at.get(guild_id, 0) <= seen
+
+    async def _deliver_known(self, guild_id: int) -> None:
+        """Deliver the server's known rows, channel by channel in parallel."""
+        self._passes += 1
+        try:
+            known = self._known.get(guild_id, {})
+            channels = {entry.channel_id for entry in known.values()}
+            await asyncio.gather(*(self._deliver_known_channel(guild_id, channel)
+                                   for channel in channels))
+        finally:
+            self._passes -= 1
+            if not self._passes:
+                self._settled_at.clear()
+
+    async def _deliver_known_channel(self, guild_id: int, channel_id: int) -> None:
+        async with self._channel_locks(channel_id):
+            if not self._knows(guild_id):
+                return  # the caller reads the table instead
+            # Read under the lock: what another pass settled meanwhile is gone from it.
+            known = self._known.get(guild_id, {})
+            rows = sorted((entry for entry in known.values()
+                           if entry.channel_id == channel_id), key=lambda entry: entry.id)
+            await self._post_in_order(channel_id, rows, self._still_known)
+
+    async def _still_known(self, entry: OutboxEntry) -> OutboxEntry | None:
+        """A known row as it is stored: the one committed, unless an outcome was recorded."""
+        return entry if entry.id in self._known.get(entry.guild_id, {}) else None
+
+    # ----------------------------------------------------------------- posting
 
     async def _deliver_channel(self, channel_id: int, rows: Iterable[OutboxEntry],
                                scanned_at: int) -> float | None:
-        """Post the channel's rows in order; stop at the first one that must wait."""
+        """Post the channel's scanned rows in order; stop at the first one that must wait."""
+
+        async def as_stored(seen: OutboxEntry) -> OutboxEntry | None:
+            if self._settled_at.get(seen.id, 0) > scanned_at:
+                # Another pass recorded an outcome since the scan: read it again.
+                return await self.storage.read(seen.guild_id).outbox_entry(seen.id)
+            return seen
+
         async with self._channel_locks(channel_id):
+            return await self._post_in_order(channel_id, rows, as_stored)
+
+    async def _post_in_order(
+        self, channel_id: int, rows: Iterable[OutboxEntry],
+        as_stored: Callable[[OutboxEntry], Awaitable[OutboxEntry | None]],
+    ) -> float | None:
+        """Post ``rows`` (the channel's lock held) in order, each as ``as_stored`` gives it
+        (None: gone); stop at the first one that must wait and say for how long.
+
+        The rows Discord accepted are recorded together once the channel stops, before
+        its lock is let go (one write for all when their hooks allow it): until then no
+        other pass posts in the channel, and one that scanned them reads them again."""
+        delivered: list[Delivery] = []
+        try:
             for seen in rows:
-                entry: OutboxEntry | None = seen
-                if self._settled_at.get(seen.id, 0) > scanned_at:
-                    # Another pass recorded an outcome since the scan: read it again.
-                    entry = await self.storage.read(seen.guild_id).outbox_entry(seen.id)
+                entry = await as_stored(seen)
                 if entry is None or not entry.pending or entry.channel_id != channel_id:
                     continue
                 wait = max(entry.due_at, self._paused_until) - time.time()
                 if wait > 0:
                     return wait
-                wait_more = await self._attempt(entry)
+                wait_more = await self._attempt(entry, delivered)
                 if wait_more is not None:
                     return wait_more
-        return None
+            return None
+        finally:
+            if delivered:
+                await self._record_all(delivered)
 
-    async def _attempt(self, entry: OutboxEntry) -> float | None:
-        """One try; None when the channel may go on with its next row."""
+    async def _attempt(self, entry: OutboxEntry, delivered: list[Delivery]) -> float | None:
+        """One try (an accepted row is added to ``delivered``, for the caller to record);
+        None when the channel may go on with its next row."""
         body = {**entry.payload, "nonce": entry.nonce, "enforce_nonce": True}
         files = await self._files(entry)
         try:
@@ -454,7 +605,7 @@ class Outbox:
             log.exception("outbox: sending %s failed unexpectedly", entry.key)
             return await self._failed(entry, DeliveryFailed(f"unexpected: {error!r}"))
         failpoints.hit(failpoints.AFTER_OUTBOX_SENT)
-        await self._delivered(entry, accepted)
+        delivered.append((entry, accepted))
         return None
 
     async def _files(self, entry: OutboxEntry) -> list[OutgoingFile]:
@@ -474,8 +625,10 @@ class Outbox:
         if decision.action == "redirect":
             log.warning("outbox: channel %s refused %s (%s); using channel %s instead",
                         entry.channel_id, entry.key, failure.reason, entry.fallback_channel_id)
-            await self.storage.write(guild).outbox_redirect(entry.id, failure.reason)
-            self._settled(entry)
+            try:
+                await self.storage.write(guild).outbox_redirect(entry.id, failure.reason)
+            finally:
+                self._settled(entry, still_owed=True)
             # Its new channel has its own queue: another pass now (and a kick, should a
             # concurrent pass have cleared the flag).
             self._redirected = True
@@ -484,34 +637,124 @@ class Outbox:
         if decision.action == "give up":
             log.error("outbox: Discord refused %s for good (%s); it will not be sent",
                       entry.key, failure.reason)
-            await self.storage.write(guild).outbox_give_up(entry.id, failure.reason)
-            self._settled(entry)
+            given_up = False
+            try:
+                await self.storage.write(guild).outbox_give_up(entry.id, failure.reason)
+                given_up = True
+            finally:
+                self._settled(entry, still_owed=not given_up)
             return None
         if failure.is_global:
             self._paused_until = max(self._paused_until, time.time() + decision.delay)
         log.warning("outbox: %s not delivered (%s, attempt %d); next try in %.1f s",
                     entry.key, failure.reason, entry.attempts + 1, decision.delay)
-        await self.storage.write(guild).outbox_retry(entry.id, failure.reason,
-                                                     time.time() + decision.delay)
-        self._settled(entry)
+        try:
+            await self.storage.write(guild).outbox_retry(entry.id, failure.reason,
+                                                         time.time() + decision.delay)
+        finally:
+            self._settled(entry, still_owed=True)
         # The loop may be asleep for its whole scan interval (this attempt may have been a
         # flush's): wake it so that it sleeps until this row is due instead.
         self.kick()
         return decision.delay
 
+    async def _record_all(self, delivered: Sequence[Delivery]) -> None:
+        """Record rows Discord accepted, in order: as few writes as the hooks allow (rows
+        whose hooks can say theirs as statements of several rows, or that have none, go
+        together)."""
+        chunk: list[Delivery] = []
+        for delivery in delivered:
+            if chunk and self._together([*chunk, delivery]) is None:
+                await self._record_chunk(chunk)
+                chunk = []
+            chunk.append(delivery)
+        await self._record_chunk(chunk)
+
+    async def _record_chunk(self, delivered: Sequence[Delivery]) -> None:
+        """Record rows in one write when they can go together, else each in its own."""
+        together = self._together(delivered) if len(delivered) > 1 else None
+        if together is not None:
+            statements, theirs = together
+            marks = [delivered_statement(entry.guild_id, entry.id, accepted.message_id,
+                                         accepted.channel_id) for entry, accepted in delivered]
+            recorded = False
+            try:
+                done = await self.storage.write_at_once(delivered[0][0].guild_id,
+                                                        [*marks, *statements])
+                recorded = done is not None
+            except Exception:
+                log.exception("outbox: recording %d deliveries at once failed; recording"
+                              " each alone", len(delivered))
+            if recorded:
+                assert done is not None
+                for entry, _accepted in delivered:
+                    self._settled(entry, still_owed=False)
+                found = done[len(marks):]
+                for (entry, accepted), indexes in zip(delivered, theirs, strict=True):
+                    await self._after(entry, accepted, [found[index] for index in indexes])
+                return
+            # A row was settled already (nothing of the write was kept): each alone says
+            # which.
+        for entry, accepted in delivered:
+            await self._delivered(entry, accepted)
+
+    def _together(self, delivered: Sequence[Delivery]
+                  ) -> tuple[list[Statement], list[list[int]]] | None:
+        """The hooks' statements for all of ``delivered`` at once, and each row's; None
+        when some row must be recorded alone."""
+        if len({entry.guild_id for entry, _ in delivered}) != 1:
+            return None
+        statements: list[Statement] = []
+        theirs: list[list[int]] = [[] for _ in delivered]
+        kinds: dict[str, list[int]] = {}
+        for index, (entry, _accepted) in enumerate(delivered):
+            kinds.setdefault(str((entry.link or {}).get("kind", "")), []).append(index)
+        for kind, indexes in kinds.items():
+            hooks = self._hooks.get(kind)
+            if hooks is None:
+                continue  # nothing to write but the mark
+            if hooks.at_once_many is None:
+                return None
+            try:
+                made = hooks.at_once_many([delivered[index] for index in indexes])
+            except Exception:  # a bug in the hook: each row's own record handles it
+                log.exception("outbox: the records of %d %r rows could not be made",
+                              len(indexes), kind)
+                return None
+            if made is None:
+                return None
+            more, of_each = made
+            for index, own in zip(indexes, of_each, strict=True):
+                theirs[index] = [len(statements) + n for n in own]
+            statements += more
+        return statements, theirs
+
+    async def _after(self, entry: OutboxEntry, accepted: Accepted,
+                     recorded: list[list[Any]] | None) -> None:
+        hooks = self._hooks.get(str((entry.link or {}).get("kind", "")))
+        if hooks is not None and hooks.after is not None:
+            try:
+                await hooks.after(entry, accepted, recorded)
+            except Exception:
+                log.exception("outbox: after delivering %s", entry.key)
+
     async def _delivered(self, entry: OutboxEntry, accepted: Accepted) -> None:
+        recorded = False
         try:
             await self._record_delivery(entry, accepted)
+            recorded = True
         finally:
             # Recorded, or failed half-way: either way a pass that scanned the row
             # before must read it again.
-            self._settled(entry)
+            self._settled(entry, still_owed=not recorded)
 
     async def _record_delivery(self, entry: OutboxEntry, accepted: Accepted) -> None:
         hooks = self._hooks.get(str((entry.link or {}).get("kind", "")))
         recorded: list[list[Any]] | None = None
         try:
-            statements = hooks.at_once(entry, accepted) if hooks and hooks.at_once else None
+            statements: Sequence[Statement] | None = []  # no hooks: the mark alone
+            if hooks is not None:
+                statements = hooks.at_once(entry, accepted) if hooks.at_once else None
             if statements is not None:
                 marked = delivered_statement(entry.guild_id, entry.id, accepted.message_id,
                                              accepted.channel_id)
@@ -534,8 +777,4 @@ class Outbox:
             await self.storage.write(entry.guild_id).outbox_delivered(
                 entry.id, accepted.message_id, accepted.channel_id)
             return
-        if hooks is not None and hooks.after is not None:
-            try:
-                await hooks.after(entry, accepted, recorded)
-            except Exception:
-                log.exception("outbox: after delivering %s", entry.key)
+        await self._after(entry, accepted, recorded)

@@ -16,7 +16,7 @@ from discord.http import handle_message_parameters
 from bot.battle import engine, flow, owed, publish, views
 from bot.battle.panel import ReportEdit
 from bot.battle.store import load_run, owes_messages, store_decision
-from bot.outbox import HttpSender, Outbox
+from bot.outbox import Accepted, HttpSender, Outbox
 from bot.shards import ShardSet
 from bot.storage import OutboxEntry, Storage
 from fakediscord import FakeDiscord, point_discord_py_at, store
@@ -182,3 +182,28 @@ async def test_a_panel_delivered_after_a_select_was_stored_on_it_is_drawn_with_t
     bobs = panels[kept.reports["g2"].message_id or 0]
     assert ":ooa:0" in str(bobs.components), bobs.components
     await drawing_client.outbox.stop()  # type: ignore[attr-defined]
+
+
+def _delivered_row(pk: int, **link: Any) -> tuple[OutboxEntry, Accepted]:
+    entry = OutboxEntry(
+        id=pk, guild_id=1, key=f"k{pk}", channel_id=10, payload={}, nonce="n",
+        created_at="2026-01-01T00:00:00+00:00", due_at=0.0,
+        link={"kind": owed.OUTBOX_KIND, "campaign": "c", "battle": "b", "sequence": "s",
+              **link})
+    return entry, Accepted(message_id=500 + pk, channel_id=10)
+
+
+def test_several_deliveries_of_one_run_are_one_update_unless_two_pages_of_one_step() -> None:
+    panels = owed.delivery_statements_many([_delivered_row(1, what="panel", gang="g1"),
+                                            _delivered_row(2, what="panel", gang="g2")])
+    assert panels is not None
+    statements, of_each = panels
+    assert len(statements) == 1 and of_each == [[0], [0]]
+    assert 501 in statements[0].params and 502 in statements[0].params
+    notice_and_page = owed.delivery_statements_many([
+        _delivered_row(3, what="notice"), _delivered_row(4, what="stage", stage=2, page=0)])
+    assert notice_and_page is not None and notice_and_page[1] == [[], [0]]
+    # PostgreSQL's json_set checks each index against the stored array: not together.
+    assert owed.delivery_statements_many([
+        _delivered_row(5, what="stage", stage=2, page=0),
+        _delivered_row(6, what="stage", stage=2, page=1)]) is None

@@ -452,6 +452,82 @@ async def delivered(storage: Storage, key: str) -> OutboxEntry:
     raise AssertionError(f"{key} was never delivered")
 
 
+# --------------------------------------------------------------------------- without a scan
+# A commit hands the rows it owed to the worker (Storage.on_owed): once the worker has
+# seen all of a server's owed rows, the flush after a commit delivers them without
+# reading the table. The loop's scan is the safety net for what it misses.
+
+
+def count_scans(storage: Storage, monkeypatch: pytest.MonkeyPatch) -> list[int | None]:
+    """The servers the outbox scanned for owed rows (None: every server)."""
+    scans: list[int | None] = []
+    scan = storage.undelivered_messages
+
+    async def counted(*args: Any, **kwargs: Any) -> list[OutboxEntry]:
+        scans.append(kwargs.get("guild_id"))
+        return await scan(*args, **kwargs)
+
+    monkeypatch.setattr(storage, "undelivered_messages", counted)
+    return scans
+
+
+async def test_the_flush_after_a_commit_delivers_what_it_owed_without_reading_the_table(
+    storage: Storage, outbox: Outbox, fake: FakeDiscord, pg_trips: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    general, campaign = channel_id(fake, "general"), channel_id(fake, "campaign")
+    assert await outbox.deliver_due() is None  # the loop's first pass: nothing owed
+    scans = count_scans(storage, monkeypatch)
+    async with storage.transaction(GUILD) as tx:
+        for step in ("step 1", "step 2"):
+            await tx.owe_message(step, general, text(step))
+        await tx.owe_message("report", campaign, text("report"))
+    pg_trips.clear()
+    await outbox.flush(GUILD)
+    assert [m.content for m in posted(fake, "general")] == ["step 1", "step 2"]
+    assert [m.content for m in posted(fake, "campaign")] == ["report"]
+    assert scans == []
+    assert not [trip for trip in pg_trips if "FROM outbox" in trip], pg_trips
+    for key in ("step 1", "step 2", "report"):
+        entry = await storage.read(GUILD).owed_message(key)
+        assert entry is not None and not entry.pending and entry.attempts == 1
+
+    # A deletion of the server's rows is the table's to tell: the next flush reads it.
+    await storage.write(GUILD).owe_message("gone", general, text("gone"))
+    await storage.write(GUILD).forget_server()
+    await outbox.flush(GUILD)
+    assert scans == [GUILD]
+    assert [m.content for m in posted(fake, "general")] == ["step 1", "step 2"]
+
+
+async def test_a_row_the_flush_after_its_commit_misses_is_delivered_once_by_the_loop(
+    storage: Storage, outbox: Outbox, fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    general = channel_id(fake, "general")
+    scans = count_scans(storage, monkeypatch)
+    assert await outbox.deliver_due() is None  # the loop's first pass
+    # Discord fails the click's own delivery: the row is left to the loop's retry.
+    fault = fake.fail_requests("POST", f"/channels/{general}/messages", status=503, times=1)
+    async with storage.transaction(GUILD) as tx:
+        await tx.owe_message("step 4", general, text("step 4"))
+    await outbox.flush(GUILD)
+    assert len(fault.hits) == 1 and posted(fake, "general") == []
+    await drain(outbox)  # the loop's passes, as it runs them
+    step_4 = await storage.read(GUILD).owed_message("step 4")
+    assert step_4 is not None and not step_4.pending
+    assert step_4.attempts == 2  # the failed try and the loop's
+    # The next click's commit: its row goes after the one the loop delivered, and the
+    # flush delivers it without a scan (the loop's last pass saw every owed row).
+    before = len(scans)
+    async with storage.transaction(GUILD) as tx:
+        await tx.owe_message("step 5", general, text("step 5"))
+    await outbox.flush(GUILD)
+    assert len(scans) == before
+    assert await outbox.deliver_due() is None
+    assert [m.content for m in posted(fake, "general")] == ["step 4", "step 5"]
+    assert len(fault.hits) == 1
+
+
 # --------------------------------------------------------------------------- nonces
 # Every attempt of an outbox row carries the row's nonce, retries included: the nonce
 # is what makes a retry safe when an earlier attempt reached Discord but its answer

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -248,6 +249,42 @@ def delivery_statements(entry: OutboxEntry, accepted: Accepted) -> list[Statemen
         return []
     campaign, key, checks, values = update
     return [set_in_state_statement(entry.guild_id, campaign, key, checks, values)]
+
+
+def delivery_statements_many(
+    delivered: Sequence[tuple[OutboxEntry, Accepted]],
+) -> tuple[list[Statement], list[list[int]]] | None:
+    """:func:`delivery_statements` for several rows recorded in one write: one statement
+    per run, setting every id the rows bring (PostgreSQL makes only one of two updates
+    of one row in one statement), and for each row the index of its run's statement;
+    None when a row needs the long way."""
+    runs: dict[tuple[str, str], tuple[list[tuple[str, str | int]], dict[str, int]]] = {}
+    of_each: list[list[int]] = []
+    arrays: set[tuple[str, str, str]] = set()
+    guild_id = delivered[0][0].guild_id
+    for entry, accepted in delivered:
+        if not _plain(entry) or (entry.link or {}).get("what") == "report":
+            return None
+        update = _delivery_update(entry, accepted)
+        if update is None:
+            of_each.append([])
+            continue
+        campaign, key, checks, values = update
+        for path in values:
+            if path.endswith("]"):
+                # Two pages of one step: PostgreSQL's json_set checks each index against
+                # the stored array, so the second would not be appended after the first.
+                array = (campaign, key, path[:path.rindex("[")])
+                if array in arrays:
+                    return None
+                arrays.add(array)
+        run_checks, run_values = runs.setdefault((campaign, key), ([], {}))
+        run_checks += [check for check in checks if check not in run_checks]
+        run_values.update(values)
+        of_each.append([list(runs).index((campaign, key))])
+    statements = [set_in_state_statement(guild_id, campaign, key, checks, values)
+                  for (campaign, key), (checks, values) in runs.items()]
+    return statements, of_each
 
 
 def recorded_revision(recorded: list[list[Any]] | None) -> int | None:

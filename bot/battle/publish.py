@@ -280,7 +280,8 @@ def use_outbox(client: MundaBot) -> None:
             client.timers.kick()  # the end of its Discord event is owed (record_delivery)
 
     client.outbox.on_delivered(owed.OUTBOX_KIND, owed.record_delivery, after,
-                               at_once=owed.delivery_statements)
+                               at_once=owed.delivery_statements,
+                               at_once_many=owed.delivery_statements_many)
 
 
 async def _redraw_delivered(client: MundaBot, entry: OutboxEntry,

@@ -76,12 +76,16 @@ def _drive(awaitable: Awaitable[T]) -> T:
                        "than the database; nothing was written.")
 
 
-def run_whole(conn: sqlite3.Connection, guild_id: int, body: Body[T], *, write: bool) -> T:
+def run_whole(conn: sqlite3.Connection, guild_id: int, body: Body[T], *, write: bool,
+              made: list[Transaction] | None = None) -> T:
     """On the database thread: ``body`` in one transaction on ``conn`` (a write takes the
     database's write lock up front, as ``Storage.transaction`` does), committed when it
-    returns, rolled back when it raises."""
+    returns, rolled back when it raises. ``made`` gets the transaction (what it owed the
+    outbox is read from it once it has committed)."""
     conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
     tx = Transaction(ThreadConnection(conn), guild_id, writable=write)
+    if made is not None:
+        made.append(tx)
     try:
         result = _drive(body(tx))
         conn.execute("COMMIT" if write else "ROLLBACK")

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import secrets
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -57,6 +59,23 @@ class OutboxEntry(BaseModel):
         return self.delivered_at is None and self.failed_at is None
 
 
+@dataclass(frozen=True)
+class Owed:
+    """What one committed write transaction did to its server's outbox: the rows it
+    added (as the INSERT returned them), and whether it deleted rows (a campaign or the
+    server's data forgotten). Handed to the outbox worker so that it can deliver them
+    without reading them back (bot/outbox.py)."""
+
+    guild_id: int
+    rows: tuple[OutboxEntry, ...] = ()
+    forgot: bool = False
+
+
+# Told of each committed write that changed the outbox (``Storage.on_owed``); called on
+# the event loop right after the commit, it must not await nor fail.
+OwedListener = Callable[[Owed], None]
+
+
 def _entry(row: Row) -> OutboxEntry:
     return OutboxEntry(
         id=row["pk"], guild_id=row["guild_id"], key=row["key"], channel_id=row["channel_id"],
@@ -78,8 +97,9 @@ async def owe(
     *,
     link: dict[str, Any] | None,
     fallback_channel_id: int | None,
-) -> OutboxEntry:
-    """Add a row unless ``key`` is owed (or was delivered) already; return the row."""
+) -> tuple[OutboxEntry, bool]:
+    """Add a row unless ``key`` is owed (or was delivered) already; return the row, and
+    whether it is the new one."""
     # A new row comes back from the INSERT itself; one owed already is read.
     inserted = await db.execute_fetchall(
         "INSERT INTO outbox (guild_id, key, channel_id, fallback_channel_id, payload, nonce,"
@@ -92,10 +112,10 @@ async def owe(
         ),
     )
     if inserted:
-        return _entry(inserted[0])
+        return _entry(inserted[0]), True
     found = await get(db, guild_id, key)
     assert found is not None
-    return found
+    return found, False
 
 
 async def owe_unanswered(

@@ -43,7 +43,7 @@ from bot.storage.database import DEFAULT_BUSY_TIMEOUT_MS, connect, on_disk, sche
 from bot.storage.driver import IntegrityError, is_postgres_url
 from bot.storage.errors import StaleSequence
 from bot.storage.on_thread import Body, run_whole
-from bot.storage.outbox import OutboxEntry
+from bot.storage.outbox import OutboxEntry, OwedListener
 from bot.storage.sqlite_driver import SqliteConnection
 from bot.storage.transaction import Transaction
 
@@ -64,7 +64,9 @@ class _OneTransaction:
 
         @functools.wraps(method)
         async def in_its_own_transaction(*args: Any, **kwargs: Any) -> Any:
-            async with storage._scope(guild_id, write=write) as tx:
+            scope = storage.transaction(guild_id) if write else storage._scope(guild_id,
+                                                                               write=False)
+            async with scope as tx:
                 return await method(tx, *args, **kwargs)
 
         return in_its_own_transaction
@@ -150,6 +152,8 @@ class Storage:
 
     # Which driver: "sqlite" (this class) or "postgresql" (bot/storage/postgres.py).
     driver = "sqlite"
+    # Told of the outbox rows each committed write owed (``on_owed``).
+    _owed_listeners: tuple[OwedListener, ...] = ()
 
     def __init__(
         self, conn: aiosqlite.Connection, path: Path,
@@ -250,12 +254,26 @@ class Storage:
         transaction of its own (committed when it returns, rolled back when it raises)."""
         return cast(Transaction, _OneTransaction(self, guild_id, write=True))
 
+    def on_owed(self, listener: OwedListener) -> None:
+        """Call ``listener`` with the outbox rows each write transaction owed (and whether
+        it deleted some), right after it has committed (bot/outbox.py): rows a commit
+        owed need not be read back to be delivered."""
+        self._owed_listeners = (*self._owed_listeners, listener)
+
+    def _committed(self, tx: Transaction) -> None:
+        """``tx`` has committed: tell the listeners what it did to the outbox."""
+        changes = tx.outbox_changes()
+        if changes is not None:
+            for listener in self._owed_listeners:
+                listener(changes)
+
     @asynccontextmanager
     async def transaction(self, guild_id: int) -> AsyncIterator[Transaction]:
         """A write transaction on ``guild_id``'s data: committed if the block ends
         normally, rolled back (nothing written, ledger included) if it raises."""
         async with self._scope(guild_id, write=True) as tx:
             yield tx
+        self._committed(tx)
 
     async def write_at_once(
         self, guild_id: int, statements: Sequence[Statement]
@@ -292,9 +310,11 @@ class Storage:
         if self.driver != "sqlite":
             async with self.transaction(guild_id) as tx:
                 return await body(tx)
-        done: T = await self._one_trip(functools.partial(run_whole, write=True),
+        made: list[Transaction] = []
+        done: T = await self._one_trip(functools.partial(run_whole, write=True, made=made),
                                        self._conn._conn, guild_id, body)
         self._writes[guild_id] = self._writes.get(guild_id, 0) + 1
+        self._committed(made[0])
         return done
 
     async def _one_trip(self, function: Callable[..., T], *args: Any) -> T:

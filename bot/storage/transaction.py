@@ -131,6 +131,10 @@ class Transaction:
         self._owed_read: dict[str, set[str]] = {}
         self._campaign_pks: dict[str, int] = {}  # campaign id -> pk, see _campaign
         self._server_claimed = False
+        # Outbox rows this transaction added, and whether it deleted some: handed to the
+        # outbox worker once committed (``outbox_changes``).
+        self._owed: list[outbox.OutboxEntry] = []
+        self._forgot_owed = False
 
     def close(self) -> None:
         self._open = False
@@ -242,6 +246,7 @@ class Transaction:
         if self._known is not None:
             self._known.forget(self.guild_id, campaign_id)
         await campaigns.delete(self._write_db(), self.guild_id, campaign_id)
+        self._forgot_owed = True
         await outbox.forget(self._write_db(), self.guild_id, campaign_id)
         await timers.forget(self._write_db(), self.guild_id, campaign_id)
 
@@ -250,6 +255,7 @@ class Transaction:
         found = await self.list_campaigns()
         for campaign in found:
             await self.delete_campaign(campaign.id)
+        self._forgot_owed = True
         await outbox.forget(self._write_db(), self.guild_id, None)
         await timers.forget(self._write_db(), self.guild_id, None)
         return len(found)
@@ -975,10 +981,20 @@ class Transaction:
         ``key`` names the message within the server: owing it again changes
         nothing. The delivery worker posts it and records Discord's id.
         """
-        return await outbox.owe(
+        entry, new = await outbox.owe(
             self._write_db(), self.guild_id, key, channel_id, payload, link=link,
             fallback_channel_id=fallback_channel_id,
         )
+        if new:
+            self._owed.append(entry)
+        return entry
+
+    def outbox_changes(self) -> outbox.Owed | None:
+        """The rows this transaction owed and whether it deleted some (None: neither), for
+        the storage to hand to the outbox worker once it has committed."""
+        if not (self._owed or self._forgot_owed):
+            return None
+        return outbox.Owed(self.guild_id, tuple(self._owed), self._forgot_owed)
 
     async def owe_unless_delivered(
         self,

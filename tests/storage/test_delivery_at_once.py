@@ -83,3 +83,48 @@ async def test_a_write_made_at_once_keeps_nothing_when_a_required_statement_find
     assert found is not None and found.current == 7
     entry = await storage.read(GUILD_A).owed_message("m")
     assert entry is not None and entry.message_id == 5
+
+
+async def test_rows_posted_one_after_another_in_a_channel_are_recorded_in_one_write(
+    storage: Storage, campaign: Campaign, pg_trips: list[str]
+) -> None:
+    state = sequence()
+    await storage.write(GUILD_A).save_sequence(campaign.id, "k", state)
+
+    async def record(tx: Transaction, entry: OutboxEntry, accepted: Accepted) -> None:
+        raise AssertionError("recorded the long way")
+
+    def at_once_many(delivered: Any) -> tuple[list[Statement], list[list[int]]]:
+        # Both rows set the same stored row: one statement for the two.
+        last = delivered[-1][1].message_id
+        return ([set_in_state_statement(GUILD_A, campaign.id, "k", [], {"$.current": last})],
+                [[0] for _ in delivered])
+
+    seen_after: list[tuple[str, Any]] = []
+
+    async def after(entry: OutboxEntry, accepted: Accepted, recorded: Any) -> None:
+        seen_after.append((entry.key, recorded))
+
+    sender = RecordingSender()
+    outbox = Outbox(storage, sender)
+    outbox.on_delivered("test", record, after, at_once_many=at_once_many)
+    assert await outbox.deliver_due() is None  # nothing owed: every row is known from now
+    link: dict[str, Any] = {"kind": "test"}
+    async with storage.transaction(GUILD_A) as tx:
+        await tx.owe_message("a", 10, {"content": "a"}, link=link)
+        await tx.owe_message("b", 10, {"content": "b"}, link=link)
+        await tx.owe_message("plain", 10, {"content": "c"})
+    writes = storage.writes(GUILD_A)
+    pg_trips.clear()
+    await outbox.flush(GUILD_A)
+    assert sender.sent == [10, 10, 10]
+    assert storage.writes(GUILD_A) == writes + 1
+    if storage.driver == "postgresql":
+        assert len(pg_trips) == 1, pg_trips  # no scan; the three records as one statement
+    for key, message_id in (("a", 1001), ("b", 1002), ("plain", 1003)):
+        entry = await storage.read(GUILD_A).owed_message(key)
+        assert entry is not None and entry.message_id == message_id and not entry.pending
+    found = await storage.read(GUILD_A).load_sequence(campaign.id, "k", type(state))
+    assert found is not None and found.current == 1002
+    assert [key for key, _ in seen_after] == ["a", "b"]
+    assert seen_after[0][1] == seen_after[1][1] and seen_after[0][1][0]  # the run's revision
