@@ -493,6 +493,8 @@ class Outbox:
         for entry in changes.rows:
             if entry.id not in self._settled_at:  # a scan's pass got to it first
                 known[entry.id] = entry
+        if changes.unlisted:
+            self._unseen(guild_id)  # rows owed that were not handed over: a scan finds them
 
     def _unseen(self, guild_id: int) -> None:
         """``guild_id`` may owe a row that ``_known`` does not hold."""

@@ -528,6 +528,27 @@ async def test_a_row_the_flush_after_its_commit_misses_is_delivered_once_by_the_
     assert len(fault.hits) == 1
 
 
+async def test_rows_owed_without_waiting_for_them_are_delivered_by_the_flush_after_commit(
+    storage: Storage, outbox: Outbox, fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A message owed whose row nobody waits for (PostgreSQL sends its insert with COMMIT)
+    is not handed to the worker; the flush after the commit reads the server's outbox
+    for it, once. SQLite owes it as any other and hands it over: no scan."""
+    general = channel_id(fake, "general")
+    assert await outbox.deliver_due() is None  # the loop's first pass: nothing owed
+    scans = count_scans(storage, monkeypatch)
+    async with storage.transaction(GUILD) as tx:
+        await tx.owe_message_unanswered("notice", general, text("notice"))
+    await outbox.flush(GUILD)
+    assert [m.content for m in posted(fake, "general")] == ["notice"]
+    assert scans == ([GUILD] if storage.driver == "postgresql" else [])
+    async with storage.transaction(GUILD) as tx:
+        await tx.owe_message("step", general, text("step"))
+    await outbox.flush(GUILD)  # that scan saw every owed row: handed over again
+    assert [m.content for m in posted(fake, "general")] == ["notice", "step"]
+    assert len(scans) == (1 if storage.driver == "postgresql" else 0)
+
+
 # --------------------------------------------------------------------------- nonces
 # Every attempt of an outbox row carries the row's nonce, retries included: the nonce
 # is what makes a retry safe when an earlier attempt reached Discord but its answer

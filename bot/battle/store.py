@@ -24,9 +24,8 @@ from bot.battle import owed
 from bot.battle.flow import Decision
 from bot.battle.state import RUN_KEY_PREFIX, PostBattleRun, run_key
 from bot.errors import Refused
-from bot.storage import Campaign, StaleSequence, Storage, Transaction, sequences
+from bot.storage import Campaign, StaleSequence, Storage, Transaction, outbox, sequences
 from bot.storage.driver import IntegrityError
-from bot.storage.owing import owe_statement
 from bot.storage.roster import WorldRows
 from bot.storage.transaction import StartRows
 from rules.errors import NotFound
@@ -151,7 +150,8 @@ async def save_with_panels(
     """Save ``run`` over ``revision`` with its report panels owed to its channel, as one
     write made at once (one round trip; Storage.write_at_once); returns the new revision,
     or raises StaleSequence (nothing written) when the stored run moved on."""
-    statements = [owe_statement(guild_id, key, run.target_channel_id, payload, link=link)
+    statements = [outbox.owe_statement(guild_id, key, run.target_channel_id, payload,
+                                       link=link)
                   for key, payload, link in owed.panels_owed(campaign, run, world,
                                                              revision + 1).values()]
     statements.append(sequences.save_statement(guild_id, campaign.id, run.key, run,
@@ -160,6 +160,9 @@ async def save_with_panels(
                                 storage.write_at_once(guild_id, statements))
     if done is None:
         raise StaleSequence(sequences.STALE)
+    # Handed to the outbox worker, as a transaction's are: it posts them without a scan.
+    storage.tell_owed(outbox.Owed(guild_id, tuple(
+        entry for rows in done[:-1] for entry in outbox.entries(rows))))
     return int(done[-1][0][0])
 
 

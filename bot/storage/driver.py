@@ -45,6 +45,11 @@ class Connection(Protocol):
     @property
     def dialect(self) -> Dialect: ...
 
+    @property
+    def defers(self) -> bool:
+        """Whether :meth:`defer` keeps writes for later (else it runs them at once)."""
+        ...
+
     async def execute_fetchall(self, sql: str, params: Iterable[Any] = ()) -> Sequence[Row]:
         """Run one statement; its rows (those of RETURNING for a write)."""
         ...

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -69,6 +69,9 @@ class Owed:
     guild_id: int
     rows: tuple[OutboxEntry, ...] = ()
     forgot: bool = False
+    # It owed rows it cannot hand over (their inserts were not waited for): the worker
+    # reads the server's outbox to find them.
+    unlisted: bool = False
 
 
 # Told of each committed write that changed the outbox (``Storage.on_owed``); called on
@@ -141,6 +144,28 @@ async def owe_unanswered(
             time.time(),
         ),
     )
+
+
+def owe_statement(
+    guild_id: int, key: str, channel_id: int, payload: dict[str, Any], *,
+    link: dict[str, Any] | None = None, fallback_channel_id: int | None = None,
+) -> Statement:
+    """:func:`owe` as one statement of a write made at once (bot/storage/at_once.py): its
+    row, when it is new, is the statement's (:func:`entries`); a key owed already is
+    left as it is."""
+    return Statement(
+        "INSERT INTO outbox (guild_id, key, channel_id, fallback_channel_id, payload, nonce,"
+        " link, created_at, due_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        f" ON CONFLICT (guild_id, key) DO NOTHING RETURNING {_COLUMNS}",
+        (guild_id, key, channel_id, fallback_channel_id, dumps(payload),
+         secrets.token_hex(NONCE_BYTES), dumps(link) if link is not None else None, now(),
+         time.time()),
+    )
+
+
+def entries(rows: Iterable[Row]) -> list[OutboxEntry]:
+    """The rows of :func:`owe_statement` (or of a SELECT of every column) as entries."""
+    return [_entry(row) for row in rows]
 
 
 def keys_select(guild_id: int, prefix: str) -> Select:

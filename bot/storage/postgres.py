@@ -126,6 +126,10 @@ class PostgresConnection:
     def dialect(self) -> Dialect:
         return POSTGRESQL
 
+    @property
+    def defers(self) -> bool:
+        return self.batching
+
     async def execute_fetchall(self, sql: str, params: Iterable[Any] = ()) -> Sequence[Row]:
         sql, values = await self._with_later(sql, params)
         try:

@@ -43,7 +43,7 @@ from bot.storage.database import DEFAULT_BUSY_TIMEOUT_MS, connect, on_disk, sche
 from bot.storage.driver import IntegrityError, is_postgres_url
 from bot.storage.errors import StaleSequence
 from bot.storage.on_thread import Body, run_whole
-from bot.storage.outbox import OutboxEntry, OwedListener
+from bot.storage.outbox import OutboxEntry, Owed, OwedListener
 from bot.storage.sqlite_driver import SqliteConnection
 from bot.storage.transaction import Transaction
 
@@ -264,6 +264,12 @@ class Storage:
         """``tx`` has committed: tell the listeners what it did to the outbox."""
         changes = tx.outbox_changes()
         if changes is not None:
+            self.tell_owed(changes)
+
+    def tell_owed(self, changes: Owed) -> None:
+        """Tell the listeners (``on_owed``) what a committed write did to the outbox: a
+        write made at once (``write_at_once``) that owed rows says so itself."""
+        if changes.rows or changes.forgot or changes.unlisted:
             for listener in self._owed_listeners:
                 listener(changes)
 

@@ -33,6 +33,10 @@ class SqliteTerms:
     def dialect(self) -> Dialect:
         return SQLITE
 
+    @property
+    def defers(self) -> bool:
+        return False
+
     def savepoint(self) -> AbstractAsyncContextManager[None]:
         return _NO_SAVEPOINT
 

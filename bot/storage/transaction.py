@@ -135,6 +135,7 @@ class Transaction:
         # outbox worker once committed (``outbox_changes``).
         self._owed: list[outbox.OutboxEntry] = []
         self._forgot_owed = False
+        self._unlisted_owed = False  # rows owed without waiting for them (not in _owed)
 
     def close(self) -> None:
         self._open = False
@@ -992,9 +993,10 @@ class Transaction:
     def outbox_changes(self) -> outbox.Owed | None:
         """The rows this transaction owed and whether it deleted some (None: neither), for
         the storage to hand to the outbox worker once it has committed."""
-        if not (self._owed or self._forgot_owed):
+        if not (self._owed or self._forgot_owed or self._unlisted_owed):
             return None
-        return outbox.Owed(self.guild_id, tuple(self._owed), self._forgot_owed)
+        return outbox.Owed(self.guild_id, tuple(self._owed), self._forgot_owed,
+                           self._unlisted_owed)
 
     async def owe_unless_delivered(
         self,
@@ -1029,11 +1031,18 @@ class Transaction:
     ) -> None:
         """:meth:`owe_message` when nothing of the row is needed (whether it was owed or
         delivered before): the insert waits for the next statement sent, no round trip of
-        its own on PostgreSQL."""
+        its own on PostgreSQL. There its row is not handed to the outbox worker, which
+        reads the server's outbox after the commit to find it; where writes run at once
+        (SQLite) it is owed as :meth:`owe_message` owes, and handed over."""
+        if not self._write_db().defers:
+            await self.owe_message(key, channel_id, payload, link=link,
+                                   fallback_channel_id=fallback_channel_id)
+            return
         await outbox.owe_unanswered(
             self._write_db(), self.guild_id, key, channel_id, payload, link=link,
             fallback_channel_id=fallback_channel_id,
         )
+        self._unlisted_owed = True
 
     async def undelivered_messages(
         self, limit: int = 500, *, guild_id: int | None = None, shards: ShardSet | None = None,
