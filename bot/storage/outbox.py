@@ -91,6 +91,22 @@ def _entry(row: Row) -> OutboxEntry:
     )
 
 
+_OWE = (
+    "INSERT INTO outbox (guild_id, key, channel_id, fallback_channel_id, payload, nonce, link,"
+    " created_at, due_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id, key) DO NOTHING"
+)
+
+
+def _owed_values(
+    guild_id: int, key: str, channel_id: int, payload: dict[str, Any],
+    link: dict[str, Any] | None, fallback_channel_id: int | None,
+) -> tuple[Any, ...]:
+    """The values of :data:`_OWE` for a new row (a fresh nonce, due now)."""
+    return (guild_id, key, channel_id, fallback_channel_id, dumps(payload),
+            secrets.token_hex(NONCE_BYTES), dumps(link) if link is not None else None, now(),
+            time.time())
+
+
 async def owe(
     db: Connection,
     guild_id: int,
@@ -104,16 +120,9 @@ async def owe(
     """Add a row unless ``key`` is owed (or was delivered) already; return the row, and
     whether it is the new one."""
     # A new row comes back from the INSERT itself; one owed already is read.
-    inserted = await db.execute_fetchall(
-        "INSERT INTO outbox (guild_id, key, channel_id, fallback_channel_id, payload, nonce,"
-        " link, created_at, due_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        f" ON CONFLICT (guild_id, key) DO NOTHING RETURNING {_COLUMNS}",
-        (
-            guild_id, key, channel_id, fallback_channel_id, dumps(payload),
-            secrets.token_hex(NONCE_BYTES), dumps(link) if link is not None else None, now(),
-            time.time(),
-        ),
-    )
+    made = owe_statement(guild_id, key, channel_id, payload, link=link,
+                         fallback_channel_id=fallback_channel_id)
+    inserted = await db.execute_fetchall(made.sql, made.params)
     if inserted:
         return _entry(inserted[0]), True
     found = await get(db, guild_id, key)
@@ -121,42 +130,18 @@ async def owe(
     return found, False
 
 
-async def owe_unanswered(
-    db: Connection,
-    guild_id: int,
-    key: str,
-    channel_id: int,
-    payload: dict[str, Any],
-    *,
-    link: dict[str, Any] | None,
-    fallback_channel_id: int | None,
-) -> None:
-    """:func:`owe` for a caller that needs nothing of the row: nobody waits for the
-    insert's answer (``Connection.defer``: on PostgreSQL it goes with the next statement
-    sent, or COMMIT)."""
-    await db.defer(
-        "INSERT INTO outbox (guild_id, key, channel_id, fallback_channel_id, payload, nonce,"
-        " link, created_at, due_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT (guild_id, key) DO NOTHING",
-        (
-            guild_id, key, channel_id, fallback_channel_id, dumps(payload),
-            secrets.token_hex(NONCE_BYTES), dumps(link) if link is not None else None, now(),
-            time.time(),
-        ),
-    )
-
-
 def owe_statement(
     guild_id: int, key: str, channel_id: int, payload: dict[str, Any], *,
     link: dict[str, Any] | None = None, fallback_channel_id: int | None = None,
+    returning: bool = True,
 ) -> Statement:
-    """:func:`owe` as one statement of a write made at once (bot/storage/at_once.py): its
+    """:func:`owe` as one statement (of a write made at once, bot/storage/at_once.py): its
     row, when it is new, is the statement's (:func:`entries`); a key owed already is
-    left as it is."""
+    left as it is. Without ``returning`` it returns nothing, for ``Connection.defer``."""
     return Statement(
         "INSERT INTO outbox (guild_id, key, channel_id, fallback_channel_id, payload, nonce,"
         " link, created_at, due_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        f" ON CONFLICT (guild_id, key) DO NOTHING RETURNING {_COLUMNS}",
+        " ON CONFLICT (guild_id, key) DO NOTHING" + (f" RETURNING {_COLUMNS}" if returning else ""),
         (guild_id, key, channel_id, fallback_channel_id, dumps(payload),
          secrets.token_hex(NONCE_BYTES), dumps(link) if link is not None else None, now(),
          time.time()),

@@ -1038,10 +1038,9 @@ class Transaction:
             await self.owe_message(key, channel_id, payload, link=link,
                                    fallback_channel_id=fallback_channel_id)
             return
-        await outbox.owe_unanswered(
-            self._write_db(), self.guild_id, key, channel_id, payload, link=link,
-            fallback_channel_id=fallback_channel_id,
-        )
+        made = outbox.owe_statement(self.guild_id, key, channel_id, payload, link=link,
+                                    fallback_channel_id=fallback_channel_id, returning=False)
+        await self._write_db().defer(made.sql, made.params)
         self._unlisted_owed = True
 
     async def undelivered_messages(
