@@ -305,8 +305,9 @@ Delivery = tuple[OutboxEntry, Accepted]
 # indexes of its statements (whose rows go to its ``after``); None: record each alone.
 # Rows that write the same database row must share one statement: PostgreSQL makes
 # only one of two updates of a row in one statement.
-AtOnceManyHook = Callable[[Sequence[Delivery]],
-                          "tuple[list[Statement], list[list[int]]] | None"]
+# The statements recording several rows, and which of them are each row's.
+_Together = tuple[list[Statement], list[list[int]]]
+AtOnceManyHook = Callable[[Sequence[Delivery]], "_Together | None"]
 
 
 @dataclass
@@ -665,16 +666,20 @@ class Outbox:
         whose hooks can say theirs as statements of several rows, or that have none, go
         together)."""
         chunk: list[Delivery] = []
+        together: _Together | None = None  # the chunk's statements (of two rows or more)
         for delivery in delivered:
-            if chunk and self._together([*chunk, delivery]) is None:
-                await self._record_chunk(chunk)
+            grown = self._together([*chunk, delivery]) if chunk else None
+            if chunk and grown is None:
+                await self._record_chunk(chunk, together)
                 chunk = []
             chunk.append(delivery)
-        await self._record_chunk(chunk)
+            together = grown
+        await self._record_chunk(chunk, together)
 
-    async def _record_chunk(self, delivered: Sequence[Delivery]) -> None:
-        """Record rows in one write when they can go together, else each in its own."""
-        together = self._together(delivered) if len(delivered) > 1 else None
+    async def _record_chunk(self, delivered: Sequence[Delivery],
+                            together: _Together | None) -> None:
+        """Record rows in one write with ``together`` (their hooks' statements, from
+        :meth:`_together`), else each in its own."""
         if together is not None:
             statements, theirs = together
             marks = [delivered_statement(entry.guild_id, entry.id, accepted.message_id,
@@ -700,8 +705,7 @@ class Outbox:
         for entry, accepted in delivered:
             await self._delivered(entry, accepted)
 
-    def _together(self, delivered: Sequence[Delivery]
-                  ) -> tuple[list[Statement], list[list[int]]] | None:
+    def _together(self, delivered: Sequence[Delivery]) -> _Together | None:
         """The hooks' statements for all of ``delivered`` at once, and each row's; None
         when some row must be recorded alone."""
         if len({entry.guild_id for entry, _ in delivered}) != 1:
